@@ -326,7 +326,8 @@ def load_dataset(runs: Sequence[LoadedTable | str | Path] | LoadedTable | str | 
         parts.append((part, table.stem))
     _rename_colliding_models(parts)
     run = pd.concat([p for p, _ in parts], ignore_index=True) if len(parts) > 1 else parts[0][0]
-    qrels_parts = list(inline_qrels)
+    qrels_parts = [clean_qrels(pd.concat(inline_qrels, ignore_index=True))] \
+        if len(inline_qrels) > 1 else list(inline_qrels)
     if judgments is not None:
         jt = _as_table(judgments)
         qrels_parts.insert(0, canonical_qrels(jt, mappings.get(jt.name)))

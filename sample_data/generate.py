@@ -1,0 +1,214 @@
+"""Generate the bundled sample data sets (deterministic: same bytes on every run).
+
+Usage::
+
+    python -m sample_data.generate            # writes next to this file
+    python -m sample_data.generate OUT_DIR    # writes elsewhere
+
+Only numpy is used; text is formatted explicitly so that the output does not depend on the
+versions of other libraries.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import numpy as np
+
+SEED = 20240611
+
+
+def _write(path: Path, header: str | None, columns: list[np.ndarray], sep: str = ",") -> None:
+    """Write columns of strings as lines, with ``\\n`` line ends and UTF-8."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    rows = columns[0].astype(object)
+    for col in columns[1:]:
+        rows = rows + sep + col.astype(object)
+    text = "\n".join(rows.tolist()) + "\n"
+    if header is not None:
+        text = header + "\n" + text
+    path.write_bytes(text.encode("utf-8"))
+
+
+def _fmt(values: np.ndarray, decimals: int) -> np.ndarray:
+    """Fixed-point text; ``-0.00`` is written as ``0.00``."""
+    rounded = np.round(values.astype(np.float64), decimals) + 0.0
+    return np.array([f"{v:.{decimals}f}" for v in rounded.tolist()], dtype=object)
+
+
+def _ids(prefix: str, numbers: np.ndarray, width: int) -> np.ndarray:
+    return np.array([f"{prefix}{n:0{width}d}" for n in numbers.tolist()], dtype=object)
+
+
+# --------------------------------------------------------------------------- web search
+
+WEB_MODELS = ("lexical", "dense", "hybrid")
+QUERY_TYPES = ("navigational", "informational", "transactional")
+TRAFFIC = ("head", "torso", "tail")
+#: Noise of each model's score by query type (rows) ...
+_NOISE_BY_TYPE = {"lexical": (0.2, 2.0, 1.2), "dense": (2.5, 0.9, 1.0)}
+#: ... times a factor by traffic band.
+_NOISE_BY_TRAFFIC = {"lexical": (0.8, 1.0, 1.5), "dense": (1.0, 1.0, 1.0)}
+# Share of each grade 3, 2, 1 among a query's 150 candidates, by query type.
+_GRADE_SHARES = ((0.0, 0.013, 0.027), (0.03, 0.07, 0.13), (0.02, 0.06, 0.12))
+
+
+def web_search(rng: np.random.Generator, n_queries: int = 300, pool: int = 150,
+               depth: int = 50, judged_depth: int = 20) -> dict[str, tuple]:
+    """Three models over graded web-search judgments; returns file name -> (header, columns)."""
+    qtype = rng.choice(3, size=n_queries, p=[0.25, 0.45, 0.30])
+    traffic = rng.choice(3, size=n_queries, p=[0.2, 0.3, 0.5])
+    qids = np.arange(1, n_queries + 1).astype(str).astype(object)   # TREC-style numeric ids
+    grades = np.zeros((n_queries, pool), dtype=np.int64)
+    u = rng.random((n_queries, pool))
+    shares = np.array(_GRADE_SHARES)[qtype]            # (n, 3) for grades 3, 2, 1
+    cut3 = shares[:, [0]]
+    cut2 = cut3 + shares[:, [1]]
+    cut1 = cut2 + shares[:, [2]]
+    grades[u < cut1] = 1
+    grades[u < cut2] = 2
+    grades[u < cut3] = 3
+    grades[qtype == 0, 0] = 3                           # every navigational query has its target
+    empty = rng.choice(np.flatnonzero(qtype == 1), size=4, replace=False)
+    grades[empty] = 0                                   # a few queries with nothing relevant
+    hidden = (grades > 0) & (rng.random((n_queries, pool)) < 0.08)  # missed by every model
+    hidden[:, 0] &= qtype != 0
+    signal = grades.astype(np.float64) - 4.0 * hidden
+    shared = rng.normal(0.0, 0.3, (n_queries, pool))    # difficulty common to all models
+    noisy = {}
+    for model in ("lexical", "dense"):
+        sigma = np.array(_NOISE_BY_TYPE[model])[qtype] * np.array(_NOISE_BY_TRAFFIC[model])[traffic]
+        noisy[model] = signal + shared + rng.normal(0.0, 1.0, (n_queries, pool)) * sigma[:, None]
+    z = {m: (v - v.mean(axis=1, keepdims=True)) / v.std(axis=1, keepdims=True)
+         for m, v in noisy.items()}
+    raw = {
+        "lexical": np.maximum(0.0, 10.0 + 3.0 * noisy["lexical"]),
+        "dense": np.clip(0.5 + 0.1 * noisy["dense"], -1.0, 1.0),
+        "hybrid": 0.5 + 0.2 * (0.4 * z["lexical"] + 0.6 * z["dense"]),
+    }
+    decimals = {"lexical": 2, "dense": 3, "hybrid": 3}
+    # each query's candidates: distinct documents of a 9,999-document collection, in an order
+    # that carries no hint of relevance
+    docs = np.argsort(rng.random((n_queries, 9999)), axis=1)[:, :pool] + 1
+    run_cols: list[list[np.ndarray]] = [[], [], [], []]
+    trec: dict[str, list[np.ndarray]] = {}
+    judged = np.zeros((n_queries, pool), dtype=bool)
+    for model in WEB_MODELS:
+        scores = np.round(raw[model], decimals[model])
+        # rank by score descending, ties by doc id descending (the trec_eval order)
+        order = np.lexsort((-docs, -scores), axis=1)[:, :depth]
+        top_scores = np.take_along_axis(scores, order, axis=1)
+        top_docs = np.take_along_axis(docs, order, axis=1)
+        judged[np.arange(n_queries)[:, None], order[:, :judged_depth]] = True
+        q = np.repeat(qids, depth)
+        d = _ids("d", top_docs.ravel(), 4)
+        s = _fmt(top_scores.ravel(), decimals[model])
+        run_cols[0].append(q)
+        run_cols[1].append(d)
+        run_cols[2].append(s)
+        run_cols[3].append(np.full(q.shape, model, dtype=object))
+        ranks = np.tile(np.arange(1, depth + 1), n_queries).astype(str).astype(object)
+        trec[model] = [q, np.full(q.shape, "Q0", dtype=object), d, ranks, s,
+                       np.full(q.shape, model, dtype=object)]
+    judged |= grades > 0
+    qi, pi = np.nonzero(judged)
+    qrels = [qids[qi], _ids("d", docs[qi, pi], 4), grades[qi, pi].astype(str).astype(object)]
+    files: dict[str, tuple] = {
+        "web_search/run.csv": ("query,item,score,model", [np.concatenate(c) for c in run_cols]),
+        "web_search/qrels.csv": ("query,item,relevance", qrels),
+        "web_search/queries.csv": ("query,query_type,traffic", [
+            qids, np.array(QUERY_TYPES, dtype=object)[qtype],
+            np.array(TRAFFIC, dtype=object)[traffic]]),
+        "web_search/trec/web_search.qrels": (None, [qrels[0], np.full(len(qi), "0", dtype=object),
+                                                    qrels[1], qrels[2]], " "),
+    }
+    for model, cols in trec.items():
+        files[f"web_search/trec/{model}.run"] = (None, cols, " ")
+    return files
+
+
+# --------------------------------------------------------------------------- recommendations
+
+
+def recommendations(rng: np.random.Generator, n_users: int = 2000, n_items: int = 2000,
+                    size: int = 20) -> dict[str, tuple]:
+    """Binary clicks, two models, inline labels and segments; one file per model."""
+    tenure = rng.choice(2, size=n_users, p=[0.45, 0.55])        # new, returning
+    activity = rng.choice(2, size=n_users, p=[0.6, 0.4])        # light, heavy
+    lengths = np.where(rng.random(n_users) < 0.25, rng.integers(5, size, n_users), size)
+    total = int(lengths.sum())
+    user_idx = np.repeat(np.arange(n_users), lengths)
+    # distinct candidates per user: a random offset walk through the catalogue
+    steps = rng.integers(1, 40, total)
+    starts = rng.integers(0, n_items, n_users)
+    first = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+    walk = np.cumsum(steps)
+    walk = walk - np.repeat(walk[first] - steps[first], lengths)
+    items = (np.repeat(starts, lengths) + walk) % n_items + 1
+    affinity = rng.normal(0.0, 1.0, total)
+    base = np.where(activity == 1, -2.2, -2.9) + np.where(tenure == 0, -0.3, 0.0)
+    p_click = 1.0 / (1.0 + np.exp(-(base[user_idx] + 1.6 * affinity)))
+    clicks = (rng.random(total) < p_click).astype(np.int64)
+    noise_b = rng.normal(0.0, 1.0, total) * 1.1
+    noise_c = rng.normal(0.0, 1.0, total) * np.where(tenure[user_idx] == 0, 1.05, 0.55)
+    scores = {"baseline": 1.0 / (1.0 + np.exp(-(0.9 * affinity + noise_b))),
+              "candidate": 1.0 / (1.0 + np.exp(-(1.0 * affinity + noise_c)))}
+    users = np.array([f"u{n}" for n in range(1, n_users + 1)], dtype=object)[user_idx]
+    item_ids = np.array([f"i{n}" for n in items.tolist()], dtype=object)
+    tenure_s = np.array(("new", "returning"), dtype=object)[tenure][user_idx]
+    activity_s = np.array(("light", "heavy"), dtype=object)[activity][user_idx]
+    files = {}
+    for model, s in scores.items():
+        files[f"recommendations/{model}.csv"] = (
+            "user_id,item_id,score,clicked,tenure,activity",
+            [users, item_ids, _fmt(s, 3), clicks.astype(str).astype(object), tenure_s,
+             activity_s])
+    return files
+
+
+# --------------------------------------------------------------------------- teaching
+
+
+def teaching() -> dict[str, tuple]:
+    """The worked examples of the metric notes, as named lists with inline labels.
+
+    - ``precision_recall``: relevant at ranks 1, 3, 4 and 7 of 10 retrieved, ten relevant in
+      all (six judged but not retrieved: rows without a rank): P@5 = 0.6, P@10 = 0.4,
+      R@5 = 0.3.
+    - ``mrr_first_at_2``, ``mrr_first_at_1``, ``mrr_first_at_4``: MRR = (1/2 + 1 + 1/4) / 3.
+    - ``ndcg_graded``: grades 3, 2, 0, 1: nDCG@4 = 4.693 / 4.762 = 0.985.
+    """
+    rows: list[tuple[str, str, str, str]] = []
+    relevant = {1, 3, 4, 7}
+    for r in range(1, 11):
+        rows.append(("precision_recall", f"doc{r:02d}", str(r), "1" if r in relevant else "0"))
+    for j in range(11, 17):
+        rows.append(("precision_recall", f"doc{j:02d}", "", "1"))
+    for name, first in (("mrr_first_at_2", 2), ("mrr_first_at_1", 1), ("mrr_first_at_4", 4)):
+        for r in range(1, 6):
+            rows.append((name, f"doc{r:02d}", str(r), "1" if r == first else "0"))
+    for r, grade in enumerate((3, 2, 0, 1), start=1):
+        rows.append(("ndcg_graded", f"doc{r:02d}", str(r), str(grade)))
+    cols = [np.array(c, dtype=object) for c in zip(*rows)]
+    return {"teaching/teaching.csv": ("query,item,rank,label", cols)}
+
+
+def generate(out_dir: str | Path) -> list[Path]:
+    """Write every sample under ``out_dir``; returns the paths written, sorted."""
+    out = Path(out_dir)
+    rng = np.random.default_rng(SEED)
+    files = {**web_search(rng), **recommendations(rng), **teaching()}
+    written = []
+    for rel, spec in sorted(files.items()):
+        header, columns = spec[0], spec[1]
+        sep = spec[2] if len(spec) > 2 else ","
+        _write(out / rel, header, columns, sep)
+        written.append(out / rel)
+    return written
+
+
+if __name__ == "__main__":
+    target = Path(sys.argv[1]) if len(sys.argv) > 1 else Path(__file__).resolve().parent
+    for path in generate(target):
+        print(path)
