@@ -519,12 +519,14 @@ def _detect_trec(lines: list[str]) -> tuple[str, int] | None:
         return len(t) == 4 and bool(_INT.match(t[1]) or t[1].upper() == "Q0") \
             and bool(_NUMBER.match(t[3]))
 
-    for layout, test in (("trec_run", is_run), ("trec_qrels", is_qrels)):
-        if all(test(t) for t in tokens):
-            return layout, 0
-        if len(tokens) > 1 and all(test(t) for t in tokens[1:]) and len(tokens[0]) in (4, 6) \
-                and not test(tokens[0]):
-            return layout, 1
+    for layout, test, width in (("trec_run", is_run, 6), ("trec_qrels", is_qrels, 4)):
+        for skip in (0, 1):
+            body = tokens[skip:]
+            if not body or (skip and (len(tokens[0]) != width or test(tokens[0]))):
+                continue
+            if all(len(t) == width for t in body) and len({t[1] for t in body}) == 1 \
+                    and test(body[0]) and sum(map(test, body)) * 2 > len(body):
+                return layout, skip
     return None
 
 

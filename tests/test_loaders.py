@@ -1,0 +1,311 @@
+"""Reading files: formats, compression, encodings, delimiters, headers, and their errors."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+from metrics.errors import InputError
+from metrics.loaders import canonical_qrels, canonical_run, load_dataset, load_table
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
+
+
+def test_comma_separated_csv_with_header_is_detected():
+    t = load_table(b"query,item,score\nq1,d1,0.5\nq1,d2,0.25\n", "run.csv")
+    assert t.format == "csv" and t.header
+    assert list(t.frame.columns) == ["query", "item", "score"]
+    assert t.frame["score"].tolist() == [0.5, 0.25]
+
+
+def test_semicolon_delimited_csv_is_detected_with_decimal_commas():
+    t = load_table(b"query;item;score\nq1;d1;0,5\nq1;d2;1,25\n", "run.txt")
+    assert t.format == "semicolon"
+    assert t.frame["score"].tolist() == [0.5, 1.25]
+
+
+def test_pipe_delimited_text_is_detected():
+    t = load_table(b"query|item|score\nq1|d1|3\n", "run.psv")
+    assert t.format == "pipe" and t.frame.loc[0, "item"] == "d1"
+
+
+def test_tab_separated_text_is_detected_whatever_the_extension():
+    t = load_table(b"query\titem\tscore\nq1\td1\t3\n", "run.csv")
+    assert t.format == "tsv" and t.frame.shape == (1, 3)
+
+
+def test_whitespace_separated_table_with_header_is_detected():
+    t = load_table(b"query  item   score\nq1  d1   3.5\nq2 d2 1\n", "run.txt")
+    assert t.format == "whitespace"
+    assert t.frame["score"].tolist() == [3.5, 1.0]
+
+
+def test_headerless_csv_gets_numbered_column_names():
+    t = load_table(b"q1,d1,0.5\nq1,d2,0.3\n", "run.csv")
+    assert not t.header and t.first_line == 1
+    assert list(t.frame.columns) == ["column_1", "column_2", "column_3"]
+    assert t.frame.shape == (2, 3)
+
+
+def test_utf8_byte_order_mark_is_removed_from_the_first_column_name():
+    t = load_table(b"\xef\xbb\xbfquery,item,score\nq1,d1,1\n", "run.csv")
+    assert t.encoding == "utf-8-sig" and t.frame.columns[0] == "query"
+
+
+def test_latin1_text_falls_back_to_latin1():
+    t = load_table("query,item,score\nqué,d1,1\n".encode("latin-1"), "run.csv")
+    assert t.encoding == "latin-1" and t.frame.loc[0, "query"] == "qué"
+
+
+def test_utf16_text_with_byte_order_mark_is_read():
+    t = load_table("query,item,score\nq1,d1,1\n".encode("utf-16"), "run.csv")
+    assert t.frame.loc[0, "item"] == "d1"
+
+
+def test_crlf_line_ends_are_fine():
+    t = load_table(b"query,item,score\r\nq1,d1,1\r\nq1,d2,2\r\n", "run.csv")
+    assert t.frame["item"].tolist() == ["d1", "d2"]
+    assert t.frame["score"].tolist() == [1, 2]
+
+
+def test_ids_with_leading_zeros_stay_strings_in_any_column():
+    t = load_table(b"q,doc,score\n007,0012,1.5\n8,0013,2\n", "run.csv")
+    assert t.frame["q"].tolist() == ["007", "8"]
+    assert t.frame["doc"].tolist() == ["0012", "0013"]
+
+
+def test_numeric_query_ids_are_read_as_strings():
+    t = load_table(b"qid,docid,score\n1,2,0.5\n10,3,0.2\n", "run.csv")
+    assert t.frame["qid"].tolist() == ["1", "10"]
+    run = canonical_run(t)
+    assert run["query"].tolist() == ["1", "10"] and run["item"].tolist() == ["2", "3"]
+
+
+def test_trec_run_is_detected_by_shape_without_extension():
+    t = load_table(b"301 Q0 FT-1 1 12.5 bm25\n301 Q0 FT-2 2 11 bm25\n", "upload")
+    assert t.format == "trec_run" and t.kind == "run"
+    assert list(t.frame.columns) == ["query", "item", "rank", "score", "model"]
+    assert t.frame["query"].tolist() == ["301", "301"]
+    assert t.frame["rank"].tolist() == [1, 2] and t.frame["score"].tolist() == [12.5, 11.0]
+
+
+def test_trec_run_with_tabs_or_repeated_spaces_is_detected():
+    tabs = load_table(b"1\tQ0\td1\t1\t2.0\tx\n1\tQ0\td2\t2\t1.0\tx\n", "r")
+    spaces = load_table(b"1  Q0 d1  1 2.0 x\n1 Q0   d2 2  1.0 x\n", "r")
+    for t in (tabs, spaces):
+        assert t.format == "trec_run" and t.frame["item"].tolist() == ["d1", "d2"]
+
+
+def test_trec_qrels_are_detected_by_shape():
+    t = load_table(b"1 0 d1 2\n1 0 d2 0\n2 0 d1 -1\n", "judgments.txt")
+    assert t.format == "trec_qrels" and t.kind == "qrels"
+    assert t.frame["relevance"].tolist() == [2.0, 0.0, -1.0]
+
+
+def test_gzip_compressed_csv_is_detected_by_magic_bytes():
+    t = load_table(gzip.compress(b"query,item,score\nq1,d1,1\n"), "run.bin")
+    assert t.compressed and t.format == "csv" and t.frame.shape == (1, 3)
+
+
+def test_parquet_is_read_with_pyarrow():
+    buf = io.BytesIO()
+    pq.write_table(pa.table({"query": ["007"], "item": ["d1"], "score": [0.5]}), buf)
+    t = load_table(buf.getvalue(), "run.parquet")
+    assert t.format == "parquet" and t.frame.loc[0, "query"] == "007"
+
+
+def test_excel_workbook_first_sheet_is_read_and_whole_numbers_lose_their_decimal_point():
+    buf = io.BytesIO()
+    pd.DataFrame({"qid": [1.0, 2.0], "doc": ["007", "d2"], "score": [0.5, 1.5]}).to_excel(
+        buf, index=False)
+    t = load_table(buf.getvalue(), "run.xlsx")
+    assert t.format == "excel"
+    run = canonical_run(t)
+    assert run["query"].tolist() == ["1", "2"] and run["item"].tolist() == ["007", "d2"]
+
+
+def test_json_lines_are_read():
+    t = load_table(b'{"query": "q1", "item": "d1", "score": 1}\n{"query": "q1", "item": "d2", '
+                   b'"score": 2}\n', "run.jsonl")
+    assert t.format == "jsonl" and t.frame["item"].tolist() == ["d1", "d2"]
+
+
+def test_dictionary_json_is_read_as_a_run_when_values_are_fractional():
+    t = load_table(b'{"q1": {"d1": 1.5, "d2": 0.25}, "q2": {"d3": 3.0}}', "run.json")
+    assert t.format == "json_dict" and t.kind == "run"
+    assert t.frame.to_dict("list") == {"query": ["q1", "q1", "q2"], "item": ["d1", "d2", "d3"],
+                                       "score": [1.5, 0.25, 3.0]}
+
+
+def test_dictionary_json_is_read_as_judgments_when_named_qrels():
+    t = load_table(b'{"q1": {"d1": 1.5}}', "qrels.json")
+    assert t.kind == "qrels" and list(t.frame.columns) == ["query", "item", "relevance"]
+
+
+def test_a_path_is_read_and_named_after_the_file(tmp_path):
+    path = tmp_path / "bm25.run.gz"
+    path.write_bytes(gzip.compress(b"1 Q0 d1 1 2 tag\n"))
+    t = load_table(path)
+    assert t.name == "bm25.run.gz" and t.stem == "bm25" and t.format == "trec_run"
+
+
+# ----------------------------------------------------------------------- the same data, any format
+
+
+def _trec_reference() -> tuple[pd.DataFrame, pd.DataFrame]:
+    runs = [load_table(SAMPLES / "web_search" / "trec" / f"{m}.run") for m in ("lexical", "dense")]
+    run = pd.concat([canonical_run(t) for t in runs], ignore_index=True)
+    run = run[run["query"].isin(["1", "2", "3"])].reset_index(drop=True)
+    qrels = canonical_qrels(load_table(SAMPLES / "web_search" / "trec" / "web_search.qrels"))
+    qrels = qrels[qrels["query"].isin(["1", "2", "3"])].reset_index(drop=True)
+    return run, qrels
+
+
+def _encode(frame: pd.DataFrame, fmt: str) -> bytes:
+    if fmt in ("csv", "tsv", "semicolon", "pipe"):
+        sep = {"csv": ",", "tsv": "\t", "semicolon": ";", "pipe": "|"}[fmt]
+        return frame.to_csv(index=False, sep=sep).encode()
+    if fmt == "csv.gz":
+        return gzip.compress(frame.to_csv(index=False).encode())
+    if fmt == "crlf_bom":
+        return b"\xef\xbb\xbf" + frame.to_csv(index=False, lineterminator="\r\n").encode()
+    if fmt == "parquet":
+        buf = io.BytesIO()
+        frame.to_parquet(buf, index=False)
+        return buf.getvalue()
+    if fmt == "xlsx":
+        buf = io.BytesIO()
+        frame.to_excel(buf, index=False)
+        return buf.getvalue()
+    if fmt == "jsonl":
+        return frame.to_json(orient="records", lines=True).encode()
+    if fmt == "json_dict":
+        out: dict = {}
+        for q, i, v in frame.itertuples(index=False):
+            out.setdefault(q, {})[i] = v
+        return json.dumps(out).encode()
+    raise AssertionError(fmt)
+
+
+EXT = {"csv": "csv", "tsv": "tsv", "semicolon": "txt", "pipe": "psv", "csv.gz": "csv.gz",
+       "crlf_bom": "csv", "parquet": "parquet", "xlsx": "xlsx", "jsonl": "jsonl",
+       "json_dict": "json"}
+FORMATS = ["csv", "tsv", "semicolon", "pipe", "csv.gz", "crlf_bom", "parquet", "xlsx", "jsonl"]
+
+
+@pytest.mark.parametrize("fmt", FORMATS + ["json_dict"])
+def test_every_format_yields_the_same_canonical_frames_as_the_trec_files(fmt):
+    run, qrels = _trec_reference()
+    for model, part in run.groupby("model", sort=False):
+        cols = ["query", "item", "score"] if fmt == "json_dict" else \
+            ["query", "item", "rank", "score"]
+        table = load_table(_encode(part[cols], fmt), f"{model}.{EXT[fmt]}", kind="run")
+        got = canonical_run(table)
+        expected = part[cols + ["model"]].reset_index(drop=True)
+        pd.testing.assert_frame_equal(got[cols + ["model"]], expected, check_dtype=False)
+        assert got["query"].map(type).eq(str).all()
+    table = load_table(_encode(qrels, fmt), f"qrels.{EXT[fmt]}", kind="qrels")
+    pd.testing.assert_frame_equal(canonical_qrels(table), qrels, check_dtype=False)
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_every_format_gives_the_same_metric_values_as_the_trec_files(fmt):
+    evaluate = pytest.importorskip("metrics.evaluate").evaluate
+    run, qrels = _trec_reference()
+    tables = [load_table(_encode(part[["query", "item", "score"]], fmt), f"{model}.{EXT[fmt]}")
+              for model, part in run.groupby("model", sort=False)]
+    data = load_dataset(tables, load_table(_encode(qrels, fmt), f"qrels.{EXT[fmt]}"))
+    measures = ["P@10", "nDCG@10", "AP", "RR"]
+    expected = evaluate(run, qrels, measures).per_query
+    got = evaluate(data.run, data.qrels, measures).per_query
+    pd.testing.assert_frame_equal(got.reset_index(drop=True), expected.reset_index(drop=True),
+                                  check_dtype=False)
+
+
+# ----------------------------------------------------------------------- errors name file and line
+
+
+def _raises(data: bytes, message: str, name: str = "bad.csv") -> InputError:
+    with pytest.raises(InputError, match=re.escape(message)) as info:
+        load_table(data, name)
+    return info.value
+
+
+def test_empty_file_is_refused():
+    _raises(b"  \n", "bad.csv: The file is empty. Fix: Choose a file with a header row and at "
+                     "least one data row.")
+
+
+def test_binary_file_is_refused():
+    _raises(b"abc\x00\x01\x02", "bad.csv: The file looks binary (it contains NUL bytes), not a "
+                                "text table.")
+
+
+def test_row_with_too_many_values_is_reported_with_its_line():
+    err = _raises(b"query,item,score\nq1,d1,1\nq1,d2,2,9\n",
+                  "bad.csv, line 3: Expected 3 values separated by commas, found 4. Fix: Quote "
+                  "values that contain the separator")
+    assert err.line == 3 and err.source == "bad.csv"
+
+
+def test_single_column_text_is_refused_with_the_fix():
+    _raises(b"hello\nworld\n", "bad.csv, line 1: Found only one column: no comma, tab, semicolon "
+                               "or pipe separates the values. Fix: Save the table as CSV with a "
+                               "header row such as query,item,score.")
+
+
+def test_broken_gzip_is_refused():
+    _raises(b"\x1f\x8b\x08\x00garbage", "bad.csv: The file starts like a gzip archive but cannot "
+                                        "be decompressed")
+
+
+def test_trec_run_with_a_bad_score_names_the_line_and_column():
+    err = _raises(b"1 Q0 d1 1 2.0 x\n1 Q0 d2 2 1.0 x\n1 Q0 d3 3 1e x\n",
+                  "run.trec, line 3, column 'score': The score '1e' is not a number.",
+                  name="run.trec")
+    assert err.line == 3 and err.column == "score"
+
+
+def test_zip_that_is_not_a_workbook_is_refused():
+    _raises(b"PK\x03\x04not really a zip", "bad.csv: The file is a zip archive but not a readable "
+                                           "Excel workbook")
+
+
+def test_old_excel_format_is_refused_with_the_fix():
+    _raises(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1rest", "This is an old Excel (.xls) or other OLE "
+                                                    "file. Fix: Save it as .xlsx or CSV.")
+
+
+def test_pickles_are_never_read():
+    _raises(b"\x80\x04\x95rest", "The file looks like a Python pickle, which is never read.")
+
+
+def test_invalid_json_names_the_line():
+    err = _raises(b'[{"query": "q1"},\n {"query": }]', "bad.csv, line 2: Invalid JSON")
+    assert err.line == 2
+
+
+def test_dictionary_json_with_a_text_value_names_query_and_item():
+    _raises(b'{"q1": {"d1": "high"}}', "The value for query 'q1', item 'd1' is 'high', not a "
+                                       "number.")
+
+
+def test_missing_path_is_reported():
+    with pytest.raises(InputError, match=re.escape("nope.csv: Cannot read the file")):
+        load_table(Path("/nonexistent/nope.csv"))
+
+
+def test_one_million_rows_load_as_strings_and_floats():
+    n = 1_000_000
+    body = "\n".join(f"{i % 5000},d{i},{(i % 97) / 97:.4f}" for i in range(0, n, 1000))
+    t = load_table(("qid,docid,score\n" + body + "\n").encode(), "big.csv")
+    assert t.frame["score"].dtype == np.float64 and t.frame["qid"].dtype == "str"
