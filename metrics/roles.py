@@ -226,7 +226,7 @@ def _segment_candidates(df: pd.DataFrame, query_col: str,
         if col in taken or col == query_col:
             continue
         distinct = df[col].nunique(dropna=True)
-        if distinct == 0 or distinct > 50 or (distinct >= n_queries and n_queries > 1):
+        if distinct == 0 or distinct > 50 or (distinct >= n_queries and n_queries >= 5):
             continue
         per_query = df.groupby(query_col, sort=False, observed=True)[col].nunique(dropna=True)
         if (per_query <= 1).all():
