@@ -164,9 +164,10 @@ def check_table(frame: pd.DataFrame, role: TableRole, *, source: str | None = No
     source = source or frame.attrs.get("source")
     first_line = first_line if first_line is not None else frame.attrs.get("first_line")
     what = _name(role)
+    has = "has" if role == "run" else "have"
     found: list[Finding] = []
     if len(frame) == 0:
-        found.append(Finding("no_rows", "error", f"The {what} has no rows.", 0, [],
+        found.append(Finding("no_rows", "error", f"The {what} {has} no rows.", 0, [],
                              "Load a file with at least one data row below the header.",
                              source=source))
         return found
@@ -175,7 +176,7 @@ def check_table(frame: pd.DataFrame, role: TableRole, *, source: str | None = No
             fix = ("Map the column that identifies the query, user or session to the query role."
                    if col == QUERY else
                    "Map the column that identifies the document, product or item to the item role.")
-            found.append(Finding(code, "error", f"The {what} has no {noun} column.", 0, [], fix,
+            found.append(Finding(code, "error", f"The {what} {has} no {noun} column.", 0, [], fix,
                                  source=source))
     if role == "run" and SCORE not in frame.columns and RANK not in frame.columns:
         found.append(Finding("no_score_or_rank", "error",
@@ -358,8 +359,8 @@ def _score_findings(run: pd.DataFrame, scores: pd.Series, models: pd.Series,
             "short_lists", "warning",
             f"{len(short)} of {len(sizes)} lists have fewer than {k_max} items (the shortest has "
             f"{int(short.min())}); at K = {k_max}, missing positions count as not relevant.",
-            len(short), _examples(f"query {q}: {n} item{'' if n == 1 else 's'}" + (f" ({m})" if MODEL in run.columns
-                                                             else "")
+            len(short), _examples(f"query {q}: {n} item{'' if n == 1 else 's'}"
+                                  + (f" ({m})" if MODEL in run.columns else "")
                                   for (m, q), n in short.head(5).items()),
             "Choose another rule for short lists in the settings if missing positions "
             "should not count."))
