@@ -294,11 +294,12 @@ def apply_roles(df: pd.DataFrame, mapping: RoleMapping | Mapping[str, Any], *,
 def id_strings(values: pd.Series) -> pd.Series:
     """Identifiers as strings: whole floats lose their ``.0``; missing stays missing."""
     if pd.api.types.is_float_dtype(values):
-        arr = values.to_numpy(dtype="float64")
+        arr = values.to_numpy(dtype="float64", na_value=np.nan)
         finite = np.isfinite(arr)
-        if np.all(arr[finite] == np.round(arr[finite])):
-            text = pd.Series(arr, index=values.index).astype("Int64").astype("str")
-            return text.where(pd.Series(finite, index=values.index))
+        if np.all(arr[finite] == np.round(arr[finite])) and np.all(np.abs(arr[finite]) < 2**53):
+            ints = pd.Series(np.where(finite, arr, 0), index=values.index).astype("int64")
+            text = ints.astype("str").where(finite, values.astype("str"))
+            return text.where(values.notna())
     if pd.api.types.is_bool_dtype(values) or pd.api.types.is_numeric_dtype(values) \
             or values.dtype == object or isinstance(values.dtype, pd.CategoricalDtype):
         mask = values.isna()
