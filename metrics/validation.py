@@ -284,11 +284,12 @@ def validate(run: pd.DataFrame, qrels: pd.DataFrame, k_max: int = 10, *,
             "Check that both files use the same query ids (for example '7', 'q7' and '007' "
             "differ).", column=QUERY))
         return Report(findings)
-    findings += _score_findings(run, scores, models, k_max)
-    findings += _label_findings(qrels, labels, relevance_level)
+    codes = _Codes.of(run, qrels, models)
+    findings += _score_findings(run, scores, models, k_max, codes)
+    findings += _label_findings(qrels, labels, relevance_level, codes)
     findings += _coverage_findings(run, qrels, labels, models, run_queries, judged_queries,
-                                   relevance_level)
-    findings += _segment_findings(run)
+                                   relevance_level, codes)
+    findings += _segment_findings(run, codes.q_run)
     n_rel = int((labels >= relevance_level).sum())
     findings.append(Finding(
         "summary", "info",
@@ -296,6 +297,36 @@ def validate(run: pd.DataFrame, qrels: pd.DataFrame, k_max: int = 10, *,
         f"{len(qrels)} judgments for {len(judged_queries)} queries ({n_rel} relevant); "
         f"{len(shared)} queries in both.", len(shared), [], ""))
     return Report(findings)
+
+
+@dataclass(frozen=True)
+class _Codes:
+    """Integer codes of query, item and model ids, shared by run and judgments."""
+
+    q_run: np.ndarray
+    q_qrels: np.ndarray
+    i_run: np.ndarray
+    i_qrels: np.ndarray
+    m_run: np.ndarray
+    queries: np.ndarray
+    items: np.ndarray
+    models: np.ndarray
+
+    @classmethod
+    def of(cls, run: pd.DataFrame, qrels: pd.DataFrame, models: pd.Series) -> "_Codes":
+        n = len(run)
+        q, queries = pd.factorize(pd.concat([run[QUERY], qrels[QUERY]], ignore_index=True))
+        i, items = pd.factorize(pd.concat([run[ITEM], qrels[ITEM]], ignore_index=True))
+        m, model_names = pd.factorize(models)
+        return cls(q[:n].astype(np.int64), q[n:].astype(np.int64), i[:n].astype(np.int64),
+                   i[n:].astype(np.int64), m.astype(np.int64), np.asarray(queries, dtype=object),
+                   np.asarray(items, dtype=object), np.asarray(model_names, dtype=object))
+
+    def pair(self, q: np.ndarray, i: np.ndarray) -> np.ndarray:
+        return q * np.int64(max(len(self.items), 1)) + i
+
+    def lists(self) -> np.ndarray:
+        return self.m_run * np.int64(max(len(self.queries), 1)) + self.q_run
 
 
 def _clean_ids(frame: pd.DataFrame) -> pd.DataFrame:
@@ -306,7 +337,7 @@ def _clean_ids(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def _score_findings(run: pd.DataFrame, scores: pd.Series, models: pd.Series,
-                    k_max: int) -> list[Finding]:
+                    k_max: int, codes: _Codes) -> list[Finding]:
     found: list[Finding] = []
     shown = _column_label(run, SCORE if SCORE in run.columns else RANK)
     missing = scores.isna().to_numpy()
@@ -327,32 +358,41 @@ def _score_findings(run: pd.DataFrame, scores: pd.Series, models: pd.Series,
             _examples(f"query {q}, item {i}" for q, i in
                       zip(run[QUERY][infinite].head(5), run[ITEM][infinite].head(5))),
             "Replace them with finite numbers if that is not intended.", column=shown))
-    keys = pd.DataFrame({"model": models.to_numpy(), QUERY: run[QUERY].to_numpy(),
-                         ITEM: run[ITEM].to_numpy(), "score": scores.to_numpy()})
-    dup = keys.duplicated([MODEL, QUERY, ITEM]).to_numpy()
+    has_model = MODEL in run.columns
+    q_text, i_text, m_text = (run[QUERY].to_numpy(), run[ITEM].to_numpy(),
+                              models.to_numpy())
+    list_key = codes.lists()
+    item_key = pd.Series(list_key * np.int64(max(len(codes.items), 1)) + codes.i_run)
+    dup = item_key.duplicated().to_numpy()
     if dup.any():
         n = int(dup.sum())
         found.append(Finding(
             "duplicate_items", "warning",
             f"{n} items appear more than once in the same list; the best-ranked copy is kept.",
-            n, _examples(f"query {q}, item {i}" + (f" ({m})" if MODEL in run.columns else "")
-                         for m, q, i in keys.loc[dup, [MODEL, QUERY, ITEM]].head(5)
-                         .itertuples(index=False)),
+            n, _examples(f"query {q}, item {i}" + (f" ({m})" if has_model else "")
+                         for q, i, m in zip(q_text[dup][:5], i_text[dup][:5], m_text[dup][:5])),
             "Remove the copies, or choose 'error' for duplicates to refuse such input "
             "(trec_eval's behaviour)."))
-    valid = keys[~missing]
-    tied = valid.duplicated([MODEL, QUERY, "score"], keep=False).to_numpy()
+    ok = ~missing
+    score_keys = pd.DataFrame({"list": list_key[ok], "score": scores.to_numpy()[ok]})
+    tied = score_keys.duplicated(keep=False).to_numpy()
     if SCORE in run.columns and tied.any():
-        lists = valid.loc[tied, [MODEL, QUERY]].drop_duplicates()
+        tied_lists = pd.unique(score_keys["list"].to_numpy()[tied])
+        first = pd.Series(np.flatnonzero(ok)).groupby(list_key[ok]).first()
+        shown_pos = first.loc[tied_lists[:5]].to_numpy()
         found.append(Finding(
             "tied_scores", "warning",
-            f"{len(lists)} lists have tied scores ({int(tied.sum())} rows share their score "
+            f"{len(tied_lists)} lists have tied scores ({int(tied.sum())} rows share their score "
             "with another item of the same list); ties are broken by item id, descending.",
-            len(lists), _examples(f"query {q}" + (f" ({m})" if MODEL in run.columns else "")
-                                  for m, q in lists.head(5).itertuples(index=False)),
+            len(tied_lists), _examples(f"query {q_text[p]}" + (f" ({m_text[p]})" if has_model
+                                                               else "") for p in shown_pos),
             "Choose another tie-breaking rule in the settings, or add a rank column."))
-    sizes = valid.drop_duplicates([MODEL, QUERY, ITEM]).groupby([MODEL, QUERY], sort=False,
-                                                                observed=True).size()
+    unique_rows = ok & ~dup
+    counts = pd.Series(list_key[unique_rows]).value_counts(sort=False)
+    first_pos = pd.Series(np.flatnonzero(unique_rows)).groupby(list_key[unique_rows]).first()
+    sizes = pd.Series(counts.to_numpy(), index=pd.MultiIndex.from_arrays(
+        [m_text[first_pos.loc[counts.index].to_numpy()],
+         q_text[first_pos.loc[counts.index].to_numpy()]]))
     short = sizes[sizes < k_max]
     if len(short):
         found.append(Finding(
@@ -360,7 +400,7 @@ def _score_findings(run: pd.DataFrame, scores: pd.Series, models: pd.Series,
             f"{len(short)} of {len(sizes)} lists have fewer than {k_max} items (the shortest has "
             f"{int(short.min())}); at K = {k_max}, missing positions count as not relevant.",
             len(short), _examples(f"query {q}: {n} item{'' if n == 1 else 's'}"
-                                  + (f" ({m})" if MODEL in run.columns else "")
+                                  + (f" ({m})" if has_model else "")
                                   for (m, q), n in short.head(5).items()),
             "Choose another rule for short lists in the settings if missing positions "
             "should not count."))
@@ -368,7 +408,7 @@ def _score_findings(run: pd.DataFrame, scores: pd.Series, models: pd.Series,
 
 
 def _label_findings(qrels: pd.DataFrame, labels: pd.Series,
-                    relevance_level: float) -> list[Finding]:
+                    relevance_level: float, codes: _Codes) -> list[Finding]:
     found: list[Finding] = []
     shown = _column_label(qrels, RELEVANCE if RELEVANCE in qrels.columns else LABEL)
     missing = labels.isna().to_numpy()
@@ -380,7 +420,7 @@ def _label_findings(qrels: pd.DataFrame, labels: pd.Series,
                                  qrels[QUERY][missing].head(5), qrels[ITEM][missing].head(5))),
                              "Fill in the labels, or 0 for items judged not relevant.",
                              column=shown))
-    dup = qrels.duplicated([QUERY, ITEM]).to_numpy()
+    dup = pd.Series(codes.pair(codes.q_qrels, codes.i_qrels)).duplicated().to_numpy()
     if dup.any():
         n = int(dup.sum())
         found.append(Finding(
@@ -401,7 +441,7 @@ def _label_findings(qrels: pd.DataFrame, labels: pd.Series,
                 labels[negative].head(5))),
             "Use 0 for items that are not relevant if negative values are not intended.",
             column=shown))
-    if _labels_look_like_ranks(qrels[QUERY], labels):
+    if _labels_look_like_ranks(codes.q_qrels, labels):
         found.append(Finding(
             "labels_look_like_ranks", "warning",
             f"The labels in '{shown}' look like rank positions (1, 2, 3, ... within each query), "
@@ -409,8 +449,10 @@ def _label_findings(qrels: pd.DataFrame, labels: pd.Series,
             "Map this column to the rank role and map the relevance grades or clicks to the "
             "label role.", column=shown))
     clean = labels.notna().to_numpy()
-    has_rel = (labels[clean] >= relevance_level).groupby(qrels[QUERY][clean].to_numpy(),
-                                                         sort=False).any()
+    judged = pd.unique(codes.q_qrels[clean])
+    relevant_q = np.zeros(len(codes.queries), dtype=bool)
+    relevant_q[codes.q_qrels[clean & (labels >= relevance_level).to_numpy()]] = True
+    has_rel = pd.Series(relevant_q[judged], index=codes.queries[judged])
     none = has_rel[~has_rel]
     if len(none):
         found.append(Finding(
@@ -423,9 +465,9 @@ def _label_findings(qrels: pd.DataFrame, labels: pd.Series,
     return found
 
 
-def _labels_look_like_ranks(queries: pd.Series, labels: pd.Series) -> bool:
+def _labels_look_like_ranks(queries: np.ndarray, labels: pd.Series) -> bool:
     ok = labels.notna().to_numpy()
-    frame = pd.DataFrame({"q": queries.to_numpy()[ok], "v": labels.to_numpy()[ok]})
+    frame = pd.DataFrame({"q": queries[ok], "v": labels.to_numpy()[ok]})
     if frame.empty or frame["v"].max() < 5 or not np.all(frame["v"] == np.round(frame["v"])):
         return False
     g = frame.groupby("q", sort=False)["v"]
@@ -440,7 +482,7 @@ def _labels_look_like_ranks(queries: pd.Series, labels: pd.Series) -> bool:
 
 def _coverage_findings(run: pd.DataFrame, qrels: pd.DataFrame, labels: pd.Series,
                        models: pd.Series, run_queries: pd.Index, judged_queries: pd.Index,
-                       relevance_level: float) -> list[Finding]:
+                       relevance_level: float, codes: _Codes) -> list[Finding]:
     found: list[Finding] = []
     unjudged = run_queries.difference(judged_queries, sort=False)
     if len(unjudged):
@@ -449,54 +491,65 @@ def _coverage_findings(run: pd.DataFrame, qrels: pd.DataFrame, labels: pd.Series
             f"{len(unjudged)} of {len(run_queries)} queries in the run have no judgments; they "
             "are left out of the evaluation.", len(unjudged), _examples(unjudged),
             "Add judgments for them, or ignore this if they are out of scope."))
-    pairs = pd.DataFrame({"model": models.to_numpy(), QUERY: run[QUERY].to_numpy()}) \
-        .drop_duplicates()
-    model_names = pairs["model"].unique()
-    expected = pd.MultiIndex.from_product([model_names, judged_queries], names=["model", QUERY])
-    present = pd.MultiIndex.from_frame(pairs)
-    absent = expected.difference(present, sort=False)
+    nq = np.int64(max(len(codes.queries), 1))
+    present = pd.unique(codes.lists())
+    judged_q = pd.unique(codes.q_qrels)
+    n_models = len(codes.models)
+    expected = (np.arange(n_models, dtype=np.int64)[:, None] * nq + judged_q[None, :]).ravel()
+    absent = expected[~pd.Series(expected).isin(present).to_numpy()]
     if len(absent):
-        missing_queries = pd.Index(absent.get_level_values(QUERY)).unique()
-        if len(model_names) == 1:
-            message = (f"{len(missing_queries)} of {len(judged_queries)} judged queries are "
+        missing_queries = pd.unique(codes.queries[absent % nq])
+        if n_models == 1:
+            message = (f"{len(missing_queries)} of {len(judged_q)} judged queries are "
                        "missing from the run; they are skipped.")
             examples = _examples(missing_queries)
         else:
-            message = (f"{len(missing_queries)} of {len(judged_queries)} judged queries are "
+            message = (f"{len(missing_queries)} of {len(judged_q)} judged queries are "
                        f"missing from at least one model's run ({len(absent)} model-query pairs); "
                        "they are skipped for that model.")
-            examples = _examples(f"{m}: {q}" for m, q in absent[:5])
+            examples = _examples(f"{codes.models[k // nq]}: {codes.queries[k % nq]}"
+                                 for k in absent[:5])
         found.append(Finding(
             "missing_run_queries", "warning", message, int(len(missing_queries)), examples,
             "Choose 'score them as an empty ranking' (trec_eval -c) in the settings to count "
             "them as 0."))
-    relevant = qrels[(labels >= relevance_level).to_numpy()]
-    relevant = relevant[relevant[QUERY].isin(run_queries)]
-    pool = pd.MultiIndex.from_frame(run[[QUERY, ITEM]].drop_duplicates())
-    rel_keys = pd.MultiIndex.from_frame(relevant[[QUERY, ITEM]].drop_duplicates())
-    outside = rel_keys.difference(pool, sort=False)
+    is_rel = (labels >= relevance_level).to_numpy()
+    in_run = np.zeros(len(codes.queries), dtype=bool)
+    in_run[codes.q_run] = True
+    rel_keys = pd.unique(codes.pair(codes.q_qrels, codes.i_qrels)[is_rel & in_run[codes.q_qrels]])
+    retrieved = codes.pair(codes.q_run, codes.i_run)
+    outside = rel_keys[~pd.Series(rel_keys).isin(retrieved).to_numpy()]
     if len(outside):
-        n_q = pd.Index(outside.get_level_values(0)).nunique()
+        ni = np.int64(max(len(codes.items), 1))
+        n_q = len(pd.unique(outside // ni))
         found.append(Finding(
             "relevant_not_retrieved", "warning",
             f"{len(outside)} relevant judged items in {n_q} queries were not retrieved by any "
             "model; recall cannot reach 1 for those queries.", int(len(outside)),
-            _examples(f"query {q}, item {i}" for q, i in outside[:5]),
+            _examples(f"query {codes.queries[k // ni]}, item {codes.items[k % ni]}"
+                      for k in outside[:5]),
             "Nothing to fix if the candidate lists are meant to be incomplete; otherwise add "
             "these items to the lists."))
     return found
 
 
-def _segment_findings(run: pd.DataFrame) -> list[Finding]:
+def _segment_findings(run: pd.DataFrame, query_codes: np.ndarray | None = None,
+                      ) -> list[Finding]:
     found: list[Finding] = []
-    for col in [c for c in run.columns if c not in ROLES and c != RELEVANCE]:
-        per_query = run.groupby(QUERY, sort=False, observed=True)[col].nunique(dropna=True)
+    columns = [c for c in run.columns if c not in ROLES and c != RELEVANCE]
+    if not columns:
+        return found
+    keys = query_codes if query_codes is not None else pd.factorize(run[QUERY])[0]
+    for col in columns:
+        per_query = run[col].groupby(keys, sort=False).nunique(dropna=True)
         varying = per_query[per_query > 1]
         if len(varying):
+            first = pd.Series(np.arange(len(run))).groupby(keys).first()
+            names = run[QUERY].to_numpy()[first.loc[varying.index[:5]].to_numpy()]
             found.append(Finding(
                 "segment_varies", "warning",
                 f"Segment '{col}' varies within {len(varying)} queries; the first value of each "
-                "query is used.", len(varying), _examples(varying.index),
+                "query is used.", len(varying), _examples(names),
                 "Make the column query-level, or do not use it as a segment.", column=col))
     return found
 
