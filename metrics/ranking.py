@@ -288,11 +288,12 @@ def rank_lists(run_query, run_item, run_score, qrels_query, qrels_item, qrels_re
 
     # judgments: dedupe (query, item) keeping the highest label
     j_key = q_rank[qrels_qc] * n_items + qrels_ic
-    j_sort = np.lexsort((-jrel, j_key))
+    j_sort = np.argsort(j_key)
     j_key, jrel_sorted = j_key[j_sort], jrel[j_sort]
-    keep = np.ones(len(j_key), dtype=bool)
-    keep[1:] = j_key[1:] != j_key[:-1]
-    j_key, jrel_sorted = j_key[keep], jrel_sorted[keep]
+    if len(j_key) > 1 and (j_key[1:] == j_key[:-1]).any():
+        starts = np.concatenate(([0], np.flatnonzero(j_key[1:] != j_key[:-1]) + 1))
+        jrel_sorted = np.maximum.reduceat(jrel_sorted, starts)
+        j_key = j_key[starts]
 
     # order the run
     order = _run_order(run_qc, q_rank, score, ri, run_rank, settings, source)
@@ -300,11 +301,14 @@ def rank_lists(run_query, run_item, run_score, qrels_query, qrels_item, qrels_re
 
     # duplicates: keep the first (best-ranked) copy
     dropped, examples = 0, ()
-    if len(r_key) and pc.count_distinct(pa.array(r_key)).as_py() != len(r_key):
-        _, first = np.unique(r_key, return_index=True)
+    sorted_keys = np.sort(r_key)
+    if len(r_key) > 1 and (sorted_keys[1:] == sorted_keys[:-1]).any():
+        by_key = np.argsort(r_key, kind="stable")
+        first_of_key = np.ones(len(r_key), dtype=bool)
+        first_of_key[1:] = r_key[by_key][1:] != r_key[by_key][:-1]
         keep_rows = np.zeros(len(r_key), dtype=bool)
-        keep_rows[first] = True
-        dropped = int(len(r_key) - len(first))
+        keep_rows[by_key[first_of_key]] = True
+        dropped = int(len(r_key) - keep_rows.sum())
         dup_rows = order[~keep_rows][:5]
         examples = tuple(f"{rq[int(i)].as_py()} / {ri[int(i)].as_py()}" for i in dup_rows)
         if settings.duplicates == "error":
