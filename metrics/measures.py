@@ -112,9 +112,10 @@ def r_precision(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:
 
 
 def judged(lists: RankedLists, ks: np.ndarray) -> np.ndarray:
-    """Share of the top K that has a judgment (divides by min(K, returned); 0 for empty lists)."""
-    k = np.minimum(ks[None, :], lists.n_returned[:, None])
-    return _safe_div(lists.at(lists.cum_judged, ks), k)
+    """Share of the top K that has a judgment: P@K with every judged item counted (as in
+    ir_measures' Judged@k); the denominator follows the fewer-than-K policy like P@K."""
+    den = precision_denominator(lists, ks)
+    return _with_leave_out(_safe_div(lists.at(lists.cum_judged, ks), np.nan_to_num(den)), den)
 
 
 def position_weights(decay: str, n: int, p: float = 0.9,

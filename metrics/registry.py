@@ -160,7 +160,7 @@ MEASURES: dict[str, MeasureDef] = {
         ),
         MeasureDef(
             "Judged", "Judged", "required", ("judged", "judged_at"),
-            r"Judged@K = \frac{|\{\text{judged in top } K\}|}{\min(K, n)}",
+            r"Judged@K = \frac{|\{\text{judged in top } K\}|}{K}",
             "Share of the top K that has any judgment: low values mean the other measures guess.",
             False, m.judged, None,
             pitfall="Unjudged items count as non-relevant everywhere else.",
