@@ -15,7 +15,7 @@ import pandas as pd
 
 from . import schema as S
 from .errors import InputError
-from .evaluate import Evaluation
+from .evaluation import Evaluation
 from .measures import precision_micro, recall_micro
 from .ranking import RankedLists
 from .registry import MeasureSpec

@@ -219,7 +219,7 @@ def test_every_format_yields_the_same_canonical_frames_as_the_trec_files(fmt):
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_every_format_gives_the_same_metric_values_as_the_trec_files(fmt):
-    evaluate = pytest.importorskip("metrics.evaluate").evaluate
+    evaluate = pytest.importorskip("metrics.evaluation").evaluate
     run, qrels = _trec_reference()
     tables = [load_table(_encode(part[["query", "item", "score"]], fmt), f"{model}.{EXT[fmt]}")
               for model, part in run.groupby("model", sort=False)]

@@ -84,7 +84,7 @@ def test_web_search_csv_and_trec_files_hold_the_same_data():
 
 
 def _means(data: Dataset, measures: list[str], by: str | None = None) -> pd.DataFrame:
-    evaluate = pytest.importorskip("metrics.evaluate").evaluate
+    evaluate = pytest.importorskip("metrics.evaluation").evaluate
     per_query = evaluate(data.run[["query", "item", "score", "model"]], data.qrels,
                          measures).per_query
     if by is None:
@@ -129,7 +129,7 @@ def test_recommendations_have_short_lists_users_without_clicks_and_a_better_cand
 
 def test_teaching_lists_reproduce_the_worked_examples():
     data = load_sample("teaching")
-    evaluate = pytest.importorskip("metrics.evaluate").evaluate
+    evaluate = pytest.importorskip("metrics.evaluation").evaluate
     pq = evaluate(data.run, data.qrels, ["P@5", "P@10", "R@5", "RR", "nDCG@4"]).per_query
     pq = pq.set_index("query")
     assert pq.loc["precision_recall", ["P@5", "P@10", "R@5"]].tolist() == pytest.approx(
