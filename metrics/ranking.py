@@ -45,13 +45,38 @@ def _as_string_array(values, name: str) -> pa.Array:
 
 def _as_float_array(values, name: str) -> np.ndarray:
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        values = values.to_numpy(zero_copy_only=False)
+        values = _numpy_of(values)
     try:
         out = np.asarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise InputError(f"the {name} values are not all numbers ({exc}).", column=name,
                          fix=f"make the {name} column numeric.") from None
     return out
+
+
+def _numpy_of(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A numeric arrow array as numpy, read from its buffer when it has no nulls.
+
+    ``to_numpy()`` goes through pyarrow's pandas shim, which imports pandas (a third of a second
+    of the command line's start-up); the buffer view does not.
+    """
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    t = values.type
+    if values.null_count == 0 and (pa.types.is_integer(t) or pa.types.is_floating(t)) \
+            and t.bit_width in (8, 16, 32, 64) and not pa.types.is_float16(t):
+        if len(values) == 0:
+            return np.zeros(0, dtype=t.to_pandas_dtype())
+        data = np.frombuffer(values.buffers()[1], dtype=t.to_pandas_dtype())
+        return data[values.offset:values.offset + len(values)]
+    return values.to_numpy(zero_copy_only=False)
+
+
+def _arrow_of(values: np.ndarray) -> pa.Array:
+    """A numeric numpy array as an arrow array, without pyarrow's pandas shim."""
+    values = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(pa.from_numpy_dtype(values.dtype), len(values),
+                                 [None, pa.py_buffer(values)])
 
 
 @dataclass(frozen=True)
@@ -282,7 +307,7 @@ def rank_lists(run_query, run_item, run_score, qrels_query, qrels_item, qrels_re
     run_qc, qrels_qc = q_codes[:n_run], q_codes[n_run:]
     run_ic, qrels_ic = i_codes[:n_run], i_codes[n_run:]
     # ascending byte order of query ids -> evaluation order
-    q_order = np.asarray(pc.sort_indices(q_dict))
+    q_order = _numpy_of(pc.sort_indices(q_dict)).astype(np.int64)
     q_rank = np.empty(len(q_dict), dtype=np.int64)
     q_rank[q_order] = np.arange(len(q_dict))
 
@@ -333,7 +358,7 @@ def rank_lists(run_query, run_item, run_score, qrels_query, qrels_item, qrels_re
     num_rel_all = np.bincount(j_key // n_items, weights=(jrel_sorted >= rel_level).astype(float),
                               minlength=len(q_dict))
     evaluated = judged_q & (in_run | (settings.missing_queries == "zero"))
-    names = np.asarray(q_dict.to_numpy(zero_copy_only=False), dtype=object)[q_order]
+    names = np.array(q_dict.to_pylist(), dtype=object)[q_order]
     no_rel = evaluated & (num_rel_all == 0)
     left_out = ()
     if settings.no_relevant == "leave_out":
@@ -382,7 +407,7 @@ def rank_lists(run_query, run_item, run_score, qrels_query, qrels_item, qrels_re
 
 def _encode(values: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
     encoded = pc.dictionary_encode(values).combine_chunks()
-    codes = encoded.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    codes = _numpy_of(encoded.indices).astype(np.int64)
     return codes, encoded.dictionary
 
 
@@ -406,9 +431,10 @@ def _run_order(run_qc: np.ndarray, q_rank: np.ndarray, score: np.ndarray | None,
         return blocks
     if settings.ties == "input_order":
         return np.lexsort((np.arange(n), -key, qr))
-    table = pa.table({"q": qr, "s": key, "i": items})
-    return np.asarray(pc.sort_indices(
-        table, sort_keys=[("q", "ascending"), ("s", "descending"), ("i", "descending")]))
+    table = pa.table({"q": _arrow_of(qr), "s": _arrow_of(key), "i": items})
+    return _numpy_of(pc.sort_indices(
+        table, sort_keys=[("q", "ascending"), ("s", "descending"), ("i", "descending")])
+    ).astype(np.int64)
 
 
 def _ordered_blocks(qr: np.ndarray, key: np.ndarray, items: pa.Array,
@@ -431,8 +457,8 @@ def _ordered_blocks(qr: np.ndarray, key: np.ndarray, items: pa.Array,
         tie = same_q & ((ds == 0) | (np.isinf(key[1:]) & np.isinf(key[:-1])))
     if tie.any() and settings.ties == "item_desc":
         at = np.flatnonzero(tie)
-        left = pc.take(items, pa.array(at))
-        right = pc.take(items, pa.array(at + 1))
+        left = pc.take(items, _arrow_of(at))
+        right = pc.take(items, _arrow_of(at + 1))
         if not pc.all(pc.greater(left, right)).as_py():
             return None
     if (np.diff(block_q) > 0).all():
