@@ -1,0 +1,8 @@
+"""Ranking Metrics Explorer: the entrypoint. Run with ``streamlit run app.py``.
+
+The pages are listed in ``ui/pages_registry.py``; every page calls ``ui.frame.page``.
+"""
+
+from ui.frame import run_app
+
+run_app()

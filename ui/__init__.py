@@ -1,0 +1,1 @@
+"""Streamlit helpers of the explorer app and pure figure/table builders."""

@@ -1,0 +1,115 @@
+"""Pure plotly figure builders (no Streamlit): curves over K, per-query distributions."""
+
+from __future__ import annotations
+
+import html
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
+           "#7f7f7f", "#bcbd22", "#17becf")
+
+
+def _safe(text: object) -> str:
+    """User text escaped for plotly's HTML-like labels."""
+    return html.escape(str(text))
+
+
+def curve_figure(table: pd.DataFrame, measure: str, *, title: str, x_label: str,
+                 y_label: str, queries_label: str, subtitle: str = "") -> go.Figure:
+    """One line per model of ``measure``'s mean over K.
+
+    Parameters
+    ----------
+    table:
+        Rows of :func:`ui.compute.curve_table` (``model``, ``measure``, ``k``, ``mean``, ``n``).
+    measure:
+        Which measure's rows to draw.
+    title, x_label, y_label, queries_label, subtitle:
+        Texts (translated by the caller). Hover shows K, the exact mean and the number of
+        queries averaged.
+    """
+    part = table[table["measure"] == measure]
+    fig = go.Figure()
+    for i, (model, rows) in enumerate(part.groupby("model", sort=False)):
+        name = _safe(model)
+        fig.add_trace(go.Scatter(
+            x=rows["k"], y=rows["mean"], mode="lines+markers" if len(rows) <= 30 else "lines",
+            name=name, line={"color": PALETTE[i % len(PALETTE)], "width": 2},
+            marker={"size": 5}, customdata=np.stack([rows["n"].to_numpy()], axis=-1),
+            hovertemplate=(f"<b>{name}</b><br>{_safe(measure)}@%{{x}} = %{{y:.4f}}"
+                           f"<br>{_safe(queries_label)}: %{{customdata[0]}}<extra></extra>"),
+        ))
+    full_title = _safe(title) + (f"<br><sup>{_safe(subtitle)}</sup>" if subtitle else "")
+    fig.update_layout(
+        title={"text": full_title}, xaxis_title=_safe(x_label), yaxis_title=_safe(y_label),
+        hovermode="closest", template="plotly_white", height=380,
+        margin={"l": 50, "r": 20, "t": 70, "b": 45}, legend={"orientation": "h", "y": -0.22},
+    )
+    fig.update_yaxes(rangemode="tozero")
+    return fig
+
+
+def distribution_figure(values: dict[str, np.ndarray], measure_at_k: str, *, kind: str,
+                        title: str, y_label: str) -> go.Figure:
+    """Per-query values of one measure at one K, one box (or histogram) per model.
+
+    Boxes show the median and quartiles (hover gives exact values) and the mean as a dashed line;
+    histograms draw each model's median as a dotted vertical line.
+    """
+    fig = go.Figure()
+    for i, (model, v) in enumerate(values.items()):
+        v = np.asarray(v, dtype=float)
+        v = v[~np.isnan(v)]
+        color = PALETTE[i % len(PALETTE)]
+        if kind == "histogram":
+            fig.add_trace(go.Histogram(x=v, name=_safe(model), opacity=0.6,
+                                       marker_color=color, xbins={"size": 0.05}))
+            if len(v):
+                fig.add_vline(x=float(np.median(v)), line_dash="dot", line_color=color)
+        else:
+            fig.add_trace(go.Box(y=v, name=_safe(model), boxmean=True, marker_color=color,
+                                 boxpoints="outliers"))
+    fig.update_layout(title={"text": _safe(title)}, template="plotly_white", height=380,
+                      margin={"l": 50, "r": 20, "t": 60, "b": 45}, showlegend=kind == "histogram",
+                      barmode="overlay")
+    if kind == "histogram":
+        fig.update_xaxes(title=_safe(measure_at_k))
+        fig.update_yaxes(title=_safe(y_label))
+    else:
+        fig.update_yaxes(title=_safe(measure_at_k))
+    return fig
+
+
+def list_curve_figure(values: pd.DataFrame, *, title: str, x_label: str,
+                      y_label: str) -> go.Figure:
+    """Curves of one ranked list: ``values`` has a ``k`` column and one column per measure."""
+    fig = go.Figure()
+    for i, col in enumerate(c for c in values.columns if c != "k"):
+        fig.add_trace(go.Scatter(x=values["k"], y=values[col], mode="lines+markers",
+                                 name=_safe(col), line={"color": PALETTE[i % len(PALETTE)]},
+                                 hovertemplate=f"{_safe(col)}@%{{x}} = %{{y:.3f}}<extra></extra>"))
+    fig.update_layout(title={"text": _safe(title)}, xaxis_title=_safe(x_label),
+                      yaxis_title=_safe(y_label), template="plotly_white", height=340,
+                      margin={"l": 50, "r": 20, "t": 50, "b": 40})
+    fig.update_yaxes(range=[0, 1.05])
+    fig.update_xaxes(dtick=1)
+    return fig
+
+
+def figure_image(fig: go.Figure, fmt: str, width: int = 1100, height: int = 500) -> bytes:
+    """The figure as PNG or SVG bytes (kaleido drives a headless Chromium).
+
+    Raises
+    ------
+    RuntimeError
+        When the image cannot be made (no browser for kaleido); the message says so.
+    """
+    try:
+        return fig.to_image(format=fmt, width=width, height=height)
+    except Exception as exc:  # kaleido raises several types depending on what is missing
+        raise RuntimeError(f"the {fmt.upper()} image could not be made ({type(exc).__name__}: "
+                           f"{exc}). Download the SVG or the HTML instead, or use the camera "
+                           f"icon of the chart.") from None

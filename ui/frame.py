@@ -1,0 +1,263 @@
+"""The frame every page calls: navigation, sidebar (data set, settings, language), URL sync.
+
+A page is a script that starts with::
+
+    from ui import frame
+    ctx = frame.page("curves")
+
+:func:`page` works whether the script was started by ``app.py``'s ``st.navigation`` or run
+directly by Streamlit (a deep link on a fresh server can start a file of ``pages/`` without the
+entrypoint): in the second case it builds the navigation itself and runs the page through it.
+"""
+
+from __future__ import annotations
+
+import contextvars
+import html
+from dataclasses import dataclass
+
+import streamlit as st
+
+from metrics.loaders import Dataset, sample_names
+from metrics.registry import MEASURES
+from metrics.settings import POLICIES, Settings
+
+from . import compute, handbuilt
+from .i18n import LANGUAGE_KEY, LANGUAGES, has, t
+from .pages_registry import PAGES, page_def
+from .view import (HANDBUILT, K_LIMIT, UPLOAD, URL_NAMES, View, curve_measure_names,
+                   from_query_params, to_query_params)
+
+# Session-state keys (see ui/README.md).
+VIEW_KEY = "view"
+UPLOAD_DATASET_KEY = "upload_dataset"
+WIDGET_PREFIX = "w_"
+SOURCE_KEY = "w_source"
+SAMPLE_KEY = "w_sample"
+
+_inside_navigation: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "inside_navigation", default=False)
+
+
+@dataclass
+class PageContext:
+    """What a page gets from the frame.
+
+    Attributes
+    ----------
+    key:
+        The page key (``"curves"``).
+    view:
+        Data choice and settings shared by all pages.
+    settings:
+        Engine settings built from the view.
+    dataset:
+        The active data set, or ``None`` when there is none (an upload link opened elsewhere).
+    """
+
+    key: str
+    view: View
+    settings: Settings
+    dataset: Dataset | None
+
+    def require_dataset(self) -> Dataset:
+        """The active data set; shows a hint and stops the page when there is none."""
+        if self.dataset is None:
+            st.info(t("frame.no_dataset"))
+            st.page_link(page_def("data").path, label=t("page.data"), icon=page_def("data").icon)
+            st.stop()
+        return self.dataset
+
+
+# --------------------------------------------------------------------------- navigation
+
+
+def navigation_pages() -> list:
+    """``st.Page`` objects of :data:`~ui.pages_registry.PAGES`, titles in the session language."""
+    return [st.Page(p.path, title=t(f"page.{p.key}"), icon=p.icon, url_path=p.url_path,
+                    default=(i == 0)) for i, p in enumerate(PAGES)]
+
+
+def run_app() -> None:
+    """Build the navigation and run the selected page (the body of ``app.py``)."""
+    st.set_page_config(page_title=t("app.title"), page_icon=":material/leaderboard:",
+                       layout="wide")
+    _init_session()
+    selected = st.navigation(navigation_pages())
+    token = _inside_navigation.set(True)
+    try:
+        selected.run()
+    finally:
+        _inside_navigation.reset(token)
+
+
+# --------------------------------------------------------------------------- page
+
+
+def page(key: str) -> PageContext:
+    """Lay out the frame for page ``key`` and return the shared context.
+
+    Call it first in every page script. When the script was started without ``app.py`` it runs
+    the app's navigation instead (which runs this page again, inside the frame) and stops.
+    """
+    page_def(key)
+    if not _inside_navigation.get():
+        run_app()
+        st.stop()
+    _init_session()
+    view = _sidebar()
+    st.session_state[VIEW_KEY] = view
+    _sync_url(view)
+    return PageContext(key, view, view.settings(), active_dataset(view))
+
+
+def _init_session() -> None:
+    """Seed the view from the URL on a session's first run; keep widget values across pages."""
+    state = st.session_state
+    if VIEW_KEY not in state:
+        view = from_query_params(dict(st.query_params))
+        state[VIEW_KEY] = view
+        _seed_widgets(view)
+    for name in [k for k in state if isinstance(k, str) and k.startswith(WIDGET_PREFIX)]:
+        state[name] = state[name]   # a value set by code survives pages that lack the widget
+    state[LANGUAGE_KEY] = state.get("w_lang", state[VIEW_KEY].lang)
+
+
+def _seed_widgets(view: View) -> None:
+    state = st.session_state
+    state["w_lang"] = view.lang
+    if view.data in (UPLOAD, HANDBUILT):
+        state[SOURCE_KEY] = view.data
+    else:
+        state[SOURCE_KEY] = "sample"
+        state[SAMPLE_KEY] = view.data if view.data in sample_names() else "web_search"
+        if view.data not in sample_names():
+            state["missing_data"] = view.data
+    state["w_measures"] = list(view.measures)
+    state["w_k"] = tuple(view.k_range)
+    state["w_rel"] = float(view.relevance_level)
+    for field in ("gain", "ties", "short_lists", "averaging"):
+        state[f"w_{field}"] = getattr(view, field)
+    if view.weight_column:
+        state["w_weight_column"] = view.weight_column
+
+
+def data_choice() -> str:
+    """``web_search`` (a sample name), ``upload`` or ``handbuilt``, from the Data page widgets."""
+    source = st.session_state.get(SOURCE_KEY, "sample")
+    if source in (UPLOAD, HANDBUILT):
+        return source
+    return st.session_state.get(SAMPLE_KEY, "web_search")
+
+
+def active_dataset(view: View) -> Dataset | None:
+    """The data set the view points at, or ``None``."""
+    if view.data in sample_names():
+        return compute.sample_dataset(view.data)
+    if view.data == UPLOAD:
+        return st.session_state.get(UPLOAD_DATASET_KEY)
+    if view.data == HANDBUILT:
+        return handbuilt.session_dataset()
+    return None
+
+
+def policy_text(field: str, value: object) -> str:
+    """A setting value explained, in the session language (English from POLICIES otherwise)."""
+    key = f"policy.{field}.{value}"
+    return t(key) if has(key) else POLICIES[field].values[value]
+
+
+def policy_label(field: str) -> str:
+    key = f"policy.{field}.label"
+    return t(key) if has(key) else POLICIES[field].label
+
+
+def measure_text(name: str, part: str) -> str:
+    """``description`` or ``pitfall`` of a measure in the session language."""
+    key = f"measure.{name}.{part}"
+    return t(key) if has(key) else getattr(MEASURES[name], part)
+
+
+def _sidebar() -> View:
+    side = st.sidebar
+    side.selectbox(t("frame.language"), list(LANGUAGES), format_func=LANGUAGES.get,
+                   key="w_lang")
+    st.session_state[LANGUAGE_KEY] = st.session_state["w_lang"]
+    data = data_choice()
+    view_before: View = st.session_state[VIEW_KEY]
+    dataset = active_dataset(view_before.with_(data=data))
+    _dataset_box(side, data, dataset)
+    side.subheader(t("frame.settings"))
+    options = curve_measure_names()
+    side.multiselect(t("frame.measures"), options, key="w_measures",
+                     format_func=lambda n: f"{n} · {MEASURES[n].pretty}",
+                     help="\n\n".join(f"**{n}** — {measure_text(n, 'description')}"
+                                      for n in options))
+    if not st.session_state["w_measures"]:
+        side.caption(t("frame.no_measure"))
+    side.slider(t("frame.k_range"), 1, K_LIMIT, key="w_k", help=t("frame.k_range_help"))
+    side.number_input(policy_label("relevance_level"), min_value=0.0, max_value=100.0, step=1.0,
+                      format="%g", key="w_rel", help=POLICIES["relevance_level"].help)
+    for field in ("gain", "ties", "short_lists", "averaging"):
+        side.selectbox(policy_label(field), list(POLICIES[field].values), key=f"w_{field}",
+                       format_func=lambda v, f=field: policy_text(f, v),
+                       help=POLICIES[field].help)
+    weight = None
+    if st.session_state["w_averaging"] == "weighted":
+        numeric = _numeric_segments(dataset)
+        if numeric:
+            weight = side.selectbox(t("frame.weight_column"), numeric, key="w_weight_column")
+        else:
+            side.caption(t("frame.no_weight_column"))
+    measures = tuple(st.session_state["w_measures"]) or view_before.measures[:1] or ("P",)
+    return View(data=data, measures=measures, k_range=tuple(st.session_state["w_k"]),
+                relevance_level=_level(st.session_state["w_rel"]),
+                gain=st.session_state["w_gain"], ties=st.session_state["w_ties"],
+                short_lists=st.session_state["w_short_lists"],
+                averaging=st.session_state["w_averaging"], weight_column=weight,
+                lang=st.session_state["w_lang"])
+
+
+def _level(value: float) -> float:
+    return int(value) if float(value).is_integer() else float(value)
+
+
+def _numeric_segments(dataset: Dataset | None) -> list[str]:
+    if dataset is None or dataset.segments is None:
+        return []
+    import pandas as pd
+
+    return [c for c in dataset.segment_columns
+            if pd.api.types.is_numeric_dtype(dataset.segments[c])]
+
+
+def _dataset_box(side, data: str, dataset: Dataset | None) -> None:
+    box = side.container(border=True)
+    box.markdown(f"**{t('frame.dataset')}**")
+    if dataset is None:
+        box.caption(t("frame.no_dataset_short"))
+        return
+    n_queries = int(dataset.run["query"].nunique())
+    warnings = len(dataset.report.warnings)
+    box.text(t("frame.dataset_lines", name=dataset.name, models=", ".join(dataset.models),
+               queries=f"{n_queries:,}", rows=f"{len(dataset.run):,}", warnings=warnings))
+
+
+def _sync_url(view: View) -> None:
+    """Write the view into the URL (page-specific parameters are left alone)."""
+    wanted = to_query_params(view)
+    if view.data in (UPLOAD, HANDBUILT):
+        wanted["data"] = view.data
+    params = st.query_params
+    for url in URL_NAMES.values():
+        if url in wanted:
+            if params.get(url) != wanted[url]:
+                params[url] = wanted[url]
+        elif url in params:
+            del params[url]
+
+
+def escape(text: object) -> str:
+    """User text made safe for HTML and Markdown contexts."""
+    return html.escape(str(text)).replace("[", "&#91;").replace("*", "&#42;").replace(
+        "_", "&#95;").replace("`", "&#96;").replace("$", "&#36;")

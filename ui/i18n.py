@@ -1,0 +1,59 @@
+"""One message catalog for every user-facing text, in English, Simplified Chinese and Japanese.
+
+Messages live in ``ui/locales/<lang>.json`` as flat ``{"key": "text with {placeholders}"}``
+objects. :func:`translate` is pure (testable without a server); :func:`t` reads the language
+chosen in the sidebar from the session state.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+
+LOCALES = Path(__file__).resolve().parent / "locales"
+
+#: Language code -> name shown in the language menu (in that language).
+LANGUAGES: dict[str, str] = {"en": "English", "zh": "简体中文", "ja": "日本語"}
+DEFAULT_LANGUAGE = "en"
+
+#: Session-state key of the chosen language.
+LANGUAGE_KEY = "lang"
+
+
+@lru_cache(maxsize=None)
+def catalog(lang: str) -> dict[str, str]:
+    """The messages of one language, read once from ``ui/locales/<lang>.json``."""
+    if lang not in LANGUAGES:
+        lang = DEFAULT_LANGUAGE
+    with open(LOCALES / f"{lang}.json", encoding="utf-8") as fh:
+        return json.load(fh)
+
+
+def has(key: str, lang: str = DEFAULT_LANGUAGE) -> bool:
+    """Whether ``key`` has a message in ``lang``."""
+    return key in catalog(lang)
+
+
+def translate(key: str, lang: str = DEFAULT_LANGUAGE, **values: object) -> str:
+    """The message ``key`` in ``lang`` with ``{placeholders}`` filled in.
+
+    Falls back to English, then to the key itself, so a missing translation never breaks a page.
+    """
+    text = catalog(lang).get(key)
+    if text is None:
+        text = catalog(DEFAULT_LANGUAGE).get(key, key)
+    return text.format(**values) if values else text
+
+
+def current_language() -> str:
+    """The language chosen in this browser session (English before any choice)."""
+    import streamlit as st
+
+    lang = st.session_state.get(LANGUAGE_KEY, DEFAULT_LANGUAGE)
+    return lang if lang in LANGUAGES else DEFAULT_LANGUAGE
+
+
+def t(key: str, **values: object) -> str:
+    """The message ``key`` in the session's language."""
+    return translate(key, current_language(), **values)

@@ -1,0 +1,141 @@
+"""Pure helpers of the Learn page: pick one ranked list, evaluate and explain it, swap items."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+import numpy as np
+import pandas as pd
+
+from metrics import schema as S
+from metrics.evaluation import curves, evaluate, rank_run
+from metrics.explain import EXPLAINED, ListExplanation, explain_list, list_frames
+from metrics.loaders import Dataset
+from metrics.ranking import RankedLists
+from metrics.registry import parse_measure
+from metrics.settings import Settings
+
+#: Default K of each teaching list (the cutoff of the worked example).
+PRESET_K = {"precision_recall": 5, "ndcg_graded": 4}
+MRR_LISTS = ("mrr_first_at_2", "mrr_first_at_1", "mrr_first_at_4")
+
+
+@dataclass(frozen=True)
+class RankedList:
+    """One list: items and labels in rank order (NaN = unjudged) and unretrieved judgments."""
+
+    name: str
+    items: tuple[str, ...]
+    labels: tuple[float, ...]
+    unretrieved: tuple[tuple[str, float], ...] = ()
+    default_k: int = 5
+
+    def swapped(self, i: int, j: int) -> "RankedList":
+        """A copy with the items at ranks ``i`` and ``j`` (1-based) exchanged."""
+        items, labels = list(self.items), list(self.labels)
+        a, b = i - 1, j - 1
+        items[a], items[b] = items[b], items[a]
+        labels[a], labels[b] = labels[b], labels[a]
+        return replace(self, items=tuple(items), labels=tuple(labels))
+
+    def table(self) -> pd.DataFrame:
+        return pd.DataFrame({"rank": np.arange(1, len(self.items) + 1), "item": self.items,
+                             "label": self.labels})
+
+
+def lists_of(dataset: Dataset, lists: dict[str, RankedLists], model: str) -> list[str]:
+    """Query ids of one model's lists."""
+    return [str(q) for q in lists[model].query_ids]
+
+
+def list_from_ranked(dataset: Dataset, lists: dict[str, RankedLists], model: str,
+                     query: str) -> RankedList:
+    """One query's list from ranked lists, with its judged-but-not-retrieved items."""
+    ranked = lists[model]
+    q = int(np.flatnonzero(ranked.query_ids.astype(str) == str(query))[0])
+    lo, hi = ranked.offsets[q], ranked.offsets[q + 1]
+    items = dataset.run[S.ITEM].to_numpy()[ranked.row_index[lo:hi]]
+    labels = ranked.labels[lo:hi]
+    judged = dataset.qrels[dataset.qrels[S.QUERY] == str(query)]
+    retrieved = set(map(str, items))
+    extra = tuple((str(i), float(l)) for i, l in zip(judged[S.ITEM], judged[S.RELEVANCE])
+                  if str(i) not in retrieved)
+    return RankedList(str(query), tuple(map(str, items)), tuple(float(x) for x in labels),
+                      extra, min(PRESET_K.get(str(query), 10), hi - lo) or 1)
+
+
+def teaching_lists(dataset: Dataset) -> dict[str, RankedList]:
+    """The worked examples of the teaching sample, by list name."""
+    lists = rank_run(dataset.run, dataset.qrels, Settings(ties="rank"))
+    model = next(iter(lists))
+    return {q: list_from_ranked(dataset, lists, model, q) for q in lists_of(dataset, lists, model)}
+
+
+def list_from_table(table: pd.DataFrame, name: str) -> RankedList:
+    """One hand-built list (see :mod:`ui.handbuilt`)."""
+    from .handbuilt import normalize
+
+    df = normalize(table)
+    df = df[df["list"] == name]
+    return RankedList(name, tuple(df["item"]), tuple(float(x) for x in df["label"]),
+                      default_k=max(1, min(5, len(df))))
+
+
+def measure_names(k: int) -> list[str]:
+    """The explained measures at ``k``: ``P@5``, ``R@5``, ..."""
+    return [parse_measure(m, k=k).name for m in EXPLAINED]
+
+
+def evaluate_list(rl: RankedList, k: int, settings: Settings) -> dict[str, float]:
+    """Values of the explained measures at ``k``, computed by :func:`metrics.evaluate`."""
+    run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
+    names = measure_names(k)
+    row = evaluate(run, qrels, names, settings).per_query.iloc[0]
+    return {m: float(row[name]) for m, name in zip(EXPLAINED, names)}
+
+
+def explain(rl: RankedList, k: int, settings: Settings) -> ListExplanation:
+    """Per-position table and substituted formulas for the list at ``k``."""
+    return explain_list(list(rl.items), list(rl.labels), k, settings,
+                        [l for _, l in rl.unretrieved])
+
+
+def formulas(rl: RankedList, k: int, settings: Settings) -> pd.DataFrame:
+    """One row per measure: name, substituted formula with metrics' value, value."""
+    values = evaluate_list(rl, k, settings)
+    ex = explain(rl, k, settings)
+    return pd.DataFrame([{"measure": m, "formula": ex.pieces[m].formula(values[m]),
+                          "value": values[m]} for m in EXPLAINED])
+
+
+def list_curve(rl: RankedList, settings: Settings, k_max: int) -> pd.DataFrame:
+    """The explained measures at K = 1..k_max (``k`` column, one column per measure)."""
+    run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
+    lists = rank_run(run, qrels, settings)
+    out = {"k": np.arange(1, k_max + 1)}
+    for m in EXPLAINED:
+        out[m] = curves(lists, m, k_max)[S.DEFAULT_MODEL][0]
+    return pd.DataFrame(out)
+
+
+def compare_orderings(a: RankedList, b: RankedList, k: int, settings: Settings) -> pd.DataFrame:
+    """Each measure at ``k`` for two orderings, and whether it changed."""
+    va, vb = evaluate_list(a, k, settings), evaluate_list(b, k, settings)
+    names = measure_names(k)
+    return pd.DataFrame([{"measure": n, "A": va[m], "B": vb[m],
+                          "changed": not np.isclose(va[m], vb[m], equal_nan=True)}
+                         for m, n in zip(EXPLAINED, names)])
+
+
+def mrr_example(teaching: dict[str, RankedList], settings: Settings) -> tuple[str, float]:
+    """MRR over the three teaching lists: ``(1/2 + 1/1 + 1/4)/3`` and its value from metrics."""
+    parts, values = [], []
+    for name in MRR_LISTS:
+        rl = teaching[name]
+        rr = evaluate_list(rl, len(rl.items), settings)["RR"]
+        values.append(rr)
+        first = next((i + 1 for i, l in enumerate(rl.labels)
+                      if l == l and l >= settings.relevance_level), None)
+        parts.append(f"1/{first}" if first else "0")
+    mrr = float(np.mean(values))
+    return f"MRR = ({' + '.join(parts)})/{len(parts)} = {mrr:.3f}", mrr

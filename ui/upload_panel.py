@@ -1,0 +1,135 @@
+"""Upload files, see and change the guessed column roles, build the session's data set.
+
+Uploaded bytes and the data set built from them stay in ``st.session_state`` of this browser
+session only; nothing is written to disk.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from metrics.errors import InputError
+from metrics.formats import SUPPORTED, LoadedTable, load_table
+from metrics.loaders import Dataset, load_dataset
+from metrics.roles import ROLES, RoleMapping, guess_roles
+
+from .i18n import t
+
+TABLES_KEY = "upload_tables"          # {"runs": [LoadedTable], "judgments": ..., "queries": ...}
+DATASET_KEY = "upload_dataset"
+_NONE = "—"
+
+_ROLES_OF = {"runs": ROLES, "judgments": ("query", "item", "label"), "queries": ("query",)}
+
+
+def _read(files) -> list[LoadedTable]:
+    """Uploaded files as tables, read once per file content (errors shown, not raised)."""
+    cache = st.session_state.setdefault("upload_cache", {})
+    tables = []
+    for f in files:
+        data = f.getvalue()
+        key = (f.name, hashlib.sha256(data).hexdigest())
+        if key not in cache:
+            try:
+                cache[key] = load_table(data, f.name)
+            except InputError as exc:
+                st.error(t("upload.unreadable", message=str(exc)))
+                continue
+        tables.append(cache[key])
+    return tables
+
+
+def _table_id(table: LoadedTable) -> str:
+    return hashlib.sha1(f"{table.name}|{list(table.frame.columns)}|{len(table.frame)}"
+                        .encode()).hexdigest()[:10]
+
+
+def _mapping_editor(table: LoadedTable, kind: str) -> RoleMapping:
+    """Selectboxes for each role, seeded from the guess; returns the chosen mapping."""
+    guesses = guess_roles(table.frame)
+    guessed = RoleMapping.from_guesses(guesses)
+    columns = [str(c) for c in table.frame.columns]
+    tid = _table_id(table)
+    roles = _ROLES_OF[kind]
+    chosen: dict[str, str | None] = {}
+    cols = st.columns(len(roles) if len(roles) > 1 else 2)
+    for i, role in enumerate(roles):
+        key = f"w_map_{tid}_{role}"
+        guess = getattr(guessed, role)
+        if role == "label" and kind == "judgments" and guess is None:
+            guess = guessed.score
+        if key not in st.session_state:
+            st.session_state[key] = guess if guess in columns else _NONE
+        value = cols[i].selectbox(t(f"role.{role}"), [_NONE, *columns], key=key,
+                                  help=guesses[role].reason if role in guesses else None)
+        chosen[role] = None if value == _NONE else value
+    segments: tuple[str, ...] = ()
+    if kind in ("runs", "queries"):
+        key = f"w_map_{tid}_segments"
+        taken = {v for v in chosen.values() if v}
+        options = [c for c in columns if c not in taken]
+        default = guessed.segments if kind == "runs" else tuple(
+            c for c in columns if c != chosen.get("query"))
+        if key not in st.session_state:
+            st.session_state[key] = [c for c in default if c in options]
+        else:
+            st.session_state[key] = [c for c in st.session_state[key] if c in options]
+        segments = tuple(st.multiselect(t("role.segments"), options, key=key))
+    return RoleMapping(**chosen, segments=segments)
+
+
+def upload_panel() -> Dataset | None:
+    """The upload section of the Data page; returns the session's uploaded data set, if any."""
+    st.caption(t("upload.formats", formats=SUPPORTED))
+    c1, c2, c3 = st.columns(3)
+    runs = c1.file_uploader(t("upload.runs"), accept_multiple_files=True, key="up_runs",
+                            help=t("upload.runs_help"))
+    judgments = c2.file_uploader(t("upload.judgments"), key="up_judgments",
+                                 help=t("upload.judgments_help"))
+    queries = c3.file_uploader(t("upload.queries"), key="up_queries",
+                               help=t("upload.queries_help"))
+    stored = st.session_state.get(TABLES_KEY)
+    if runs:
+        tables = {"runs": _read(runs), "judgments": _read([judgments]) if judgments else [],
+                  "queries": _read([queries]) if queries else []}
+        st.session_state[TABLES_KEY] = tables
+    elif stored:
+        tables = stored
+        st.info(t("upload.kept", files=", ".join(x.name for k in tables for x in tables[k])))
+        if st.button(t("upload.forget"), key="btn_forget_upload"):
+            st.session_state.pop(TABLES_KEY, None)
+            st.session_state.pop(DATASET_KEY, None)
+            st.rerun()
+    else:
+        st.info(t("upload.empty"))
+        return None
+    if not tables["runs"]:
+        return None
+    st.subheader(t("upload.mapping"))
+    mappings: dict[str, RoleMapping] = {}
+    for kind in ("runs", "judgments", "queries"):
+        for table in tables[kind]:
+            with st.expander(t("upload.columns_of", name=table.name,
+                               kind=t(f"upload.kind.{kind}"), format=table.format), expanded=True):
+                mappings[table.name] = _mapping_editor(table, kind)
+                st.dataframe(table.frame.head(5), width="stretch", hide_index=True)
+    name = ", ".join(x.name for x in tables["runs"])
+    build_key = repr(([_table_id(x) for k in tables for x in tables[k]], mappings))
+    if st.session_state.get("upload_build_key") == build_key and DATASET_KEY in st.session_state:
+        return st.session_state[DATASET_KEY]
+    try:
+        dataset = load_dataset(tables["runs"], tables["judgments"][0] if tables["judgments"]
+                               else None, tables["queries"][0] if tables["queries"] else None,
+                               mappings=mappings, name=name)
+    except InputError as exc:
+        st.error(t("upload.error", message=str(exc)))
+        st.session_state.pop(DATASET_KEY, None)
+        return None
+    previous = st.session_state.get(DATASET_KEY)
+    st.session_state[DATASET_KEY] = dataset
+    st.session_state["upload_build_key"] = build_key
+    if previous is None or previous.content_hash != dataset.content_hash:
+        st.rerun()      # the sidebar shows the new data set
+    return dataset

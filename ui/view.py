@@ -1,0 +1,131 @@
+"""The shared view: data set choice and evaluation settings every page uses.
+
+A :class:`View` is what a copied link must reproduce. :func:`to_query_params` and
+:func:`from_query_params` convert it to and from the URL (pure functions, testable without a
+server); :func:`View.settings` builds the engine's :class:`~metrics.settings.Settings`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, replace
+from typing import Any, Mapping
+
+from metrics.registry import MEASURES
+from metrics.settings import POLICIES, Settings
+
+from .i18n import DEFAULT_LANGUAGE, LANGUAGES
+
+DEFAULT_DATA = "web_search"
+DEFAULT_CURVE_MEASURES: tuple[str, ...] = ("P", "R", "RR", "nDCG")
+K_LIMIT = 100
+UPLOAD = "upload"
+HANDBUILT = "handbuilt"
+
+#: View field -> URL query parameter name.
+URL_NAMES: dict[str, str] = {
+    "data": "data", "measures": "m", "k_range": "k", "relevance_level": "rel", "gain": "gain",
+    "ties": "ties", "short_lists": "short", "averaging": "avg", "weight_column": "w",
+    "lang": "lang",
+}
+
+
+def curve_measure_names() -> list[str]:
+    """Measures that have a value at every K, in registry order (the measure menu)."""
+    return [d.name for d in MEASURES.values() if d.cutoff != "none"]
+
+
+@dataclass(frozen=True)
+class View:
+    """Data set choice and settings shared by all pages."""
+
+    data: str = DEFAULT_DATA
+    measures: tuple[str, ...] = DEFAULT_CURVE_MEASURES
+    k_range: tuple[int, int] = (1, 20)
+    relevance_level: float = 1
+    gain: str = "linear"
+    ties: str = "item_desc"
+    short_lists: str = "divide_by_k"
+    averaging: str = "macro"
+    weight_column: str | None = None
+    lang: str = DEFAULT_LANGUAGE
+
+    def settings(self) -> Settings:
+        """Engine settings of this view (weighted averaging without a column falls back to macro)."""
+        averaging = self.averaging
+        if averaging == "weighted" and not self.weight_column:
+            averaging = "macro"
+        return Settings(relevance_level=self.relevance_level, gain=self.gain, ties=self.ties,
+                        short_lists=self.short_lists, averaging=averaging,
+                        weight_column=self.weight_column if averaging == "weighted" else None)
+
+    def with_(self, **changes: Any) -> "View":
+        """A copy with some fields changed."""
+        return replace(self, **changes)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _number(text: str) -> float:
+    value = float(text)
+    if value != value or value in (float("inf"), float("-inf")):
+        raise ValueError(text)
+    return int(value) if value == int(value) else value
+
+
+def to_query_params(view: View) -> dict[str, str]:
+    """URL query parameters of a view (only the fields that differ from the defaults)."""
+    default = View()
+    out: dict[str, str] = {}
+    for field, url in URL_NAMES.items():
+        value = getattr(view, field)
+        if value == getattr(default, field) and field != "data":
+            continue
+        if value is None:
+            continue
+        if field == "measures":
+            out[url] = ",".join(value)
+        elif field == "k_range":
+            out[url] = f"{value[0]}-{value[1]}"
+        elif field == "relevance_level":
+            out[url] = f"{value:g}"
+        else:
+            out[url] = str(value)
+    return out
+
+
+def from_query_params(params: Mapping[str, str], base: View | None = None) -> View:
+    """A view read from URL query parameters; unknown or invalid values keep ``base``'s."""
+    view = base or View()
+    changes: dict[str, Any] = {}
+    get = {k: str(v) for k, v in params.items()}
+    if "data" in get and get["data"]:
+        changes["data"] = get["data"]
+    if "m" in get:
+        known = set(curve_measure_names())
+        names = tuple(n for n in get["m"].split(",") if n in known)
+        if names:
+            changes["measures"] = names
+    if "k" in get:
+        try:
+            lo, hi = (int(x) for x in get["k"].split("-", 1))
+            if 1 <= lo <= hi <= K_LIMIT:
+                changes["k_range"] = (lo, hi)
+        except ValueError:
+            pass
+    if "rel" in get:
+        try:
+            level = _number(get["rel"])
+            if 0 <= level <= 100:
+                changes["relevance_level"] = level
+        except ValueError:
+            pass
+    for field in ("gain", "ties", "short_lists", "averaging"):
+        url = URL_NAMES[field]
+        if url in get and get[url] in POLICIES[field].values:
+            changes[field] = get[url]
+    if "w" in get and get["w"]:
+        changes["weight_column"] = get["w"]
+    if "lang" in get and get["lang"] in LANGUAGES:
+        changes["lang"] = get["lang"]
+    return view.with_(**changes)
