@@ -29,5 +29,5 @@ dataset = ctx.dataset if ctx.view.data == frame.data_choice() else frame.active_
 if dataset is not None:
     show_report(dataset)
     show_preview(dataset)
-elif source != "upload":
+else:
     st.info(t("frame.no_dataset"))

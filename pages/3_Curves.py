@@ -18,6 +18,10 @@ subtitle = t("curves.subtitle", averaging=frame.policy_text("averaging", setting
              short=frame.policy_text("short_lists", settings.short_lists),
              level=f"{settings.relevance_level:g}", queries=f"{dataset.run['query'].nunique():,}")
 st.caption(subtitle)
+chart_subtitle = t("curves.chart_subtitle", averaging=settings.averaging,
+                   short=settings.short_lists.replace("_", " "),
+                   level=f"{settings.relevance_level:g}",
+                   queries=f"{dataset.run['query'].nunique():,}")
 if settings.averaging != "macro":
     st.caption(t("curves.macro_lines"))
 
@@ -26,9 +30,10 @@ figures = {}
 columns = st.columns(2)
 for i, measure in enumerate(view.measures):
     fig = curve_figure(table, measure, title=t("curves.chart_title", measure=measure,
-                                                pretty=MEASURES[measure].pretty),
+                                                pretty=MEASURES[measure].pretty)
+                       .replace(f" ({measure})", ""),
                        x_label="K", y_label=t("curves.mean", measure=measure),
-                       queries_label=t("curves.queries"), subtitle=subtitle)
+                       queries_label=t("curves.queries"), subtitle=chart_subtitle)
     figures[measure] = fig
     with columns[i % 2]:
         st.plotly_chart(fig, width="stretch", key=f"chart_{measure}")

@@ -63,7 +63,8 @@ def _mapping_editor(table: LoadedTable, kind: str) -> RoleMapping:
         if key not in st.session_state:
             st.session_state[key] = guess if guess in columns else _NONE
         value = cols[i].selectbox(t(f"role.{role}"), [_NONE, *columns], key=key,
-                                  help=guesses[role].reason if role in guesses else None)
+                                  help=guesses[role].reason if role in guesses else None,
+                                  on_change=_one_role_per_column, args=(tid, role, roles))
         chosen[role] = None if value == _NONE else value
     segments: tuple[str, ...] = ()
     if kind in ("runs", "queries"):
@@ -78,6 +79,17 @@ def _mapping_editor(table: LoadedTable, kind: str) -> RoleMapping:
             st.session_state[key] = [c for c in st.session_state[key] if c in options]
         segments = tuple(st.multiselect(t("role.segments"), options, key=key))
     return RoleMapping(**chosen, segments=segments)
+
+
+def _one_role_per_column(tid: str, changed: str, roles: tuple[str, ...]) -> None:
+    """A column chosen for one role is taken away from the other roles of the table."""
+    value = st.session_state[f"w_map_{tid}_{changed}"]
+    if value == _NONE:
+        return
+    for role in roles:
+        key = f"w_map_{tid}_{role}"
+        if role != changed and st.session_state.get(key) == value:
+            st.session_state[key] = _NONE
 
 
 def upload_panel() -> Dataset | None:

@@ -1,0 +1,38 @@
+"""Helpers shared by the AppTest files: a fresh app per test, with cleared caches."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+ROOT = Path(__file__).resolve().parent.parent
+APP = str(ROOT / "app.py")
+PAGE = {"data": "pages/1_Data.py", "learn": "pages/2_Learn.py", "curves": "pages/3_Curves.py"}
+
+
+def fresh_app(query_params: dict[str, str] | None = None) -> AppTest:
+    """A new session of the app (caches cleared), not yet run."""
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = AppTest.from_file(APP, default_timeout=60)
+    for key, value in (query_params or {}).items():
+        at.query_params[key] = value
+    return at
+
+
+def open_page(at: AppTest, page: str) -> AppTest:
+    """Switch to a page and run it; fails on any exception shown by the app."""
+    at.switch_page(PAGE[page])
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def sidebar_text(at: AppTest) -> str:
+    return "\n".join(x.value for x in at.sidebar.text)
+
+
+def codes(at: AppTest) -> list[str]:
+    return [c.value for c in at.code]

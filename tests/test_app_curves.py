@@ -1,0 +1,86 @@
+"""The Curves page shows the values that metrics computes, and follows the settings."""
+
+from __future__ import annotations
+
+import pytest
+
+from metrics import Settings, evaluate
+from metrics.aggregation import mean_table
+from metrics.loaders import load_sample
+from tests.app_support import fresh_app, open_page
+
+
+@pytest.fixture(scope="module")
+def web_search():
+    return load_sample("web_search")
+
+
+def cutoff_table(at):
+    table = at.dataframe[0].value
+    return table.set_index("model")
+
+
+def test_curves_table_shows_hybrid_ndcg_at_10_computed_by_metrics(web_search):
+    at = open_page(fresh_app(), "curves")
+    expected = mean_table(evaluate(web_search.run, web_search.qrels, ["nDCG@10"]))
+    shown = cutoff_table(at)
+    assert shown.loc["hybrid", "nDCG@10"] == pytest.approx(expected.loc["hybrid", "nDCG@10"])
+    assert shown.loc["hybrid", "nDCG@10"] == pytest.approx(0.77296, abs=1e-4)
+    assert list(shown.index) == ["lexical", "dense", "hybrid"]
+
+
+def test_curves_table_uses_standard_cutoffs_inside_the_k_range():
+    at = open_page(fresh_app(), "curves")
+    assert [c for c in cutoff_table(at).columns if c.startswith("P@")] == \
+        ["P@1", "P@3", "P@5", "P@10", "P@20"]
+    at.sidebar.slider(key="w_k").set_value((3, 50)).run()
+    assert [c for c in cutoff_table(at).columns if c.startswith("P@")] == \
+        ["P@3", "P@5", "P@10", "P@20", "P@50"]
+
+
+def test_raising_the_relevance_level_lowers_precision_as_metrics_says(web_search):
+    at = open_page(fresh_app(), "curves")
+    at.sidebar.number_input(key="w_rel").set_value(2.0).run()
+    expected = mean_table(evaluate(web_search.run, web_search.qrels, ["P@10"],
+                                   Settings(relevance_level=2)))
+    shown = cutoff_table(at)
+    assert shown.loc["lexical", "P@10"] == pytest.approx(expected.loc["lexical", "P@10"])
+    assert shown.loc["lexical", "P@10"] < 0.526
+
+
+def test_choosing_measures_changes_the_charts_and_the_table():
+    at = open_page(fresh_app(), "curves")
+    at.sidebar.multiselect(key="w_measures").set_value(["AP"]).run()
+    assert len(at.get("plotly_chart")) == 2          # one curve chart and the distribution
+    assert [c for c in cutoff_table(at).columns] == ["AP@1", "AP@3", "AP@5", "AP@10", "AP@20"]
+
+
+def test_distribution_table_gives_median_and_quartiles_of_per_query_values(web_search):
+    at = open_page(fresh_app(), "curves")
+    at.selectbox(key="w_dist_measure").set_value("nDCG").run()
+    at.number_input(key="w_dist_k").set_value(10).run()
+    table = at.dataframe[1].value.set_index("model")
+    per_query = evaluate(web_search.run, web_search.qrels, ["nDCG@10"]).per_query
+    hybrid = per_query[per_query["model"] == "hybrid"]["nDCG@10"]
+    assert table.loc["hybrid", "median"] == pytest.approx(hybrid.median())
+    assert table.loc["hybrid", "q1"] == pytest.approx(hybrid.quantile(0.25))
+    assert table.loc["hybrid", "n"] == 300
+
+
+def test_table_csv_keeps_numbers_numeric_and_neutralises_formula_text():
+    import pandas as pd
+
+    from ui.tables import csv_bytes
+
+    text = csv_bytes(pd.DataFrame({"model": ["=cmd()", "hybrid"], "value": [-0.5, 0.77]}))
+    assert text.decode("utf-8-sig").splitlines() == ["model,value", "'=cmd(),-0.5",
+                                                      "hybrid,0.77"]
+
+
+def test_micro_averaging_changes_the_table_but_not_the_lines(web_search):
+    at = open_page(fresh_app(), "curves")
+    at.sidebar.selectbox(key="w_averaging").set_value("micro").run()
+    expected = mean_table(evaluate(web_search.run, web_search.qrels, ["R@10"],
+                                   Settings(averaging="micro")))
+    assert cutoff_table(at).loc["dense", "R@10"] == pytest.approx(expected.loc["dense", "R@10"])
+    assert any("chosen averaging" in c.value for c in at.caption)

@@ -1,0 +1,142 @@
+"""The Data page: samples, uploads through file_uploader, column roles, the report, privacy."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from tests.app_support import fresh_app, open_page, sidebar_text
+
+RUN = b"""qid,doc,score,system
+q1,a,3,alpha
+q1,b,2,alpha
+q1,c,1,alpha
+q2,d,2,alpha
+q2,e,1,alpha
+q1,a,1,beta
+q1,b,3,beta
+q1,c,2,beta
+q2,d,1,beta
+q2,e,2,beta
+"""
+QRELS = b"""query,item,relevance
+q1,a,1
+q1,c,1
+q2,d,1
+"""
+
+
+def upload(at, runs, judgments=None):
+    open_page(at, "data")
+    at.radio(key="w_source").set_value("upload").run()
+    at.file_uploader(key="up_runs").set_value(runs)
+    if judgments:
+        at.file_uploader(key="up_judgments").set_value(judgments)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_first_open_shows_the_web_search_sample_in_the_sidebar():
+    at = open_page(fresh_app(), "data")
+    text = sidebar_text(at)
+    assert text.startswith("web_search")
+    assert "models: lexical, dense, hybrid" in text
+    assert "queries: 300" in text and "rows: 45,000" in text and "warnings: 3" in text
+
+
+def test_report_lists_the_samples_warnings_with_their_explanations():
+    at = open_page(fresh_app(), "data")
+    report = at.dataframe[0].value
+    assert (report["severity"] == "warning").sum() == 3
+    assert report["message"].str.contains("no relevant", case=False).any()
+
+
+def test_choosing_another_sample_updates_the_sidebar():
+    at = open_page(fresh_app(), "data")
+    at.selectbox(key="w_sample").set_value("recommendations").run()
+    assert "models: baseline, candidate" in sidebar_text(at)
+    assert at.query_params["data"] == "recommendations"
+
+
+def test_uploaded_run_and_judgments_become_the_active_data_set():
+    at = upload(fresh_app(), [("my run.csv", RUN, "text/csv")],
+                ("judged.csv", QRELS, "text/csv"))
+    text = sidebar_text(at)
+    assert text.startswith("my run.csv")
+    assert "models: alpha, beta" in text and "queries: 2" in text and "rows: 10" in text
+    assert at.query_params["data"] == "upload"
+    open_page(at, "curves")
+    shown = at.dataframe[0].value.set_index("model")
+    # alpha: q1 relevant a at 1 (P@1 = 1), q2 relevant d at 1 (1) -> 1.0; beta: b, e first -> 0
+    assert shown.loc["alpha", "P@1"] == pytest.approx(1.0)
+    assert shown.loc["beta", "P@1"] == pytest.approx(0.0)
+
+
+def role_box(at, role):
+    return next(b for b in at.selectbox if b.key and b.key.startswith("w_map_")
+                and b.key.endswith(f"_{role}"))
+
+
+def test_guessed_roles_are_shown_and_can_be_changed():
+    at = upload(fresh_app(), [("my run.csv", RUN, "text/csv")],
+                ("judged.csv", QRELS, "text/csv"))
+    assert (role_box(at, "query").value, role_box(at, "score").value,
+            role_box(at, "model").value) == ("qid", "score", "system")
+    role_box(at, "model").set_value("—").run()
+    assert "models: my run" in sidebar_text(at)
+
+
+def test_a_score_column_with_an_unknown_name_is_mapped_by_hand():
+    odd = RUN.replace(b"qid,doc,score,system", b"qid,doc,points,system")
+    at = upload(fresh_app(), [("odd.csv", odd, "text/csv")], ("judged.csv", QRELS, "text/csv"))
+    assert "neither a score nor a rank column" in at.error[0].value
+    role_box(at, "score").set_value("points").run()
+    assert not at.error
+    assert "models: alpha, beta" in sidebar_text(at)
+
+
+def test_unreadable_numbers_stop_with_a_message_naming_file_and_line():
+    bad = RUN.replace(b"q2,e,1,alpha", b"q2,e,lots,alpha")
+    at = upload(fresh_app(), [("bad.csv", bad, "text/csv")], ("judged.csv", QRELS, "text/csv"))
+    message = " ".join(e.value for e in at.error)
+    assert "bad.csv" in message and "line 6" in message
+    assert sidebar_text(at).startswith("web_search") is False
+
+
+def test_run_with_inline_labels_needs_no_judgments_file():
+    inline = b"user_id,item_id,score,clicked\nu1,a,0.9,1\nu1,b,0.5,0\nu2,c,0.7,0\nu2,d,0.2,1\n"
+    at = upload(fresh_app(), [("clicks.csv", inline, "text/csv")])
+    assert "queries: 2" in sidebar_text(at)
+    open_page(at, "curves")
+    assert at.dataframe[0].value.set_index("model").loc["clicks", "P@1"] == pytest.approx(0.5)
+
+
+def test_an_upload_is_invisible_to_another_session(tmp_path):
+    first = upload(fresh_app(), [("secret.csv", RUN, "text/csv")],
+                   ("judged.csv", QRELS, "text/csv"))
+    assert "secret.csv" in sidebar_text(first)
+    second = fresh_app({"data": "upload"})
+    open_page(second, "data")
+    assert "upload_dataset" not in second.session_state
+    assert "secret.csv" not in sidebar_text(second)
+    assert any("only in the browser session" in i.value for i in second.info)
+
+
+def test_hand_built_lists_are_a_data_set_kept_across_pages():
+    at = open_page(fresh_app(), "data")
+    at.radio(key="w_source").set_value("handbuilt").run()
+    assert sidebar_text(at).startswith("hand-built lists")
+    at.session_state["handbuilt_table"] = pd.DataFrame({
+        "list": ["x", "x", "x", "y", "y"], "position": [2, 1, 3, 1, 2],
+        "item": ["b", "a", "c", "d", "e"], "label": [0, 1, 1, 0, 0]})
+    at.run()
+    assert "queries: 2" in sidebar_text(at) and "rows: 5" in sidebar_text(at)
+    open_page(at, "curves")
+    shown = at.dataframe[0].value.set_index("model")
+    # x: a (1), b (0), c (1) -> P@1 = 1; y: nothing relevant -> 0; mean 0.5
+    assert shown.loc["hand_built", "P@1"] == pytest.approx(0.5)
+    open_page(at, "data")
+    assert at.radio(key="w_source").value == "handbuilt"
+    editor = at.session_state["handbuilt_table"]
+    assert list(editor["item"]) == ["b", "a", "c", "d", "e"]
