@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextvars
 import html
 from dataclasses import dataclass
+from pathlib import Path
 
 import streamlit as st
 
@@ -34,6 +35,8 @@ UPLOAD_DATASET_KEY = "upload_dataset"
 WIDGET_PREFIX = "w_"
 SOURCE_KEY = "w_source"
 SAMPLE_KEY = "w_sample"
+
+ROOT = Path(__file__).resolve().parent.parent
 
 _inside_navigation: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "inside_navigation", default=False)
@@ -64,7 +67,7 @@ class PageContext:
         """The active data set; shows a hint and stops the page when there is none."""
         if self.dataset is None:
             st.info(t("frame.no_dataset"))
-            st.page_link(page_def("data").path, label=t("page.data"), icon=page_def("data").icon)
+            st.page_link(str(ROOT / page_def("data").path), label=t("page.data"), icon=page_def("data").icon)
             st.stop()
         return self.dataset
 
@@ -74,7 +77,7 @@ class PageContext:
 
 def navigation_pages() -> list:
     """``st.Page`` objects of :data:`~ui.pages_registry.PAGES`, titles in the session language."""
-    return [st.Page(p.path, title=t(f"page.{p.key}"), icon=p.icon, url_path=p.url_path,
+    return [st.Page(ROOT / p.path, title=t(f"page.{p.key}"), icon=p.icon, url_path=p.url_path,
                     default=(i == 0)) for i, p in enumerate(PAGES)]
 
 

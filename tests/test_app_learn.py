@@ -1,0 +1,84 @@
+"""The Learn page reproduces the worked examples of the design notes with metrics' numbers."""
+
+from __future__ import annotations
+
+import pandas as pd
+import pytest
+
+from tests.app_support import codes, fresh_app, open_page
+
+
+@pytest.fixture
+def learn():
+    return open_page(fresh_app(), "learn")
+
+
+def comparison(at) -> pd.DataFrame:
+    return at.dataframe[-1].value.set_index("measure")
+
+
+def test_default_preset_shows_precision_and_recall_at_5(learn):
+    shown = codes(learn)
+    assert "P@5 = 3/5 = 0.60" in shown
+    assert "R@5 = 3/10 = 0.30" in shown
+
+
+def test_raising_k_to_10_gives_precision_four_tenths(learn):
+    learn.slider(key="w_learn_k::preset::precision_recall").set_value(10).run()
+    assert "P@10 = 4/10 = 0.40" in codes(learn)
+
+
+def test_graded_preset_gives_ndcg_at_4_of_0_985(learn):
+    learn.selectbox(key="w_learn_preset").set_value("ndcg_graded").run()
+    assert "nDCG@4 = 4.693/4.762 = 0.985" in codes(learn)
+    ideal = learn.dataframe[1].value
+    assert list(ideal.iloc[:, 1]) == [3.0, 2.0, 1.0, 0.0]
+    assert ideal.iloc[-1, -1] == pytest.approx(4.762, abs=1e-3)
+
+
+def test_position_table_shows_gain_discount_and_running_dcg(learn):
+    learn.selectbox(key="w_learn_preset").set_value("ndcg_graded").run()
+    table = learn.dataframe[0].value
+    assert list(table["gain"]) == [3.0, 2.0, 0.0, 1.0]
+    assert table["discount 1/log2(i+1)"].iloc[1] == pytest.approx(0.6309, abs=1e-4)
+    assert table["running DCG"].iloc[-1] == pytest.approx(4.693, abs=1e-3)
+
+
+def test_mrr_presets_show_the_mean_over_three_lists(learn):
+    learn.selectbox(key="w_learn_preset").set_value("mrr_first_at_2").run()
+    assert "RR@5 = 1/2 = 0.500" in codes(learn)
+    assert any("MRR = (1/2 + 1/1 + 1/4)/3 = 0.583" in i.value for i in learn.info)
+
+
+def test_swapping_inside_the_top_k_changes_ndcg_and_rr_but_not_precision(learn):
+    learn.number_input(key="w_learn_swap_a").set_value(1).run()
+    learn.number_input(key="w_learn_swap_b").set_value(2).run()
+    table = comparison(learn)
+    assert table.loc["P@5", "changed?"] == "same"
+    assert table.loc["R@5", "changed?"] == "same"
+    assert table.loc["nDCG@5", "changed?"] == "changed"
+    assert table.loc["RR@5", "B"] == pytest.approx(0.5)
+
+
+def test_exponential_gain_setting_changes_the_graded_example(learn):
+    learn.selectbox(key="w_learn_preset").set_value("ndcg_graded").run()
+    learn.sidebar.selectbox(key="w_gain").set_value("exponential").run()
+    # gains 7, 3, 0, 1: DCG = 7 + 1.893 + 0 + 0.431 = 9.323; ideal 7, 3, 1, 0 = 9.393
+    assert "nDCG@4 = 9.323/9.393 = 0.993" in codes(learn)
+
+
+def test_hand_built_list_is_explained_like_a_preset():
+    at = fresh_app()
+    at.session_state["handbuilt_table"] = pd.DataFrame({
+        "list": ["mine"] * 4, "position": [1, 2, 3, 4], "item": ["a", "b", "c", "d"],
+        "label": [0, 1, 0, 1]})
+    open_page(at, "learn")
+    at.radio(key="w_learn_source").set_value("handbuilt").run()
+    assert "P@4 = 2/4 = 0.50" in codes(at)
+    assert "RR@4 = 1/2 = 0.500" in codes(at)
+
+
+def test_a_query_of_the_loaded_data_can_be_explained(learn):
+    learn.radio(key="w_learn_source").set_value("query").run()
+    learn.selectbox(key="w_learn_model").set_value("hybrid").run()
+    assert any(c.startswith("P@10 = ") for c in codes(learn))

@@ -1,0 +1,91 @@
+"""Pure helpers of the app: hand-built lists, worked formulas, figures, cutoffs."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metrics import Settings
+from metrics.explain import EXPLAINED, explain_list, list_frames
+from ui import handbuilt as hb
+from ui.compute import cutoffs_within
+from ui.figures import curve_figure, distribution_figure
+from ui.learn import RankedList, compare_orderings, evaluate_list
+
+
+def test_standard_cutoffs_inside_the_range_and_the_end_when_none_fits():
+    assert cutoffs_within(1, 20) == [1, 3, 5, 10, 20]
+    assert cutoffs_within(6, 9) == [9]
+
+
+def test_hand_built_positions_reorder_each_list_and_drop_empty_rows():
+    table = pd.DataFrame({"list": ["x", "x", "x", None], "position": [3, 1, None, 1],
+                          "item": ["c", "a", "z", "  "], "label": [1, None, 2, 1]})
+    out = hb.normalize(table)
+    assert list(out["item"]) == ["a", "c", "z"]
+    assert list(out["position"]) == [1, 2, 3]
+    assert list(out["label"]) == [0.0, 1.0, 2.0]
+
+
+def test_hand_built_csv_reads_back_as_the_same_data_set():
+    table = hb.starter_table()
+    from metrics.loaders import load_dataset, load_table
+
+    again = load_dataset([load_table(hb.csv_of(table), "again.csv")])
+    direct = hb.to_dataset(table)
+    assert list(again.run["item"]) == list(direct.run["item"])
+    assert list(again.qrels["relevance"]) == list(direct.qrels["relevance"])
+
+
+def test_hand_built_csv_neutralises_formula_like_items():
+    table = pd.DataFrame({"list": ["l"], "position": [1], "item": ["=HYPERLINK(1)"],
+                          "label": [1]})
+    assert "'=HYPERLINK(1)" in hb.csv_of(table).decode()
+
+
+@pytest.mark.parametrize("seed", range(25))
+def test_explained_values_equal_the_engine_values_on_random_lists(seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 12))
+    labels = rng.integers(0, 4, n).astype(float)
+    labels[rng.random(n) < 0.2] = np.nan
+    extra = [(f"x{i}", float(v)) for i, v in enumerate(rng.integers(0, 4, rng.integers(0, 4)))]
+    k = int(rng.integers(1, 14))
+    settings = Settings(relevance_level=int(rng.integers(1, 3)),
+                        gain=["linear", "exponential"][seed % 2],
+                        short_lists=["divide_by_k", "divide_by_returned"][seed % 2])
+    rl = RankedList("r", tuple(f"d{i}" for i in range(n)), tuple(labels), tuple(extra))
+    engine = evaluate_list(rl, k, settings)
+    ex = explain_list(list(rl.items), list(labels), k, settings, [v for _, v in extra])
+    for m in EXPLAINED:
+        assert ex.pieces[m].value == pytest.approx(engine[m], nan_ok=True), m
+
+
+def test_swapping_two_items_inside_the_top_k_leaves_precision_alone():
+    rl = RankedList("r", ("a", "b", "c", "d"), (0.0, 1.0, 0.0, 1.0))
+    table = compare_orderings(rl, rl.swapped(1, 2), 3, Settings()).set_index("measure")
+    assert not table.loc["P@3", "changed"] and table.loc["RR@3", "changed"]
+    assert table.loc["RR@3", "A"] == 0.5 and table.loc["RR@3", "B"] == 1.0
+
+
+def test_unjudged_items_get_no_judgment_row():
+    run, qrels = list_frames(["a", "b"], [1.0, float("nan")])
+    assert list(qrels["item"]) == ["a"] and len(run) == 2
+
+
+def test_curve_hover_shows_exact_value_and_number_of_queries_and_escapes_names():
+    table = pd.DataFrame({"model": ["<b>m</b>"] * 2, "measure": ["P", "P"], "k": [1, 2],
+                          "mean": [0.5, 0.25], "n": [300, 299]})
+    fig = curve_figure(table, "P", title="t", x_label="K", y_label="y", queries_label="queries")
+    trace = fig.data[0]
+    assert trace.name == "&lt;b&gt;m&lt;/b&gt;"
+    assert "%{y:.4f}" in trace.hovertemplate and "queries: %{customdata[0]}" in \
+        trace.hovertemplate
+    assert trace.customdata[:, 0].tolist() == [300, 299]
+
+
+def test_distribution_boxes_leave_out_missing_values():
+    fig = distribution_figure({"a": np.array([0.1, np.nan, 0.3])}, "P@10", kind="box",
+                              title="t", y_label="queries")
+    assert list(fig.data[0].y) == [0.1, 0.3]
