@@ -1,0 +1,115 @@
+"""The stakeholder report: self-contained HTML with settings and hash, escaped user text, CSV."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+import zipfile
+
+import pandas as pd
+import pytest
+
+from metrics import Settings, evaluate
+from metrics.compare import CompareOptions, comparison_table, delta_curves, headline
+from metrics.loaders import load_sample
+from metrics.report import (ReportInputs, build_report_html, html_table, report_tables,
+                            report_zip)
+from metrics.segment_compare import reversals
+from ui.review_figures import delta_curve_figure
+
+EVIL = "<script>alert(1)</script>"
+OPTIONS = CompareOptions(resamples=500, seed=11, correction="bh")
+
+
+@pytest.fixture(scope="module")
+def inputs():
+    data = load_sample("web_search")
+    run = data.run.copy()
+    run["model"] = run["model"].replace({"dense": EVIL})
+    settings = Settings(gain="exponential")
+    ev = evaluate(run, data.qrels, ["nDCG@10", "P@10"], settings)
+    table = comparison_table(ev, "lexical", options=OPTIONS)
+    segments = comparison_table(ev, "lexical", segments=data.segments, by=["query_type"],
+                                options=OPTIONS)
+    rev = reversals(ev, data.segments, ["query_type"], options=OPTIONS)
+    curve = delta_curves(ev, "lexical", "hybrid", "nDCG", 10, options=OPTIONS)
+    findings = pd.DataFrame({"severity": ["warning"], "message": [f"odd id {EVIL}"],
+                             "count": [1], "examples": [[EVIL]], "action": ["=cmd()"]})
+    return ReportInputs(
+        dataset_name=f"web {EVIL}", content_hash=data.content_hash, models=ev.models,
+        baseline="lexical", measures=ev.measure_names, ks=[1, 5, 10], n_queries=300,
+        settings=settings, options=OPTIONS, comparison=table, headline=headline(table),
+        description="sample & test", segment_by=["query_type"], segment_table=segments,
+        reversal_sentences=list(rev["sentence"]), findings=findings,
+        figures=[("nDCG delta", delta_curve_figure({"hybrid": curve}, "nDCG", "lexical"))],
+        generated_at="2026-01-01 00:00 UTC")
+
+
+@pytest.fixture(scope="module")
+def page(inputs):
+    return build_report_html(inputs)
+
+
+def test_report_contains_the_content_hash_and_every_setting(page, inputs):
+    assert inputs.content_hash in page
+    for text in ("Relevance level (value)", "exponential", "macro", "K values of the curves",
+                 "1, 5, 10", "500 resamples", "Benjamini", "Random seed", "nDCG@10, P@10"):
+        assert text in page, text
+
+
+def test_report_embeds_machine_readable_provenance(page, inputs):
+    match = re.search(r'<script type="application/json" id="provenance">(.*?)</script>', page,
+                      re.S)
+    document = json.loads(match.group(1))
+    assert document["content_hash"] == inputs.content_hash
+    assert document["settings"]["gain"] == "exponential"
+    assert document["options"] == {"policy": "intersection", "resamples": 500, "seed": 11,
+                                   "confidence": 0.95, "correction": "bh",
+                                   "test": "p_randomization", "alpha": 0.05}
+    assert document["dataset"] == "web " + EVIL  # escaped for the script context, same value
+
+
+def test_malicious_ids_are_escaped_everywhere(page):
+    assert EVIL not in page
+    assert "alert(1)</script>" not in page
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+
+
+def test_report_is_self_contained_with_plotly_inlined_once(page):
+    assert page.count("* plotly.js v") == 1
+    assert not re.search(r"<script[^>]*\bsrc=", page) and 'rel="stylesheet"' not in page
+    assert 'id="chart-0"' in page
+
+
+def test_headline_and_segment_reversal_are_stated(page):
+    assert "hybrid beats lexical on nDCG@10" in page
+    assert "but loses to lexical where query_type = navigational" in page
+    assert 'class="callout"' in page
+
+
+def test_rows_are_coloured_by_direction(page):
+    assert page.count('<tr class="better">') >= 2
+
+
+def test_html_table_escapes_headers_and_cells_and_right_aligns_numbers():
+    out = html_table(pd.DataFrame({"<b>": ["<i>x</i>"], "delta": [-0.5]}))
+    assert "<th>&lt;b&gt;</th>" in out and "<td>&lt;i&gt;x&lt;/i&gt;</td>" in out
+    assert '<td class="num">-0.5000</td>' in out
+
+
+def test_csv_tables_are_excel_safe(inputs):
+    files = report_tables(inputs)
+    assert set(files) == {"comparison.csv", "segments.csv", "data_health.csv", "settings.csv"}
+    health = pd.read_csv(io.BytesIO(files["data_health.csv"]), encoding="utf-8-sig")
+    assert health["action"].tolist() == ["'=cmd()"]
+    comparison = pd.read_csv(io.BytesIO(files["comparison.csv"]), encoding="utf-8-sig")
+    assert comparison["delta"].dtype == float
+    assert comparison.loc[comparison["candidate"] == "hybrid", "n"].tolist() == [300, 300]
+
+
+def test_zip_holds_the_tables_and_the_html(inputs, page):
+    with zipfile.ZipFile(io.BytesIO(report_zip(inputs, page))) as archive:
+        assert sorted(archive.namelist()) == ["comparison.csv", "data_health.csv",
+                                              "report.html", "segments.csv", "settings.csv"]
+        assert archive.read("report.html").decode("utf-8") == page
