@@ -148,7 +148,7 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings,
     from .trec_io import read_trec
 
     qrels = read_trec(qrels_path)
-    runs = [read_trec(p) for p in run_paths] if qrels is not None else []
+    runs = [read_trec(p) for p in run_paths]
     if qrels is not None and all(r is not None for r in runs):
         if qrels.kind != "qrels":
             raise InputError("this looks like a TREC run (6 fields), not judgments.",
@@ -165,6 +165,10 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings,
                                      "QRELS RUN.")
             ranked = rank_lists(run.query, run.item, run.value, qrels.query, qrels.item,
                                 qrels.value, settings, run_rank=run.rank, source=name)
+            if ranked.n_queries == 0:
+                raise InputError("no query appears in both the run and the judgments.",
+                                 source=name, fix="check that both files use the same query ids "
+                                 "(for example '7', 'q7' and '007' differ).")
             lists[_model_name(path, lists)] = ranked
             warnings += ranking_warnings(ranked, name, settings)
         return Inputs(lists, warnings)
