@@ -195,6 +195,20 @@ def _classes(table: pd.DataFrame) -> list[str]:
     return [{"better": "better", "worse": "worse"}.get(d, "") for d in table["direction"]]
 
 
+def software_versions(packages: Sequence[str] = ("numpy", "scipy", "pandas", "plotly")
+                      ) -> dict[str, str]:
+    """``{"Software": "numpy 2.4.0, scipy 1.17.1, ..."}`` for the provenance table."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    found = []
+    for name in packages:
+        try:
+            found.append(f"{name} {version(name)}")
+        except PackageNotFoundError:
+            continue
+    return {"Software": ", ".join(found)}
+
+
 # --------------------------------------------------------------------------- report
 
 
@@ -288,4 +302,4 @@ def report_zip(inputs: ReportInputs, html_text: str | None = None) -> bytes:
 
 
 __all__ = ["ReportInputs", "build_report_html", "html_table", "provenance",
-           "report_tables", "report_zip", "summary_table"]
+           "report_tables", "report_zip", "software_versions", "summary_table"]

@@ -1,0 +1,117 @@
+"""Compare page: is a candidate better than the baseline, by how much, how sure, on which queries."""
+
+import html
+
+import streamlit as st
+
+from metrics.compare import biggest_movers, headline
+from metrics.drilldown import side_by_side
+from ui import compute, frame, review_compute
+from ui.review_controls import review_controls
+from ui.review_figures import (delta_curve_figure, model_colours, query_scatter_figure,
+                               win_tie_loss_figure)
+from ui.review_tables import delta_display, style_delta_table, style_ranked_list
+from ui.tables import csv_bytes
+
+ctx = frame.page("compare")
+st.title("Compare models")
+dataset = ctx.require_dataset()
+view, settings = ctx.view, ctx.settings
+models = dataset.models
+if len(models) < 2:
+    st.info("Comparing needs at least two models: load runs of two or more models on the Data "
+            "page.")
+    st.stop()
+
+choice = review_controls(models, view.k_range)
+if not choice.candidates:
+    st.info("Choose at least one candidate.")
+    st.stop()
+options, k = choice.options, choice.k
+measures = tuple(view.measures)
+table = review_compute.comparison(dataset, settings, measures, k, choice.baseline,
+                                  choice.candidates, options)
+st.caption(f"Each candidate against **{frame.escape(choice.baseline)}** on the measures chosen in "
+           f"the sidebar at K = {k}; {options.confidence:.0%} paired bootstrap intervals, "
+           f"{options.correction} correction over the {len(table)} tests, "
+           f"corrected p < {options.alpha:g} counts as significant.")
+
+st.subheader("Headline")
+for sentence in headline(table, options.confidence):
+    st.markdown(f"- {frame.escape(sentence)}")
+
+st.subheader("Deltas")
+display = delta_display(table)
+st.dataframe(style_delta_table(display), hide_index=True, width="stretch", key="cmp_table")
+st.caption("Green: significantly better than the baseline; red: significantly worse; no colour: "
+           "no clear difference. `p_adjusted` is the corrected p-value of the chosen test.")
+st.download_button("Download the table (CSV)", csv_bytes(table), "comparison.csv", "text/csv",
+                   key="dl_cmp_csv")
+
+colours = model_colours(models)
+left, right = st.columns([3, 2])
+with left:
+    curve_measure = st.selectbox("Measure of the delta curves", list(measures),
+                                 key="w_cmp_curve_measure")
+    k_from, k_to = view.k_range
+    curves = {c: review_compute.delta_curve(dataset, settings, curve_measure, k_from, k_to,
+                                            choice.baseline, c, options)
+              for c in choice.candidates}
+    st.plotly_chart(delta_curve_figure(curves, curve_measure, choice.baseline,
+                                       confidence=options.confidence, colours=colours),
+                    width="stretch", key="cmp_delta_curves")
+with right:
+    st.plotly_chart(win_tie_loss_figure(table), width="stretch", key="cmp_wtl")
+
+st.subheader("Per query")
+c1, c2 = st.columns(2)
+candidate = c1.selectbox("Candidate", list(choice.candidates), key="w_cmp_candidate")
+query_measure = c2.selectbox("Measure", list(measures), key="w_cmp_query_measure",
+                             format_func=lambda m: f"{m}@{k}")
+deltas = review_compute.per_query_deltas(dataset, settings, query_measure, k, choice.baseline,
+                                         candidate, options.policy)
+queries = deltas["query"].tolist()
+if not queries:
+    st.info("The two models share no query.")
+    st.stop()
+
+event = st.plotly_chart(
+    query_scatter_figure(deltas, choice.baseline, candidate, f"{query_measure}@{k}",
+                         st.session_state.get("w_cmp_query")),
+    width="stretch", key="cmp_scatter", on_select="rerun", selection_mode="points")
+points = (event or {}).get("selection", {}).get("points", []) if event else []
+if points:
+    escaped = {html.escape(q): q for q in queries}
+    picked = [escaped.get(str(p.get("customdata"))) for p in points
+              if p.get("customdata") is not None]
+    picked = [q for q in picked if q in queries]
+    if picked and st.session_state.get("cmp_last_pick") != picked[0]:
+        st.session_state["w_cmp_query"] = picked[0]
+        st.session_state["cmp_last_pick"] = picked[0]
+if st.session_state.get("w_cmp_query") not in queries:
+    st.session_state["w_cmp_query"] = queries[0]
+
+gained, lost = biggest_movers(deltas, 10)
+g, l = st.columns(2)
+g.markdown(f"**Gained most** ({int((deltas['delta'] > 0).sum())} queries gained)")
+g.dataframe(gained, hide_index=True, width="stretch", key="cmp_gained")
+l.markdown(f"**Lost most** ({int((deltas['delta'] < 0).sum())} queries lost)")
+l.dataframe(lost, hide_index=True, width="stretch", key="cmp_lost")
+
+st.subheader("One query, both lists")
+query = st.selectbox("Query", queries, key="w_cmp_query",
+                     help="Sorted from the biggest gain to the biggest loss; clicking a point "
+                          "of the scatter chooses it too.")
+row = deltas[deltas["query"] == query].iloc[0]
+st.markdown(f"Query **{frame.escape(query)}**: {query_measure}@{k} "
+            f"{row['baseline']:.3f} → {row['candidate']:.3f} ({row['delta']:+.3f}).")
+lists = compute.ranked_lists(dataset, settings)
+top_a, top_b = side_by_side(lists[choice.baseline], lists[candidate], dataset.run, query, k)
+a, b = st.columns(2)
+a.markdown(f"**{frame.escape(choice.baseline)}** (baseline), top {k}")
+a.dataframe(style_ranked_list(top_a), hide_index=True, width="stretch", key="cmp_list_a")
+b.markdown(f"**{frame.escape(candidate)}** (candidate), top {k}")
+b.dataframe(style_ranked_list(top_b), hide_index=True, width="stretch", key="cmp_list_b")
+st.caption("Label colours: grey unjudged, then pale to dark green for grades 0–3. "
+           "`change` says how the candidate moved each item: new in top K, up/down n ranks, "
+           "or (in the baseline's list) left top K.")
