@@ -38,6 +38,17 @@ def _keep_valid(key: str, allowed: list, fallback) -> None:
             state[key] = fallback
 
 
+def _swap_with_previous_baseline(baseline: str, models: list[str]) -> None:
+    """When a candidate becomes the baseline, the previous baseline takes its candidate slot."""
+    state = st.session_state
+    previous = state.get("review_previous_baseline")
+    state["review_previous_baseline"] = baseline
+    chosen = state.get("w_review_candidates")
+    if previous is None or previous == baseline or chosen is None or previous not in models:
+        return
+    state["w_review_candidates"] = [previous if m == baseline else m for m in chosen]
+
+
 def review_controls(models: list[str], k_range: tuple[int, int], *,
                     several_candidates: bool = True) -> ReviewChoice:
     """Baseline, candidates and K in one row; statistics options in an expander."""
@@ -47,6 +58,7 @@ def review_controls(models: list[str], k_range: tuple[int, int], *,
                             help="The reference model; every delta is candidate − baseline.")
     others = [m for m in models if m != baseline]
     if several_candidates:
+        _swap_with_previous_baseline(baseline, models)
         _keep_valid("w_review_candidates", others, others)
         if "w_review_candidates" not in st.session_state:
             st.session_state["w_review_candidates"] = others
