@@ -22,6 +22,9 @@ PAGES: tuple[PageDef, ...] = (
     PageDef("data", "pages/1_Data.py", ":material/table:", "Data"),
     PageDef("learn", "pages/2_Learn.py", ":material/school:", "Learn"),
     PageDef("curves", "pages/3_Curves.py", ":material/show_chart:", "Curves"),
+    PageDef("compare", "pages/4_Compare.py", ":material/compare_arrows:", "Compare"),
+    PageDef("segments", "pages/5_Segments.py", ":material/grid_view:", "Segments"),
+    PageDef("report", "pages/6_Report.py", ":material/summarize:", "Report"),
 )
 
 
