@@ -328,3 +328,20 @@ def test_compare_is_dispatched_to_the_compare_module(monkeypatch):
     monkeypatch.setitem(sys.modules, "metrics.compare_cli", fake)
     assert main(["compare", "a", "b", "-m", "P@10"]) == 7
     assert calls == [["a", "b", "-m", "P@10"]]
+
+
+# ---------------------------------------------------------------- documentation
+def test_ci_runs_exactly_the_test_command_of_the_readme():
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    command = readme.split("Run the tests:\n\n```bash\n", 1)[1].split("\n```", 1)[0]
+    assert command.startswith("pip install -r requirements-dev.txt && ")
+    test_command = command.split(" && ", 1)[1]
+    ci = (REPO / ".ci" / "run").read_text(encoding="utf-8").splitlines()
+    assert ci[-1] == test_command == "python -m pytest -n 2"
+    assert "set -euo pipefail" in ci
+
+
+def test_the_readme_examples_of_the_command_line_run():
+    status, out, _ = cli(QRELS, TREC / "hybrid.run", "-m", "P@10", "-m", "nDCG@10", "-m", "MRR")
+    assert status == 0 and [line.split("\t")[0] for line in out.splitlines()] == [
+        "P@10", "nDCG@10", "RR"]

@@ -109,3 +109,11 @@ def test_curves_equal_single_cutoffs_for_every_curve_measure():
         curve = parse_measure(d.name, for_curve=True).curve(lists, np.arange(1, 8))
         singles = [parse_measure(d.name, k=k).compute(lists)[0] for k in range(1, 8)]
         assert curve[0].tolist() == pytest.approx(singles), d.name
+
+
+def test_the_readme_measures_table_is_generated_from_the_registry():
+    from metrics.docs_tables import README, main, measures_table
+
+    text = README.read_text(encoding="utf-8")
+    assert f"<!-- measures:start -->\n{measures_table()}\n<!-- measures:end -->" in text
+    assert main(["--check"]) == 0

@@ -59,3 +59,10 @@ def test_describe_explains_every_chosen_value_in_words():
     assert rows["Relevance level"] == "label ≥ 2 is relevant"
     assert rows["nDCG gain"] == POLICIES["gain"].values["exponential"]
     assert len(rows) == len(POLICIES)
+
+
+def test_the_readme_policies_table_is_generated_from_the_settings():
+    from metrics.docs_tables import README, policies_table
+
+    text = README.read_text(encoding="utf-8")
+    assert f"<!-- policies:start -->\n{policies_table()}\n<!-- policies:end -->" in text
