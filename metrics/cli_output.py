@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Iterator, TextIO
 
 import numpy as np
 import pyarrow as pa
@@ -90,55 +90,68 @@ class Results:
     models: dict[str, tuple[RankedLists, np.ndarray, np.ndarray]] = field(default_factory=dict)
 
 
-def _long_columns(results: Results, labels: list[str],
-                  per_query: bool) -> tuple[pa.Array, pa.Array, pa.Array, np.ndarray]:
-    """Model, measure, query and value of every output line, in trec_eval's order: per query
-    all measures (query-major), then the means under the query ``all``."""
+_BLOCK_LINES = 1 << 20
+
+
+def _line_blocks(results: Results, labels: list[str], per_query: bool,
+                 block_lines: int = _BLOCK_LINES) -> Iterator[tuple[pa.Array, pa.Array, pa.Array,
+                                                                    np.ndarray]]:
+    """Model, measure, query and value of the output lines, in blocks of about ``block_lines``
+    lines and in trec_eval's order: per query all measures (query-major), then the means under
+    the query ``all``. Left-out (``NaN``) values have no line."""
     label_arr = arrow_strings(labels)
-    models, measures, queries, values = [], [], [], []
+
+    def block(model: str, query_arr: pa.Array, measure_idx: np.ndarray, query_idx: np.ndarray,
+              values: np.ndarray) -> tuple[pa.Array, pa.Array, pa.Array, np.ndarray]:
+        models = pc.take(arrow_strings([model]), arrow_numbers(np.zeros(len(values), np.int64)))
+        return (models, pc.take(label_arr, arrow_numbers(measure_idx)),
+                pc.take(query_arr, arrow_numbers(query_idx)), values)
+
     for model, (lists, per_q, means) in results.models.items():
         query_arr = arrow_strings([str(q) for q in lists.query_ids.tolist()] + ["all"])
         n_q, n_m = per_q.shape
-        n_lines = 0
-        if per_query and n_q:
-            flat = per_q.ravel()
-            keep = np.flatnonzero(~np.isnan(flat))
-            measures.append(pc.take(label_arr, arrow_numbers(keep % n_m)))
-            queries.append(pc.take(query_arr, arrow_numbers(keep // n_m)))
-            values.append(flat[keep])
-            n_lines += len(keep)
+        if per_query and n_q and n_m:
+            step = max(1, block_lines // n_m)
+            for first in range(0, n_q, step):
+                flat = per_q[first:first + step].ravel()
+                keep = np.flatnonzero(~np.isnan(flat))
+                yield block(model, query_arr, keep % n_m, first + keep // n_m, flat[keep])
         keep = np.flatnonzero(~np.isnan(means))
-        measures.append(pc.take(label_arr, arrow_numbers(keep)))
-        queries.append(pc.take(query_arr, arrow_numbers(np.full(len(keep), n_q))))
-        values.append(means[keep])
-        n_lines += len(keep)
-        models.append(pc.take(arrow_strings([model]), arrow_numbers(np.zeros(n_lines, np.int64))))
-    concat = pa.concat_arrays
-    return concat(models), concat(measures), concat(queries), np.concatenate(values)
+        yield block(model, query_arr, keep, np.full(len(keep), n_q), means[keep])
+
+
+def _long_columns(results: Results, labels: list[str],
+                  per_query: bool) -> tuple[pa.Array, pa.Array, pa.Array, np.ndarray]:
+    """All output lines at once (for the small CSV and JSON outputs)."""
+    blocks = list(_line_blocks(results, labels, per_query))
+    return (pa.concat_arrays([b[0] for b in blocks]), pa.concat_arrays([b[1] for b in blocks]),
+            pa.concat_arrays([b[2] for b in blocks]), np.concatenate([b[3] for b in blocks]))
 
 
 def write_tsv(results: Results, labels: list[str], per_query: bool, digits: int,
               out: TextIO) -> None:
     """``MEASURE<TAB>QUERY<TAB>VALUE`` lines (``MODEL<TAB>`` first when there are several
-    models), written from one arrow buffer."""
-    model, measure, query, value = _long_columns(results, labels, per_query)
-    if len(value) == 0:
-        return
-    parts = [measure, query, format_fixed(value, digits)]
-    if len(results.models) > 1:
-        parts.insert(0, model)
-    lines = pc.binary_join_element_wise(*parts, arrow_text("\t"))
-    lines = pc.binary_join_element_wise(lines, arrow_text(""), arrow_text("\n"))
-    offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)
-    offsets = offsets[lines.offset:lines.offset + len(lines) + 1]
-    chunk = memoryview(lines.buffers()[2])[int(offsets[0]):int(offsets[-1])]
+    models), each block of lines built by arrow kernels and written as one buffer."""
     buffer = getattr(out, "buffer", None)
     if buffer is not None:
         out.flush()
-        buffer.write(chunk)
+    for model, measure, query, value in _line_blocks(results, labels, per_query):
+        if len(value) == 0:
+            continue
+        parts = [measure, query, format_fixed(value, digits)]
+        if len(results.models) > 1:
+            parts.insert(0, model)
+        lines = pc.binary_join_element_wise(*parts, arrow_text("\t"))
+        lines = pc.binary_join_element_wise(lines, arrow_text(""), arrow_text("\n"))
+        offsets = np.frombuffer(lines.buffers()[1], dtype=np.int32)
+        offsets = offsets[lines.offset:lines.offset + len(lines) + 1]
+        chunk = memoryview(lines.buffers()[2])[int(offsets[0]):int(offsets[-1])]
+        if buffer is not None:
+            buffer.write(chunk)
+        else:
+            out.write(bytes(chunk).decode("utf-8"))
+    if buffer is not None:
         buffer.flush()
-    else:
-        out.write(bytes(chunk).decode("utf-8"))
 
 
 def write_csv(results: Results, per_query: bool, digits: int, out: TextIO) -> None:
