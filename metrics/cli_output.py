@@ -74,10 +74,9 @@ def format_fixed(values: np.ndarray, digits: int) -> pa.Array:
         text = pc.binary_join_element_wise(text, frac, arrow_text("."))
     near_half = np.abs(scaled - np.floor(scaled) - 0.5) < 1e-6
     if near_half.any():
-        texts = text.to_pylist()
-        for i in np.flatnonzero(near_half).tolist():
-            texts[i] = f"{values[i]:.{digits}f}"
-        text = arrow_strings(texts)
+        exact = [f"{v:.{digits}f}" for v in values[near_half].tolist()]
+        mask = pc.cast(arrow_numbers(near_half.astype(np.uint8)), pa.bool_())
+        text = pc.replace_with_mask(text, mask, arrow_strings(exact))
     return text
 
 

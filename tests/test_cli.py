@@ -345,3 +345,14 @@ def test_the_readme_examples_of_the_command_line_run():
     status, out, _ = cli(QRELS, TREC / "hybrid.run", "-m", "P@10", "-m", "nDCG@10", "-m", "MRR")
     assert status == 0 and [line.split("\t")[0] for line in out.splitlines()] == [
         "P@10", "nDCG@10", "RR"]
+
+
+def test_fixed_point_text_matches_printf_rounding_including_halves():
+    from metrics.cli_output import format_fixed
+
+    rng = np.random.default_rng(5)
+    values = np.concatenate([rng.random(20_000) * rng.integers(1, 50, 20_000) / 7,
+                             [0.03125, 0.12345, 0.99995, 0.00005, 2.5, 0.0, 1.0, 12.34565]])
+    for digits in (0, 1, 2, 4, 6):
+        assert format_fixed(values, digits).to_pylist() == [f"{v:.{digits}f}" for v in values]
+    assert format_fixed(np.array([-0.25, 1e300]), 2).to_pylist() == ["-0.25", f"{1e300:.2f}"]
