@@ -58,7 +58,7 @@ cols = st.columns(4)
 for i, row in formulas.iterrows():
     with cols[i % 4].container(border=True):
         st.markdown(f"**{MEASURES[row['measure']].pretty}**")
-        st.code(row["formula"], language=None)
+        st.code(row["formula"], language=None, wrap_lines=True)
         st.caption(frame.measure_text(row["measure"], "description"))
 if source == "preset" and chosen.name in learn.MRR_LISTS:
     text, _ = learn.mrr_example(teaching, settings)
@@ -66,7 +66,7 @@ if source == "preset" and chosen.name in learn.MRR_LISTS:
 
 ex = learn.explain(chosen, k, settings)
 st.subheader(t("learn.positions"))
-left, right = st.columns([3, 2])
+left, right = st.container(), st.container()
 positions = ex.positions.rename(columns={c: t(f"learn.col.{c}") for c in ex.positions.columns})
 left.caption(t("learn.positions_caption", k=k))
 left.dataframe(positions, hide_index=True, width="stretch",

@@ -52,7 +52,7 @@ st.download_button(t("curves.download_csv"), csv_bytes(long), "curves_table.csv"
 st.subheader(t("curves.dist_title"))
 c1, c2, c3 = st.columns(3)
 measure = c1.selectbox(t("curves.dist_measure"), list(view.measures), key="w_dist_measure")
-if st.session_state.get("w_dist_k", k_to) not in range(k_from, k_to + 1):
+if st.session_state.get("w_dist_k", 0) not in range(k_from, k_to + 1):
     st.session_state["w_dist_k"] = min(max(10, k_from), k_to)
 k = c2.number_input(t("curves.dist_k"), min_value=k_from, max_value=k_to, step=1,
                     key="w_dist_k")

@@ -175,6 +175,12 @@ def policy_label(field: str) -> str:
     return t(key) if has(key) else POLICIES[field].label
 
 
+def measure_label(name: str) -> str:
+    """``P · Precision`` (just ``nDCG`` when the two are the same)."""
+    pretty = MEASURES[name].pretty
+    return name if pretty == name else f"{name} · {pretty}"
+
+
 def measure_text(name: str, part: str) -> str:
     """``description`` or ``pitfall`` of a measure in the session language."""
     key = f"measure.{name}.{part}"
@@ -193,7 +199,7 @@ def _sidebar() -> View:
     side.subheader(t("frame.settings"))
     options = curve_measure_names()
     side.multiselect(t("frame.measures"), options, key="w_measures",
-                     format_func=lambda n: f"{n} · {MEASURES[n].pretty}",
+                     format_func=measure_label,
                      help="\n\n".join(f"**{n}** — {measure_text(n, 'description')}"
                                       for n in options))
     if not st.session_state["w_measures"]:

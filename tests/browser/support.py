@@ -1,0 +1,121 @@
+"""A Streamlit server per test module and small Playwright helpers for the browser tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+               "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def require_browser() -> None:
+    """Skip (or fail when the CI variable is set) when Playwright or Chromium is missing."""
+    missing = None
+    try:
+        import playwright.sync_api  # noqa: F401
+    except ImportError:
+        missing = "the playwright package is not installed"
+    if missing is None and not os.path.exists(CHROMIUM):
+        missing = f"Chromium is not installed at {CHROMIUM}"
+    if missing:
+        message = f"browser tests need a real Chromium: {missing}."
+        if os.environ.get("CI"):
+            pytest.fail(message + " (CI is set, so this is a failure, not a skip)")
+        pytest.skip(message)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextmanager
+def streamlit_server(timeout: float = 60):
+    """Start ``streamlit run app.py`` on a free port; yield its base URL; stop it."""
+    port = free_port()
+    log = open(os.devnull, "wb")
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.headless", "true", "--server.address", "127.0.0.1",
+         "--browser.gatherUsageStats", "false"],
+        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the Streamlit server did not become healthy")
+            time.sleep(0.25)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
+
+
+def wait_for_app(page, text: str | None = None, timeout: float = 60_000) -> None:
+    """Wait until the script finished running (and ``text``, when given, is on the page)."""
+    page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
+    if text is not None:
+        page.get_by_text(text, exact=False).first.wait_for(timeout=timeout)
+    page.wait_for_timeout(300)
+    page.wait_for_function(
+        """() => !document.querySelector('[data-testid="stStatusWidget"]')
+                 || !document.querySelector('[data-testid="stStatusWidget"]').innerText
+                        .includes('Running')""", timeout=timeout)
+    page.wait_for_timeout(300)
+
+
+def title(page) -> str:
+    return page.locator("h1").first.inner_text().strip()
+
+
+def sidebar_dataset(page) -> str:
+    return page.locator('[data-testid="stSidebar"] [data-testid="stText"]').first.inner_text()
+
+
+def choose(page, label: str, option: str) -> None:
+    """Pick ``option`` in the selectbox labelled ``label``."""
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
+    box.locator('[role="combobox"]').first.click()
+    page.get_by_role("option", name=option, exact=True).click()
+
+
+def go_to(page, nav_text: str) -> None:
+    page.locator('[data-testid="stSidebarNav"] a').filter(has_text=nav_text).first.click()
+
+
+def wait_for_charts(page, n: int, timeout: float = 60_000) -> int:
+    """Wait until at least ``n`` plotly charts are drawn; return how many there are."""
+    page.locator(".js-plotly-plot").nth(n - 1).wait_for(timeout=timeout)
+    return page.locator(".js-plotly-plot").count()
+
+
+def wait_for_tables(page, timeout: float = 60_000) -> None:
+    """Wait until every st.dataframe on the page has drawn its canvas."""
+    page.wait_for_function(
+        """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+                 .every(e => e.querySelector('canvas') && e.getBoundingClientRect().width > 100)""",
+        timeout=timeout)
+    page.wait_for_timeout(500)

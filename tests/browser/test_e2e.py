@@ -1,0 +1,138 @@
+"""End to end in a real Chromium: pages, deep links on a fresh server, uploads, languages."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.support import (CHROMIUM, LAUNCH_ARGS, ROOT, choose, go_to, require_browser,
+                                   sidebar_dataset, streamlit_server, title, wait_for_app,
+                                   wait_for_charts, wait_for_tables)
+
+pytestmark = pytest.mark.browser
+
+SHOTS = ROOT / "docs" / "screenshots"
+RUN = (b"query,item,score,model\n" + b"".join(
+    f"q{q},d{i},{10 - i},{m}\n".encode() for m in ("alpha", "beta") for q in range(1, 4)
+    for i in range(6)))
+QRELS = b"query,item,relevance\nq1,d0,1\nq1,d3,2\nq2,d1,1\nq3,d5,1\n"
+
+
+@pytest.fixture(scope="module")
+def browser():
+    require_browser()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture(scope="module")
+def server():
+    require_browser()
+    with streamlit_server() as url:
+        yield url
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1800})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def test_every_page_shows_its_content_inside_the_frame(server, page):
+    page.goto(server)
+    wait_for_app(page, "Validation report")
+    assert title(page) == "Data"
+    assert sidebar_dataset(page).splitlines()[:2] == ["web_search",
+                                                      "models: lexical, dense, hybrid"]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    wait_for_tables(page)
+    page.screenshot(path=str(SHOTS / "data.png"))
+    go_to(page, "Learn")
+    wait_for_app(page, "P@5 = 3/5 = 0.60")
+    assert title(page) == "Learn the measures"
+    wait_for_charts(page, 1)
+    wait_for_tables(page)
+    page.screenshot(path=str(SHOTS / "learn.png"))
+    go_to(page, "Curves")
+    wait_for_app(page, "Values at standard cutoffs")
+    assert title(page) == "Curves over K"
+    wait_for_charts(page, 5)
+    assert page.locator(".js-plotly-plot .legendtext").filter(has_text="hybrid").count() >= 1
+    wait_for_tables(page)
+    page.screenshot(path=str(SHOTS / "curves.png"))
+
+
+def test_a_deep_link_on_a_fresh_server_opens_the_page_inside_the_frame(browser):
+    with streamlit_server() as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 1000})
+        page = context.new_page()
+        page.goto(f"{url}/Curves?m=P,nDCG&k=1-30&rel=2")
+        wait_for_app(page, "Values at standard cutoffs")
+        assert title(page) == "Curves over K"
+        nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
+        assert all(name in nav for name in ("Data", "Learn", "Curves"))
+        assert sidebar_dataset(page).startswith("web_search")
+        chips = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"] span[title]')
+        assert list(dict.fromkeys(chips.evaluate_all("es => es.map(e => e.title)"))) == \
+            ["P · Precision", "nDCG"]
+        assert wait_for_charts(page, 3) == 3      # two curves and the distribution
+        assert "label ≥ 2" in page.locator('[data-testid="stCaptionContainer"]').first.inner_text()
+        assert "m=P%2CnDCG" in page.url and "rel=2" in page.url
+        context.close()
+
+
+def test_a_changed_setting_is_in_the_link_and_the_link_reopens_it(server, browser, page):
+    page.goto(f"{server}/Curves")
+    wait_for_app(page, "Values at standard cutoffs")
+    choose(page, "Averaging over queries", "pooled counts over queries (P, R, F1, Success); "
+                                           "other measures macro")
+    wait_for_app(page)
+    assert "avg=micro" in page.url
+    other = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    other.goto(page.url)
+    wait_for_app(other, "Values at standard cutoffs")
+    assert "pooled counts" in other.locator('[data-testid="stCaptionContainer"]').first.inner_text()
+    other.context.close()
+
+
+def test_an_uploaded_csv_is_drawn_on_the_curves_page(server, page):
+    page.goto(server)
+    wait_for_app(page, "Validation report")
+    page.get_by_text("Upload files", exact=True).click()
+    wait_for_app(page, "Upload at least one run file")
+    uploaders = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    uploaders.nth(0).set_input_files(files=[{"name": "two models.csv", "mimeType": "text/csv",
+                                             "buffer": RUN}])
+    wait_for_app(page)
+    uploaders.nth(1).set_input_files(files=[{"name": "judged.csv", "mimeType": "text/csv",
+                                             "buffer": QRELS}])
+    page.locator('[data-testid="stSidebar"] [data-testid="stText"]').filter(
+        has_text="two models.csv").wait_for(timeout=60_000)
+    wait_for_app(page)
+    assert "models: alpha, beta" in sidebar_dataset(page)
+    assert "data=upload" in page.url
+    go_to(page, "Curves")
+    wait_for_app(page, "Values at standard cutoffs")
+    wait_for_charts(page, 2)
+    legend = page.locator(".js-plotly-plot .legendtext").evaluate_all(
+        "es => es.map(e => e.textContent)")
+    assert "alpha" in legend and "beta" in legend
+    assert "3 queries" in page.locator('[data-testid="stCaptionContainer"]').first.inner_text()
+
+
+def test_switching_language_translates_the_frame_and_the_page(server, page):
+    page.goto(f"{server}/Learn")
+    wait_for_app(page, "P@5 = 3/5 = 0.60")
+    choose(page, "Language", "简体中文")
+    wait_for_app(page, "学习各项指标")
+    assert title(page) == "学习各项指标"
+    assert "曲线" in page.locator('[data-testid="stSidebarNav"]').inner_text()
+    assert "lang=zh" in page.url
+    choose(page, "语言", "日本語")
+    wait_for_app(page, "指標を学ぶ")
+    assert title(page) == "指標を学ぶ"
