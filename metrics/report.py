@@ -266,10 +266,10 @@ def build_report_html(inputs: ReportInputs) -> str:
 
     parts.append("<h2>Settings and provenance</h2>")
     parts.append(html_table(pd.DataFrame(provenance(inputs), columns=["setting", "value"])))
-    parts.append('<p class="muted">The same settings as JSON, for scripts:</p>')
     parts.append(f'<script type="application/json" id="provenance">{_provenance_json(inputs)}'
                  "</script>")
-    parts.append(f"<pre><code>{_e(_provenance_json(inputs))}</code></pre>")
+    parts.append('<details><summary class="muted">The same settings as JSON, for scripts'
+                 f"</summary><pre><code>{_e(_provenance_json(inputs))}</code></pre></details>")
     parts.append("</main></body></html>")
     return "\n".join(parts)
 

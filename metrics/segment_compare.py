@@ -79,7 +79,8 @@ def reversals(evaluation: Evaluation, segments: pd.DataFrame, by: list[str],
     DataFrame
         Columns: ``measure``, the ``by`` columns, ``n``, ``small``, ``winner``, ``beaten_by``,
         ``winner_mean``, ``other_mean``, ``delta`` (winner − other, negative), ``ci_low``,
-        ``ci_high``, ``p_adjusted``, ``significant``, ``sentence``.
+        ``ci_high``, ``p_adjusted``, ``significant``, ``sentence``; per measure, significant
+        losses come first.
     """
     models = list(models or evaluation.models)
     measures = list(measures or evaluation.measure_names)
@@ -115,7 +116,10 @@ def reversals(evaluation: Evaluation, segments: pd.DataFrame, by: list[str],
     table["p_adjusted"] = adjust_pvalues(table.pop("p").to_numpy(), options.correction)
     table["significant"] = table["p_adjusted"] < options.alpha
     table["sentence"] = [_sentence(row, by, options) for row in table.to_dict("records")]
-    return table[columns]
+    order = table.assign(_clear=~table["significant"]).sort_values(
+        ["measure", "_clear"], kind="stable", key=lambda c: c.map(measures.index)
+        if c.name == "measure" else c)
+    return order[columns].reset_index(drop=True)
 
 
 def _sentence(row: dict, by: list[str], options: CompareOptions) -> str:

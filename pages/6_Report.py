@@ -96,7 +96,7 @@ st.header(f"{frame.escape(dataset.name)}: {frame.escape(choice.baseline)} agains
 st.subheader("Headline")
 for sentence in sentences:
     st.markdown(f"- {frame.escape(sentence)}")
-st.dataframe(style_delta_table(delta_display(table)), hide_index=True, width="stretch",
+st.dataframe(style_delta_table(delta_display(table, brief=True)), hide_index=True, width="stretch",
              key="report_table")
 
 if by:
@@ -105,7 +105,7 @@ if by:
         st.success("The overall winner is best in every segment.")
     for sentence in reversal_sentences:
         (st.error if "loses to" in sentence else st.warning)(frame.escape(sentence))
-    st.dataframe(style_delta_table(delta_display(segment_table, by)), hide_index=True,
+    st.dataframe(style_delta_table(delta_display(segment_table, by, brief=True)), hide_index=True,
                  width="stretch", key="report_segments")
 
 st.subheader("Charts")

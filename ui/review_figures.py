@@ -102,8 +102,10 @@ def win_tie_loss_figure(table: pd.DataFrame) -> go.Figure:
                              hovertemplate=f"%{{y}}<br>{name}: %{{x}} queries<extra></extra>"))
     baseline = _safe(table["baseline"].iloc[0]) if len(table) else ""
     _layout(fig, f"Queries better, tied, worse than {baseline}",
-            height=max(220, 60 + 34 * len(labels)))
-    fig.update_layout(barmode="stack")
+            height=max(300, 130 + 40 * len(labels)))
+    fig.update_layout(barmode="stack", legend={"orientation": "h", "y": 1.02, "x": 0,
+                                               "yanchor": "bottom", "traceorder": "normal"},
+                      margin={"t": 90})
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(title="queries")
     return fig
@@ -220,7 +222,9 @@ def segment_delta_figure(table: pd.DataFrame, by: list[str], measure: str,
     baseline = _safe(part["baseline"].iloc[0]) if len(part) else ""
     _layout(fig, f"{measure}: change vs {baseline} per segment ({confidence:.0%} CI)",
             "filled: significant after correction; hollow: not significant",
-            height=max(260, 120 + 46 * len(labels)))
+            height=max(340, 150 + 46 * len(labels)))
+    fig.update_layout(legend={"orientation": "h", "y": 1.0, "x": 1, "yanchor": "bottom",
+                              "xanchor": "right"}, margin={"t": 100})
     fig.update_xaxes(title=f"Δ {_safe(measure)}")
     fig.update_yaxes(tickvals=list(range(len(labels))), ticktext=labels, autorange="reversed",
                      zeroline=False, showgrid=False)

@@ -21,10 +21,18 @@ DELTA_COLUMNS = ["candidate", "measure", "n", "mean_a", "mean_b", "delta", "rela
                  "p_wilcoxon", "wins", "ties", "losses", "effect_size"]
 
 
-def delta_display(table: pd.DataFrame, by: list[str] | None = None) -> pd.DataFrame:
-    """The columns of :data:`DELTA_COLUMNS` (with the ``by`` columns after ``candidate``)."""
+#: The columns a stakeholder reads (the Report page).
+BRIEF_COLUMNS = ["candidate", "measure", "n", "mean_a", "mean_b", "delta", "relative_delta",
+                 "ci_low", "ci_high", "p_adjusted", "direction", "wins", "ties", "losses"]
+
+
+def delta_display(table: pd.DataFrame, by: list[str] | None = None, *,
+                  brief: bool = False) -> pd.DataFrame:
+    """The columns of :data:`DELTA_COLUMNS` (or :data:`BRIEF_COLUMNS` when ``brief``), with the
+    ``by`` columns after ``candidate``."""
     by = list(by or [])
-    columns = DELTA_COLUMNS[:1] + by + DELTA_COLUMNS[1:]
+    chosen = BRIEF_COLUMNS if brief else DELTA_COLUMNS
+    columns = chosen[:1] + by + chosen[1:]
     return table[[c for c in columns if c in table.columns]].reset_index(drop=True)
 
 
@@ -107,5 +115,5 @@ def segment_display(means: pd.DataFrame, deltas: pd.DataFrame, by: list[str], ba
     return out
 
 
-__all__ = ["DELTA_COLUMNS", "delta_display", "label_colour", "segment_display",
+__all__ = ["BRIEF_COLUMNS", "DELTA_COLUMNS", "delta_display", "label_colour", "segment_display",
            "style_delta_table", "style_ranked_list"]
