@@ -224,7 +224,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="+", default=["1M"], choices=list(SIZES))
     parser.add_argument("--tools", nargs="+", default=list(TOOLS), choices=TOOLS)
-    parser.add_argument("--skip-at-10m", nargs="*", default=["library_pandas", "pytrec_eval"],
+    parser.add_argument("--skip-at-10m", nargs="*",
+                        default=["library_pandas", "pytrec_eval", "ranx"],
                         choices=TOOLS, help="tools left out at 10M rows (minutes each)")
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per tool")
     parser.add_argument("--repeat", type=int, default=1,
