@@ -84,3 +84,60 @@ def test_micro_averaging_changes_the_table_but_not_the_lines(web_search):
                                    Settings(averaging="micro")))
     assert cutoff_table(at).loc["dense", "R@10"] == pytest.approx(expected.loc["dense", "R@10"])
     assert any("chosen averaging" in c.value for c in at.caption)
+
+
+def test_ranking_runs_once_per_data_and_settings(monkeypatch):
+    import ui.compute
+
+    calls = []
+    real = ui.compute.rank_run
+
+    def counting(run, qrels, settings, source="run"):
+        calls.append(settings)
+        return real(run, qrels, settings, source)
+
+    monkeypatch.setattr(ui.compute, "rank_run", counting)
+    at = open_page(fresh_app(), "curves")
+    at.radio(key="w_dist_kind").set_value("histogram").run()
+    at.selectbox(key="w_dist_measure").set_value("R").run()
+    open_page(at, "learn")
+    open_page(at, "curves")
+    assert len(calls) == 1
+    at.sidebar.selectbox(key="w_gain").set_value("exponential").run()
+    assert len(calls) == 2 and calls[-1].gain == "exponential"
+
+
+def test_a_failed_png_export_shows_a_message_not_a_traceback(monkeypatch):
+    import ui.downloads
+
+    def broken(fig, fmt, width=1100, height=500):
+        raise RuntimeError("the PNG image could not be made (no browser).")
+
+    monkeypatch.setattr(ui.downloads, "figure_image", broken)
+    at = open_page(fresh_app(), "curves")
+    at.button(key="btn_curves_prepare").click().run()
+    assert not at.exception
+    assert "could not be made" in at.error[0].value
+
+
+def test_svg_export_makes_a_download_button(monkeypatch):
+    import ui.downloads
+
+    monkeypatch.setattr(ui.downloads, "figure_image",
+                        lambda fig, fmt, width=1100, height=500: b"<svg/>")
+    at = open_page(fresh_app(), "curves")
+    at.radio(key="w_export_curves_fmt").set_value("svg").run()
+    at.button(key="btn_curves_prepare").click().run()
+    assert at.session_state["export_curves_bytes"][1:] == ("svg", b"<svg/>")
+
+
+def test_figure_image_turns_kaleido_failures_into_a_clear_error(monkeypatch):
+    import plotly.graph_objects as go
+
+    from ui.figures import figure_image
+
+    fig = go.Figure()
+    monkeypatch.setattr(go.Figure, "to_image", lambda *a, **k: (_ for _ in ()).throw(
+        ValueError("Chrome not found")))
+    with pytest.raises(RuntimeError, match="PNG image could not be made.*Chrome not found"):
+        figure_image(fig, "png")

@@ -1,0 +1,100 @@
+"""How fast the app draws curves for a 1M-row upload, in a real Chromium (not a timed test).
+
+Run with ``python -m benchmarks.app_speed``. It writes a 1,000,000-row CSV run (10,000 queries x
+100 results, two models) and its judgments to a temporary directory, starts the app, uploads both
+files on the Data page, and measures
+
+* upload to curves: from choosing the files until the Curves page has drawn its charts;
+* settings change: from raising the relevance level until the charts are drawn again.
+
+Targets: 5 s and 1 s.
+"""
+
+from __future__ import annotations
+
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tests.browser.support import (CHROMIUM, LAUNCH_ARGS, go_to, streamlit_server,  # noqa: E402
+                                   wait_for_app, wait_for_charts)
+
+
+def write_files(directory: Path, n_queries: int = 5_000, depth: int = 100,
+                seed: int = 3) -> tuple[Path, Path]:
+    """A CSV run of ``2 * n_queries * depth`` rows (models a and b) and CSV judgments."""
+    rng = np.random.default_rng(seed)
+    rows = n_queries * depth
+    query = np.repeat(np.arange(1, n_queries + 1), depth).astype(str)
+    item = ("d" + pd.Series(rng.integers(0, 10**7, rows)).astype(str)).to_numpy()
+    frames = []
+    for model in ("a", "b"):
+        frames.append(pd.DataFrame({"query": query, "item": item,
+                                    "score": np.round(rng.random(rows) * 30, 6),
+                                    "model": model}))
+    run = pd.concat(frames, ignore_index=True)
+    judged = rng.random(rows) < 0.4
+    qrels = pd.DataFrame({"query": query[judged], "item": item[judged],
+                          "relevance": rng.integers(0, 4, judged.sum())})
+    qrels = qrels.drop_duplicates(["query", "item"])
+    run = run.drop_duplicates(["model", "query", "item"])
+    run_path, qrels_path = directory / "run_1m.csv", directory / "qrels_1m.csv"
+    run.to_csv(run_path, index=False)
+    qrels.to_csv(qrels_path, index=False)
+    return run_path, qrels_path
+
+
+def caption_has(page, text: str, timeout: float = 120_000) -> None:
+    page.locator('[data-testid="stCaptionContainer"]').filter(has_text=text).first.wait_for(
+        timeout=timeout)
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        run_path, qrels_path = write_files(Path(tmp))
+        n_rows = sum(1 for _ in open(run_path)) - 1
+        print(f"run: {n_rows:,} rows ({run_path.stat().st_size / 1e6:.0f} MB), "
+              f"judgments: {sum(1 for _ in open(qrels_path)) - 1:,} rows")
+        with streamlit_server() as url, sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+            page = browser.new_page(viewport={"width": 1400, "height": 1000})
+            page.goto(url)
+            wait_for_app(page, "Validation report")
+            page.get_by_text("Upload files", exact=True).click()
+            wait_for_app(page, "Upload at least one run file")
+            inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+            start = time.perf_counter()
+            inputs.nth(1).set_input_files(str(qrels_path))
+            inputs.nth(0).set_input_files(str(run_path))
+            page.locator('[data-testid="stSidebar"] [data-testid="stText"]').filter(
+                has_text="run_1m.csv").wait_for(timeout=300_000)
+            loaded = time.perf_counter() - start
+            go_to(page, "Curves")
+            wait_for_app(page, "Values at standard cutoffs", timeout=300_000)
+            wait_for_charts(page, 5, timeout=300_000)
+            drawn = time.perf_counter() - start
+            caption_has(page, "label ≥ 1")
+            start = time.perf_counter()
+            page.locator('[data-testid="stSidebar"] [data-testid="stNumberInput"] '
+                         'button').last.click()           # relevance level 1 -> 2
+            caption_has(page, "label ≥ 2")
+            wait_for_app(page)
+            wait_for_charts(page, 5)
+            redraw = time.perf_counter() - start
+            browser.close()
+    print(f"upload until loaded (sidebar shows the data): {loaded:.2f} s")
+    print(f"upload until curves drawn: {drawn:.2f} s (target 5 s)")
+    print(f"settings change until redrawn: {redraw:.2f} s (target 1 s)")
+
+
+if __name__ == "__main__":
+    main()
