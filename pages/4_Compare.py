@@ -112,6 +112,6 @@ a.markdown(f"**{frame.escape(choice.baseline)}** (baseline), top {k}")
 a.dataframe(style_ranked_list(top_a), hide_index=True, width="stretch", key="cmp_list_a")
 b.markdown(f"**{frame.escape(candidate)}** (candidate), top {k}")
 b.dataframe(style_ranked_list(top_b), hide_index=True, width="stretch", key="cmp_list_b")
-st.caption("Label colours: grey unjudged, then pale to dark green for grades 0–3. "
+st.caption("Label colours: grey unjudged, pale grey 0, yellow 1, light and dark green 2 and 3. "
            "`change` says how the candidate moved each item: new in top K, up/down n ranks, "
            "or (in the baseline's list) left top K.")

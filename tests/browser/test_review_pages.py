@@ -46,6 +46,8 @@ def test_compare_page_shows_the_delta_table_curves_and_both_lists(server, page):
     assert wait_for_charts(page, 3) >= 3          # delta curves, win/tie/loss, scatter
     assert page.locator(".js-plotly-plot .legendtext").filter(has_text="hybrid").count() >= 1
     SHOTS.mkdir(parents=True, exist_ok=True)
+    page.set_viewport_size({"width": 1400, "height": 3400})   # down to the two lists
+    wait_for_app(page, "One query, both lists")
     page.screenshot(path=str(SHOTS / "compare.png"), full_page=True)
 
 
