@@ -103,6 +103,9 @@ def test_ranking_runs_once_per_data_and_settings(monkeypatch):
     open_page(at, "learn")
     open_page(at, "curves")
     assert len(calls) == 1
+    at.sidebar.selectbox(key="w_short_lists").set_value("divide_by_returned").run()
+    at.sidebar.selectbox(key="w_averaging").set_value("micro").run()
+    assert len(calls) == 1          # scoring-only settings reuse the ranked lists
     at.sidebar.selectbox(key="w_gain").set_value("exponential").run()
     assert len(calls) == 2 and calls[-1].gain == "exponential"
 
@@ -141,3 +144,16 @@ def test_figure_image_turns_kaleido_failures_into_a_clear_error(monkeypatch):
         ValueError("Chrome not found")))
     with pytest.raises(RuntimeError, match="PNG image could not be made.*Chrome not found"):
         figure_image(fig, "png")
+
+
+def test_fewer_than_k_policy_on_short_lists_matches_metrics():
+    recs = load_sample("recommendations")
+    at = fresh_app({"data": "recommendations"})
+    open_page(at, "curves")
+    at.sidebar.selectbox(key="w_short_lists").set_value("divide_by_returned").run()
+    expected = mean_table(evaluate(recs.run, recs.qrels, ["P@20"],
+                                   Settings(short_lists="divide_by_returned")))
+    default = mean_table(evaluate(recs.run, recs.qrels, ["P@20"]))
+    shown = cutoff_table(at)
+    assert shown.loc["candidate", "P@20"] == pytest.approx(expected.loc["candidate", "P@20"])
+    assert shown.loc["candidate", "P@20"] > default.loc["candidate", "P@20"]

@@ -7,6 +7,8 @@ itself is passed as an ``_dataset`` argument, which Streamlit does not hash. The
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 import streamlit as st
@@ -22,9 +24,18 @@ from metrics.settings import Settings
 STANDARD_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
 
 
+#: Settings that only change how ranked lists are scored or averaged, not the lists themselves.
+SCORING_ONLY = ("short_lists", "averaging", "weight_column")
+
+
 def settings_key(settings: Settings) -> tuple:
     """A hashable, stable key of the settings."""
     return tuple(sorted(settings.to_dict().items()))
+
+
+def ranking_key(settings: Settings) -> tuple:
+    """Key of the settings that change the ranked lists (ties, relevance, gain, ...)."""
+    return tuple(sorted((k, v) for k, v in settings.to_dict().items() if k not in SCORING_ONLY))
 
 
 def cutoffs_within(k_from: int, k_to: int) -> list[int]:
@@ -74,8 +85,16 @@ def _ranked(content_hash: str, key: tuple, _dataset: Dataset,
 
 
 def ranked_lists(dataset: Dataset, settings: Settings) -> dict[str, RankedLists]:
-    """The data set's ranked lists per model under ``settings`` (cached on the content hash)."""
-    return _ranked(dataset.content_hash, settings_key(settings), dataset, settings)
+    """The data set's ranked lists per model under ``settings`` (cached on the content hash).
+
+    Lists are ranked once per :func:`ranking_key`; a change of a scoring-only setting (fewer
+    than K, averaging) reuses them with the new settings attached.
+    """
+    base = settings.with_(**{k: getattr(Settings(), k) for k in SCORING_ONLY})
+    lists = _ranked(dataset.content_hash, ranking_key(settings), dataset, base)
+    if base == settings:
+        return lists
+    return {model: replace(ranked, settings=settings) for model, ranked in lists.items()}
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
