@@ -11,47 +11,45 @@ from ui.review_controls import review_controls
 from ui.review_figures import (delta_curve_figure, model_colours, query_scatter_figure,
                                win_tie_loss_figure)
 from ui.review_tables import delta_display, style_delta_table, style_ranked_list
+from ui.i18n import t
 from ui.tables import csv_bytes
 
 ctx = frame.page("compare")
-st.title("Compare models")
+st.title(t("compare.title"))
 dataset = ctx.require_dataset()
 view, settings = ctx.view, ctx.settings
 models = dataset.models
 if len(models) < 2:
-    st.info("Comparing needs at least two models: load runs of two or more models on the Data "
-            "page.")
+    st.info(t("review.need_two_models"))
     st.stop()
 
 choice = review_controls(models, view.k_range)
 if not choice.candidates:
-    st.info("Choose at least one candidate.")
+    st.info(t("review.need_candidate"))
     st.stop()
 options, k = choice.options, choice.k
 measures = tuple(view.measures)
 table = review_compute.comparison(dataset, settings, measures, k, choice.baseline,
                                   choice.candidates, options)
-st.caption(f"Each candidate against **{frame.escape(choice.baseline)}** on the measures chosen in "
-           f"the sidebar at K = {k}; {options.confidence:.0%} paired bootstrap intervals, "
-           f"{options.correction} correction over the {len(table)} tests, "
-           f"corrected p < {options.alpha:g} counts as significant.")
+st.caption(t("compare.caption", baseline=f"**{frame.escape(choice.baseline)}**", k=k,
+             confidence=f"{options.confidence:.0%}", correction=options.correction,
+             n=len(table), alpha=f"{options.alpha:g}"))
 
-st.subheader("Headline")
+st.subheader(t("compare.headline"))
 for sentence in headline(table, options.confidence):
     st.markdown(f"- {frame.escape(sentence)}")
 
-st.subheader("Deltas")
+st.subheader(t("compare.deltas"))
 display = delta_display(table)
 st.dataframe(style_delta_table(display), hide_index=True, width="stretch", key="cmp_table")
-st.caption("Green: significantly better than the baseline; red: significantly worse; no colour: "
-           "no clear difference. `p_adjusted` is the corrected p-value of the chosen test.")
-st.download_button("Download the table (CSV)", csv_bytes(table), "comparison.csv", "text/csv",
+st.caption(t("compare.colour_caption"))
+st.download_button(t("review.download_csv"), csv_bytes(table), "comparison.csv", "text/csv",
                    key="dl_cmp_csv")
 
 colours = model_colours(models)
 left, right = st.columns([3, 2])
 with left:
-    curve_measure = st.selectbox("Measure of the delta curves", list(measures),
+    curve_measure = st.selectbox(t("compare.curve_measure"), list(measures),
                                  key="w_cmp_curve_measure")
     k_from, k_to = view.k_range
     curves = {c: review_compute.delta_curve(dataset, settings, curve_measure, k_from, k_to,
@@ -63,16 +61,16 @@ with left:
 with right:
     st.plotly_chart(win_tie_loss_figure(table), width="stretch", key="cmp_wtl")
 
-st.subheader("Per query")
+st.subheader(t("compare.per_query"))
 c1, c2 = st.columns(2)
-candidate = c1.selectbox("Candidate", list(choice.candidates), key="w_cmp_candidate")
-query_measure = c2.selectbox("Measure", list(measures), key="w_cmp_query_measure",
+candidate = c1.selectbox(t("compare.candidate"), list(choice.candidates), key="w_cmp_candidate")
+query_measure = c2.selectbox(t("compare.measure"), list(measures), key="w_cmp_query_measure",
                              format_func=lambda m: f"{m}@{k}")
 deltas = review_compute.per_query_deltas(dataset, settings, query_measure, k, choice.baseline,
                                          candidate, options.policy)
 queries = deltas["query"].tolist()
 if not queries:
-    st.info("The two models share no query.")
+    st.info(t("compare.no_shared"))
     st.stop()
 
 event = st.plotly_chart(
@@ -93,25 +91,22 @@ if st.session_state.get("w_cmp_query") not in queries:
 
 gained, lost = biggest_movers(deltas, 10)
 g, l = st.columns(2)
-g.markdown(f"**Gained most** ({int((deltas['delta'] > 0).sum())} queries gained)")
+g.markdown(t("compare.gained", n=int((deltas["delta"] > 0).sum())))
 g.dataframe(gained, hide_index=True, width="stretch", key="cmp_gained")
-l.markdown(f"**Lost most** ({int((deltas['delta'] < 0).sum())} queries lost)")
+l.markdown(t("compare.lost", n=int((deltas["delta"] < 0).sum())))
 l.dataframe(lost, hide_index=True, width="stretch", key="cmp_lost")
 
-st.subheader("One query, both lists")
-query = st.selectbox("Query", queries, key="w_cmp_query",
-                     help="Sorted from the biggest gain to the biggest loss; clicking a point "
-                          "of the scatter chooses it too.")
+st.subheader(t("compare.drill_title"))
+query = st.selectbox(t("compare.query"), queries, key="w_cmp_query",
+                     help=t("compare.query_help"))
 row = deltas[deltas["query"] == query].iloc[0]
-st.markdown(f"Query **{frame.escape(query)}**: {query_measure}@{k} "
-            f"{row['baseline']:.3f} → {row['candidate']:.3f} ({row['delta']:+.3f}).")
+st.markdown(t("compare.query_line", measure=f"{query_measure}@{k}", a=f"{row['baseline']:.3f}",
+              b=f"{row['candidate']:.3f}", delta=f"{row['delta']:+.3f}"))
 lists = compute.ranked_lists(dataset, settings)
 top_a, top_b = side_by_side(lists[choice.baseline], lists[candidate], dataset.run, query, k)
 a, b = st.columns(2)
-a.markdown(f"**{frame.escape(choice.baseline)}** (baseline), top {k}")
+a.markdown(t("compare.list_baseline", model=f"**{frame.escape(choice.baseline)}**", k=k))
 a.dataframe(style_ranked_list(top_a), hide_index=True, width="stretch", key="cmp_list_a")
-b.markdown(f"**{frame.escape(candidate)}** (candidate), top {k}")
+b.markdown(t("compare.list_candidate", model=f"**{frame.escape(candidate)}**", k=k))
 b.dataframe(style_ranked_list(top_b), hide_index=True, width="stretch", key="cmp_list_b")
-st.caption("Label colours: grey unjudged, pale grey 0, yellow 1, light and dark green 2 and 3. "
-           "`change` says how the candidate moved each item: new in top K, up/down n ranks, "
-           "or (in the baseline's list) left top K.")
+st.caption(t("compare.labels_caption"))

@@ -7,35 +7,35 @@ from ui import compute, frame, review_compute
 from ui.review_controls import review_controls
 from ui.review_figures import model_colours, segment_delta_figure, segment_heatmap_figure
 from ui.review_tables import segment_display
+from ui.i18n import t
 from ui.tables import csv_bytes
 
 ctx = frame.page("segments")
-st.title("Segments")
+st.title(t("segments.title"))
 dataset = ctx.require_dataset()
 view, settings = ctx.view, ctx.settings
 models = dataset.models
 columns = dataset.segment_columns
 if not columns:
-    st.info("This data set has no segment columns. Load a query table (a query column and "
-            "columns such as query type or country) on the Data page.")
+    st.info(t("segments.no_segments"))
     st.stop()
 if len(models) < 2:
-    st.info("Segments compare models: load runs of two or more models on the Data page.")
+    st.info(t("review.need_two_models"))
     st.stop()
 
 choice = review_controls(models, view.k_range)
 if not choice.candidates:
-    st.info("Choose at least one candidate.")
+    st.info(t("review.need_candidate"))
     st.stop()
 options, k = choice.options, choice.k
 c1, c2 = st.columns([2, 1])
 st.session_state.setdefault("w_seg_by", columns[:1])
-by = c1.multiselect("Segment by (one or two columns)", columns, key="w_seg_by",
+by = c1.multiselect(t("segments.by"), columns, key="w_seg_by",
                     max_selections=2)
-measure = c2.selectbox("Measure", list(view.measures), key="w_seg_measure",
+measure = c2.selectbox(t("compare.measure"), list(view.measures), key="w_seg_measure",
                        format_func=lambda m: f"{m}@{k}")
 if not by:
-    st.info("Choose one or two segment columns.")
+    st.info(t("segments.choose_by"))
     st.stop()
 name = compute.cutoff_name(measure, k)
 
@@ -45,19 +45,17 @@ deltas = review_compute.comparison(dataset, settings, (measure,), k, choice.base
 overall = review_compute.comparison(dataset, settings, (measure,), k, choice.baseline,
                                     choice.candidates, options)
 
-st.subheader("Where the overall winner loses")
+st.subheader(t("segments.reversals_title"))
 rows = found[found["measure"] == name] if len(found) else found
 if len(rows) == 0:
-    st.success(f"The model that is best overall on {name} is best (or tied) in every segment.")
+    st.success(t("segments.no_reversal", measure=name))
 for row in rows.to_dict("records"):
     (st.error if row["significant"] else st.warning)(frame.escape(row["sentence"]))
 
-st.subheader(f"{name} per segment")
+st.subheader(t("segments.table_title", measure=name))
 small = int(means["small"].sum())
 if small:
-    st.warning(f"{small} segment(s) have fewer than {MIN_SEGMENT_QUERIES} queries (marked "
-               "`small`): their numbers move a lot with a few queries. They are shown, not "
-               "hidden.")
+    st.warning(t("segments.small_warning", n=small, min=MIN_SEGMENT_QUERIES))
 table = segment_display(means, deltas, by, choice.baseline, [choice.baseline,
                                                               *choice.candidates], overall)
 number_columns = {c: st.column_config.NumberColumn(c, format="%.4f")
@@ -66,10 +64,9 @@ number_columns.update({c: st.column_config.NumberColumn(c, format="%.3g")
                        for c in table.columns if c.startswith("p_adj ")})
 st.dataframe(table, hide_index=True, width="stretch", column_config=number_columns,
              key="seg_table")
-st.caption(f"Δ: candidate − {frame.escape(choice.baseline)} on the segment's queries, with its "
-           f"{options.confidence:.0%} bootstrap interval; p_adj corrected ({options.correction})"
-           f" over every segment × candidate; the last row is all queries.")
-st.download_button("Download the table (CSV)", csv_bytes(table), "segments.csv", "text/csv",
+st.caption(t("segments.caption", baseline=frame.escape(choice.baseline),
+             confidence=f"{options.confidence:.0%}", correction=options.correction))
+st.download_button(t("review.download_csv"), csv_bytes(table), "segments.csv", "text/csv",
                    key="dl_seg_csv")
 
 colours = model_colours(models)

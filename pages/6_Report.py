@@ -13,30 +13,30 @@ from ui.figures import curve_figure
 from ui.review_controls import review_controls
 from ui.review_figures import (delta_curve_figure, model_colours, segment_heatmap_figure,
                                win_tie_loss_figure)
+from ui.i18n import t
 from ui.review_tables import delta_display, style_delta_table
 
-NO_SEGMENT = "(none)"
-
 ctx = frame.page("report")
-st.title("Report")
+st.title(t("review_report.title"))
 dataset = ctx.require_dataset()
 view, settings = ctx.view, ctx.settings
 models = dataset.models
 if len(models) < 2:
-    st.info("A report compares models: load runs of two or more models on the Data page.")
+    st.info(t("review.need_two_models"))
     st.stop()
 
 choice = review_controls(models, view.k_range)
 if not choice.candidates:
-    st.info("Choose at least one candidate.")
+    st.info(t("review.need_candidate"))
     st.stop()
 options, k = choice.options, choice.k
 k_from, k_to = view.k_range
-segment_choices = [NO_SEGMENT, *dataset.segment_columns]
+segment_choices = ["", *dataset.segment_columns]
 if st.session_state.get("w_report_segment") not in segment_choices:
     st.session_state["w_report_segment"] = segment_choices[min(1, len(segment_choices) - 1)]
-segment = st.selectbox("Segment column of the report", segment_choices, key="w_report_segment")
-by = [] if segment == NO_SEGMENT else [segment]
+segment = st.selectbox(t("review_report.segment"), segment_choices, key="w_report_segment",
+                       format_func=lambda c: c or t("review_report.no_segment"))
+by = [segment] if segment else []
 
 measures = tuple(view.measures)
 table = review_compute.comparison(dataset, settings, measures, k, choice.baseline,
@@ -58,10 +58,11 @@ colours = model_colours(models)
 curve_table = compute.curve_table(dataset, settings, measures, k_from, k_to)
 figures = []
 for measure in measures:
-    figures.append((f"{measure} across K", curve_figure(
-        curve_table, measure, title=f"{measure} across K", x_label="K",
-        y_label=f"mean {measure}", queries_label="queries",
-        subtitle=f"{settings.averaging} mean per K (curves are macro means)")))
+    curve_title = t("review_report.curve_title", measure=measure)
+    figures.append((curve_title, curve_figure(
+        curve_table, measure, title=curve_title, x_label="K",
+        y_label=t("review_report.curve_y", measure=measure), queries_label=t("curves.queries"),
+        subtitle=t("review_report.curve_subtitle", averaging=settings.averaging))))
     curves = {c: review_compute.delta_curve(dataset, settings, measure, k_from, k_to,
                                             choice.baseline, c, options)
               for c in choice.candidates}
@@ -83,45 +84,46 @@ inputs = ReportInputs(
     extra_provenance=software_versions())
 
 d1, d2 = st.columns(2)
-d1.download_button("Download the report (HTML, works offline)",
+d1.download_button(t("review_report.download_html"),
                    lambda: build_report_html(inputs).encode("utf-8"),
                    f"report_{dataset.name}.html", "text/html", key="dl_report_html",
                    type="primary", icon=":material/download:")
-d2.download_button("Download the tables (CSV, zip)", lambda: report_zip(inputs),
+d2.download_button(t("review_report.download_zip"), lambda: report_zip(inputs),
                    f"report_{dataset.name}_tables.zip", "application/zip",
                    key="dl_report_zip", icon=":material/table:")
 
-st.header(f"{frame.escape(dataset.name)}: {frame.escape(choice.baseline)} against "
-          f"{frame.escape(', '.join(choice.candidates))}")
-st.subheader("Headline")
+st.header(t("review_report.header", name=frame.escape(dataset.name),
+            baseline=frame.escape(choice.baseline),
+            candidates=frame.escape(", ".join(choice.candidates))))
+st.subheader(t("compare.headline"))
 for sentence in sentences:
     st.markdown(f"- {frame.escape(sentence)}")
 st.dataframe(style_delta_table(delta_display(table, brief=True)), hide_index=True, width="stretch",
              key="report_table")
 
 if by:
-    st.subheader(f"Segments: {frame.escape(segment)}")
+    st.subheader(t("review_report.segments", column=frame.escape(segment)))
     if not reversal_sentences:
-        st.success("The overall winner is best in every segment.")
+        st.success(t("review_report.all_best"))
     for sentence in reversal_sentences:
         (st.error if "loses to" in sentence else st.warning)(frame.escape(sentence))
     st.dataframe(style_delta_table(delta_display(segment_table, by, brief=True)), hide_index=True,
                  width="stretch", key="report_segments")
 
-st.subheader("Charts")
+st.subheader(t("review_report.charts"))
 columns = st.columns(2)
 for i, (title, figure) in enumerate(figures):
     with columns[i % 2]:
         st.plotly_chart(figure, width="stretch", key=f"report_chart_{i}")
 
-st.subheader("Data health")
+st.subheader(t("review_report.health"))
 findings = dataset.report.to_frame()
 if findings.empty:
-    st.success("No problems were found in the data.")
+    st.success(t("review_report.no_problems"))
 else:
     st.dataframe(findings[["severity", "message", "count", "examples", "action"]],
                  hide_index=True, width="stretch", key="report_findings")
 
-st.subheader("Settings and provenance")
+st.subheader(t("review_report.provenance"))
 st.dataframe(pd.DataFrame(provenance(inputs), columns=["setting", "value"]), hide_index=True,
              width="stretch", key="report_provenance")

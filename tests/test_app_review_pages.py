@@ -6,33 +6,14 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-import ui.frame
-import ui.pages_registry
 from metrics.compare import CompareOptions, comparison_table
 from metrics.drilldown import side_by_side
 from metrics.evaluation import evaluate
 from metrics.loaders import load_sample
 from tests.app_support import APP
 
-REVIEW_PAGES = (
-    ui.pages_registry.PageDef("compare", "pages/4_Compare.py", ":material/compare_arrows:",
-                              "Compare"),
-    ui.pages_registry.PageDef("segments", "pages/5_Segments.py", ":material/grid_view:",
-                              "Segments"),
-    ui.pages_registry.PageDef("report", "pages/6_Report.py", ":material/summarize:", "Report"),
-)
 #: What the pages use unless the statistics options are changed.
 PAGE_OPTIONS = CompareOptions(resamples=2_000)
-
-
-@pytest.fixture(autouse=True)
-def registered_review_pages(monkeypatch):
-    """Make sure the three pages are in the navigation (whether or not the registry lists them)."""
-    pages = ui.pages_registry.PAGES
-    missing = tuple(p for p in REVIEW_PAGES if p.key not in {q.key for q in pages})
-    if missing:
-        monkeypatch.setattr(ui.pages_registry, "PAGES", pages + missing)
-        monkeypatch.setattr(ui.frame, "PAGES", pages + missing)
 
 
 @pytest.fixture(scope="module")

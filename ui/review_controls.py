@@ -13,6 +13,7 @@ import streamlit as st
 from metrics.compare import TESTS, CompareOptions
 from metrics.statistics import CORRECTIONS, MISSING_POLICIES
 
+from .i18n import t
 from .review_compute import RESAMPLE_CHOICES
 from .view import K_LIMIT
 
@@ -54,24 +55,24 @@ def review_controls(models: list[str], k_range: tuple[int, int], *,
     """Baseline, candidates and K in one row; statistics options in an expander."""
     c1, c2, c3 = st.columns([1, 2, 1])
     _keep_valid("w_review_baseline", models, models[0])
-    baseline = c1.selectbox("Baseline", models, key="w_review_baseline",
-                            help="The reference model; every delta is candidate − baseline.")
+    baseline = c1.selectbox(t("review.baseline"), models, key="w_review_baseline",
+                            help=t("review.baseline_help"))
     others = [m for m in models if m != baseline]
     if several_candidates:
         _swap_with_previous_baseline(baseline, models)
         _keep_valid("w_review_candidates", others, others)
         if "w_review_candidates" not in st.session_state:
             st.session_state["w_review_candidates"] = others
-        candidates = c2.multiselect("Candidates", others, key="w_review_candidates",
-                                    help="Models compared with the baseline.")
+        candidates = c2.multiselect(t("review.candidates"), others, key="w_review_candidates",
+                                    help=t("review.candidates_help"))
     else:
         candidates = others
     k_from, k_to = k_range
     if "w_review_k" not in st.session_state or not (
             1 <= st.session_state["w_review_k"] <= K_LIMIT):
         st.session_state["w_review_k"] = min(max(10, k_from), k_to)
-    k = c3.number_input("K (cutoff)", min_value=1, max_value=K_LIMIT, step=1, key="w_review_k",
-                        help="Measures are compared at this cutoff (e.g. nDCG@10).")
+    k = c3.number_input(t("review.k"), min_value=1, max_value=K_LIMIT, step=1, key="w_review_k",
+                        help=t("review.k_help"))
     return ReviewChoice(baseline, tuple(candidates), int(k), statistics_options())
 
 
@@ -80,21 +81,20 @@ def statistics_options() -> CompareOptions:
     for key, value in (("w_review_resamples", 2_000), ("w_review_seed", 0),
                        ("w_review_alpha", 0.05)):
         st.session_state.setdefault(key, value)
-    with st.expander("Statistics options", icon=":material/tune:"):
+    with st.expander(t("review.stats"), icon=":material/tune:"):
         c1, c2, c3 = st.columns(3)
-        resamples = c1.selectbox("Resamples", RESAMPLE_CHOICES,
+        resamples = c1.selectbox(t("review.resamples"), RESAMPLE_CHOICES,
                                  key="w_review_resamples", format_func=lambda n: f"{n:,}",
-                                 help="Bootstrap and randomization resamples; more is slower "
-                                      "and steadier.")
-        seed = c1.number_input("Random seed", min_value=0, max_value=2**31 - 1, step=1, key="w_review_seed",
-                               help="Same seed, same intervals and p-values.")
-        correction = c2.selectbox("Multiple-testing correction", list(CORRECTIONS),
+                                 help=t("review.resamples_help"))
+        seed = c1.number_input(t("review.seed"), min_value=0, max_value=2**31 - 1, step=1, key="w_review_seed",
+                               help=t("review.seed_help"))
+        correction = c2.selectbox(t("review.correction"), list(CORRECTIONS),
                                   key="w_review_correction", format_func=CORRECTIONS.get)
-        test = c2.selectbox("Test deciding significance", list(TESTS), key="w_review_test",
+        test = c2.selectbox(t("review.test"), list(TESTS), key="w_review_test",
                             format_func=TESTS.get)
-        policy = c3.selectbox("Queries scored by one model only", list(MISSING_POLICIES),
+        policy = c3.selectbox(t("review.policy"), list(MISSING_POLICIES),
                               key="w_review_policy", format_func=MISSING_POLICIES.get)
-        alpha = c3.selectbox("Significance level", (0.05, 0.01, 0.1), key="w_review_alpha",
+        alpha = c3.selectbox(t("review.alpha"), (0.05, 0.01, 0.1), key="w_review_alpha",
                              format_func=lambda a: f"{a:g}")
     return CompareOptions(policy=policy, resamples=int(resamples), seed=int(seed),
                           correction=correction, test=test, alpha=float(alpha))
