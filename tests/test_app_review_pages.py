@@ -174,3 +174,31 @@ def test_pages_explain_that_one_model_cannot_be_compared():
         assert any("at least two models" in i.value for i in at.info)
     else:
         assert len(at.dataframe) >= 1
+
+
+# --------------------------------------------------------------------------- links
+
+
+def test_a_link_reopens_the_same_comparison():
+    at = open_review("4_Compare", {"base": "hybrid", "cand": "lexical", "at": "5",
+                                   "seed": "3", "corr": "bh"})
+    assert at.selectbox(key="w_review_baseline").value == "hybrid"
+    assert at.multiselect(key="w_review_candidates").value == ["lexical"]
+    shown = at.dataframe[0].value
+    assert shown["measure"].str.endswith("@5").all() and set(shown["candidate"]) == {"lexical"}
+    assert at.selectbox(key="w_review_correction").value == "bh"
+
+
+def test_the_choices_are_written_into_the_link():
+    at = open_review("5_Segments")
+    at.number_input(key="w_review_k").set_value(20).run()
+    assert at.query_params["at"] == "20"
+    assert at.query_params["base"] == "lexical"
+    assert at.query_params["cand"] == "dense,hybrid"
+
+
+def test_a_link_with_unknown_models_and_bad_numbers_keeps_the_defaults():
+    at = open_review("4_Compare", {"base": "bm25", "cand": "x,y", "at": "-3", "boot": "7"})
+    assert at.selectbox(key="w_review_baseline").value == "lexical"
+    assert at.multiselect(key="w_review_candidates").value == ["dense", "hybrid"]
+    assert at.number_input(key="w_review_k").value == 10

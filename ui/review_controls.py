@@ -18,6 +18,12 @@ from .review_compute import RESAMPLE_CHOICES
 from .view import K_LIMIT
 
 
+#: Widget key -> URL query parameter (names the frame does not use; see ui/view.py URL_NAMES).
+URL_PARAMS = {"w_review_baseline": "base", "w_review_candidates": "cand", "w_review_k": "at",
+              "w_review_resamples": "boot", "w_review_seed": "seed",
+              "w_review_correction": "corr"}
+
+
 @dataclass(frozen=True)
 class ReviewChoice:
     """What the review controls selected."""
@@ -50,9 +56,55 @@ def _swap_with_previous_baseline(baseline: str, models: list[str]) -> None:
     state["w_review_candidates"] = [previous if m == baseline else m for m in chosen]
 
 
+def _integer(text: str, low: int, high: int) -> int | None:
+    try:
+        value = int(text)
+    except ValueError:
+        return None
+    return value if low <= value <= high else None
+
+
+def seed_from_url(models: list[str]) -> None:
+    """On a session's first visit, take baseline, candidates, K and statistics from the link."""
+    state, params = st.session_state, st.query_params
+    if state.get("review_url_read"):
+        return
+    state["review_url_read"] = True
+    if params.get("base") in models:
+        state["w_review_baseline"] = params["base"]
+    if "cand" in params:
+        chosen = [m for m in params["cand"].split(",") if m in models]
+        if chosen:
+            state["w_review_candidates"] = chosen
+    if "at" in params and _integer(params["at"], 1, K_LIMIT) is not None:
+        state["w_review_k"] = _integer(params["at"], 1, K_LIMIT)
+    if "boot" in params and _integer(params["boot"], 1, 10**6) in RESAMPLE_CHOICES:
+        state["w_review_resamples"] = _integer(params["boot"], 1, 10**6)
+    if "seed" in params and _integer(params["seed"], 0, 2**31 - 1) is not None:
+        state["w_review_seed"] = _integer(params["seed"], 0, 2**31 - 1)
+    if params.get("corr") in CORRECTIONS:
+        state["w_review_correction"] = params["corr"]
+
+
+def write_url(choice: "ReviewChoice") -> None:
+    """Put the review choices into the link, so that a copied URL reopens the same comparison."""
+    wanted = {"base": choice.baseline, "at": str(choice.k),
+              "boot": str(choice.options.resamples), "seed": str(choice.options.seed),
+              "corr": choice.options.correction}
+    if all("," not in c for c in choice.candidates):
+        wanted["cand"] = ",".join(choice.candidates)
+    for name, value in wanted.items():
+        if st.query_params.get(name) != value:
+            st.query_params[name] = value
+
+
 def review_controls(models: list[str], k_range: tuple[int, int], *,
                     several_candidates: bool = True) -> ReviewChoice:
-    """Baseline, candidates and K in one row; statistics options in an expander."""
+    """Baseline, candidates and K in one row; statistics options in an expander.
+
+    The choices are read from the link on a session's first visit and written back to it.
+    """
+    seed_from_url(models)
     c1, c2, c3 = st.columns([1, 2, 1])
     _keep_valid("w_review_baseline", models, models[0])
     baseline = c1.selectbox(t("review.baseline"), models, key="w_review_baseline",
@@ -73,7 +125,9 @@ def review_controls(models: list[str], k_range: tuple[int, int], *,
         st.session_state["w_review_k"] = min(max(10, k_from), k_to)
     k = c3.number_input(t("review.k"), min_value=1, max_value=K_LIMIT, step=1, key="w_review_k",
                         help=t("review.k_help"))
-    return ReviewChoice(baseline, tuple(candidates), int(k), statistics_options())
+    choice = ReviewChoice(baseline, tuple(candidates), int(k), statistics_options())
+    write_url(choice)
+    return choice
 
 
 def statistics_options() -> CompareOptions:
