@@ -16,12 +16,12 @@ view, settings = ctx.view, ctx.settings
 k_from, k_to = view.k_range
 subtitle = t("curves.subtitle", averaging=frame.policy_text("averaging", settings.averaging),
              short=frame.policy_text("short_lists", settings.short_lists),
-             level=f"{settings.relevance_level:g}", queries=f"{dataset.run['query'].nunique():,}")
+             level=f"{settings.relevance_level:g}", queries=f"{compute.query_count(dataset):,}")
 st.caption(subtitle)
 chart_subtitle = t("curves.chart_subtitle", averaging=settings.averaging,
                    short=settings.short_lists.replace("_", " "),
                    level=f"{settings.relevance_level:g}",
-                   queries=f"{dataset.run['query'].nunique():,}")
+                   queries=f"{compute.query_count(dataset):,}")
 if settings.averaging != "macro":
     st.caption(t("curves.macro_lines"))
 

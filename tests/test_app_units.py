@@ -85,7 +85,16 @@ def test_curve_hover_shows_exact_value_and_number_of_queries_and_escapes_names()
     assert trace.customdata[:, 0].tolist() == [300, 299]
 
 
-def test_distribution_boxes_leave_out_missing_values():
-    fig = distribution_figure({"a": np.array([0.1, np.nan, 0.3])}, "P@10", kind="box",
-                              title="t", y_label="queries")
-    assert list(fig.data[0].y) == [0.1, 0.3]
+def test_distribution_boxes_carry_quartiles_of_the_non_missing_values():
+    fig = distribution_figure({"a": np.array([0.1, np.nan, 0.3, 0.5, 0.9])}, "P@10",
+                              kind="box", title="t", y_label="queries")
+    box = fig.data[0]
+    assert (box.q1[0], box.median[0], box.q3[0]) == pytest.approx((0.25, 0.4, 0.6))
+    assert (box.lowerfence[0], box.upperfence[0], box.mean[0]) == pytest.approx((0.1, 0.9, 0.45))
+
+
+def test_distribution_histogram_counts_every_query_once():
+    values = np.array([0.0, 0.0, 0.5, 1.0, np.nan])
+    fig = distribution_figure({"a": values}, "P@10", kind="histogram", title="t",
+                              y_label="queries")
+    assert sum(fig.data[0].y) == 4

@@ -134,3 +134,13 @@ def cutoff_table(dataset: Dataset, settings: Settings, measures: tuple[str, ...]
     """Averages at the cutoffs ``ks`` under the averaging policy (cached)."""
     return _cutoff_table(dataset.content_hash, settings_key(settings), tuple(measures),
                          tuple(ks), dataset, settings)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _query_count(content_hash: str, _dataset: Dataset) -> int:
+    return int(_dataset.run[S.QUERY].nunique())
+
+
+def query_count(dataset: Dataset) -> int:
+    """Number of distinct queries in the run (cached)."""
+    return _query_count(dataset.content_hash, dataset)

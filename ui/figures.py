@@ -56,22 +56,33 @@ def distribution_figure(values: dict[str, np.ndarray], measure_at_k: str, *, kin
                         title: str, y_label: str) -> go.Figure:
     """Per-query values of one measure at one K, one box (or histogram) per model.
 
-    Boxes show the median and quartiles (hover gives exact values) and the mean as a dashed line;
-    histograms draw each model's median as a dotted vertical line.
+    Box statistics (quartiles, median, mean, min and max) and histogram counts are computed
+    here, so the browser receives a few numbers per model, not one point per query. Histograms
+    draw each model's median as a dotted vertical line.
     """
     fig = go.Figure()
-    for i, (model, v) in enumerate(values.items()):
-        v = np.asarray(v, dtype=float)
-        v = v[~np.isnan(v)]
+    clean = {m: np.asarray(v, dtype=float)[~np.isnan(np.asarray(v, dtype=float))]
+             for m, v in values.items()}
+    finite = [v for v in clean.values() if len(v)]
+    lo = min((float(v.min()) for v in finite), default=0.0)
+    hi = max((float(v.max()) for v in finite), default=1.0)
+    edges = np.linspace(min(lo, 0.0), max(hi, 1.0) if hi <= 1 else hi, 21)
+    for i, (model, v) in enumerate(clean.items()):
         color = PALETTE[i % len(PALETTE)]
+        name = _safe(model)
+        if not len(v):
+            continue
         if kind == "histogram":
-            fig.add_trace(go.Histogram(x=v, name=_safe(model), opacity=0.6,
-                                       marker_color=color, xbins={"size": 0.05}))
-            if len(v):
-                fig.add_vline(x=float(np.median(v)), line_dash="dot", line_color=color)
+            counts, _ = np.histogram(v, bins=edges)
+            fig.add_trace(go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, name=name,
+                                 width=np.diff(edges), opacity=0.55, marker_color=color,
+                                 hovertemplate=f"{name}: %{{y}}<extra></extra>"))
+            fig.add_vline(x=float(np.median(v)), line_dash="dot", line_color=color)
         else:
-            fig.add_trace(go.Box(y=v, name=_safe(model), boxmean=True, marker_color=color,
-                                 boxpoints="outliers"))
+            q1, med, q3 = np.percentile(v, [25, 50, 75])
+            fig.add_trace(go.Box(x=[name], q1=[q1], median=[med], q3=[q3], mean=[float(v.mean())],
+                                 lowerfence=[float(v.min())], upperfence=[float(v.max())],
+                                 name=name, marker_color=color, boxmean=True))
     fig.update_layout(title={"text": _safe(title)}, template="plotly_white", height=380,
                       margin={"l": 50, "r": 20, "t": 60, "b": 45}, showlegend=kind == "histogram",
                       barmode="overlay")

@@ -246,7 +246,7 @@ def _dataset_box(side, data: str, dataset: Dataset | None) -> None:
     if dataset is None:
         box.caption(t("frame.no_dataset_short"))
         return
-    n_queries = int(dataset.run["query"].nunique())
+    n_queries = compute.query_count(dataset)
     warnings = len(dataset.report.warnings)
     box.text(t("frame.dataset_lines", name=dataset.name, models=", ".join(dataset.models),
                queries=f"{n_queries:,}", rows=f"{len(dataset.run):,}", warnings=warnings))

@@ -97,9 +97,21 @@ def sidebar_dataset(page) -> str:
 
 def choose(page, label: str, option: str) -> None:
     """Pick ``option`` in the selectbox labelled ``label``."""
+    open_select(page, label, option).click()
+
+
+def open_select(page, label: str, option: str):
+    """Open the selectbox labelled ``label``; return the locator of ``option`` (not clicked)."""
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
-    box.locator('[role="combobox"]').first.click()
-    page.get_by_role("option", name=option, exact=True).click()
+    wanted = page.get_by_role("option").filter(has_text=option).first
+    for _ in range(3):                    # a rerun may close the list just opened
+        box.locator('[role="combobox"]').first.click()
+        try:
+            wanted.wait_for(timeout=5_000)
+            break
+        except Exception:
+            page.wait_for_timeout(500)
+    return wanted
 
 
 def go_to(page, nav_text: str) -> None:
@@ -119,3 +131,11 @@ def wait_for_tables(page, timeout: float = 60_000) -> None:
                  .every(e => e.querySelector('canvas') && e.getBoundingClientRect().width > 100)""",
         timeout=timeout)
     page.wait_for_timeout(500)
+
+
+def wait_for_chart_titles(page, text: str, n: int, timeout: float = 120_000) -> None:
+    """Wait until ``n`` chart titles contain ``text`` (the charts were drawn again)."""
+    page.wait_for_function(
+        """([text, n]) => [...document.querySelectorAll('.js-plotly-plot .gtitle')]
+                 .filter(e => e.textContent.includes(text)).length >= n""",
+        arg=[text, n], timeout=timeout)
