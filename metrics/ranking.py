@@ -425,6 +425,9 @@ def _run_order(run_qc: np.ndarray, q_rank: np.ndarray, score: np.ndarray | None,
             raise InputError("the rank column has empty values.", source=source, column="rank",
                              fix="give every row a rank.")
         return np.lexsort((np.arange(n), rank, qr))
+    if settings.score_precision == "float32":
+        with np.errstate(over="ignore"):
+            score = score.astype(np.float32).astype(np.float64)
     key = np.where(np.isnan(score), -np.inf, score)
     blocks = _ordered_blocks(qr, key, items, settings)
     if blocks is not None:

@@ -13,6 +13,7 @@ from typing import Any, Literal
 from .errors import SettingsError
 
 Ties = Literal["item_desc", "input_order", "rank"]
+ScorePrecision = Literal["float32", "float64"]
 Gain = Literal["linear", "exponential"]
 ShortLists = Literal["divide_by_k", "divide_by_returned", "leave_out"]
 Duplicates = Literal["keep_best", "error"]
@@ -44,6 +45,17 @@ POLICIES: dict[str, Policy] = {
                 "rank": "use the rank column as given (scores ignored)",
             },
             "item_desc",
+        ),
+        Policy(
+            "score_precision", "Score precision for ordering",
+            "Precision at which scores are compared when ordering a list. trec_eval stores "
+            "scores as single-precision floats, so scores that differ only beyond about seven "
+            "significant digits tie and are ordered by the tie policy.",
+            {
+                "float32": "single precision, as trec_eval",
+                "float64": "double precision, as given",
+            },
+            "float32",
         ),
         Policy(
             "relevance_level", "Relevance level",
@@ -133,6 +145,9 @@ class Settings:
         ``"linear"`` (gain = label) or ``"exponential"`` (gain = 2**label - 1) for DCG.
     ties:
         ``"item_desc"``, ``"input_order"`` or ``"rank"`` (see :data:`POLICIES`).
+    score_precision:
+        ``"float32"`` compares scores in single precision, as trec_eval does; ``"float64"``
+        keeps them as given.
     short_lists:
         Denominator of P@K when fewer than K items were returned.
     duplicates:
@@ -152,6 +167,7 @@ class Settings:
     relevance_level: float = 1
     gain: Gain = "linear"
     ties: Ties = "item_desc"
+    score_precision: ScorePrecision = "float32"
     short_lists: ShortLists = "divide_by_k"
     duplicates: Duplicates = "keep_best"
     missing_queries: MissingQueries = "skip"

@@ -179,3 +179,14 @@ def test_negative_labels_are_judged_non_relevant_in_trec_eval():
         for name, trec_name in names.items():
             assert ours.loc[q, name] == pytest.approx(expected[q][trec_name], abs=1e-12)
     assert ours.loc["q", "nDCG@2"] == pytest.approx((2 / np.log2(3)) / (2 + 1 / np.log2(3)))
+
+
+def test_scores_equal_in_single_precision_tie_like_trec_eval():
+    """trec_eval keeps scores as C floats: 1.0 and 1.0 + 1e-9 tie and break by item id."""
+    run = pd.DataFrame({"query": ["q"] * 2, "item": ["a", "b"], "score": [1.0 + 1e-9, 1.0]})
+    qrels = pd.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
+    trec = trec_eval_per_query(run, qrels)["q"]["recip_rank"]
+    assert trec == 0.5  # b sorts first: a tie broken by item id descending
+    assert evaluate(run, qrels, ["RR"]).per_query.loc[0, "RR"] == trec
+    exact = evaluate(run, qrels, ["RR"], Settings(score_precision="float64")).per_query
+    assert exact.loc[0, "RR"] == 1.0
