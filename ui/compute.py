@@ -7,6 +7,7 @@ itself is passed as an ``_dataset`` argument, which Streamlit does not hash. The
 
 from __future__ import annotations
 
+import threading
 from dataclasses import replace
 
 import numpy as np
@@ -144,3 +145,20 @@ def _query_count(content_hash: str, _dataset: Dataset) -> int:
 def query_count(dataset: Dataset) -> int:
     """Number of distinct queries in the run (cached)."""
     return _query_count(dataset.content_hash, dataset)
+
+
+def warm(dataset: Dataset, settings: Settings) -> threading.Thread:
+    """Rank a newly loaded data set in the background, so the next page finds it cached.
+
+    The cache holds a lock per key: a page asking for the same lists meanwhile waits for this
+    computation instead of repeating it.
+    """
+    def work() -> None:
+        try:
+            ranked_lists(dataset, settings)
+        except Exception:       # the page that needs the lists will show the error
+            pass
+
+    thread = threading.Thread(target=work, name="rank-warmup", daemon=True)
+    thread.start()
+    return thread

@@ -15,6 +15,7 @@ from metrics.formats import SUPPORTED, LoadedTable, load_table
 from metrics.loaders import Dataset, load_dataset
 from metrics.roles import ROLES, RoleMapping, guess_roles
 
+from . import compute
 from .i18n import t
 
 TABLES_KEY = "upload_tables"          # {"runs": [LoadedTable], "judgments": ..., "queries": ...}
@@ -143,5 +144,8 @@ def upload_panel() -> Dataset | None:
     st.session_state[DATASET_KEY] = dataset
     st.session_state["upload_build_key"] = build_key
     if previous is None or previous.content_hash != dataset.content_hash:
+        view = st.session_state.get("view")
+        if view is not None:
+            compute.warm(dataset, view.settings())
         st.rerun()      # the sidebar shows the new data set
     return dataset
