@@ -73,21 +73,23 @@ if not queries:
     st.info(t("compare.no_shared"))
     st.stop()
 
-event = st.plotly_chart(
-    query_scatter_figure(deltas, choice.baseline, candidate, f"{query_measure}@{k}",
-                         st.session_state.get("w_cmp_query")),
-    width="stretch", key="cmp_scatter", on_select="rerun", selection_mode="points")
-points = (event or {}).get("selection", {}).get("points", []) if event else []
-if points:
-    escaped = {html.escape(q): q for q in queries}
-    picked = [escaped.get(str(p.get("customdata"))) for p in points
-              if p.get("customdata") is not None]
-    picked = [q for q in picked if q in queries]
-    if picked and st.session_state.get("cmp_last_pick") != picked[0]:
-        st.session_state["w_cmp_query"] = picked[0]
-        st.session_state["cmp_last_pick"] = picked[0]
 if st.session_state.get("w_cmp_query") not in queries:
     st.session_state["w_cmp_query"] = queries[0]
+# The chart's spec depends on the chosen query (a ring marks it): choose it before drawing, so
+# that a click's selection belongs to the chart drawn on the next run too.
+event = st.plotly_chart(
+    query_scatter_figure(deltas, choice.baseline, candidate, f"{query_measure}@{k}",
+                         st.session_state["w_cmp_query"]),
+    width="stretch", key="cmp_scatter", on_select="rerun", selection_mode="points")
+points = event.get("selection", {}).get("points", []) if event else []
+escaped = {html.escape(q): q for q in queries}
+picked = [escaped.get(str(p.get("customdata"))) for p in points]
+picked = [q for q in picked if q is not None]
+if picked and picked[0] != st.session_state.get("cmp_last_pick"):
+    st.session_state["cmp_last_pick"] = picked[0]
+    if picked[0] != st.session_state["w_cmp_query"]:
+        st.session_state["w_cmp_query"] = picked[0]
+        st.rerun()
 
 gained, lost = biggest_movers(deltas, 10)
 g, l = st.columns(2)

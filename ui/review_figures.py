@@ -145,7 +145,6 @@ def query_scatter_figure(deltas: pd.DataFrame, baseline: str, candidate: str, me
             height=440)
     fig.update_xaxes(title=f"{_safe(baseline)} (baseline)", range=[-0.03, top + 0.03])
     fig.update_yaxes(title=f"{_safe(candidate)} (candidate)", range=[-0.03, top + 0.03])
-    fig.update_layout(clickmode="event+select", dragmode="select")
     return fig
 
 

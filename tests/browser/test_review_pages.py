@@ -51,6 +51,22 @@ def test_compare_page_shows_the_delta_table_curves_and_both_lists(server, page):
     page.screenshot(path=str(SHOTS / "compare.png"), full_page=True)
 
 
+def test_clicking_a_lost_query_in_the_scatter_opens_its_two_lists(server, page):
+    import re
+
+    page.goto(f"{server}/Compare?m=nDCG")
+    wait_for_app(page, "One query, both lists")
+    wait_for_charts(page, 3)
+    first = page.get_by_text(re.compile(r"^nDCG@10: [0-9.]+ → [0-9.]+ \(")).first.inner_text()
+    assert "(+" in first                           # the biggest gain is shown first
+    lost = page.locator(".js-plotly-plot").nth(2).locator(".scatterlayer .trace").nth(2)
+    box = lost.locator("path.point").first.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.get_by_text(re.compile(r"^nDCG@10: [0-9.]+ → [0-9.]+ \(-")).first.wait_for()
+    wait_for_app(page)
+
+
 def test_segments_page_says_plainly_where_the_winner_loses(server, page):
     page.goto(f"{server}/Segments?m=nDCG")
     wait_for_app(page, "Where the overall winner loses")
