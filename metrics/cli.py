@@ -25,8 +25,8 @@ from typing import TextIO
 
 import numpy as np
 
-from .errors import InputError, MetricsError
 from .cli_output import TREC_NAME_WIDTH, Results, write_csv, write_json, write_tsv
+from .errors import InputError, MeasureError, MetricsError
 from .ranking import RankedLists, rank_lists
 from .registry import DEFAULT_MEASURES, MEASURES, MeasureSpec, parse_measure
 from .settings import POLICIES, Settings
@@ -64,7 +64,6 @@ def expand_measure_names(names: list[str]) -> list[str]:
         if ".." in ks:
             low, high = (int(x) for x in ks.split(".."))
             if low < 1 or high < low:
-                from .errors import MeasureError
                 raise MeasureError(f"{name!r}: a cutoff range runs from 1 or more upwards, "
                                    f"like P@1..100.")
             cutoffs = range(low, high + 1)
