@@ -278,6 +278,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-c", "--complete", action="store_true",
                    help="score judged queries missing from the run as 0 (trec_eval -c)")
     for field, flag in (("gain", "--gain"), ("ties", "--ties"),
+                        ("score_precision", "--score-precision"),
                         ("short_lists", "--short-lists"), ("duplicates", "--duplicates"),
                         ("no_relevant", "--no-relevant")):
         policy = POLICIES[field]
@@ -300,7 +301,8 @@ def settings_from(args: argparse.Namespace) -> Settings:
     level = args.relevance_level
     return Settings(
         relevance_level=int(level) if float(level).is_integer() else level,
-        gain=args.gain, ties=args.ties, short_lists=args.short_lists,
+        gain=args.gain, ties=args.ties, score_precision=args.score_precision,
+        short_lists=args.short_lists,
         duplicates=args.duplicates, no_relevant=args.no_relevant,
         missing_queries="zero" if args.complete else "skip",
         ndcg_relevance_level=args.ndcg_relevance_level, averaging=args.averaging)

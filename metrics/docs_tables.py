@@ -17,7 +17,7 @@ README = Path(__file__).resolve().parent.parent / "README.md"
 
 #: Command-line flag of each policy (``None``: not a flag of ``python -m metrics``).
 CLI_FLAGS: dict[str, str | None] = {
-    "ties": "--ties", "relevance_level": "-l / --relevance-level", "gain": "--gain",
+    "ties": "--ties", "score_precision": "--score-precision", "relevance_level": "-l / --relevance-level", "gain": "--gain",
     "short_lists": "--short-lists", "duplicates": "--duplicates",
     "missing_queries": "-c / --complete (zero)", "no_relevant": "--no-relevant",
     "ndcg_relevance_level": "--ndcg-relevance-level", "averaging": "--averaging (macro, micro)",

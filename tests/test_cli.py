@@ -194,6 +194,7 @@ def csv_pair(tmp_path) -> tuple[Path, Path, pd.DataFrame, pd.DataFrame]:
     (["--gain", "exponential"], Settings(gain="exponential")),
     (["--relevance-level", "2"], Settings(relevance_level=2)),
     (["--ties", "input_order"], Settings(ties="input_order")),
+    (["--score-precision", "float64"], Settings(score_precision="float64")),
     (["--relevance-level", "2", "--ndcg-relevance-level"],
      Settings(relevance_level=2, ndcg_relevance_level=True)),
 ])

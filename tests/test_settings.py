@@ -11,9 +11,9 @@ from metrics import POLICIES, Settings, SettingsError
 
 def test_defaults_are_trec_eval_s_choices():
     s = Settings()
-    assert (s.relevance_level, s.gain, s.ties, s.short_lists, s.missing_queries,
-            s.no_relevant, s.ndcg_relevance_level, s.averaging) == (
-        1, "linear", "item_desc", "divide_by_k", "skip", "zero", False, "macro")
+    assert (s.relevance_level, s.gain, s.ties, s.score_precision, s.short_lists,
+            s.missing_queries, s.no_relevant, s.ndcg_relevance_level, s.averaging) == (
+        1, "linear", "item_desc", "float32", "divide_by_k", "skip", "zero", False, "macro")
 
 
 def test_every_setting_except_the_weight_column_is_a_documented_policy():
