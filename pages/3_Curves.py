@@ -29,9 +29,10 @@ table = compute.curve_table(dataset, settings, view.measures, k_from, k_to)
 figures = {}
 columns = st.columns(2)
 for i, measure in enumerate(view.measures):
-    fig = curve_figure(table, measure, title=t("curves.chart_title", measure=measure,
-                                                pretty=MEASURES[measure].pretty)
-                       .replace(f" ({measure})", ""),
+    pretty = MEASURES[measure].pretty
+    chart_title = t("curves.chart_title_plain", measure=measure) if pretty == measure else \
+        t("curves.chart_title", measure=measure, pretty=pretty)
+    fig = curve_figure(table, measure, title=chart_title,
                        x_label="K", y_label=t("curves.mean", measure=measure),
                        queries_label=t("curves.queries"), subtitle=chart_subtitle)
     figures[measure] = fig

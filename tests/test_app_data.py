@@ -140,3 +140,24 @@ def test_hand_built_lists_are_a_data_set_kept_across_pages():
     assert at.radio(key="w_source").value == "handbuilt"
     editor = at.session_state["handbuilt_table"]
     assert list(editor["item"]) == ["b", "a", "c", "d", "e"]
+
+
+def test_hand_built_buttons_add_a_list_and_start_again():
+    at = open_page(fresh_app({"data": "handbuilt"}), "data")
+    at.button(key="btn_hand_add").click().run()
+    table = at.session_state["handbuilt_table"]
+    assert list(pd.unique(table["list"])) == ["my_list", "list_2"]
+    assert "queries: 2" in sidebar_text(at)
+    at.button(key="btn_hand_reset").click().run()
+    assert list(at.session_state["handbuilt_table"]["item"]) == ["a", "b", "c", "d", "e"]
+
+
+def test_sort_by_position_renumbers_the_lists():
+    at = open_page(fresh_app({"data": "handbuilt"}), "data")
+    at.session_state["handbuilt_table"] = pd.DataFrame({
+        "list": ["x", "x", "x"], "position": [10, 2, 7], "item": ["c", "a", "b"],
+        "label": [1, 0, 1]})
+    at.run()
+    at.button(key="btn_hand_sort").click().run()
+    table = at.session_state["handbuilt_table"]
+    assert list(table["item"]) == ["a", "b", "c"] and list(table["position"]) == [1, 2, 3]

@@ -24,7 +24,7 @@ from metrics.registry import MEASURES
 from metrics.settings import POLICIES, Settings
 
 from . import compute, handbuilt
-from .i18n import LANGUAGE_KEY, LANGUAGES, has, t
+from .i18n import LANGUAGE_KEY, LANGUAGES, current_language, has, t
 from .pages_registry import PAGES, page_def
 from .view import (HANDBUILT, K_LIMIT, UPLOAD, URL_NAMES, View, curve_measure_names,
                    from_query_params, to_query_params)
@@ -76,9 +76,21 @@ class PageContext:
 
 
 def navigation_pages() -> list:
-    """``st.Page`` objects of :data:`~ui.pages_registry.PAGES`, titles in the session language."""
-    return [st.Page(ROOT / p.path, title=t(f"page.{p.key}"), icon=p.icon, url_path=p.url_path,
-                    default=(i == 0)) for i, p in enumerate(PAGES)]
+    """``st.Page`` objects of :data:`~ui.pages_registry.PAGES`, titles in the session language.
+
+    The root URL is a hidden page that forwards to the first registered page (with the query
+    parameters), so every page, the first one included, has its own deep link.
+    """
+    pages = [st.Page(ROOT / p.path, title=t(f"page.{p.key}"), icon=p.icon, url_path=p.url_path)
+             for p in PAGES]
+    first = pages[0]
+
+    def forward() -> None:
+        st.switch_page(first, query_params=dict(st.query_params))
+
+    home = st.Page(forward, title=t(f"page.{PAGES[0].key}"), url_path="home", default=True,
+                   visibility="hidden")
+    return [home, *pages]
 
 
 def run_app() -> None:
@@ -167,12 +179,12 @@ def active_dataset(view: View) -> Dataset | None:
 def policy_text(field: str, value: object) -> str:
     """A setting value explained, in the session language (English from POLICIES otherwise)."""
     key = f"policy.{field}.{value}"
-    return t(key) if has(key) else POLICIES[field].values[value]
+    return t(key) if has(key, current_language()) else POLICIES[field].values[value]
 
 
 def policy_label(field: str) -> str:
     key = f"policy.{field}.label"
-    return t(key) if has(key) else POLICIES[field].label
+    return t(key) if has(key, current_language()) else POLICIES[field].label
 
 
 def measure_label(name: str) -> str:
@@ -184,7 +196,7 @@ def measure_label(name: str) -> str:
 def measure_text(name: str, part: str) -> str:
     """``description`` or ``pitfall`` of a measure in the session language."""
     key = f"measure.{name}.{part}"
-    return t(key) if has(key) else getattr(MEASURES[name], part)
+    return t(key) if has(key, current_language()) else getattr(MEASURES[name], part)
 
 
 def _sidebar() -> View:

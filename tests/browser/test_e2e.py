@@ -136,3 +136,15 @@ def test_switching_language_translates_the_frame_and_the_page(server, page):
     choose(page, "语言", "日本語")
     wait_for_app(page, "指標を学ぶ")
     assert title(page) == "指標を学ぶ"
+
+
+def test_the_root_url_forwards_to_the_data_page_with_its_parameters(server, page):
+    page.goto(f"{server}/?data=recommendations")
+    wait_for_app(page, "Validation report")
+    assert "/Data" in page.url and "data=recommendations" in page.url
+    assert sidebar_dataset(page).splitlines()[:2] == ["recommendations",
+                                                      "models: baseline, candidate"]
+    page.goto(f"{server}/Data?data=teaching")
+    wait_for_app(page, "Validation report")
+    assert page.get_by_text("Page not found").count() == 0
+    assert sidebar_dataset(page).startswith("teaching")
