@@ -7,7 +7,7 @@ import streamlit as st
 from metrics.compare import biggest_movers, headline
 from metrics.drilldown import side_by_side
 from ui import compute, frame, review_compute
-from ui.review_controls import review_controls
+from ui.review_controls import require_review_choice
 from ui.review_figures import (delta_curve_figure, model_colours, query_scatter_figure,
                                win_tie_loss_figure)
 from ui.review_tables import delta_display, style_delta_table, style_ranked_list
@@ -19,14 +19,7 @@ st.title(t("compare.title"))
 dataset = ctx.require_dataset()
 view, settings = ctx.view, ctx.settings
 models = dataset.models
-if len(models) < 2:
-    st.info(t("review.need_two_models"))
-    st.stop()
-
-choice = review_controls(models, view.k_range)
-if not choice.candidates:
-    st.info(t("review.need_candidate"))
-    st.stop()
+choice = require_review_choice(models, view.k_range)
 options, k = choice.options, choice.k
 measures = tuple(view.measures)
 table = review_compute.comparison(dataset, settings, measures, k, choice.baseline,

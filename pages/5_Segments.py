@@ -4,7 +4,7 @@ import streamlit as st
 
 from metrics.segment_compare import MIN_SEGMENT_QUERIES
 from ui import compute, frame, review_compute
-from ui.review_controls import review_controls
+from ui.review_controls import require_review_choice
 from ui.review_figures import model_colours, segment_delta_figure, segment_heatmap_figure
 from ui.review_tables import segment_display
 from ui.i18n import t
@@ -19,14 +19,7 @@ columns = dataset.segment_columns
 if not columns:
     st.info(t("segments.no_segments"))
     st.stop()
-if len(models) < 2:
-    st.info(t("review.need_two_models"))
-    st.stop()
-
-choice = review_controls(models, view.k_range)
-if not choice.candidates:
-    st.info(t("review.need_candidate"))
-    st.stop()
+choice = require_review_choice(models, view.k_range)
 options, k = choice.options, choice.k
 c1, c2 = st.columns([2, 1])
 st.session_state.setdefault("w_seg_by", columns[:1])

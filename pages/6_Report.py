@@ -10,7 +10,7 @@ from metrics.report import (ReportInputs, build_report_html, provenance, report_
                             software_versions)
 from ui import compute, frame, review_compute
 from ui.figures import curve_figure
-from ui.review_controls import review_controls
+from ui.review_controls import require_review_choice
 from ui.review_figures import (delta_curve_figure, model_colours, segment_heatmap_figure,
                                win_tie_loss_figure)
 from ui.i18n import t
@@ -21,14 +21,7 @@ st.title(t("review_report.title"))
 dataset = ctx.require_dataset()
 view, settings = ctx.view, ctx.settings
 models = dataset.models
-if len(models) < 2:
-    st.info(t("review.need_two_models"))
-    st.stop()
-
-choice = review_controls(models, view.k_range)
-if not choice.candidates:
-    st.info(t("review.need_candidate"))
-    st.stop()
+choice = require_review_choice(models, view.k_range)
 options, k = choice.options, choice.k
 k_from, k_to = view.k_range
 segment_choices = ["", *dataset.segment_columns]

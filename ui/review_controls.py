@@ -152,3 +152,16 @@ def statistics_options() -> CompareOptions:
                              format_func=lambda a: f"{a:g}")
     return CompareOptions(policy=policy, resamples=int(resamples), seed=int(seed),
                           correction=correction, test=test, alpha=float(alpha))
+
+
+def require_review_choice(models: list[str], k_range: tuple[int, int]) -> ReviewChoice:
+    """The review controls, stopping the page with a hint when there is nothing to compare
+    (fewer than two models, or no candidate chosen)."""
+    if len(models) < 2:
+        st.info(t("review.need_two_models"))
+        st.stop()
+    choice = review_controls(models, k_range)
+    if not choice.candidates:
+        st.info(t("review.need_candidate"))
+        st.stop()
+    return choice
