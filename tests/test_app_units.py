@@ -98,3 +98,10 @@ def test_distribution_histogram_counts_every_query_once():
     fig = distribution_figure({"a": values}, "P@10", kind="histogram", title="t",
                               y_label="queries")
     assert sum(fig.data[0].y) == 4
+
+
+def test_label_chart_counts_judgments_per_label_value():
+    from ui.figures import label_figure
+
+    fig = label_figure(pd.Series([0.0, 1.0, 1.0, 3.0]), title="t", x_label="x", y_label="y")
+    assert list(fig.data[0].x) == ["0", "1", "3"] and list(fig.data[0].y) == [1, 2, 1]

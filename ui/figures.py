@@ -110,6 +110,19 @@ def list_curve_figure(values: pd.DataFrame, *, title: str, x_label: str,
     return fig
 
 
+def label_figure(labels: pd.Series, *, title: str, x_label: str, y_label: str) -> go.Figure:
+    """Bar chart of how many judgments carry each label value (binary or graded at a glance)."""
+    counts = labels.value_counts().sort_index()
+    fig = go.Figure(go.Bar(x=[f"{v:g}" for v in counts.index], y=counts.to_numpy(),
+                           marker_color=PALETTE[0],
+                           hovertemplate="%{x}: %{y:,}<extra></extra>"))
+    fig.update_layout(title={"text": _safe(title)}, xaxis_title=_safe(x_label),
+                      yaxis_title=_safe(y_label), template="plotly_white", height=260,
+                      margin={"l": 50, "r": 20, "t": 50, "b": 40})
+    fig.update_xaxes(type="category")
+    return fig
+
+
 def figure_image(fig: go.Figure, fmt: str, width: int = 1100, height: int = 500) -> bytes:
     """The figure as PNG or SVG bytes (kaleido drives a headless Chromium).
 

@@ -6,6 +6,7 @@ import streamlit as st
 
 from metrics.loaders import Dataset
 
+from .figures import label_figure
 from .i18n import t
 
 
@@ -40,3 +41,6 @@ def show_preview(dataset: Dataset, rows: int = 20) -> None:
     c1.dataframe(dataset.run.head(rows), hide_index=True, width="stretch")
     c2.caption(t("preview.qrels", rows=f"{len(dataset.qrels):,}"))
     c2.dataframe(dataset.qrels.head(rows), hide_index=True, width="stretch")
+    c2.plotly_chart(label_figure(dataset.qrels["relevance"], title=t("preview.labels"),
+                                 x_label=t("preview.label"), y_label=t("preview.judgments")),
+                    width="stretch", key="chart_labels")
