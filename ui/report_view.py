@@ -11,7 +11,11 @@ from .i18n import t
 
 
 def show_report(dataset: Dataset) -> None:
-    """Warnings explained (errors never get here: they stop loading with a message)."""
+    """Every finding as a card: what was found, examples, what happens or how to fix it.
+
+    Errors never get here (they stop loading with a message). Texts are shown with ``st.text``,
+    since examples carry ids from the user's files.
+    """
     st.subheader(t("report.title"))
     report = dataset.report.sorted()
     warnings = len(report.warnings)
@@ -19,18 +23,19 @@ def show_report(dataset: Dataset) -> None:
         st.warning(t("report.n_warnings", n=warnings))
     else:
         st.success(t("report.no_warnings"))
-    frame = report.to_frame()
-    if len(frame):
-        frame["severity"] = frame["severity"].map(lambda s: t(f"report.severity.{s}"))
-        st.dataframe(frame[["severity", "message", "count", "examples", "action"]],
-                     hide_index=True, width="stretch",
-                     column_config={"severity": t("report.col.severity"),
-                                    "message": st.column_config.TextColumn(
-                                        t("report.col.message"), width="large"),
-                                    "count": t("report.col.count"),
-                                    "examples": t("report.col.examples"),
-                                    "action": st.column_config.TextColumn(
-                                        t("report.col.action"), width="large")})
+    columns = st.columns(2)
+    for i, finding in enumerate(report.findings):
+        with columns[i % 2].container(border=True):
+            icon = {"error": ":material/error:", "warning": ":material/warning:"}.get(
+                finding.severity, ":material/info:")
+            st.markdown(f"{icon} **{t(f'report.severity.{finding.severity}')}**")
+            st.text(finding.message)
+            if finding.examples:
+                st.caption(t("report.col.examples"))
+                st.text("; ".join(finding.examples))
+            if finding.action:
+                st.caption(t("report.col.action"))
+                st.text(finding.action)
 
 
 def show_preview(dataset: Dataset, rows: int = 20) -> None:

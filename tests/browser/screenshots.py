@@ -22,6 +22,7 @@ def main() -> None:
         page = browser.new_page(viewport={"width": 1400, "height": 1800})
         page.goto(f"{url}/Data?data=handbuilt")
         wait_for_app(page, "Sort by position")
+        wait_for_charts(page, 1)
         wait_for_tables(page)
         page.screenshot(path=str(SHOTS / "data_handbuilt.png"))
         page.goto(f"{url}/Data?data=upload")
@@ -33,6 +34,7 @@ def main() -> None:
         inputs.nth(1).set_input_files(files=[{"name": "judged.csv", "mimeType": "text/csv",
                                               "buffer": QRELS}])
         wait_for_app(page, "Validation report")
+        wait_for_charts(page, 1)
         wait_for_tables(page)
         page.screenshot(path=str(SHOTS / "data_upload.png"))
         for name, path in (("learn_zh", "/Learn?lang=zh&gain=exponential"),

@@ -50,6 +50,7 @@ def test_every_page_shows_its_content_inside_the_frame(server, page):
     assert sidebar_dataset(page).splitlines()[:2] == ["web_search",
                                                       "models: lexical, dense, hybrid"]
     SHOTS.mkdir(parents=True, exist_ok=True)
+    wait_for_charts(page, 1)
     wait_for_tables(page)
     page.screenshot(path=str(SHOTS / "data.png"))
     go_to(page, "Learn")
