@@ -91,7 +91,7 @@ def test_guessed_roles_are_shown_and_can_be_changed():
 def test_a_score_column_with_an_unknown_name_is_mapped_by_hand():
     odd = RUN.replace(b"qid,doc,score,system", b"qid,doc,points,system")
     at = upload(fresh_app(), [("odd.csv", odd, "text/csv")], ("judged.csv", QRELS, "text/csv"))
-    assert "neither a score nor a rank column" in at.error[0].value
+    assert "neither a score nor a rank column" in at.error[0].value.replace("\\", "")
     role_box(at, "score").set_value("points").run()
     assert not at.error
     assert "models: alpha, beta" in sidebar_text(at)
@@ -100,7 +100,7 @@ def test_a_score_column_with_an_unknown_name_is_mapped_by_hand():
 def test_unreadable_numbers_stop_with_a_message_naming_file_and_line():
     bad = RUN.replace(b"q2,e,1,alpha", b"q2,e,lots,alpha")
     at = upload(fresh_app(), [("bad.csv", bad, "text/csv")], ("judged.csv", QRELS, "text/csv"))
-    message = " ".join(e.value for e in at.error)
+    message = " ".join(e.value for e in at.error).replace("\\", "")   # shown without escapes
     assert "bad.csv" in message and "line 6" in message
     assert sidebar_text(at).startswith("web_search") is False
 
@@ -162,3 +162,19 @@ def test_sort_by_position_renumbers_the_lists():
     at.button(key="btn_hand_sort").click().run()
     table = at.session_state["handbuilt_table"]
     assert list(table["item"]) == ["a", "b", "c"] and list(table["position"]) == [1, 2, 3]
+
+
+def test_file_names_and_messages_are_shown_literally_not_as_markdown():
+    at = upload(fresh_app(), [("*bold*[link](x).csv", RUN, "text/csv")],
+                ("judged.csv", QRELS, "text/csv"))
+    assert at.expander[0].label.startswith(r"\*bold\*\[link\]\(x\)\.csv")
+    assert sidebar_text(at).startswith("*bold*[link](x).csv")      # st.text: shown as is
+    bad = RUN.replace(b"q2,e,1,alpha", b"q2,e,**x**,alpha")
+    at = upload(fresh_app(), [("bad.csv", bad, "text/csv")], ("judged.csv", QRELS, "text/csv"))
+    assert r"\*\*x\*\*" in at.error[0].value
+
+
+def test_markdown_escape_leaves_no_markup_characters_bare():
+    from ui.safe import md_escape
+
+    assert md_escape("*a*_b_[c](d)<e>") == r"\*a\*\_b\_\[c\]\(d\)&lt;e&gt;"

@@ -13,7 +13,6 @@ entrypoint): in the second case it builds the navigation itself and runs the pag
 from __future__ import annotations
 
 import contextvars
-import html
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from metrics.settings import POLICIES, Settings
 from . import compute, handbuilt
 from .i18n import LANGUAGE_KEY, LANGUAGES, current_language, has, t
 from .pages_registry import PAGES, page_def
+from .safe import md_escape
 from .view import (HANDBUILT, K_LIMIT, UPLOAD, URL_NAMES, View, curve_measure_names,
                    from_query_params, to_query_params)
 
@@ -279,6 +279,5 @@ def _sync_url(view: View) -> None:
 
 
 def escape(text: object) -> str:
-    """User text made safe for HTML and Markdown contexts."""
-    return html.escape(str(text)).replace("[", "&#91;").replace("*", "&#42;").replace(
-        "_", "&#95;").replace("`", "&#96;").replace("$", "&#36;")
+    """User text made safe for Markdown labels (see :func:`ui.safe.md_escape`)."""
+    return md_escape(text)

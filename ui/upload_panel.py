@@ -17,6 +17,7 @@ from metrics.roles import ROLES, RoleMapping, guess_roles
 
 from . import compute
 from .i18n import t
+from .safe import md_escape
 
 TABLES_KEY = "upload_tables"          # {"runs": [LoadedTable], "judgments": ..., "queries": ...}
 DATASET_KEY = "upload_dataset"
@@ -36,7 +37,7 @@ def _read(files) -> list[LoadedTable]:
             try:
                 cache[key] = load_table(data, f.name)
             except InputError as exc:
-                st.error(t("upload.unreadable", message=str(exc)))
+                st.error(t("upload.unreadable", message=md_escape(exc)))
                 continue
         tables.append(cache[key])
     return tables
@@ -110,7 +111,8 @@ def upload_panel() -> Dataset | None:
         st.session_state[TABLES_KEY] = tables
     elif stored:
         tables = stored
-        st.info(t("upload.kept", files=", ".join(x.name for k in tables for x in tables[k])))
+        st.info(t("upload.kept", files=md_escape(", ".join(x.name for k in tables
+                                                             for x in tables[k]))))
         if st.button(t("upload.forget"), key="btn_forget_upload"):
             st.session_state.pop(TABLES_KEY, None)
             st.session_state.pop(DATASET_KEY, None)
@@ -124,7 +126,7 @@ def upload_panel() -> Dataset | None:
     mappings: dict[str, RoleMapping] = {}
     for kind in ("runs", "judgments", "queries"):
         for table in tables[kind]:
-            with st.expander(t("upload.columns_of", name=table.name,
+            with st.expander(t("upload.columns_of", name=md_escape(table.name),
                                kind=t(f"upload.kind.{kind}"), format=table.format), expanded=True):
                 mappings[table.name] = _mapping_editor(table, kind)
                 st.dataframe(table.frame.head(5), width="stretch", hide_index=True)
@@ -137,7 +139,7 @@ def upload_panel() -> Dataset | None:
                                else None, tables["queries"][0] if tables["queries"] else None,
                                mappings=mappings, name=name)
     except InputError as exc:
-        st.error(t("upload.error", message=str(exc)))
+        st.error(t("upload.error", message=md_escape(exc)))
         st.session_state.pop(DATASET_KEY, None)
         return None
     previous = st.session_state.get(DATASET_KEY)
