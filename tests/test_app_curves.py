@@ -157,3 +157,11 @@ def test_fewer_than_k_policy_on_short_lists_matches_metrics():
     shown = cutoff_table(at)
     assert shown.loc["candidate", "P@20"] == pytest.approx(expected.loc["candidate", "P@20"])
     assert shown.loc["candidate", "P@20"] > default.loc["candidate", "P@20"]
+
+
+def test_weighted_averaging_without_a_numeric_query_column_falls_back_to_macro(web_search):
+    at = open_page(fresh_app(), "curves")
+    at.sidebar.selectbox(key="w_averaging").set_value("weighted").run()
+    assert any("no numeric query column" in c.value for c in at.sidebar.caption)
+    expected = mean_table(evaluate(web_search.run, web_search.qrels, ["P@10"]))
+    assert cutoff_table(at).loc["hybrid", "P@10"] == pytest.approx(expected.loc["hybrid", "P@10"])

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from ui.pages_registry import PAGES
 from tests.browser.support import (CHROMIUM, LAUNCH_ARGS, ROOT, choose, go_to, require_browser,
                                    sidebar_dataset, streamlit_server, title, wait_for_app,
                                    wait_for_charts, wait_for_tables)
@@ -68,23 +69,43 @@ def test_every_page_shows_its_content_inside_the_frame(server, page):
     page.screenshot(path=str(SHOTS / "curves.png"))
 
 
-def test_a_deep_link_on_a_fresh_server_opens_the_page_inside_the_frame(browser):
+@pytest.mark.parametrize("path, ready, heading", [
+    ("/Curves?m=P,nDCG&k=1-30&rel=2", "Values at standard cutoffs", "Curves over K"),
+    ("/Learn?lang=ja&gain=exponential", "P@5 = 3/5 = 0.60", "指標を学ぶ"),
+])
+def test_a_deep_link_on_a_fresh_server_opens_the_page_inside_the_frame(browser, path, ready,
+                                                                       heading):
     with streamlit_server() as url:
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
-        page.goto(f"{url}/Curves?m=P,nDCG&k=1-30&rel=2")
-        wait_for_app(page, "Values at standard cutoffs")
-        assert title(page) == "Curves over K"
-        nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
-        assert all(name in nav for name in ("Data", "Learn", "Curves"))
+        page.goto(url + path)
+        wait_for_app(page, ready)
+        assert title(page) == heading
+        nav = page.locator('[data-testid="stSidebarNav"] a').count()
+        assert nav == len(PAGES)
         assert sidebar_dataset(page).startswith("web_search")
-        chips = page.locator('[data-testid="stSidebar"] [data-testid="stMultiSelect"] span[title]')
-        assert list(dict.fromkeys(chips.evaluate_all("es => es.map(e => e.title)"))) == \
-            ["P · Precision", "nDCG"]
-        assert wait_for_charts(page, 3) == 3      # two curves and the distribution
-        assert "label ≥ 2" in page.locator('[data-testid="stCaptionContainer"]').first.inner_text()
-        assert "m=P%2CnDCG" in page.url and "rel=2" in page.url
+        assert page.locator('[data-testid="stException"]').count() == 0
+        if path.startswith("/Curves"):
+            chips = page.locator(
+                '[data-testid="stSidebar"] [data-testid="stMultiSelect"] span[title]')
+            assert list(dict.fromkeys(chips.evaluate_all("es => es.map(e => e.title)"))) == \
+                ["P · Precision", "nDCG"]
+            assert wait_for_charts(page, 3) == 3      # two curves and the distribution
+            assert "label ≥ 2" in page.locator(
+                '[data-testid="stCaptionContainer"]').first.inner_text()
+            assert "m=P%2CnDCG" in page.url and "rel=2" in page.url
+        else:
+            assert "lang=ja" in page.url and "gain=exponential" in page.url
         context.close()
+
+
+def test_every_registered_page_opens_by_its_link_without_errors(server, page):
+    for p in PAGES:
+        page.goto(f"{server}/{p.url_path}")
+        wait_for_app(page)
+        page.locator("h1").first.wait_for(timeout=60_000)
+        assert page.locator('[data-testid="stException"]').count() == 0, p.key
+        assert sidebar_dataset(page).startswith("web_search"), p.key
 
 
 def test_a_changed_setting_is_in_the_link_and_the_link_reopens_it(server, browser, page):
