@@ -78,7 +78,16 @@ def test_hand_built_list_is_explained_like_a_preset():
     assert "RR@4 = 1/2 = 0.500" in codes(at)
 
 
-def test_a_query_of_the_loaded_data_can_be_explained(learn):
+def test_a_query_of_the_loaded_data_is_explained_with_metrics_values(learn):
+    from metrics import evaluate
+    from metrics.loaders import load_sample
+
     learn.radio(key="w_learn_source").set_value("query").run()
     learn.selectbox(key="w_learn_model").set_value("hybrid").run()
-    assert any(c.startswith("P@10 = ") for c in codes(learn))
+    learn.selectbox(key="w_learn_query").set_value("7").run()
+    data = load_sample("web_search")
+    per_query = evaluate(data.run, data.qrels, ["P@10", "nDCG@10"]).per_query
+    row = per_query[(per_query["model"] == "hybrid") & (per_query["query"] == "7")].iloc[0]
+    shown = {c.split(" = ")[0]: c for c in codes(learn)}
+    assert shown["P@10"].endswith(f"= {row['P@10']:.2f}")
+    assert shown["nDCG@10"].endswith(f"= {row['nDCG@10']:.3f}")
