@@ -11,7 +11,7 @@ Only numpy and pyarrow are imported here, so the command line starts quickly.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cached_property
 
 import numpy as np
@@ -106,12 +106,11 @@ class RankedLists:
         Judgment of each ranked item in rank order; ``NaN`` where the item is unjudged.
     row_index:
         Position of each ranked item in the input run (for drill-downs).
-    num_rel:
-        Number of judged items at or above the relevance level, per query.
-    ideal_offsets, ideal_gains:
-        Per query, the gains of all its judged items sorted descending (the ideal ranking).
+    ideal_offsets, ideal_labels:
+        Per query, the labels of all its judged items sorted descending (the ideal ranking).
     settings:
-        The settings the lists were built with.
+        The settings the lists were built with (see :meth:`rescored` for changing the ones that
+        leave the lists as they are).
     report:
         Dropped duplicates and skipped queries.
     """
@@ -120,16 +119,43 @@ class RankedLists:
     offsets: np.ndarray
     labels: np.ndarray
     row_index: np.ndarray
-    num_rel: np.ndarray
     ideal_offsets: np.ndarray
-    ideal_gains: np.ndarray
+    ideal_labels: np.ndarray
     settings: Settings
     report: RankingReport = field(default_factory=RankingReport)
+
+    def rescored(self, settings: Settings) -> "RankedLists":
+        """The same lists under other settings that do not change them (relevance level, gain,
+        fewer-than-K, averaging): no new ranking is needed.
+
+        Raises
+        ------
+        ValueError
+            When ``settings`` differ in a field of :func:`ranking_key`.
+        """
+        wanted = dict(ranking_key(settings))
+        if self.settings.ties == "rank":
+            wanted["ties"] = "rank"       # a run without scores was ranked by its rank column
+        if wanted != dict(ranking_key(self.settings)):
+            raise ValueError("these settings change the ranked lists; rank the run again.")
+        return replace(self, settings=settings.with_(ties=self.settings.ties))
 
     # ----------------------------------------------------------------- basic per-row arrays
     @property
     def n_queries(self) -> int:
         return len(self.query_ids)
+
+    @cached_property
+    def num_rel(self) -> np.ndarray:
+        """Number of judged items at or above the relevance level, per query."""
+        with np.errstate(invalid="ignore"):
+            relevant = (self.ideal_labels >= self.settings.relevance_level).astype(np.float64)
+        return _segment_cumsum_total(relevant, self.ideal_offsets)
+
+    @cached_property
+    def ideal_gains(self) -> np.ndarray:
+        """Gains of the ideal ranking (labels are sorted descending, and gains grow with labels)."""
+        return gain_of(self.ideal_labels, self.settings)
 
     @cached_property
     def n_returned(self) -> np.ndarray:
@@ -236,6 +262,21 @@ def gain_of(labels: np.ndarray, settings: Settings) -> np.ndarray:
     if settings.gain == "exponential":
         return np.exp2(labels) - 1.0
     return labels
+
+
+def ranking_key(settings: Settings) -> tuple:
+    """The settings that decide which rows are ranked, in which order, and which queries are
+    evaluated. Lists ranked under equal keys can be :meth:`RankedLists.rescored`."""
+    fields = ["ties", "score_precision", "duplicates", "missing_queries", "no_relevant"]
+    if settings.no_relevant == "leave_out":
+        fields.append("relevance_level")
+    return tuple((name, getattr(settings, name)) for name in fields)
+
+
+def _segment_cumsum_total(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Sum of ``values`` within each segment."""
+    total = np.concatenate(([0.0], np.cumsum(values, dtype=np.float64)))
+    return total[offsets[1:]] - total[offsets[:-1]]
 
 
 def _segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -383,12 +424,12 @@ def rank_lists(run_query, run_item, run_score, qrels_query, qrels_item, qrels_re
     counts = np.bincount(new_index[run_q_sorted], minlength=len(eval_ranks)) if len(eval_ranks) else np.zeros(0, np.int64)
     offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
 
-    # the ideal ranking: gains of all judged items of each evaluated query, descending
+    # the ideal ranking: labels of all judged items of each evaluated query, descending
     j_q = j_key // n_items
     j_keep = evaluated[j_q]
-    j_gain = gain_of(jrel_sorted[j_keep], settings)
+    j_label = jrel_sorted[j_keep]
     j_q_new = new_index[j_q[j_keep]]
-    ideal_sort = np.lexsort((-j_gain, j_q_new))
+    ideal_sort = np.lexsort((-j_label, j_q_new))
     ideal_counts = np.bincount(j_q_new, minlength=len(eval_ranks)) if len(eval_ranks) else np.zeros(0, np.int64)
     ideal_offsets = np.concatenate(([0], np.cumsum(ideal_counts))).astype(np.int64)
 
@@ -397,9 +438,8 @@ def rank_lists(run_query, run_item, run_score, qrels_query, qrels_item, qrels_re
         offsets=offsets,
         labels=labels,
         row_index=order,
-        num_rel=num_rel_all[eval_ranks],
         ideal_offsets=ideal_offsets,
-        ideal_gains=j_gain[ideal_sort],
+        ideal_labels=j_label[ideal_sort],
         settings=settings,
         report=report,
     )

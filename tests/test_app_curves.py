@@ -105,9 +105,11 @@ def test_ranking_runs_once_per_data_and_settings(monkeypatch):
     assert len(calls) == 1
     at.sidebar.selectbox(key="w_short_lists").set_value("divide_by_returned").run()
     at.sidebar.selectbox(key="w_averaging").set_value("micro").run()
-    assert len(calls) == 1          # scoring-only settings reuse the ranked lists
     at.sidebar.selectbox(key="w_gain").set_value("exponential").run()
-    assert len(calls) == 2 and calls[-1].gain == "exponential"
+    at.sidebar.number_input(key="w_rel").set_value(2.0).run()
+    assert len(calls) == 1          # settings that keep the lists reuse them, rescored
+    at.sidebar.selectbox(key="w_ties").set_value("input_order").run()
+    assert len(calls) == 2 and calls[-1].ties == "input_order"
 
 
 def test_a_failed_png_export_shows_a_message_not_a_traceback(monkeypatch):

@@ -8,7 +8,6 @@ itself is passed as an ``_dataset`` argument, which Streamlit does not hash. The
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -18,25 +17,16 @@ from metrics import schema as S
 from metrics.aggregation import curve_summary, summarize
 from metrics.evaluation import Evaluation, curves, per_query_table, rank_run
 from metrics.loaders import Dataset, load_sample
-from metrics.ranking import RankedLists
+from metrics.ranking import RankedLists, ranking_key
 from metrics.registry import parse_measure
 from metrics.settings import Settings
 
 STANDARD_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
 
 
-#: Settings that only change how ranked lists are scored or averaged, not the lists themselves.
-SCORING_ONLY = ("short_lists", "averaging", "weight_column")
-
-
 def settings_key(settings: Settings) -> tuple:
     """A hashable, stable key of the settings."""
     return tuple(sorted(settings.to_dict().items()))
-
-
-def ranking_key(settings: Settings) -> tuple:
-    """Key of the settings that change the ranked lists (ties, relevance, gain, ...)."""
-    return tuple(sorted((k, v) for k, v in settings.to_dict().items() if k not in SCORING_ONLY))
 
 
 def cutoffs_within(k_from: int, k_to: int) -> list[int]:
@@ -88,14 +78,16 @@ def _ranked(content_hash: str, key: tuple, _dataset: Dataset,
 def ranked_lists(dataset: Dataset, settings: Settings) -> dict[str, RankedLists]:
     """The data set's ranked lists per model under ``settings`` (cached on the content hash).
 
-    Lists are ranked once per :func:`ranking_key`; a change of a scoring-only setting (fewer
-    than K, averaging) reuses them with the new settings attached.
+    Lists are ranked once per :func:`metrics.ranking.ranking_key` (ties, score precision,
+    duplicates, missing and empty queries); a change of any other setting (relevance level,
+    gain, fewer than K, averaging) reuses them, rescored.
     """
-    base = settings.with_(**{k: getattr(Settings(), k) for k in SCORING_ONLY})
-    lists = _ranked(dataset.content_hash, ranking_key(settings), dataset, base)
+    key = ranking_key(settings)
+    base = Settings(**dict(key))
+    lists = _ranked(dataset.content_hash, key, dataset, base)
     if base == settings:
         return lists
-    return {model: replace(ranked, settings=settings) for model, ranked in lists.items()}
+    return {model: ranked.rescored(settings) for model, ranked in lists.items()}
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
