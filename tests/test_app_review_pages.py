@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
@@ -38,7 +40,8 @@ def open_review(page: str, query_params: dict[str, str] | None = None) -> AppTes
 def shown_text(at: AppTest) -> str:
     parts = [m.value for m in at.markdown] + [e.value for e in at.error]
     parts += [w.value for w in at.warning] + [s.value for s in at.success]
-    return "\n".join(parts).replace("&#95;", "_").replace("&#91;", "[")
+    text = "\n".join(parts).replace("&#95;", "_").replace("&#91;", "[")
+    return re.sub(r"\\(.)", r"\1", text)  # Markdown escapes shown as the characters they stand for
 
 
 # --------------------------------------------------------------------------- compare
@@ -115,7 +118,7 @@ def test_compare_follows_the_k_and_the_correction_choice(web_search):
 def test_segments_page_says_hybrid_loses_to_lexical_on_navigational_queries():
     at = open_review("5_Segments")
     at.selectbox(key="w_seg_measure").set_value("nDCG").run()
-    errors = [e.value.replace("&#95;", "_") for e in at.error]
+    errors = [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
     assert any(e.startswith("hybrid is best overall on nDCG@10 but loses to lexical where "
                             "query_type = navigational: 0.754 vs 0.885") for e in errors), errors
 

@@ -26,8 +26,8 @@ from . import compute, handbuilt
 from .i18n import LANGUAGE_KEY, LANGUAGES, current_language, has, t
 from .pages_registry import PAGES, page_def
 from .safe import md_escape
-from .view import (HANDBUILT, K_LIMIT, UPLOAD, URL_NAMES, View, curve_measure_names,
-                   from_query_params, to_query_params)
+from .view import (HANDBUILT, K_LIMIT, MAIN_POLICIES, MENU_POLICIES, MORE_POLICIES, UPLOAD,
+                   URL_NAMES, View, curve_measure_names, from_query_params, to_query_params)
 
 # Session-state keys (see ui/README.md).
 VIEW_KEY = "view"
@@ -151,7 +151,7 @@ def _seed_widgets(view: View) -> None:
     state["w_measures"] = list(view.measures)
     state["w_k"] = tuple(view.k_range)
     state["w_rel"] = float(view.relevance_level)
-    for field in ("gain", "ties", "short_lists", "averaging"):
+    for field in MENU_POLICIES:
         state[f"w_{field}"] = getattr(view, field)
     if view.weight_column:
         state["w_weight_column"] = view.weight_column
@@ -219,10 +219,8 @@ def _sidebar() -> View:
     side.slider(t("frame.k_range"), 1, K_LIMIT, key="w_k", help=t("frame.k_range_help"))
     side.number_input(policy_label("relevance_level"), min_value=0.0, max_value=100.0, step=1.0,
                       format="%g", key="w_rel", help=POLICIES["relevance_level"].help)
-    for field in ("gain", "ties", "short_lists", "averaging"):
-        side.selectbox(policy_label(field), list(POLICIES[field].values), key=f"w_{field}",
-                       format_func=lambda v, f=field: policy_text(f, v),
-                       help=POLICIES[field].help)
+    for field in MAIN_POLICIES:
+        _policy_menu(side, field)
     weight = None
     if st.session_state["w_averaging"] == "weighted":
         numeric = _numeric_segments(dataset)
@@ -230,13 +228,20 @@ def _sidebar() -> View:
             weight = side.selectbox(t("frame.weight_column"), numeric, key="w_weight_column")
         else:
             side.caption(t("frame.no_weight_column"))
+    with side.expander(t("frame.more_settings")):
+        for field in MORE_POLICIES:
+            _policy_menu(st, field)
     measures = tuple(st.session_state["w_measures"]) or view_before.measures[:1] or ("P",)
     return View(data=data, measures=measures, k_range=tuple(st.session_state["w_k"]),
                 relevance_level=_level(st.session_state["w_rel"]),
-                gain=st.session_state["w_gain"], ties=st.session_state["w_ties"],
-                short_lists=st.session_state["w_short_lists"],
-                averaging=st.session_state["w_averaging"], weight_column=weight,
-                lang=st.session_state["w_lang"])
+                weight_column=weight, lang=st.session_state["w_lang"],
+                **{field: st.session_state[f"w_{field}"] for field in MENU_POLICIES})
+
+
+def _policy_menu(where, field: str) -> None:
+    """A menu of one policy's values, explained in the session language."""
+    where.selectbox(policy_label(field), list(POLICIES[field].values), key=f"w_{field}",
+                    format_func=lambda v, f=field: policy_text(f, v), help=POLICIES[field].help)
 
 
 def _level(value: float) -> float:

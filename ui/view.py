@@ -21,11 +21,19 @@ K_LIMIT = 100
 UPLOAD = "upload"
 HANDBUILT = "handbuilt"
 
+#: Policies chosen from a menu, always in view in the sidebar ...
+MAIN_POLICIES = ("gain", "ties", "short_lists", "averaging")
+#: ... and the rest, under "more settings".
+MORE_POLICIES = ("score_precision", "duplicates", "missing_queries", "no_relevant",
+                 "ndcg_relevance_level")
+MENU_POLICIES = MAIN_POLICIES + MORE_POLICIES
+
 #: View field -> URL query parameter name.
 URL_NAMES: dict[str, str] = {
     "data": "data", "measures": "m", "k_range": "k", "relevance_level": "rel", "gain": "gain",
     "ties": "ties", "short_lists": "short", "averaging": "avg", "weight_column": "w",
-    "lang": "lang",
+    "score_precision": "prec", "duplicates": "dup", "missing_queries": "missing",
+    "no_relevant": "norel", "ndcg_relevance_level": "ndcgrel", "lang": "lang",
 }
 
 
@@ -47,6 +55,11 @@ class View:
     short_lists: str = "divide_by_k"
     averaging: str = "macro"
     weight_column: str | None = None
+    score_precision: str = Settings.score_precision
+    duplicates: str = Settings.duplicates
+    missing_queries: str = Settings.missing_queries
+    no_relevant: str = Settings.no_relevant
+    ndcg_relevance_level: bool = Settings.ndcg_relevance_level
     lang: str = DEFAULT_LANGUAGE
 
     def settings(self) -> Settings:
@@ -54,9 +67,10 @@ class View:
         averaging = self.averaging
         if averaging == "weighted" and not self.weight_column:
             averaging = "macro"
-        return Settings(relevance_level=self.relevance_level, gain=self.gain, ties=self.ties,
-                        short_lists=self.short_lists, averaging=averaging,
-                        weight_column=self.weight_column if averaging == "weighted" else None)
+        chosen = {field: getattr(self, field) for field in MENU_POLICIES if field != "averaging"}
+        return Settings(relevance_level=self.relevance_level, averaging=averaging,
+                        weight_column=self.weight_column if averaging == "weighted" else None,
+                        **chosen)
 
     def with_(self, **changes: Any) -> "View":
         """A copy with some fields changed."""
@@ -120,10 +134,11 @@ def from_query_params(params: Mapping[str, str], base: View | None = None) -> Vi
                 changes["relevance_level"] = level
         except ValueError:
             pass
-    for field in ("gain", "ties", "short_lists", "averaging"):
+    for field in MENU_POLICIES:
         url = URL_NAMES[field]
-        if url in get and get[url] in POLICIES[field].values:
-            changes[field] = get[url]
+        allowed = {str(value): value for value in POLICIES[field].values}
+        if url in get and get[url] in allowed:
+            changes[field] = allowed[get[url]]
     if "w" in get and get["w"]:
         changes["weight_column"] = get["w"]
     if "lang" in get and get["lang"] in LANGUAGES:
