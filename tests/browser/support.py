@@ -6,6 +6,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from contextlib import contextmanager
@@ -139,3 +140,12 @@ def wait_for_chart_titles(page, text: str, n: int, timeout: float = 120_000) -> 
         """([text, n]) => [...document.querySelectorAll('.js-plotly-plot .gtitle')]
                  .filter(e => e.textContent.includes(text)).length >= n""",
         arg=[text, n], timeout=timeout)
+
+
+def screenshot_dir() -> Path:
+    """Where the browser tests save their screenshots: ``docs/screenshots`` when the environment
+    sets ``SCREENSHOTS=1`` (to refresh the README's pictures), otherwise a temporary folder, so
+    that a test run never changes the repository."""
+    if os.environ.get("SCREENSHOTS") == "1":
+        return ROOT / "docs" / "screenshots"
+    return Path(tempfile.mkdtemp(prefix="screenshots-"))

@@ -5,13 +5,13 @@ from __future__ import annotations
 import pytest
 
 from ui.pages_registry import PAGES
-from tests.browser.support import (CHROMIUM, LAUNCH_ARGS, ROOT, choose, go_to, require_browser,
-                                   sidebar_dataset, streamlit_server, title, wait_for_app,
-                                   wait_for_charts, wait_for_tables)
+from tests.browser.support import (CHROMIUM, LAUNCH_ARGS, choose, go_to, require_browser,
+                                   screenshot_dir, sidebar_dataset, streamlit_server, title,
+                                   wait_for_app, wait_for_charts, wait_for_tables)
 
 pytestmark = pytest.mark.browser
 
-SHOTS = ROOT / "docs" / "screenshots"
+SHOTS = screenshot_dir()
 RUN = (b"query,item,score,model\n" + b"".join(
     f"q{q},d{i},{10 - i},{m}\n".encode() for m in ("alpha", "beta") for q in range(1, 4)
     for i in range(6)))

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.support import (CHROMIUM, LAUNCH_ARGS, ROOT, go_to, require_browser,
-                                   streamlit_server, title, wait_for_app, wait_for_charts)
+from tests.browser.support import (CHROMIUM, LAUNCH_ARGS, go_to, require_browser,
+                                   screenshot_dir, streamlit_server, title, wait_for_app,
+                                   wait_for_charts)
 
 pytestmark = pytest.mark.browser
 
-SHOTS = ROOT / "docs" / "screenshots"
+SHOTS = screenshot_dir()
 
 
 @pytest.fixture(scope="module")
