@@ -96,7 +96,7 @@ def main() -> None:
     print(f"upload until curves drawn: {drawn:.2f} s (target 5 s)")
     print(f"settings change (fewer-than-K policy, lists reused) until redrawn: {policy:.2f} s "
           f"(target 1 s)")
-    print(f"settings change (relevance level, lists ranked again) until redrawn: {redraw:.2f} s "
+    print(f"settings change (relevance level, lists rescored) until redrawn: {redraw:.2f} s "
           f"(target 1 s)")
 
 

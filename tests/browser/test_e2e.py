@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from ui.pages_registry import PAGES
-from tests.browser.support import (CHROMIUM, LAUNCH_ARGS, choose, go_to, require_browser,
-                                   screenshot_dir, sidebar_dataset, streamlit_server, title,
+from tests.browser.support import (choose, go_to, screenshot_dir, sidebar_dataset,
+                                   streamlit_server, title,
                                    wait_for_app, wait_for_charts, wait_for_tables)
 
 pytestmark = pytest.mark.browser
@@ -16,24 +16,6 @@ RUN = (b"query,item,score,model\n" + b"".join(
     f"q{q},d{i},{10 - i},{m}\n".encode() for m in ("alpha", "beta") for q in range(1, 4)
     for i in range(6)))
 QRELS = b"query,item,relevance\nq1,d0,1\nq1,d3,2\nq2,d1,1\nq3,d5,1\n"
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def server():
-    require_browser()
-    with streamlit_server() as url:
-        yield url
 
 
 @pytest.fixture

@@ -4,31 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.support import (CHROMIUM, LAUNCH_ARGS, go_to, require_browser,
-                                   screenshot_dir, streamlit_server, title, wait_for_app,
+from tests.browser.support import (go_to, screenshot_dir, title, wait_for_app,
                                    wait_for_charts)
 
 pytestmark = pytest.mark.browser
 
 SHOTS = screenshot_dir()
-
-
-@pytest.fixture(scope="module")
-def browser():
-    require_browser()
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        yield b
-        b.close()
-
-
-@pytest.fixture(scope="module")
-def server():
-    require_browser()
-    with streamlit_server() as url:
-        yield url
 
 
 @pytest.fixture
