@@ -1,4 +1,5 @@
-"""Learn page: one ranked list, every measure with its numbers, the curve over K, two orderings."""
+"""Learn page: one ranked list, every measure with its numbers, the curve over K, and an
+editable second ordering compared with it."""
 
 import pandas as pd
 import streamlit as st
@@ -9,6 +10,7 @@ from ui import compute, frame, learn
 from ui import handbuilt as hb
 from ui.figures import list_curve_figure
 from ui.i18n import t
+from ui.learn_copy_panel import copy_panel
 
 ctx = frame.page("learn")
 settings = ctx.settings
@@ -87,15 +89,13 @@ st.plotly_chart(list_curve_figure(curve, title=t("learn.curve_title", name=chose
 
 st.subheader(t("learn.two_orderings"))
 st.caption(t("learn.two_orderings_help"))
-s1, s2 = st.columns(2)
-i = s1.number_input(t("learn.swap_a"), 1, n, value=1, key="w_learn_swap_a")
-j = s2.number_input(t("learn.swap_b"), 1, n, value=min(2, n), key="w_learn_swap_b")
-other = chosen.swapped(int(i), int(j))
-a_col, b_col, cmp_col = st.columns([1, 1, 2])
+a_col, b_col = st.columns([1, 2])
 a_col.caption(t("learn.ordering_a"))
 a_col.dataframe(chosen.table(), hide_index=True, width="stretch")
-b_col.caption(t("learn.ordering_b"))
-b_col.dataframe(other.table(), hide_index=True, width="stretch")
+with b_col:
+    st.caption(t("learn.ordering_b"))
+    other = copy_panel(chosen, source)
+cmp_col = st.container()
 comparison = learn.compare_orderings(chosen, other, k, settings)
 comparison["changed"] = comparison["changed"].map(
     {True: t("learn.changed"), False: t("learn.unchanged")})

@@ -53,11 +53,102 @@ def test_mrr_presets_show_the_mean_over_three_lists(learn):
 def test_swapping_inside_the_top_k_changes_ndcg_and_rr_but_not_precision(learn):
     learn.number_input(key="w_learn_swap_a").set_value(1).run()
     learn.number_input(key="w_learn_swap_b").set_value(2).run()
+    learn.button(key="btn_learn_swap").click().run()
+    assert list(learn.session_state["learn_copy_table"]["item"][:3]) == ["doc02", "doc01", "doc03"]
     table = comparison(learn)
     assert table.loc["P@5", "changed?"] == "same"
     assert table.loc["R@5", "changed?"] == "same"
     assert table.loc["nDCG@5", "changed?"] == "changed"
     assert table.loc["RR@5", "B"] == pytest.approx(0.5)
+
+
+def copy_of_first_list(**changes) -> pd.DataFrame:
+    """The default preset as a copy table (doc01..doc10, relevant at 1, 3, 4, 7), edited."""
+    table = pd.DataFrame({"position": list(range(1, 11)),
+                          "item": [f"doc{i:02d}" for i in range(1, 11)],
+                          "label": [1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]})
+    for column, values in changes.items():
+        table[column] = values
+    return table
+
+
+def edit_copy(at, table: pd.DataFrame):
+    at.session_state["learn_copy_table"] = table
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_an_unedited_copy_changes_no_measure(learn):
+    table = comparison(learn)
+    assert set(table["changed?"]) == {"same"}
+    assert table.loc["P@5", "B"] == pytest.approx(0.6)
+
+
+def test_moving_a_relevant_item_inside_the_top_5_keeps_p_at_5_but_not_ndcg_or_rr(learn):
+    edit_copy(learn, copy_of_first_list(position=[2, 1, 3, 4, 5, 6, 7, 8, 9, 10]))
+    table = comparison(learn)
+    assert table.loc["P@5", "B"] == pytest.approx(0.6) and table.loc["P@5", "changed?"] == "same"
+    assert table.loc["RR@5", "B"] == pytest.approx(0.5)
+    assert table.loc["nDCG@5", "changed?"] == "changed"
+    assert table.loc["nDCG@5", "B"] < table.loc["nDCG@5", "A"]
+    assert not learn.warning
+
+
+def test_rows_are_ranked_by_position_with_ties_in_table_order(learn):
+    # doc07 (relevant) to position 2 ties with doc02: doc02 stays first of the two
+    edit_copy(learn, copy_of_first_list(position=[1, 2, 3, 4, 5, 6, 2, 8, 9, 10]))
+    assert "doc01 › doc02 › doc07 › doc03" in "\n".join(x.value for x in learn.text)
+    table = comparison(learn)
+    # top 5: doc01, doc02, doc07, doc03, doc04 (doc05, not relevant, leaves) -> 4/5
+    assert table.loc["P@5", "B"] == pytest.approx(0.8)
+    assert table.loc["RR@5", "changed?"] == "same"
+
+
+def test_relabelling_an_item_changes_precision_at_5(learn):
+    edit_copy(learn, copy_of_first_list(label=[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]))
+    table = comparison(learn)
+    assert table.loc["P@5", "B"] == pytest.approx(0.8)
+    assert table.loc["P@5", "changed?"] == "changed"
+
+
+def test_added_and_deleted_rows_are_part_of_the_copy(learn):
+    table = copy_of_first_list().iloc[1:]                   # doc01 deleted
+    added = pd.DataFrame({"position": [1], "item": ["new"], "label": [2.0]})
+    edit_copy(learn, pd.concat([table, added], ignore_index=True))
+    shown = comparison(learn)
+    assert shown.loc["RR@5", "B"] == pytest.approx(1.0)
+    assert shown.loc["P@5", "B"] == pytest.approx(0.6)      # new, doc02, doc03, doc04, doc05
+
+
+@pytest.mark.parametrize("change, says", [
+    ({"item": ["doc01", None, *[f"doc{i:02d}" for i in range(3, 11)]]}, "Row 2: the item is empty"),
+    ({"label": [1.0, "lots", 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]}, "Row 2: the label 'lots'"),
+    ({"item": ["doc01", "doc01", *[f"doc{i:02d}" for i in range(3, 11)]]},
+     "Rows 1 & 2: the item 'doc01' appears twice"),
+])
+def test_a_bad_edit_shows_a_warning_and_keeps_the_last_valid_copy(learn, change, says):
+    edit_copy(learn, copy_of_first_list(position=[2, 1, 3, 4, 5, 6, 7, 8, 9, 10]))
+    assert comparison(learn).loc["RR@5", "B"] == pytest.approx(0.5)
+    edit_copy(learn, copy_of_first_list(**change))
+    warning = learn.warning[0].value
+    assert says in warning.replace("\\", "")
+    assert comparison(learn).loc["RR@5", "B"] == pytest.approx(0.5)    # previous valid copy
+
+
+def test_reset_copy_starts_again_from_the_chosen_list(learn):
+    edit_copy(learn, copy_of_first_list(label=[0.0] * 10))
+    assert comparison(learn).loc["P@5", "B"] == 0.0
+    learn.button(key="btn_learn_copy_reset").click().run()
+    assert list(learn.session_state["learn_copy_table"]["label"][:3]) == [1.0, 0.0, 1.0]
+    assert set(comparison(learn)["changed?"]) == {"same"}
+
+
+def test_choosing_another_list_starts_a_new_copy(learn):
+    edit_copy(learn, copy_of_first_list(label=[0.0] * 10))
+    learn.selectbox(key="w_learn_preset").set_value("ndcg_graded").run()
+    assert set(comparison(learn)["changed?"]) == {"same"}
+    assert len(learn.session_state["learn_copy_table"]) == 4
 
 
 def test_exponential_gain_setting_changes_the_graded_example(learn):
