@@ -43,6 +43,39 @@ class InputError(MetricsError):
         return text
 
 
+def file_line(first_line: int | None, position: int,
+              skipped_lines: "tuple[int, ...] | list[int]" = ()) -> int | None:
+    """Physical line of the data row at 0-based ``position``.
+
+    Parameters
+    ----------
+    first_line:
+        1-based line of the first data row (``None`` when rows have no lines).
+    position:
+        0-based position of the row among the data rows.
+    skipped_lines:
+        Ascending 1-based lines at or after ``first_line`` that hold no row (blank lines).
+
+    Returns
+    -------
+    int or None
+        The line, counting every line of the file (header and blank lines included).
+
+    Examples
+    --------
+    >>> file_line(2, 2, (3, 5))  # header, row, blank, row, blank, row
+    6
+    """
+    if first_line is None:
+        return None
+    line = int(first_line) + int(position)
+    for skipped in skipped_lines:
+        if skipped > line:
+            break
+        line += 1
+    return line
+
+
 class MeasureError(MetricsError):
     """A measure name or parameter is unknown or invalid."""
 

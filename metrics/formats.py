@@ -33,7 +33,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
-from .errors import InputError
+from .errors import InputError, file_line
 from .schema import ITEM, MODEL, QUERY, RANK, RELEVANCE, SCORE
 
 Kind = Literal["run", "qrels", "table"]
@@ -86,6 +86,9 @@ class LoadedTable:
     first_line:
         Line (or spreadsheet row) number of the first data row, for messages; ``None`` when
         rows have no line numbers (Parquet, dictionary JSON).
+    skipped_lines:
+        Ascending line numbers at or after ``first_line`` that hold no row (blank lines), so
+        that :meth:`line_of` counts every physical line.
     notes:
         Plain-English remarks on what was detected.
     """
@@ -99,6 +102,7 @@ class LoadedTable:
     header: bool = True
     first_line: int | None = 2
     notes: tuple[str, ...] = ()
+    skipped_lines: tuple[int, ...] = ()
 
     @property
     def stem(self) -> str:
@@ -107,7 +111,7 @@ class LoadedTable:
 
     def line_of(self, position: int) -> int | None:
         """File line of the data row at 0-based ``position`` (``None`` if rows have no lines)."""
-        return None if self.first_line is None else self.first_line + int(position)
+        return file_line(self.first_line, position, self.skipped_lines)
 
 
 def file_stem(name: str) -> str:
@@ -400,11 +404,14 @@ def _read_jsonl(text: str, source: str) -> LoadedTable:
         table = pajson.read_json(io.BytesIO(data), read_options=pajson.ReadOptions(
             block_size=max(1 << 20, min(len(data) + 1, 1 << 26))))
         frame = _arrow_to_pandas(table)
-        return _records_table(frame, source, "jsonl")
+        loaded = _records_table(frame, source, "jsonl")
     except (pa.ArrowException, ValueError, TypeError):
-        pass
+        loaded = None
+    if loaded is not None:
+        loaded.skipped_lines = _blank_lines(text, 1, whitespace=True)
+        return loaded
     records = []
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(text.split("\n"), start=1):
         if not line.strip():
             continue
         try:
@@ -417,7 +424,9 @@ def _read_jsonl(text: str, source: str) -> LoadedTable:
             raise InputError("This line is not a JSON object.", source=source, line=number,
                              fix="Give exactly one JSON object per line.")
         records.append(record)
-    return _records_table(pd.DataFrame.from_records(records), source, "jsonl")
+    loaded = _records_table(pd.DataFrame.from_records(records), source, "jsonl")
+    loaded.skipped_lines = _blank_lines(text, 1, whitespace=True)
+    return loaded
 
 
 def _records_table(frame: pd.DataFrame, source: str, fmt: str) -> LoadedTable:
@@ -433,6 +442,28 @@ def _records_table(frame: pd.DataFrame, source: str, fmt: str) -> LoadedTable:
                 frame[name] = col.map(lambda v: v if v is None else json.dumps(v)).astype("str")
     return LoadedTable(source, frame.reset_index(drop=True), fmt,
                        first_line=1 if fmt == "jsonl" else None)
+
+
+_EMPTY_LINE = re.compile(r"\n(?=\r?\n)")
+_WHITESPACE_LINE = re.compile(r"\n(?=[ \t\r\f\v]*\n)")
+
+
+def _blank_lines(text: str, first_line: int, *, whitespace: bool) -> tuple[int, ...]:
+    """Lines at or after ``first_line`` that the parser skips: empty ones, or whitespace-only
+    ones when ``whitespace`` (the whitespace and JSON Lines readers skip those too)."""
+    pattern = _WHITESPACE_LINE if whitespace else _EMPTY_LINE
+    found = []
+    end = text.find("\n")
+    head = text if end < 0 else text[:end]
+    if first_line <= 1 and (not head.strip() if whitespace else head in ("", "\r")):
+        found.append(1)
+    line, last = 1, 0
+    for match in pattern.finditer(text):
+        line += text.count("\n", last, match.start())
+        last = match.start()
+        if line + 1 >= first_line:
+            found.append(line + 1)
+    return tuple(found)
 
 
 def _read_json_dict(obj: dict, source: str, kind: Kind | None) -> LoadedTable:
@@ -482,7 +513,7 @@ def _read_text(text: str, utf8: bytes, source: str) -> LoadedTable:
     trec = _detect_trec(lines)
     if trec is not None:
         layout, skip = trec
-        return _read_trec(utf8, lines, source, layout, skip, blank_lines)
+        return _read_trec(utf8, text, lines, source, layout, skip, blank_lines)
     delimiter = _sniff_delimiter(lines)
     if delimiter is None:
         raise InputError("Found only one column: no comma, tab, semicolon or pipe separates the "
@@ -499,8 +530,9 @@ def _read_text(text: str, utf8: bytes, source: str) -> LoadedTable:
     fmt = {",": "csv", "\t": "tsv", ";": "semicolon", "|": "pipe", " ": "whitespace"}[delimiter]
     notes = [f"{_DELIMITER_NAMES.get(delimiter, 'whitespace')}-separated",
              "header row" if header else "no header row: columns named column_1, column_2, ..."]
+    skipped = _blank_lines(text, first_line, whitespace=delimiter == " ")
     return LoadedTable(source, frame, fmt, header=header, first_line=first_line,
-                       notes=tuple(notes))
+                       notes=tuple(notes), skipped_lines=skipped)
 
 
 _DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe", " ": "whitespace"}
@@ -524,13 +556,15 @@ def _detect_trec(lines: list[str]) -> tuple[str, int] | None:
             body = tokens[skip:]
             if not body or (skip and (len(tokens[0]) != width or test(tokens[0]))):
                 continue
-            if all(len(t) == width for t in body) and len({t[1] for t in body}) == 1 \
+            shaped = [t for t in body if len(t) == width]
+            # A few malformed lines are still a TREC file: the reader names the first one.
+            if len(shaped) * 2 > len(body) and len({t[1] for t in shaped}) == 1 \
                     and test(body[0]) and sum(map(test, body)) * 2 > len(body):
                 return layout, skip
     return None
 
 
-def _read_trec(utf8: bytes, lines: list[str], source: str, layout: str, skip: int,
+def _read_trec(utf8: bytes, text: str, lines: list[str], source: str, layout: str, skip: int,
                blank_lines: int) -> LoadedTable:
     width = 6 if layout == "trec_run" else 4
     names = [f"f{i}" for i in range(width)]
@@ -551,10 +585,20 @@ def _read_trec(utf8: bytes, lines: list[str], source: str, layout: str, skip: in
             match = re.search(r"line (\d+)", str(exc))
             raise InputError(f"Every line of a TREC {'run' if width == 6 else 'qrels'} file needs "
                              f"{width} whitespace-separated fields.", source=source,
-                             line=int(match.group(1)) + skip + blank_lines if match else None,
+                             line=int(match.group(1)) if match else None,
                              fix=_trec_fix(width)) from None
+    skipped = _blank_lines(text, first_line, whitespace=not (single_space or tabbed))
+    loaded = LoadedTable(source, frame, layout, header=False, first_line=first_line,
+                         skipped_lines=skipped)
+    last = frame[names[-1]]
+    short = (last.isna() | (last == "")).to_numpy()
+    if short.any():
+        pos = int(np.argmax(short))
+        found = int((frame.iloc[pos].notna() & (frame.iloc[pos] != "")).sum())
+        raise InputError(f"Every line of a TREC {'run' if width == 6 else 'qrels'} file needs "
+                         f"{width} whitespace-separated fields; this one has {found}.",
+                         source=source, line=loaded.line_of(pos), fix=_trec_fix(width))
     frame = frame.astype("str")
-    loaded = LoadedTable(source, frame, layout, header=False, first_line=first_line)
     if layout == "trec_run":
         rank = _strict_numbers(frame["f3"], loaded, "rank", integer=True)
         score = _strict_numbers(frame["f4"], loaded, "score")
@@ -677,7 +721,8 @@ def _parse_delimited(utf8: bytes, text: str | None, delimiter: str, names: list[
                      header: bool, source: str, blank_lines: int) -> pa.Table:
     buf = utf8.lstrip(b"\r\n") if utf8[:1] in (b"\r", b"\n") else utf8
     if delimiter == " " and text is not None:
-        return _parse_whitespace(buf, names, header, source)
+        return _parse_whitespace(buf, names, header, source,
+                                 utf8[:len(utf8) - len(buf)].count(b"\n"))
     try:
         return pacsv.read_csv(
             io.BytesIO(buf),
@@ -701,7 +746,8 @@ def _parse_delimited(utf8: bytes, text: str | None, delimiter: str, names: list[
                          fix="Check the quoting, or export the table again as CSV.") from None
 
 
-def _parse_whitespace(buf: bytes, names: list[str], header: bool, source: str) -> pa.Table:
+def _parse_whitespace(buf: bytes, names: list[str], header: bool, source: str,
+                      stripped: int = 0) -> pa.Table:
     try:
         frame = pd.read_csv(io.BytesIO(buf), sep=r"\s+", header=None, names=names, dtype=str,
                             skiprows=1 if header else 0, engine="c", keep_default_na=False,
@@ -709,7 +755,8 @@ def _parse_whitespace(buf: bytes, names: list[str], header: bool, source: str) -
     except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as exc:
         match = re.search(r"line (\d+)", str(exc))
         raise InputError(f"Expected {len(names)} whitespace-separated values on every line.",
-                         source=source, line=int(match.group(1)) if match else None,
+                         source=source,
+                         line=int(match.group(1)) + stripped if match else None,
                          fix="Give every row the same number of values, or save the table as "
                              "CSV.") from None
     return pa.Table.from_pandas(frame.astype(object).where(frame.notna(), None),
@@ -720,11 +767,12 @@ def _parse_whitespace(buf: bytes, names: list[str], header: bool, source: str) -
 def _find_ragged_line(text: str, delimiter: str, width: int, blank_lines: int,
                       header: bool) -> tuple[int | None, int]:
     """Locate the first row with the wrong number of fields (error path only)."""
-    lines = text.splitlines()
+    lines = text.split("\n")
     start = blank_lines + (1 if header else 0)
     for number, line in enumerate(lines[start:], start=start + 1):
-        if not line.strip():
-            continue
+        line = line.removesuffix("\r")
+        if not line:
+            continue  # the reader skips empty lines; whitespace-only ones are rows
         try:
             fields = next(csv.reader([line], delimiter=delimiter)) if delimiter != " " \
                 else line.split(" ")

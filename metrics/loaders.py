@@ -113,14 +113,17 @@ def _raise_errors(findings: list[Finding]) -> None:
 
 
 def _table_and_mapping(table: LoadedTable | pd.DataFrame, mapping: MappingLike | None,
-                       ) -> tuple[pd.DataFrame, RoleMapping, str | None, int | None]:
+                       ) -> tuple[pd.DataFrame, RoleMapping, str | None, int | None,
+                                  tuple[int, ...]]:
     if isinstance(table, LoadedTable):
         frame, source, first_line = table.frame, table.name, table.first_line
+        skipped = table.skipped_lines
     else:
         frame, source, first_line = table, table.attrs.get("source"), table.attrs.get("first_line")
+        skipped = tuple(table.attrs.get("skipped_lines", ()))
     roles = RoleMapping.coerce(mapping) if mapping is not None else \
         RoleMapping.from_guesses(guess_roles(frame))
-    return frame, roles, source, first_line
+    return frame, roles, source, first_line, skipped
 
 
 def canonical_run(table: LoadedTable | pd.DataFrame, mapping: MappingLike | None = None, *,
@@ -147,9 +150,10 @@ def canonical_run(table: LoadedTable | pd.DataFrame, mapping: MappingLike | None
     InputError
         For missing columns and values that are not numbers (naming the line).
     """
-    frame, roles, source, first_line = _table_and_mapping(table, mapping)
+    frame, roles, source, first_line, skipped = _table_and_mapping(table, mapping)
     mapped = apply_roles(frame, roles, source=source)
-    _raise_errors(check_table(mapped, "run", source=source, first_line=first_line))
+    _raise_errors(check_table(mapped, "run", source=source, first_line=first_line,
+                                 skipped_lines=skipped))
     out = pd.DataFrame({QUERY: mapped[QUERY], ITEM: mapped[ITEM]})
     if SCORE in mapped.columns:
         out[SCORE] = score_values(mapped[SCORE])[0]
@@ -195,12 +199,13 @@ def canonical_qrels(table: LoadedTable | pd.DataFrame,
     InputError
         For missing columns and labels that are not numbers (naming the line).
     """
-    frame, roles, source, first_line = _table_and_mapping(table, mapping)
+    frame, roles, source, first_line, skipped = _table_and_mapping(table, mapping)
     if roles.label is None and roles.score is not None:
         roles = roles.with_(label=roles.score, score=None)
     mapped = apply_roles(frame, roles.with_(segments=(), rank=None, model=None, score=None),
                          source=source)
-    _raise_errors(check_table(mapped, "qrels", source=source, first_line=first_line))
+    _raise_errors(check_table(mapped, "qrels", source=source, first_line=first_line,
+                                 skipped_lines=skipped))
     out = pd.DataFrame({QUERY: mapped[QUERY], ITEM: mapped[ITEM],
                         RELEVANCE: label_values(mapped[LABEL])[0]})
     out.attrs = {"source": source, "columns": {RELEVANCE: mapped.attrs["columns"].get(LABEL)}}
@@ -371,6 +376,7 @@ def _segments(run: pd.DataFrame, queries: LoadedTable | str | Path | None,
         meta = meta[meta[QUERY].notna()]
         findings += _segment_findings(meta)
         meta = meta.groupby(QUERY, sort=False, as_index=False).first()
+        findings += _metadata_coverage(run, meta, qt.name)
         if frames:
             base = frames[0]
             meta = base.drop(columns=[c for c in base.columns
@@ -381,6 +387,32 @@ def _segments(run: pd.DataFrame, queries: LoadedTable | str | Path | None,
     if not frames:
         return None, findings
     return frames[0].reset_index(drop=True), findings
+
+
+def _metadata_coverage(run: pd.DataFrame, meta: pd.DataFrame, source: str) -> list[Finding]:
+    """Run queries absent from the query table (warning) and the other way round (info)."""
+    ids = run[QUERY][run[QUERY].notna()].astype("str")
+    run_queries = pd.Index(pd.unique(ids[ids.str.strip() != ""]))
+    meta_queries = pd.Index(pd.unique(meta[QUERY].astype("str")))
+    findings: list[Finding] = []
+    unknown = run_queries.difference(meta_queries, sort=False)
+    if len(unknown):
+        findings.append(Finding(
+            "queries_missing_metadata", "warning",
+            f"{len(unknown)} of {len(run_queries)} queries in the run are not in the query "
+            f"table; their segment values show as '(missing)'.", int(len(unknown)),
+            [str(q) for q in unknown[:5]],
+            "Add these queries to the query table, or check that both files write query ids "
+            "the same way (for example '7', 'q7' and '007' differ).", source=source,
+            column=QUERY))
+    unused = meta_queries.difference(run_queries, sort=False)
+    if len(unused):
+        findings.append(Finding(
+            "metadata_queries_not_in_run", "info",
+            f"{len(unused)} of {len(meta_queries)} queries in the query table are not in the "
+            "run; their rows are not used.", int(len(unused)), [str(q) for q in unused[:5]],
+            "", source=source, column=QUERY))
+    return findings
 
 
 def _clean_run(run: pd.DataFrame, segments: pd.DataFrame | None) -> pd.DataFrame:

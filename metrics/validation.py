@@ -13,7 +13,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from .errors import InputError
+from .errors import InputError, file_line
 from .roles import ROLES, label_values, score_values
 from .schema import ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE
 
@@ -142,7 +142,8 @@ def _column_label(frame: pd.DataFrame, role: str) -> str:
 
 
 def check_table(frame: pd.DataFrame, role: TableRole, *, source: str | None = None,
-                first_line: int | None = None) -> list[Finding]:
+                first_line: int | None = None,
+                skipped_lines: tuple[int, ...] | None = None) -> list[Finding]:
     """Structural checks of one table with canonical column names.
 
     Parameters
@@ -155,6 +156,10 @@ def check_table(frame: pd.DataFrame, role: TableRole, *, source: str | None = No
     source, first_line:
         File name and the line of the first data row, to locate bad values. Default to
         ``frame.attrs["source"]`` and ``frame.attrs["first_line"]``.
+    skipped_lines:
+        Blank lines of the file at or after ``first_line`` (see
+        :attr:`~metrics.formats.LoadedTable.skipped_lines`), so that messages name the physical
+        line. Defaults to ``frame.attrs["skipped_lines"]``, else none.
 
     Returns
     -------
@@ -163,6 +168,8 @@ def check_table(frame: pd.DataFrame, role: TableRole, *, source: str | None = No
     """
     source = source or frame.attrs.get("source")
     first_line = first_line if first_line is not None else frame.attrs.get("first_line")
+    if skipped_lines is None:
+        skipped_lines = tuple(frame.attrs.get("skipped_lines", ()))
     what = _name(role)
     has = "has" if role == "run" else "have"
     found: list[Finding] = []
@@ -200,7 +207,7 @@ def check_table(frame: pd.DataFrame, role: TableRole, *, source: str | None = No
             first = int(positions[0])
             value = frame[col].iloc[first]
             shown = _column_label(frame, col)
-            line = None if first_line is None else int(first_line) + first
+            line = file_line(first_line, first, skipped_lines)
             where = f" at line {line}" if line is not None else f" in row {first + 1}"
             noun = "labels" if col in (LABEL, RELEVANCE) else f"{col}s"
             fix = ("Use numbers (0, 1, 2, ...) or true/false, yes/no for labels."

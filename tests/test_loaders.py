@@ -309,3 +309,85 @@ def test_one_million_rows_load_as_strings_and_floats():
     body = "\n".join(f"{i % 5000},d{i},{(i % 97) / 97:.4f}" for i in range(0, n, 1000))
     t = load_table(("qid,docid,score\n" + body + "\n").encode(), "big.csv")
     assert t.frame["score"].dtype == np.float64 and t.frame["qid"].dtype == "str"
+
+
+# --------------------------------------------------------------------------- physical line numbers
+
+
+def _error(data: bytes, name: str = "run.csv") -> InputError:
+    with pytest.raises(InputError) as caught:
+        canonical_run(load_table(data, name))
+    return caught.value
+
+
+def test_a_bad_score_after_blank_lines_names_its_physical_line():
+    error = _error(b"query,item,score\nq1,a,1\n\nq1,b,2\n\nq1,c,oops\n")
+    assert error.line == 6 and "the first is 'oops' at line 6" in str(error)
+
+
+def test_a_bad_score_after_blank_lines_in_a_crlf_file_names_its_physical_line():
+    error = _error(b"query,item,score\r\nq1,a,1\r\n\r\nq1,b,2\r\n\r\nq1,c,oops\r\n")
+    assert error.line == 6
+
+
+def test_blank_lines_before_the_header_and_before_the_first_row_are_counted():
+    error = _error(b"\n\nquery,item,score\n\nq1,a,1\nq1,c,oops\n")
+    assert error.line == 6
+
+
+def test_a_bad_label_of_a_tab_separated_judgments_file_names_its_physical_line():
+    with pytest.raises(InputError) as caught:
+        canonical_qrels(load_table(b"query\titem\tlabel\nq1\ta\t1\n\n\nq1\tb\tyes-ish\n",
+                                   "qrels.tsv"))
+    assert caught.value.line == 5
+
+
+def test_a_bad_score_of_a_whitespace_table_after_a_whitespace_only_line_names_its_line():
+    assert _error(b"query item score\nq1 a 1\n   \nq1 b bad\n", "run.txt").line == 4
+
+
+def test_a_row_with_too_many_values_after_a_blank_line_names_its_physical_line():
+    error = _error(b"query,item,score\nq1,a,1\n\n\nq1,b,2,3\n")
+    assert error.line == 5 and "found 4" in str(error)
+
+
+def test_a_whitespace_only_line_in_a_csv_is_reported_as_a_row_with_its_line():
+    error = _error(b"query,item,score\nq1,a,1\n   \nq1,b,2\n")
+    assert error.line == 3 and "found 1" in str(error)
+
+
+def test_a_bad_rank_of_a_trec_run_after_a_blank_line_names_its_physical_line():
+    error = _error(b"q1 Q0 a 1 3.0 m\n\nq1 Q0 b 2 2.0 m\nq1 Q0 c x 1.0 m\n", "bm25.run")
+    assert (error.line, error.column) == (4, "rank")
+
+
+def test_a_bad_score_of_a_crlf_trec_run_after_a_blank_line_names_its_physical_line():
+    error = _error(b"q1 Q0 a 1 3.0 m\r\n\r\nq1  Q0 b 2 2.0 m\r\nq1 Q0 c 3 zz m\r\n", "bm25.run")
+    assert (error.line, error.column) == (4, "score")
+
+
+def test_a_trec_run_line_with_a_missing_field_after_a_blank_line_is_refused_with_its_line():
+    error = _error(b"q1 Q0 a 1 3.0 m\nq1 Q0 b 2 2.0 m\n\nq1 Q0 c 3 1.0\n", "bm25.run")
+    assert error.line == 4
+    assert "needs 6 whitespace-separated fields; this one has 5" in str(error)
+
+
+def test_a_trec_run_line_with_an_extra_field_after_a_blank_line_names_its_line():
+    error = _error(b"q1  Q0 a 1 3.0 m\nq1 Q0 b 2 2.0 m\n\nq1 Q0 c 3 1.0 m x\n", "bm25.run")
+    assert error.line == 4 and "needs 6 whitespace-separated fields" in str(error)
+
+
+def test_a_bad_relevance_of_trec_qrels_after_blank_lines_names_its_physical_line():
+    with pytest.raises(InputError) as caught:
+        load_table(b"q1 0 a 1\n\n\nq1 0 b high\nq1 0 c 0\n", "qrels.txt")
+    assert caught.value.line == 4
+
+
+def test_a_bad_value_of_json_lines_after_a_blank_line_names_its_physical_line():
+    data = b'{"query":"q1","item":"a","score":1}\n\n{"query":"q1","item":"b","score":"bad"}\n'
+    assert _error(data, "run.jsonl").line == 3
+
+
+def test_line_numbers_of_a_file_without_blank_lines_are_unchanged():
+    table = load_table(b"query,item,score\nq1,a,1\nq1,b,2\n", "run.csv")
+    assert table.skipped_lines == () and [table.line_of(i) for i in range(2)] == [2, 3]

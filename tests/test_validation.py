@@ -245,3 +245,50 @@ def test_dataset_keeps_warnings_and_drops_unusable_rows():
     data = load_dataset([run], load_table(b"q 0 a 1\n", "j.qrels"), k_max=2)
     assert {"missing_scores", "duplicate_items"} <= set(data.report.codes())
     assert data.run["item"].tolist() == ["a", "a"]
+
+
+# --------------------------------------------------------------------------- query table coverage
+
+
+def _with_query_table(meta: bytes):
+    run = load_table(b"query,item,score\n" + b"".join(
+        f"q{i},a,1\n".encode() for i in range(1, 8)), "run.csv")
+    qrels = load_table(b"query,item,label\n" + b"".join(
+        f"q{i},a,1\n".encode() for i in range(1, 8)), "qrels.csv")
+    return load_dataset(run, qrels, load_table(meta, "queries.csv"))
+
+
+def test_run_queries_missing_from_the_query_table_are_reported_with_examples():
+    data = _with_query_table(b"query,kind\nq7,nav\n")
+    found = _finding(data.report, "queries_missing_metadata")
+    assert found.severity == "warning" and found.count == 6
+    assert found.message == ("6 of 7 queries in the run are not in the query table; their "
+                             "segment values show as '(missing)'.")
+    assert found.examples == ["q1", "q2", "q3", "q4", "q5"]
+    assert found.action.startswith("Add these queries to the query table")
+    assert found.source == "queries.csv"
+    assert data.run["kind"].isna().sum() == 6
+
+
+def test_query_table_rows_for_queries_outside_the_run_are_a_remark():
+    data = _with_query_table(b"query,kind\n" + b"".join(
+        f"q{i},nav\n".encode() for i in range(1, 10)))
+    found = _finding(data.report, "metadata_queries_not_in_run")
+    assert found.severity == "info" and found.count == 2 and found.examples == ["q8", "q9"]
+    assert found.message == ("2 of 9 queries in the query table are not in the run; their rows "
+                             "are not used.")
+    assert data.report.get("queries_missing_metadata") is None
+
+
+def test_a_query_table_covering_exactly_the_run_adds_no_coverage_finding():
+    data = _with_query_table(b"query,kind\n" + b"".join(
+        f"q{i},nav\n".encode() for i in range(1, 8)))
+    codes = data.report.codes()
+    assert "queries_missing_metadata" not in codes and "metadata_queries_not_in_run" not in codes
+
+
+def test_the_web_search_sample_query_table_covers_its_run():
+    from metrics.loaders import load_sample
+
+    codes = load_sample("web_search").report.codes()
+    assert "queries_missing_metadata" not in codes and "metadata_queries_not_in_run" not in codes
