@@ -50,8 +50,15 @@ def trec_eval_per_query(run: pd.DataFrame, qrels: pd.DataFrame, level: int = 1) 
 
 def assert_same_as_trec_eval(run: pd.DataFrame, qrels: pd.DataFrame, level: int) -> None:
     expected = trec_eval_per_query(run, qrels, level)
-    ours = evaluate(run, qrels, list(OURS_TO_TREC), Settings(relevance_level=level)).per_query
+    f1 = [f"F1@{k}" for k in CUTOFFS]
+    ours = evaluate(run, qrels, [*OURS_TO_TREC, *f1], Settings(relevance_level=level)).per_query
     assert sorted(ours["query"]) == sorted(expected), "evaluated queries differ"
+    for row in ours.to_dict("records"):
+        trec = expected[row["query"]]
+        for k in CUTOFFS:  # trec_eval has no F1@K: the harmonic mean of its P_k and recall_k
+            p, r = trec[f"P_{k}"], trec[f"recall_{k}"]
+            want = 2 * p * r / (p + r) if p + r > 0 else 0.0
+            assert row[f"F1@{k}"] == pytest.approx(want, abs=1e-9), (row["query"], k)
     for row in ours.itertuples(index=False):
         values = row._asdict()
         for name, trec_name in OURS_TO_TREC.items():
