@@ -1,5 +1,5 @@
-"""nDCG agrees with ranx per query: linear gain with ranx ``ndcg``, exponential with
-``ndcg_burges``.
+"""nDCG and DCG agree with ranx per query: linear gain with ranx ``ndcg``/``dcg``, exponential with
+``ndcg_burges``/``dcg_burges``.
 
 ranx breaks ties by insertion order and refuses queries missing on either side, so the
 collections are tie-free and every query is both judged and retrieved. ranx also gives labels
@@ -52,6 +52,22 @@ def test_ndcg_equals_ranx_per_query_on_tie_free_collections(data):
         settings = Settings(gain=gain, ndcg_relevance_level=True)
         ours = evaluate(run, qrels, names, settings).per_query.set_index("query")
         assert sorted(ours.index) == sorted(expected[ranx_name])
+        for name, metric in zip(names, metrics):
+            for query, want in expected[metric].items():
+                got = ours.loc[query, name]
+                assert got == pytest.approx(want, abs=1e-9), (gain, query, name, got, want)
+
+
+@hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=collections(allow_unjudged_queries=False, tie_free=True))
+def test_dcg_equals_ranx_dcg_and_dcg_burges_per_query(data):
+    run, qrels = data
+    names = [f"DCG@{k}" for k in CUTOFFS]
+    for gain, ranx_name in (("linear", "dcg"), ("exponential", "dcg_burges")):
+        metrics = [f"{ranx_name}@{k}" for k in CUTOFFS]
+        expected = ranx_per_query(run, qrels, metrics)
+        settings = Settings(gain=gain, ndcg_relevance_level=True)
+        ours = evaluate(run, qrels, names, settings).per_query.set_index("query")
         for name, metric in zip(names, metrics):
             for query, want in expected[metric].items():
                 got = ours.loc[query, name]
