@@ -45,6 +45,7 @@ with c2:
                              key="w_learn_query")
         chosen = learn.list_from_ranked(dataset, lists, model, query)
 
+shown_name = t(f"learn.preset.{name}") if source == "preset" else chosen.name
 n = len(chosen.items)
 if n == 0:
     st.info(t("learn.empty_list"))
@@ -83,7 +84,7 @@ right.dataframe(ex.ideal.rename(columns={c: t(f"learn.col.{c}") for c in ex.idea
 
 st.subheader(t("learn.curve"))
 curve = learn.list_curve(chosen, settings, n)
-st.plotly_chart(list_curve_figure(curve, title=t("learn.curve_title", name=chosen.name),
+st.plotly_chart(list_curve_figure(curve, title=t("learn.curve_title", name=shown_name),
                                   x_label="K", y_label=t("learn.value")),
                 width="stretch", key="learn_curve")
 
