@@ -17,6 +17,7 @@ The family of a multiple-testing correction is every row of one table.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -264,40 +265,89 @@ def biggest_movers(deltas: pd.DataFrame, count: int = 10) -> tuple[pd.DataFrame,
     return gained.reset_index(drop=True), lost.reset_index(drop=True)
 
 
-def format_p(p: float) -> str:
-    """A p-value for people: ``p < 0.001`` or ``p = 0.042``."""
+#: English wording of :func:`headline` and :func:`format_p`; pass a mapping with the same keys
+#: (and the same ``{placeholders}``) to word the sentences in another language. Numbers are
+#: formatted before they are put in, so every language shows them the same way.
+HEADLINE_TEMPLATES: dict[str, str] = {
+    "sentence.headline.better": (
+        "{candidate} beats {baseline} on {measure}: {mean_b} vs {mean_a}, delta {delta}"
+        "{relative}; {confidence} CI [{ci_low}, {ci_high}]; corrected {p} ({sure}; {wins} "
+        "queries better, {losses} worse, {ties} tied)."),
+    "sentence.headline.worse": (
+        "{candidate} is worse than {baseline} on {measure}: {mean_b} vs {mean_a}, delta "
+        "{delta}{relative}; {confidence} CI [{ci_low}, {ci_high}]; corrected {p} ({sure}; "
+        "{wins} queries better, {losses} worse, {ties} tied)."),
+    "sentence.headline.unclear": (
+        "{candidate} is not clearly different from {baseline} on {measure}: {mean_b} vs "
+        "{mean_a}, delta {delta}{relative}; {confidence} CI [{ci_low}, {ci_high}]; corrected "
+        "{p} ({sure}; {wins} queries better, {losses} worse, {ties} tied)."),
+    "sentence.headline.relative": " ({value})",
+    "sentence.headline.clear": "clear",
+    "sentence.headline.not_significant": "not significant",
+    "sentence.headline.no_shared": "{candidate} and {baseline} share no query on {measure}.",
+    "sentence.p.undefined": "p undefined",
+}
+
+
+def _template(templates: Mapping[str, str] | None, key: str,
+              defaults: Mapping[str, str]) -> str:
+    """``templates[key]`` when given, the English default otherwise."""
+    if templates is not None and key in templates:
+        return templates[key]
+    return defaults[key]
+
+
+def format_p(p: float, templates: Mapping[str, str] | None = None) -> str:
+    """A p-value for people: ``p < 0.001`` or ``p = 0.042`` (``p undefined`` when NaN).
+
+    ``templates`` may word the undefined case (key ``sentence.p.undefined``).
+    """
     if p is None or (isinstance(p, float) and math.isnan(p)):
-        return "p undefined"
+        return _template(templates, "sentence.p.undefined", HEADLINE_TEMPLATES)
     return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
 
 
-def headline(table: pd.DataFrame, confidence: float = DEFAULT_CONFIDENCE) -> list[str]:
+def headline(table: pd.DataFrame, confidence: float = DEFAULT_CONFIDENCE,
+             templates: Mapping[str, str] | None = None) -> list[str]:
     """One plain sentence per row of a :func:`comparison_table` (without segment columns).
+
+    Parameters
+    ----------
+    table:
+        A :func:`comparison_table`.
+    confidence:
+        Level of the intervals in the table (shown as ``95%``).
+    templates:
+        Wording by key (see :data:`HEADLINE_TEMPLATES`); missing keys fall back to English.
 
     Examples
     --------
-    ``"hybrid beats lexical on nDCG@10 by +0.233 (+45.1%); 95% CI [+0.20, +0.27];
-    corrected p < 0.001 (clear)."``
+    ``"hybrid beats lexical on nDCG@10: 0.773 vs 0.540, delta +0.233 (+43.3%); 95% CI
+    [+0.20, +0.27]; corrected p < 0.001 (clear; 228 queries better, 65 worse, 7 tied)."``
     """
+    def word(key: str) -> str:
+        return _template(templates, key, HEADLINE_TEMPLATES)
+
     sentences = []
     for row in table.itertuples(index=False):
+        names = {"candidate": row.candidate, "baseline": row.baseline, "measure": row.measure}
         if row.n == 0:
-            sentences.append(f"{row.candidate} and {row.baseline} share no query on "
-                             f"{row.measure}.")
+            sentences.append(word("sentence.headline.no_shared").format(**names))
             continue
-        verb = {"better": "beats", "worse": "is worse than"}.get(row.direction,
-                                                                  "is not clearly different from")
-        relative = "" if math.isnan(row.relative_delta) else f" ({row.relative_delta:+.1%})"
-        sure = "clear" if row.significant else "not significant"
-        sentences.append(
-            f"{row.candidate} {verb} {row.baseline} on {row.measure}: "
-            f"{row.mean_b:.3f} vs {row.mean_a:.3f}, delta {row.delta:+.3f}{relative}; "
-            f"{confidence:.0%} CI [{row.ci_low:+.3f}, {row.ci_high:+.3f}]; corrected "
-            f"{format_p(row.p_adjusted)} ({sure}; {row.wins} queries better, {row.losses} "
-            f"worse, {row.ties} tied).")
+        kind = {"better": "better", "worse": "worse"}.get(row.direction, "unclear")
+        relative = "" if math.isnan(row.relative_delta) else \
+            word("sentence.headline.relative").format(value=f"{row.relative_delta:+.1%}")
+        sure = word("sentence.headline.clear" if row.significant
+                    else "sentence.headline.not_significant")
+        sentences.append(word(f"sentence.headline.{kind}").format(
+            **names, mean_b=f"{row.mean_b:.3f}", mean_a=f"{row.mean_a:.3f}",
+            delta=f"{row.delta:+.3f}", relative=relative, confidence=f"{confidence:.0%}",
+            ci_low=f"{row.ci_low:+.3f}", ci_high=f"{row.ci_high:+.3f}",
+            p=format_p(row.p_adjusted, templates), sure=sure, wins=row.wins,
+            losses=row.losses, ties=row.ties))
     return sentences
 
 
-__all__ = ["COLUMNS", "CompareOptions", "DEFAULT_ALPHA", "DEFAULT_TEST", "TESTS",
-           "biggest_movers", "comparison_table", "delta_curves", "format_p", "headline",
+__all__ = ["COLUMNS", "CompareOptions", "DEFAULT_ALPHA", "DEFAULT_TEST", "HEADLINE_TEMPLATES",
+           "TESTS", "biggest_movers", "comparison_table", "delta_curves", "format_p", "headline",
            "model_values", "query_deltas", "segment_of_query"]

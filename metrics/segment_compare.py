@@ -9,13 +9,15 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 import pandas as pd
 
 from . import schema as S
 from .compare import CompareOptions, format_p, model_values, segment_of_query
 from .evaluation import Evaluation
-from .statistics import adjust_pvalues, compare_pairs, pair_values
+from .statistics import DEFAULT_CONFIDENCE, adjust_pvalues, compare_pairs, pair_values
 
 #: Segments with fewer queries than this are flagged as small (their numbers are shaky).
 MIN_SEGMENT_QUERIES = 20
@@ -66,7 +68,8 @@ def overall_winner(evaluation: Evaluation, measure: str, models: list[str] | Non
 def reversals(evaluation: Evaluation, segments: pd.DataFrame, by: list[str],
               measures: list[str] | None = None, models: list[str] | None = None, *,
               options: CompareOptions = CompareOptions(),
-              min_queries: int = MIN_SEGMENT_QUERIES) -> pd.DataFrame:
+              min_queries: int = MIN_SEGMENT_QUERIES,
+              templates: Mapping[str, str] | None = None) -> pd.DataFrame:
     """Segment values where the overall winner of a measure is beaten by another model.
 
     For every measure the overall winner is found (:func:`overall_winner`); in every segment
@@ -80,7 +83,8 @@ def reversals(evaluation: Evaluation, segments: pd.DataFrame, by: list[str],
         Columns: ``measure``, the ``by`` columns, ``n``, ``small``, ``winner``, ``beaten_by``,
         ``winner_mean``, ``other_mean``, ``delta`` (winner − other, negative), ``ci_low``,
         ``ci_high``, ``p_adjusted``, ``significant``, ``sentence``; per measure, significant
-        losses come first.
+        losses come first. ``sentence`` is :func:`reversal_sentence` worded by ``templates``
+        (English by default).
     """
     models = list(models or evaluation.models)
     measures = list(measures or evaluation.measure_names)
@@ -115,26 +119,65 @@ def reversals(evaluation: Evaluation, segments: pd.DataFrame, by: list[str],
     table = pd.DataFrame(rows)
     table["p_adjusted"] = adjust_pvalues(table.pop("p").to_numpy(), options.correction)
     table["significant"] = table["p_adjusted"] < options.alpha
-    table["sentence"] = [_sentence(row, by, options) for row in table.to_dict("records")]
+    table["sentence"] = [reversal_sentence(row, by, options.confidence, templates)
+                         for row in table.to_dict("records")]
     order = table.assign(_clear=~table["significant"]).sort_values(
         ["measure", "_clear"], kind="stable", key=lambda c: c.map(measures.index)
         if c.name == "measure" else c)
     return order[columns].reset_index(drop=True)
 
 
-def _sentence(row: dict, by: list[str], options: CompareOptions) -> str:
-    where = ", ".join(f"{c} = {row[c]}" for c in by)
-    if row["significant"]:
-        verb, certainty = "loses to", "the difference is significant"
-    else:
-        verb, certainty = "scores below", "the difference is not significant"
-    small = f" Only {row['n']} queries: treat with care." if row["small"] else ""
-    return (f"{row['winner']} is best overall on {row['measure']} but {verb} "
-            f"{row['beaten_by']} where {where}: {row['winner_mean']:.3f} vs "
-            f"{row['other_mean']:.3f} ({row['delta']:+.3f}, {options.confidence:.0%} CI "
-            f"[{row['ci_low']:+.3f}, {row['ci_high']:+.3f}], corrected "
-            f"{format_p(row['p_adjusted'])}; {certainty}).{small}")
+#: English wording of the reversal sentences; pass a mapping with the same keys (and the same
+#: ``{placeholders}``) to :func:`reversals` or :func:`reversal_sentence` to word them in
+#: another language. Numbers are formatted before they are put in.
+REVERSAL_TEMPLATES: dict[str, str] = {
+    "sentence.reversal.significant": (
+        "{winner} is best overall on {measure} but loses to {other} where {where}: "
+        "{winner_mean} vs {other_mean} ({delta}, {confidence} CI [{ci_low}, {ci_high}], "
+        "corrected {p}; the difference is significant).{small}"),
+    "sentence.reversal.not_significant": (
+        "{winner} is best overall on {measure} but scores below {other} where {where}: "
+        "{winner_mean} vs {other_mean} ({delta}, {confidence} CI [{ci_low}, {ci_high}], "
+        "corrected {p}; the difference is not significant).{small}"),
+    "sentence.reversal.where": "{column} = {value}",
+    "sentence.reversal.where_separator": ", ",
+    "sentence.reversal.small": " Only {n} queries: treat with care.",
+}
 
 
-__all__ = ["MIN_SEGMENT_QUERIES", "overall_winner", "reversals", "segment_means",
-           "segment_of_query"]
+def reversal_sentence(row: Mapping[str, object], by: list[str],
+                      confidence: float = DEFAULT_CONFIDENCE,
+                      templates: Mapping[str, str] | None = None) -> str:
+    """The plain sentence of one :func:`reversals` row.
+
+    Parameters
+    ----------
+    row:
+        One row of :func:`reversals` (as a mapping: ``table.to_dict("records")``).
+    by:
+        The segment columns of the table.
+    confidence:
+        Level of the interval (shown as ``95%``).
+    templates:
+        Wording by key (see :data:`REVERSAL_TEMPLATES`, and ``sentence.p.undefined`` of
+        :data:`metrics.compare.HEADLINE_TEMPLATES`); missing keys fall back to English.
+    """
+    def word(key: str) -> str:
+        if templates is not None and key in templates:
+            return templates[key]
+        return REVERSAL_TEMPLATES[key]
+
+    where = word("sentence.reversal.where_separator").join(
+        word("sentence.reversal.where").format(column=c, value=row[c]) for c in by)
+    kind = "significant" if row["significant"] else "not_significant"
+    small = word("sentence.reversal.small").format(n=row["n"]) if row["small"] else ""
+    return word(f"sentence.reversal.{kind}").format(
+        winner=row["winner"], measure=row["measure"], other=row["beaten_by"], where=where,
+        winner_mean=f"{row['winner_mean']:.3f}", other_mean=f"{row['other_mean']:.3f}",
+        delta=f"{row['delta']:+.3f}", confidence=f"{confidence:.0%}",
+        ci_low=f"{row['ci_low']:+.3f}", ci_high=f"{row['ci_high']:+.3f}",
+        p=format_p(row["p_adjusted"], templates), small=small)
+
+
+__all__ = ["MIN_SEGMENT_QUERIES", "REVERSAL_TEMPLATES", "overall_winner", "reversal_sentence",
+           "reversals", "segment_means", "segment_of_query"]

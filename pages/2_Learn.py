@@ -60,7 +60,7 @@ formulas = learn.formulas(chosen, k, settings)
 cols = st.columns(4)
 for i, row in formulas.iterrows():
     with cols[i % 4].container(border=True):
-        st.markdown(f"**{MEASURES[row['measure']].pretty}**")
+        st.markdown(f"**{frame.measure_pretty(row['measure'])}**")
         st.code(row["formula"], language=None, wrap_lines=True)
         st.caption(frame.measure_text(row["measure"], "description"))
 if source == "preset" and chosen.name in learn.MRR_LISTS:
@@ -109,7 +109,7 @@ cmp_col.dataframe(comparison.rename(columns={"measure": t("learn.col.measure"),
 
 st.subheader(t("learn.guide"))
 for m in EXPLAINED:
-    with st.expander(f"{m} · {MEASURES[m].pretty} — {t(f'learn.question.{m}')}"):
+    with st.expander(f"{m} · {frame.measure_pretty(m)} — {t(f'learn.question.{m}')}"):
         st.markdown(f"**{t('learn.answers')}** {frame.measure_text(m, 'description')}")
         st.markdown(f"**{t('learn.pitfall')}** {frame.measure_text(m, 'pitfall')}")
         st.latex(MEASURES[m].latex)

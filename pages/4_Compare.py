@@ -11,7 +11,7 @@ from ui.review_controls import require_review_choice
 from ui.review_figures import (delta_curve_figure, model_colours, query_scatter_figure,
                                win_tie_loss_figure)
 from ui.review_tables import delta_display, style_delta_table, style_ranked_list
-from ui.i18n import t
+from ui.i18n import sentence_templates, t
 from ui.tables import csv_bytes
 
 ctx = frame.page("compare")
@@ -29,7 +29,7 @@ st.caption(t("compare.caption", baseline=f"**{frame.escape(choice.baseline)}**",
              n=len(table), alpha=f"{options.alpha:g}"))
 
 st.subheader(t("compare.headline"))
-for sentence in headline(table, options.confidence):
+for sentence in headline(table, options.confidence, sentence_templates()):
     st.markdown(f"- {frame.escape(sentence)}")
 
 st.subheader(t("compare.deltas"))

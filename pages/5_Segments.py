@@ -2,12 +2,12 @@
 
 import streamlit as st
 
-from metrics.segment_compare import MIN_SEGMENT_QUERIES
+from metrics.segment_compare import MIN_SEGMENT_QUERIES, reversal_sentence
 from ui import compute, frame, review_compute
 from ui.review_controls import require_review_choice
 from ui.review_figures import model_colours, segment_delta_figure, segment_heatmap_figure
 from ui.review_tables import segment_display
-from ui.i18n import t
+from ui.i18n import sentence_templates, t
 from ui.tables import csv_bytes
 
 ctx = frame.page("segments")
@@ -42,8 +42,10 @@ st.subheader(t("segments.reversals_title"))
 rows = found[found["measure"] == name] if len(found) else found
 if len(rows) == 0:
     st.success(t("segments.no_reversal", measure=name))
+wording = sentence_templates()
 for row in rows.to_dict("records"):
-    (st.error if row["significant"] else st.warning)(frame.escape(row["sentence"]))
+    sentence = reversal_sentence(row, by, options.confidence, wording)
+    (st.error if row["significant"] else st.warning)(frame.escape(sentence))
 
 st.subheader(t("segments.table_title", measure=name))
 small = int(means["small"].sum())

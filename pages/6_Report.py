@@ -8,12 +8,13 @@ import streamlit as st
 from metrics.compare import headline
 from metrics.report import (ReportInputs, build_report_html, provenance, report_zip,
                             software_versions)
+from metrics.segment_compare import reversal_sentence
 from ui import compute, frame, review_compute
 from ui.figures import curve_figure
 from ui.review_controls import require_review_choice
 from ui.review_figures import (delta_curve_figure, model_colours, segment_heatmap_figure,
                                win_tie_loss_figure)
-from ui.i18n import t
+from ui.i18n import sentence_templates, t
 from ui.review_tables import delta_display, style_delta_table
 
 ctx = frame.page("report")
@@ -34,8 +35,10 @@ by = [segment] if segment else []
 measures = tuple(view.measures)
 table = review_compute.comparison(dataset, settings, measures, k, choice.baseline,
                                   choice.candidates, options)
+# The HTML report is in English; the page shows the same sentences in the session language.
 sentences = headline(table, options.confidence)
-segment_table, reversal_sentences, heatmaps = None, [], []
+wording = sentence_templates()
+segment_table, reversal_sentences, reversal_rows, heatmaps = None, [], [], []
 if by:
     segment_table = review_compute.comparison(dataset, settings, measures, k, choice.baseline,
                                               choice.candidates, options, by=tuple(by))
@@ -43,6 +46,7 @@ if by:
         means, found = review_compute.segment_results(dataset, settings, measure, k,
                                                       tuple(by), options)
         reversal_sentences += list(found["sentence"]) if len(found) else []
+        reversal_rows += found.to_dict("records") if len(found) else []
         heatmaps.append((f"{compute.cutoff_name(measure, k)} by {segment}",
                          segment_heatmap_figure(means, by, models,
                                                 compute.cutoff_name(measure, k))))
@@ -89,17 +93,18 @@ st.header(t("review_report.header", name=frame.escape(dataset.name),
             baseline=frame.escape(choice.baseline),
             candidates=frame.escape(", ".join(choice.candidates))))
 st.subheader(t("compare.headline"))
-for sentence in sentences:
+for sentence in headline(table, options.confidence, wording):
     st.markdown(f"- {frame.escape(sentence)}")
 st.dataframe(style_delta_table(delta_display(table, brief=True)), hide_index=True, width="stretch",
              key="report_table")
 
 if by:
     st.subheader(t("review_report.segments", column=frame.escape(segment)))
-    if not reversal_sentences:
+    if not reversal_rows:
         st.success(t("review_report.all_best"))
-    for sentence in reversal_sentences:
-        (st.error if "loses to" in sentence else st.warning)(frame.escape(sentence))
+    for row in reversal_rows:
+        sentence = reversal_sentence(row, by, options.confidence, wording)
+        (st.error if row["significant"] else st.warning)(frame.escape(sentence))
     st.dataframe(style_delta_table(delta_display(segment_table, by, brief=True)), hide_index=True,
                  width="stretch", key="report_segments")
 

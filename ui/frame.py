@@ -187,14 +187,19 @@ def policy_label(field: str) -> str:
     return t(key) if has(key, current_language()) else POLICIES[field].label
 
 
+def measure_pretty(name: str) -> str:
+    """The display name of a measure (``Precision``) in the session language."""
+    return measure_text(name, "pretty")
+
+
 def measure_label(name: str) -> str:
     """``P · Precision`` (just ``nDCG`` when the two are the same)."""
-    pretty = MEASURES[name].pretty
+    pretty = measure_pretty(name)
     return name if pretty == name else f"{name} · {pretty}"
 
 
 def measure_text(name: str, part: str) -> str:
-    """``description`` or ``pitfall`` of a measure in the session language."""
+    """``pretty``, ``description`` or ``pitfall`` of a measure in the session language."""
     key = f"measure.{name}.{part}"
     return t(key) if has(key, current_language()) else getattr(MEASURES[name], part)
 

@@ -8,8 +8,12 @@ chosen in the sidebar from the session state.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from functools import lru_cache
 from pathlib import Path
+
+from metrics.compare import HEADLINE_TEMPLATES
+from metrics.segment_compare import REVERSAL_TEMPLATES
 
 LOCALES = Path(__file__).resolve().parent / "locales"
 
@@ -57,3 +61,18 @@ def current_language() -> str:
 def t(key: str, **values: object) -> str:
     """The message ``key`` in the session's language."""
     return translate(key, current_language(), **values)
+
+
+def templates(defaults: Mapping[str, str], lang: str = DEFAULT_LANGUAGE) -> dict[str, str]:
+    """The catalog's wording of the engine's sentence ``defaults`` (same keys) in ``lang``.
+
+    Keys the catalog lacks keep the engine's English text.
+    """
+    return {key: catalog(lang).get(key, text) for key, text in defaults.items()}
+
+
+def sentence_templates(lang: str | None = None) -> dict[str, str]:
+    """Wording of :func:`metrics.compare.headline` and the reversal sentences of
+    :mod:`metrics.segment_compare` in ``lang`` (the session's language when ``None``)."""
+    return templates({**HEADLINE_TEMPLATES, **REVERSAL_TEMPLATES},
+                     current_language() if lang is None else lang)
