@@ -348,23 +348,20 @@ def _score_findings(run: pd.DataFrame, scores: pd.Series, models: pd.Series,
     found: list[Finding] = []
     shown = _column_label(run, SCORE if SCORE in run.columns else RANK)
     missing = scores.isna().to_numpy()
-    if missing.any():
-        n = int(missing.sum())
-        found.append(Finding(
-            "missing_scores", "warning",
-            f"{n} rows have no {shown}; they are left out of the rankings.", n,
-            _examples(f"query {q}, item {i}" for q, i in
-                      zip(run[QUERY][missing].head(5), run[ITEM][missing].head(5))),
-            "Fill in the missing values if these items were retrieved.", column=shown))
-    infinite = np.isinf(scores.to_numpy(dtype="float64"))
-    if infinite.any():
-        n = int(infinite.sum())
-        found.append(Finding(
-            "infinite_scores", "warning",
-            f"{n} scores are infinite; +inf ranks first and -inf last.", n,
-            _examples(f"query {q}, item {i}" for q, i in
-                      zip(run[QUERY][infinite].head(5), run[ITEM][infinite].head(5))),
-            "Replace them with finite numbers if that is not intended.", column=shown))
+    for code, mask, message, action in (
+            ("missing_scores", missing,
+             "{n} rows have no " + shown + "; they are left out of the rankings.",
+             "Fill in the missing values if these items were retrieved."),
+            ("infinite_scores", np.isinf(scores.to_numpy(dtype="float64")),
+             "{n} scores are infinite; +inf ranks first and -inf last.",
+             "Replace them with finite numbers if that is not intended.")):
+        if mask.any():
+            n = int(mask.sum())
+            found.append(Finding(
+                code, "warning", message.format(n=n), n,
+                _examples(f"query {q}, item {i}" for q, i in
+                          zip(run[QUERY][mask].head(5), run[ITEM][mask].head(5))),
+                action, column=shown))
     has_model = MODEL in run.columns
     q_text, i_text, m_text = (run[QUERY].to_numpy(), run[ITEM].to_numpy(),
                               models.to_numpy())
