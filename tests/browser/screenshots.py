@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from playwright.sync_api import sync_playwright
 
-from tests.browser.support import (CHROMIUM, LAUNCH_ARGS, ROOT, streamlit_server, wait_for_app,
-                                   wait_for_charts, wait_for_tables)
+from tests.browser.support import (CHROMIUM, LAUNCH_ARGS, ROOT, streamlit_server,
+                                   upload_run_and_judgments, wait_for_app, wait_for_charts,
+                                   wait_for_tables)
 
 SHOTS = ROOT / "docs" / "screenshots"
 RUN = b"query,item,score,model\n" + b"".join(
@@ -27,12 +28,7 @@ def main() -> None:
         page.screenshot(path=str(SHOTS / "data_handbuilt.png"))
         page.goto(f"{url}/Data?data=upload")
         wait_for_app(page, "Upload at least one run file")
-        inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
-        inputs.nth(0).set_input_files(files=[{"name": "two models.csv", "mimeType": "text/csv",
-                                              "buffer": RUN}])
-        wait_for_app(page)
-        inputs.nth(1).set_input_files(files=[{"name": "judged.csv", "mimeType": "text/csv",
-                                              "buffer": QRELS}])
+        upload_run_and_judgments(page, RUN, QRELS)
         wait_for_app(page, "Validation report")
         wait_for_charts(page, 1)
         wait_for_tables(page)

@@ -142,6 +142,16 @@ def wait_for_chart_titles(page, text: str, n: int, timeout: float = 120_000) -> 
         arg=[text, n], timeout=timeout)
 
 
+def upload_run_and_judgments(page, run: bytes, judgments: bytes) -> None:
+    """On the Data page's upload panel, give a run CSV and a judgments CSV as a user would."""
+    inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    inputs.nth(0).set_input_files(files=[{"name": "two models.csv", "mimeType": "text/csv",
+                                          "buffer": run}])
+    wait_for_app(page)
+    inputs.nth(1).set_input_files(files=[{"name": "judged.csv", "mimeType": "text/csv",
+                                          "buffer": judgments}])
+
+
 def screenshot_dir() -> Path:
     """Where the browser tests save their screenshots: ``docs/screenshots`` when the environment
     sets ``SCREENSHOTS=1`` (to refresh the README's pictures), otherwise a temporary folder, so

@@ -6,7 +6,7 @@ import pytest
 
 from ui.pages_registry import PAGES
 from tests.browser.support import (choose, go_to, screenshot_dir, sidebar_dataset,
-                                   streamlit_server, title,
+                                   streamlit_server, title, upload_run_and_judgments,
                                    wait_for_app, wait_for_charts, wait_for_tables)
 
 pytestmark = pytest.mark.browser
@@ -109,12 +109,7 @@ def test_an_uploaded_csv_is_drawn_on_the_curves_page(server, page):
     wait_for_app(page, "Validation report")
     page.get_by_text("Upload files", exact=True).click()
     wait_for_app(page, "Upload at least one run file")
-    uploaders = page.locator('[data-testid="stFileUploader"] input[type="file"]')
-    uploaders.nth(0).set_input_files(files=[{"name": "two models.csv", "mimeType": "text/csv",
-                                             "buffer": RUN}])
-    wait_for_app(page)
-    uploaders.nth(1).set_input_files(files=[{"name": "judged.csv", "mimeType": "text/csv",
-                                             "buffer": QRELS}])
+    upload_run_and_judgments(page, RUN, QRELS)
     page.locator('[data-testid="stSidebar"] [data-testid="stText"]').filter(
         has_text="two models.csv").wait_for(timeout=60_000)
     wait_for_app(page)
