@@ -167,3 +167,16 @@ def test_weighted_averaging_without_a_numeric_query_column_falls_back_to_macro(w
     assert any("no numeric query column" in c.value for c in at.sidebar.caption)
     expected = mean_table(evaluate(web_search.run, web_search.qrels, ["P@10"]))
     assert cutoff_table(at).loc["hybrid", "P@10"] == pytest.approx(expected.loc["hybrid", "P@10"])
+
+
+def test_more_settings_leave_out_queries_without_relevant_items(web_search):
+    at = open_page(fresh_app(), "curves")
+    at.sidebar.selectbox(key="w_no_relevant").set_value("leave_out").run()
+    settings = Settings(no_relevant="leave_out")
+    expected = mean_table(evaluate(web_search.run, web_search.qrels, ["nDCG@10"], settings))
+    shown = cutoff_table(at)
+    assert shown.loc["hybrid", "nDCG@10"] == pytest.approx(expected.loc["hybrid", "nDCG@10"])
+    # four of the 300 queries have no relevant item: leaving them out raises the mean
+    default = mean_table(evaluate(web_search.run, web_search.qrels, ["nDCG@10"]))
+    assert shown.loc["hybrid", "nDCG@10"] > default.loc["hybrid", "nDCG@10"]
+    assert at.query_params.get("norel") in ("leave_out", ["leave_out"])
