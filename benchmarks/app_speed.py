@@ -23,12 +23,21 @@ import pandas as pd
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tests.browser.support import (CHROMIUM, LAUNCH_ARGS, go_to, open_select, streamlit_server,  # noqa: E402
-                                   wait_for_app, wait_for_chart_titles, wait_for_charts)
+from tests.browser.support import (
+    CHROMIUM,
+    LAUNCH_ARGS,
+    go_to,
+    open_select,
+    streamlit_server,
+    wait_for_app,
+    wait_for_chart_titles,
+    wait_for_charts,
+)
 
 
-def write_files(directory: Path, n_queries: int = 5_000, depth: int = 100,
-                seed: int = 3) -> tuple[Path, Path]:
+def write_files(
+    directory: Path, n_queries: int = 5_000, depth: int = 100, seed: int = 3
+) -> tuple[Path, Path]:
     """A CSV run of ``2 * n_queries * depth`` rows (models a and b) and CSV judgments."""
     rng = np.random.default_rng(seed)
     rows = n_queries * depth
@@ -36,13 +45,25 @@ def write_files(directory: Path, n_queries: int = 5_000, depth: int = 100,
     item = ("d" + pd.Series(rng.integers(0, 10**7, rows)).astype(str)).to_numpy()
     frames = []
     for model in ("a", "b"):
-        frames.append(pd.DataFrame({"query": query, "item": item,
-                                    "score": np.round(rng.random(rows) * 30, 6),
-                                    "model": model}))
+        frames.append(
+            pd.DataFrame(
+                {
+                    "query": query,
+                    "item": item,
+                    "score": np.round(rng.random(rows) * 30, 6),
+                    "model": model,
+                }
+            )
+        )
     run = pd.concat(frames, ignore_index=True)
     judged = rng.random(rows) < 0.4
-    qrels = pd.DataFrame({"query": query[judged], "item": item[judged],
-                          "relevance": rng.integers(0, 4, judged.sum())})
+    qrels = pd.DataFrame(
+        {
+            "query": query[judged],
+            "item": item[judged],
+            "relevance": rng.integers(0, 4, judged.sum()),
+        }
+    )
     qrels = qrels.drop_duplicates(["query", "item"])
     run = run.drop_duplicates(["model", "query", "item"])
     run_path, qrels_path = directory / "run_1m.csv", directory / "qrels_1m.csv"
@@ -57,8 +78,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         run_path, qrels_path = write_files(Path(tmp))
         n_rows = sum(1 for _ in open(run_path)) - 1
-        print(f"run: {n_rows:,} rows ({run_path.stat().st_size / 1e6:.0f} MB), "
-              f"judgments: {sum(1 for _ in open(qrels_path)) - 1:,} rows")
+        print(
+            f"run: {n_rows:,} rows ({run_path.stat().st_size / 1e6:.0f} MB), "
+            f"judgments: {sum(1 for _ in open(qrels_path)) - 1:,} rows"
+        )
         with streamlit_server() as url, sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
@@ -71,7 +94,8 @@ def main() -> None:
             inputs.nth(1).set_input_files(str(qrels_path))
             inputs.nth(0).set_input_files(str(run_path))
             page.locator('[data-testid="stSidebar"] [data-testid="stText"]').filter(
-                has_text="run_1m.csv").wait_for(timeout=300_000)
+                has_text="run_1m.csv"
+            ).wait_for(timeout=300_000)
             loaded = time.perf_counter() - start
             go_to(page, "Curves")
             wait_for_app(page, "Values at standard cutoffs", timeout=300_000)
@@ -79,25 +103,31 @@ def main() -> None:
             drawn = time.perf_counter() - start
             wait_for_chart_titles(page, "label ≥ 1", 4)
             wait_for_app(page)
-            option = open_select(page, "Fewer than K results",
-                                 "divide by the number returned, min(K, n)")
+            option = open_select(
+                page, "Fewer than K results", "divide by the number returned, min(K, n)"
+            )
             start = time.perf_counter()
             option.click()
             wait_for_chart_titles(page, "divide by returned", 4)
             policy = time.perf_counter() - start
             wait_for_app(page)
             start = time.perf_counter()
-            page.locator('[data-testid="stSidebar"] [data-testid="stNumberInput"] '
-                         'button').last.click()           # relevance level 1 -> 2
+            page.locator(
+                '[data-testid="stSidebar"] [data-testid="stNumberInput"] button'
+            ).last.click()  # relevance level 1 -> 2
             wait_for_chart_titles(page, "label ≥ 2", 4)
             redraw = time.perf_counter() - start
             browser.close()
     print(f"upload until loaded (sidebar shows the data): {loaded:.2f} s")
     print(f"upload until curves drawn: {drawn:.2f} s (target 5 s)")
-    print(f"settings change (fewer-than-K policy, lists reused) until redrawn: {policy:.2f} s "
-          f"(target 1 s)")
-    print(f"settings change (relevance level, lists rescored) until redrawn: {redraw:.2f} s "
-          f"(target 1 s)")
+    print(
+        f"settings change (fewer-than-K policy, lists reused) until redrawn: {policy:.2f} s "
+        f"(target 1 s)"
+    )
+    print(
+        f"settings change (relevance level, lists rescored) until redrawn: {redraw:.2f} s "
+        f"(target 1 s)"
+    )
 
 
 if __name__ == "__main__":

@@ -42,15 +42,19 @@ LABELS = {
 
 # ====================================================================== workers (subprocesses)
 def _our_names() -> list[str]:
-    return ([f"P@{k}" for k in range(1, K_MAX + 1)] + [f"R@{k}" for k in range(1, K_MAX + 1)]
-            + [f"AP@{k}" for k in range(1, K_MAX + 1)]
-            + [f"nDCG@{k}" for k in range(1, K_MAX + 1)] + ["RR"])
+    return (
+        [f"P@{k}" for k in range(1, K_MAX + 1)]
+        + [f"R@{k}" for k in range(1, K_MAX + 1)]
+        + [f"AP@{k}" for k in range(1, K_MAX + 1)]
+        + [f"nDCG@{k}" for k in range(1, K_MAX + 1)]
+        + ["RR"]
+    )
 
 
 def worker_library(qrels: str, run: str) -> dict:
     start = time.perf_counter()
-    from metrics.cli import compute_matrix, load_inputs, parse_specs
-    from metrics.settings import Settings
+    from metrics.cli.evaluate import compute_matrix, load_inputs, parse_specs
+    from metrics.engine.settings import Settings
 
     specs = parse_specs(_our_names())
     inputs = load_inputs(qrels, [run], Settings(), K_MAX)
@@ -64,7 +68,7 @@ def worker_library_pandas(qrels: str, run: str) -> dict:
     import numpy as np
 
     from metrics import evaluate
-    from metrics.formats import load_table
+    from metrics.io.formats import load_table
 
     run_df = load_table(run).frame
     qrels_df = load_table(qrels).frame
@@ -98,9 +102,13 @@ def worker_pytrec_eval(qrels: str, run: str) -> dict:
     request = {f"P.{ks}", f"recall.{ks}", f"map_cut.{ks}", f"ndcg_cut.{ks}", "recip_rank"}
     per_query = pytrec_eval.RelevanceEvaluator(qrels_d, request).evaluate(run_d)
     done = time.perf_counter()
-    names = ([f"P_{k}" for k in range(1, K_MAX + 1)] + [f"recall_{k}" for k in range(1, K_MAX + 1)]
-             + [f"map_cut_{k}" for k in range(1, K_MAX + 1)]
-             + [f"ndcg_cut_{k}" for k in range(1, K_MAX + 1)] + ["recip_rank"])
+    names = (
+        [f"P_{k}" for k in range(1, K_MAX + 1)]
+        + [f"recall_{k}" for k in range(1, K_MAX + 1)]
+        + [f"map_cut_{k}" for k in range(1, K_MAX + 1)]
+        + [f"ndcg_cut_{k}" for k in range(1, K_MAX + 1)]
+        + ["recip_rank"]
+    )
     means = [float(np.mean([v[n] for v in per_query.values()])) for n in names]
     return {"work": done - start, "work_from_dicts": done - parsed, "means": means}
 
@@ -112,28 +120,44 @@ def worker_ranx(qrels: str, run: str) -> dict:
     q = Qrels.from_file(qrels, kind="trec")
     r = Run.from_file(run, kind="trec")
     loaded = time.perf_counter()
-    names = ([f"precision@{k}" for k in range(1, K_MAX + 1)]
-             + [f"recall@{k}" for k in range(1, K_MAX + 1)]
-             + [f"map@{k}" for k in range(1, K_MAX + 1)]
-             + [f"ndcg@{k}" for k in range(1, K_MAX + 1)] + ["mrr"])
-    evaluate(q, r, names, make_comparable=True)                 # numba compilation
+    names = (
+        [f"precision@{k}" for k in range(1, K_MAX + 1)]
+        + [f"recall@{k}" for k in range(1, K_MAX + 1)]
+        + [f"map@{k}" for k in range(1, K_MAX + 1)]
+        + [f"ndcg@{k}" for k in range(1, K_MAX + 1)]
+        + ["mrr"]
+    )
+    evaluate(q, r, names, make_comparable=True)  # numba compilation
     warm_start = time.perf_counter()
     result = evaluate(q, r, names, make_comparable=True)
     done = time.perf_counter()
-    return {"work": (loaded - start) + (done - warm_start), "work_from_dicts": done - warm_start,
-            "first_call": warm_start - loaded, "means": [float(result[n]) for n in names]}
+    return {
+        "work": (loaded - start) + (done - warm_start),
+        "work_from_dicts": done - warm_start,
+        "first_call": warm_start - loaded,
+        "means": [float(result[n]) for n in names],
+    }
 
 
-WORKERS = {"library": worker_library, "library_pandas": worker_library_pandas,
-           "pytrec_eval": worker_pytrec_eval, "ranx": worker_ranx}
+WORKERS = {
+    "library": worker_library,
+    "library_pandas": worker_library_pandas,
+    "pytrec_eval": worker_pytrec_eval,
+    "ranx": worker_ranx,
+}
 
 
 # ====================================================================== measuring
 def measure(argv: list[str], timeout: float) -> tuple[float, float, str, int]:
     """Run a command; return (wall seconds, peak RSS in MB, stdout, exit status)."""
     start = time.perf_counter()
-    proc = subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, cwd=REPO,
-                            env={**os.environ, "PYTHONPATH": str(REPO)})
+    proc = subprocess.Popen(
+        argv,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+    )
     chunks: list[bytes] = []
     deadline = start + timeout
     import selectors
@@ -156,8 +180,18 @@ def measure(argv: list[str], timeout: float) -> tuple[float, float, str, int]:
 
 def run_tool(tool: str, qrels: Path, run: Path, timeout: float) -> dict | None:
     if tool == "cli":
-        argv = [sys.executable, "-m", "metrics", str(qrels), str(run), "--curves", str(K_MAX),
-                "--quiet", "--digits", "10"]
+        argv = [
+            sys.executable,
+            "-m",
+            "metrics",
+            str(qrels),
+            str(run),
+            "--curves",
+            str(K_MAX),
+            "--quiet",
+            "--digits",
+            "10",
+        ]
         wall, peak, out, status = measure(argv, timeout)
         if status != 0:
             return {"error": f"exit {status}"}
@@ -168,15 +202,32 @@ def run_tool(tool: str, qrels: Path, run: Path, timeout: float) -> dict | None:
         if binary is None:
             return None
         ks = ",".join(str(k) for k in range(1, K_MAX + 1))
-        argv = [binary, "-m", f"P.{ks}", "-m", f"recall.{ks}", "-m", f"map_cut.{ks}",
-                "-m", f"ndcg_cut.{ks}", "-m", "recip_rank", str(qrels), str(run)]
+        argv = [
+            binary,
+            "-m",
+            f"P.{ks}",
+            "-m",
+            f"recall.{ks}",
+            "-m",
+            f"map_cut.{ks}",
+            "-m",
+            f"ndcg_cut.{ks}",
+            "-m",
+            "recip_rank",
+            str(qrels),
+            str(run),
+        ]
         wall, peak, out, status = measure(argv, timeout)
         if status != 0:
             return {"error": f"exit {status}"}
         values = {f[0]: float(f[2]) for f in (line.split() for line in out.splitlines())}
-        order = ([f"P_{k}" for k in range(1, K_MAX + 1)] + [f"recall_{k}" for k in range(1, K_MAX + 1)]
-                 + [f"map_cut_{k}" for k in range(1, K_MAX + 1)]
-                 + [f"ndcg_cut_{k}" for k in range(1, K_MAX + 1)] + ["recip_rank"])
+        order = (
+            [f"P_{k}" for k in range(1, K_MAX + 1)]
+            + [f"recall_{k}" for k in range(1, K_MAX + 1)]
+            + [f"map_cut_{k}" for k in range(1, K_MAX + 1)]
+            + [f"ndcg_cut_{k}" for k in range(1, K_MAX + 1)]
+            + ["recip_rank"]
+        )
         return {"wall": wall, "peak_mb": peak, "means": [values[n] for n in order]}
     argv = [sys.executable, str(Path(__file__).resolve()), "--worker", tool, str(qrels), str(run)]
     wall, peak, out, status = measure(argv, timeout)
@@ -199,10 +250,11 @@ def best_of(repeat: int, tool: str, qrels: Path, run: Path, timeout: float) -> d
 
 def report(size: str, results: dict[str, dict | None]) -> str:
     base = results.get("cli") or {}
-    lines = [f"\n### {size} rows ({SIZES[size]:,} queries x {K_MAX} results), "
-             f"401 values per query\n",
-             "| tool | wall s | work s | from dicts s | peak MB | wall / ours | max diff of means |",
-             "|---|---:|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"\n### {size} rows ({SIZES[size]:,} queries x {K_MAX} results), 401 values per query\n",
+        "| tool | wall s | work s | from dicts s | peak MB | wall / ours | max diff of means |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
     for tool, r in results.items():
         if r is None:
             lines.append(f"| {LABELS[tool]} | not installed | | | | | |")
@@ -211,12 +263,17 @@ def report(size: str, results: dict[str, dict | None]) -> str:
             lines.append(f"| {LABELS[tool]} | {r['error']} | | | | | |")
             continue
         ratio = r["wall"] / base["wall"] if base.get("wall") else float("nan")
-        diff = max(abs(a - b) for a, b in zip(r["means"], base["means"])) \
-            if base.get("means") else float("nan")
+        diff = (
+            max(abs(a - b) for a, b in zip(r["means"], base["means"]))
+            if base.get("means")
+            else float("nan")
+        )
         work = f"{r['work']:.2f}" if "work" in r else ""
         dicts = f"{r['work_from_dicts']:.2f}" if "work_from_dicts" in r else ""
-        lines.append(f"| {LABELS[tool]} | {r['wall']:.2f} | {work} | {dicts} | "
-                     f"{r['peak_mb']:.0f} | {ratio:.1f}x | {diff:.1e} |")
+        lines.append(
+            f"| {LABELS[tool]} | {r['wall']:.2f} | {work} | {dicts} | "
+            f"{r['peak_mb']:.0f} | {ratio:.1f}x | {diff:.1e} |"
+        )
     return "\n".join(lines)
 
 
@@ -224,14 +281,23 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="+", default=["1M"], choices=list(SIZES))
     parser.add_argument("--tools", nargs="+", default=list(TOOLS), choices=TOOLS)
-    parser.add_argument("--skip-at-10m", nargs="*",
-                        default=["library_pandas", "pytrec_eval", "ranx"],
-                        choices=TOOLS, help="tools left out at 10M rows (minutes each)")
+    parser.add_argument(
+        "--skip-at-10m",
+        nargs="*",
+        default=["library_pandas", "pytrec_eval", "ranx"],
+        choices=TOOLS,
+        help="tools left out at 10M rows (minutes each)",
+    )
     parser.add_argument("--timeout", type=float, default=900.0, help="seconds per tool")
-    parser.add_argument("--repeat", type=int, default=1,
-                        help="runs per tool; the fastest is reported (the machine may be shared)")
-    parser.add_argument("--worker", nargs=3, metavar=("TOOL", "QRELS", "RUN"),
-                        help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--repeat",
+        type=int,
+        default=1,
+        help="runs per tool; the fastest is reported (the machine may be shared)",
+    )
+    parser.add_argument(
+        "--worker", nargs=3, metavar=("TOOL", "QRELS", "RUN"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args(argv)
     if args.worker:
         tool, qrels, run = args.worker
@@ -248,8 +314,11 @@ def main(argv: list[str] | None = None) -> int:
                 results[tool] = {"error": "skipped at this size"}
                 continue
             results[tool] = best_of(args.repeat, tool, qrels, run, args.timeout)
-            print(f"{size} {tool}: {results[tool] and {k: v for k, v in results[tool].items() if k != 'means'}}",
-                  file=sys.stderr, flush=True)
+            print(
+                f"{size} {tool}: {results[tool] and {k: v for k, v in results[tool].items() if k != 'means'}}",
+                file=sys.stderr,
+                flush=True,
+            )
         print(report(size, results), flush=True)
     return 0
 

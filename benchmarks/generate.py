@@ -18,12 +18,16 @@ DATA = Path(__file__).resolve().parent / "data"
 
 
 def _write(table: pa.Table, path: Path) -> None:
-    pacsv.write_csv(table, path, write_options=pacsv.WriteOptions(
-        include_header=False, delimiter=" ", quoting_style="none"))
+    pacsv.write_csv(
+        table,
+        path,
+        write_options=pacsv.WriteOptions(include_header=False, delimiter=" ", quoting_style="none"),
+    )
 
 
-def generate(n_queries: int, depth: int = 100, seed: int = 7,
-             directory: Path = DATA) -> tuple[Path, Path]:
+def generate(
+    n_queries: int, depth: int = 100, seed: int = 7, directory: Path = DATA
+) -> tuple[Path, Path]:
     """Write ``run_{rows}.txt`` and ``qrels_{rows}.txt``; returns their paths (kept if present)."""
     directory.mkdir(parents=True, exist_ok=True)
     rows = n_queries * depth
@@ -33,15 +37,22 @@ def generate(n_queries: int, depth: int = 100, seed: int = 7,
     rng = np.random.default_rng(seed)
     qid = pc.cast(pa.array(np.repeat(np.arange(1, n_queries + 1), depth)), pa.string())
     doc_num = np.empty((n_queries, depth), dtype=np.int64)
-    for start in range(0, n_queries, 10_000):           # distinct docs per query, in blocks
+    for start in range(0, n_queries, 10_000):  # distinct docs per query, in blocks
         block = min(10_000, n_queries - start)
-        doc_num[start:start + block] = np.argsort(rng.random((block, 5_000)), axis=1)[:, :depth]
+        doc_num[start : start + block] = np.argsort(rng.random((block, 5_000)), axis=1)[:, :depth]
     docs = pc.binary_join_element_wise("d", pc.cast(pa.array(doc_num.ravel()), pa.string()), "")
     scores = np.sort(rng.random((n_queries, depth)), axis=1)[:, ::-1] * 30.0
     ranks = np.tile(np.arange(1, depth + 1), n_queries)
-    run = pa.table({"q": qid, "q0": pa.array(np.full(rows, "Q0")), "d": docs,
-                    "rank": pa.array(ranks), "score": pc.round(pa.array(scores.ravel()), 6),
-                    "tag": pa.array(np.full(rows, "bench"))})
+    run = pa.table(
+        {
+            "q": qid,
+            "q0": pa.array(np.full(rows, "Q0")),
+            "d": docs,
+            "rank": pa.array(ranks),
+            "score": pc.round(pa.array(scores.ravel()), 6),
+            "tag": pa.array(np.full(rows, "bench")),
+        }
+    )
     _write(run, run_path)
     judged = rng.random(rows) < 0.4
     grades = rng.choice([0, 0, 1, 1, 2, 3], size=rows)
@@ -51,11 +62,14 @@ def generate(n_queries: int, depth: int = 100, seed: int = 7,
     d_all = np.concatenate((doc_num.ravel()[judged], extra_d))
     g_all = np.concatenate((grades[judged], rng.integers(1, 4, len(extra_q))))
     order = np.argsort(q_all, kind="stable")
-    qrels = pa.table({
-        "q": pc.cast(pa.array(q_all[order]), pa.string()), "iter": pa.array(np.zeros(len(order),
-                                                                                   np.int64)),
-        "d": pc.binary_join_element_wise("d", pc.cast(pa.array(d_all[order]), pa.string()), ""),
-        "rel": pa.array(g_all[order])})
+    qrels = pa.table(
+        {
+            "q": pc.cast(pa.array(q_all[order]), pa.string()),
+            "iter": pa.array(np.zeros(len(order), np.int64)),
+            "d": pc.binary_join_element_wise("d", pc.cast(pa.array(d_all[order]), pa.string()), ""),
+            "rel": pa.array(g_all[order]),
+        }
+    )
     _write(qrels, qrels_path)
     return run_path, qrels_path
 

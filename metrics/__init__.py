@@ -7,7 +7,7 @@ Public API::
     ev.per_query            # model, query, one column per measure
     summarize(ev)           # mean, median, quartiles, std, n per model and measure
 
-Names are loaded on first use (PEP 562), so ``import metrics.ranking`` and the command line do
+Names are loaded on first use (PEP 562), so ``import metrics.engine.ranking`` and the command line do
 not pay for pandas when they do not need it.
 """
 
@@ -17,15 +17,26 @@ from importlib import import_module
 from typing import Any
 
 _EXPORTS: dict[str, str] = {
-    "InputError": "errors", "MeasureError": "errors", "MetricsError": "errors",
+    "InputError": "errors",
+    "MeasureError": "errors",
+    "MetricsError": "errors",
     "SettingsError": "errors",
-    "Evaluation": "evaluation", "curves": "evaluation", "evaluate": "evaluation",
-    "models_of": "evaluation", "rank_run": "evaluation",
-    "RankedLists": "ranking", "rank_lists": "ranking",
-    "DEFAULT_MEASURES": "registry", "MEASURES": "registry", "MeasureDef": "registry",
-    "MeasureSpec": "registry", "parse_measure": "registry", "parse_measures": "registry",
-    "POLICIES": "settings", "Settings": "settings",
-    "summarize": "aggregation",
+    "Evaluation": "engine.evaluation",
+    "curves": "engine.evaluation",
+    "evaluate": "engine.evaluation",
+    "models_of": "engine.evaluation",
+    "rank_run": "engine.evaluation",
+    "RankedLists": "engine.ranking",
+    "rank_lists": "engine.ranking",
+    "DEFAULT_MEASURES": "engine.registry",
+    "MEASURES": "engine.registry",
+    "MeasureDef": "engine.registry",
+    "MeasureSpec": "engine.registry",
+    "parse_measure": "engine.registry",
+    "parse_measures": "engine.registry",
+    "POLICIES": "engine.settings",
+    "Settings": "engine.settings",
+    "summarize": "engine.aggregation",
 }
 
 __all__ = sorted(_EXPORTS)

@@ -1,8 +1,8 @@
-"""``python -m metrics``: evaluate runs against judgments (see :mod:`metrics.cli`)."""
+"""``python -m metrics``: evaluate runs against judgments (see :mod:`metrics.cli.evaluate`)."""
 
 import sys
 
-from .cli import main
+from metrics.cli.evaluate import main
 
 if __name__ == "__main__":
     sys.exit(main())

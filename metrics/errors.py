@@ -20,8 +20,15 @@ class InputError(MetricsError):
         Column name, if the problem is confined to one column.
     """
 
-    def __init__(self, message: str, *, source: str | None = None, line: int | None = None,
-                 column: str | None = None, fix: str | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        source: str | None = None,
+        line: int | None = None,
+        column: str | None = None,
+        fix: str | None = None,
+    ) -> None:
         self.source = source
         self.line = line
         self.column = column
@@ -43,8 +50,9 @@ class InputError(MetricsError):
         return text
 
 
-def file_line(first_line: int | None, position: int,
-              skipped_lines: "tuple[int, ...] | list[int]" = ()) -> int | None:
+def file_line(
+    first_line: int | None, position: int, skipped_lines: tuple[int, ...] | list[int] = ()
+) -> int | None:
     """Physical line of the data row at 0-based ``position``.
 
     Parameters

@@ -2,19 +2,24 @@
 
 import streamlit as st
 
-from metrics.loaders import SAMPLES, sample_names
+from metrics.io.loaders import SAMPLES, sample_names
 from ui import frame
+from ui.findings_view import show_preview, show_report
 from ui.handbuilt_panel import handbuilt_panel
 from ui.i18n import t
-from ui.report_view import show_preview, show_report
 from ui.upload_panel import upload_panel
 
 ctx = frame.page("data")
 st.title(t("data.title"))
 st.caption(t("data.intro"))
 
-source = st.radio(t("data.source"), ["sample", "upload", "handbuilt"], key="w_source",
-                  format_func=lambda v: t(f"data.source.{v}"), horizontal=True)
+source = st.radio(
+    t("data.source"),
+    ["sample", "upload", "handbuilt"],
+    key="w_source",
+    format_func=lambda v: t(f"data.source.{v}"),
+    horizontal=True,
+)
 
 if source == "sample":
     name = st.selectbox(t("data.sample"), sample_names(), key="w_sample")
@@ -24,8 +29,11 @@ elif source == "upload":
 else:
     handbuilt_panel()
 
-dataset = ctx.dataset if ctx.view.data == frame.data_choice() else frame.active_dataset(
-    ctx.view.with_(data=frame.data_choice()))
+dataset = (
+    ctx.dataset
+    if ctx.view.data == frame.data_choice()
+    else frame.active_dataset(ctx.view.with_(data=frame.data_choice()))
+)
 if dataset is not None:
     show_report(dataset)
     show_preview(dataset)

@@ -4,8 +4,8 @@ editable second ordering compared with it."""
 import pandas as pd
 import streamlit as st
 
-from metrics.explain import EXPLAINED
-from metrics.registry import MEASURES
+from metrics.engine.explain import EXPLAINED
+from metrics.engine.registry import MEASURES
 from ui import compute, frame, learn
 from ui import handbuilt as hb
 from ui.figures import list_curve_figure
@@ -21,12 +21,20 @@ teaching = learn.teaching_lists(compute.sample_dataset("teaching"))
 PRESETS = ["precision_recall", *learn.MRR_LISTS, "ndcg_graded"]
 
 c1, c2 = st.columns([1, 2])
-source = c1.radio(t("learn.source"), ["preset", "handbuilt", "query"], key="w_learn_source",
-                  format_func=lambda v: t(f"learn.source.{v}"))
+source = c1.radio(
+    t("learn.source"),
+    ["preset", "handbuilt", "query"],
+    key="w_learn_source",
+    format_func=lambda v: t(f"learn.source.{v}"),
+)
 with c2:
     if source == "preset":
-        name = st.selectbox(t("learn.preset"), PRESETS, key="w_learn_preset",
-                            format_func=lambda v: t(f"learn.preset.{v}"))
+        name = st.selectbox(
+            t("learn.preset"),
+            PRESETS,
+            key="w_learn_preset",
+            format_func=lambda v: t(f"learn.preset.{v}"),
+        )
         chosen = teaching[name]
     elif source == "handbuilt":
         table = hb.normalize(hb.session_table())
@@ -41,8 +49,9 @@ with c2:
         dataset = ctx.require_dataset()
         lists = compute.ranked_lists(dataset, settings)
         model = st.selectbox(t("learn.model"), list(lists), key="w_learn_model")
-        query = st.selectbox(t("learn.query"), learn.lists_of(dataset, lists, model),
-                             key="w_learn_query")
+        query = st.selectbox(
+            t("learn.query"), learn.lists_of(dataset, lists, model), key="w_learn_query"
+        )
         chosen = learn.list_from_ranked(dataset, lists, model, query)
 
 shown_name = t(f"learn.preset.{name}") if source == "preset" else chosen.name
@@ -72,21 +81,37 @@ st.subheader(t("learn.positions"))
 left, right = st.container(), st.container()
 positions = ex.positions.rename(columns={c: t(f"learn.col.{c}") for c in ex.positions.columns})
 left.caption(t("learn.positions_caption", k=k))
-left.dataframe(positions, hide_index=True, width="stretch",
-               column_config={t(f"learn.col.{c}"): st.column_config.NumberColumn(format="%.3f")
-                              for c in ("gain", "discount", "contribution", "running_dcg")})
-right.caption(t("learn.ideal_caption", idcg=f"{ex.idcg:.3f}", dcg=f"{ex.dcg:.3f}",
-                n_rel=ex.n_relevant))
-right.dataframe(ex.ideal.rename(columns={c: t(f"learn.col.{c}") for c in ex.ideal.columns}),
-                hide_index=True, width="stretch",
-                column_config={t(f"learn.col.{c}"): st.column_config.NumberColumn(format="%.3f")
-                               for c in ("gain", "discount", "contribution", "running_idcg")})
+left.dataframe(
+    positions,
+    hide_index=True,
+    width="stretch",
+    column_config={
+        t(f"learn.col.{c}"): st.column_config.NumberColumn(format="%.3f")
+        for c in ("gain", "discount", "contribution", "running_dcg")
+    },
+)
+right.caption(
+    t("learn.ideal_caption", idcg=f"{ex.idcg:.3f}", dcg=f"{ex.dcg:.3f}", n_rel=ex.n_relevant)
+)
+right.dataframe(
+    ex.ideal.rename(columns={c: t(f"learn.col.{c}") for c in ex.ideal.columns}),
+    hide_index=True,
+    width="stretch",
+    column_config={
+        t(f"learn.col.{c}"): st.column_config.NumberColumn(format="%.3f")
+        for c in ("gain", "discount", "contribution", "running_idcg")
+    },
+)
 
 st.subheader(t("learn.curve"))
 curve = learn.list_curve(chosen, settings, n)
-st.plotly_chart(list_curve_figure(curve, title=t("learn.curve_title", name=shown_name),
-                                  x_label="K", y_label=t("learn.value")),
-                width="stretch", key="learn_curve")
+st.plotly_chart(
+    list_curve_figure(
+        curve, title=t("learn.curve_title", name=shown_name), x_label="K", y_label=t("learn.value")
+    ),
+    width="stretch",
+    key="learn_curve",
+)
 
 st.subheader(t("learn.two_orderings"))
 st.caption(t("learn.two_orderings_help"))
@@ -99,13 +124,20 @@ with b_col:
 cmp_col = st.container()
 comparison = learn.compare_orderings(chosen, other, k, settings)
 comparison["changed"] = comparison["changed"].map(
-    {True: t("learn.changed"), False: t("learn.unchanged")})
+    {True: t("learn.changed"), False: t("learn.unchanged")}
+)
 cmp_col.caption(t("learn.comparison_caption"))
-cmp_col.dataframe(comparison.rename(columns={"measure": t("learn.col.measure"),
-                                             "changed": t("learn.col.changed")}),
-                  hide_index=True, width="stretch",
-                  column_config={"A": st.column_config.NumberColumn(format="%.3f"),
-                                 "B": st.column_config.NumberColumn(format="%.3f")})
+cmp_col.dataframe(
+    comparison.rename(
+        columns={"measure": t("learn.col.measure"), "changed": t("learn.col.changed")}
+    ),
+    hide_index=True,
+    width="stretch",
+    column_config={
+        "A": st.column_config.NumberColumn(format="%.3f"),
+        "B": st.column_config.NumberColumn(format="%.3f"),
+    },
+)
 
 st.subheader(t("learn.guide"))
 for m in EXPLAINED:

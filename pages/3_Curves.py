@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from metrics.registry import MEASURES
+from metrics.engine.registry import MEASURES
 from ui import compute, frame
 from ui.downloads import figure_downloads
 from ui.figures import curve_figure, distribution_figure
@@ -14,14 +14,21 @@ st.title(t("curves.title"))
 dataset = ctx.require_dataset()
 view, settings = ctx.view, ctx.settings
 k_from, k_to = view.k_range
-subtitle = t("curves.subtitle", averaging=frame.policy_text("averaging", settings.averaging),
-             short=frame.policy_text("short_lists", settings.short_lists),
-             level=f"{settings.relevance_level:g}", queries=f"{compute.query_count(dataset):,}")
+subtitle = t(
+    "curves.subtitle",
+    averaging=frame.policy_text("averaging", settings.averaging),
+    short=frame.policy_text("short_lists", settings.short_lists),
+    level=f"{settings.relevance_level:g}",
+    queries=f"{compute.query_count(dataset):,}",
+)
 st.caption(subtitle)
-chart_subtitle = t("curves.chart_subtitle", averaging=settings.averaging,
-                   short=settings.short_lists.replace("_", " "),
-                   level=f"{settings.relevance_level:g}",
-                   queries=f"{compute.query_count(dataset):,}")
+chart_subtitle = t(
+    "curves.chart_subtitle",
+    averaging=settings.averaging,
+    short=settings.short_lists.replace("_", " "),
+    level=f"{settings.relevance_level:g}",
+    queries=f"{compute.query_count(dataset):,}",
+)
 if settings.averaging != "macro":
     st.caption(t("curves.macro_lines"))
 
@@ -30,11 +37,20 @@ figures = {}
 columns = st.columns(2)
 for i, measure in enumerate(view.measures):
     pretty = MEASURES[measure].pretty
-    chart_title = t("curves.chart_title_plain", measure=measure) if pretty == measure else \
-        t("curves.chart_title", measure=measure, pretty=pretty)
-    fig = curve_figure(table, measure, title=chart_title,
-                       x_label="K", y_label=t("curves.mean", measure=measure),
-                       queries_label=t("curves.queries"), subtitle=chart_subtitle)
+    chart_title = (
+        t("curves.chart_title_plain", measure=measure)
+        if pretty == measure
+        else t("curves.chart_title", measure=measure, pretty=pretty)
+    )
+    fig = curve_figure(
+        table,
+        measure,
+        title=chart_title,
+        x_label="K",
+        y_label=t("curves.mean", measure=measure),
+        queries_label=t("curves.queries"),
+        subtitle=chart_subtitle,
+    )
     figures[measure] = fig
     with columns[i % 2]:
         st.plotly_chart(fig, width="stretch", key=f"chart_{measure}")
@@ -44,31 +60,49 @@ st.subheader(t("curves.table_title"))
 ks = tuple(compute.cutoffs_within(k_from, k_to))
 long = compute.cutoff_table(dataset, settings, view.measures, ks)
 wide = wide_cutoff_table(long, dataset.models)
-st.dataframe(wide.reset_index(), hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(c, format="%.4f")
-                            for c in wide.columns})
-st.download_button(t("curves.download_csv"), csv_bytes(long), "curves_table.csv", "text/csv",
-                   key="dl_curves_csv")
+st.dataframe(
+    wide.reset_index(),
+    hide_index=True,
+    width="stretch",
+    column_config={c: st.column_config.NumberColumn(c, format="%.4f") for c in wide.columns},
+)
+st.download_button(
+    t("curves.download_csv"), csv_bytes(long), "curves_table.csv", "text/csv", key="dl_curves_csv"
+)
 
 st.subheader(t("curves.dist_title"))
 c1, c2, c3 = st.columns(3)
 measure = c1.selectbox(t("curves.dist_measure"), list(view.measures), key="w_dist_measure")
 if st.session_state.get("w_dist_k", 0) not in range(k_from, k_to + 1):
     st.session_state["w_dist_k"] = min(max(10, k_from), k_to)
-k = c2.number_input(t("curves.dist_k"), min_value=k_from, max_value=k_to, step=1,
-                    key="w_dist_k")
-kind = c3.radio(t("curves.dist_kind"), ["box", "histogram"], key="w_dist_kind", horizontal=True,
-                format_func=lambda v: t(f"curves.dist_kind.{v}"))
+k = c2.number_input(t("curves.dist_k"), min_value=k_from, max_value=k_to, step=1, key="w_dist_k")
+kind = c3.radio(
+    t("curves.dist_kind"),
+    ["box", "histogram"],
+    key="w_dist_kind",
+    horizontal=True,
+    format_func=lambda v: t(f"curves.dist_kind.{v}"),
+)
 per_query = compute.measure_curves(dataset, settings, measure, k_to)
 values = {model: v[:, int(k) - 1] for model, v in per_query.items()}
-dist = distribution_figure(values, f"{measure}@{int(k)}", kind=kind,
-                           title=t("curves.dist_chart", measure=f"{measure}@{int(k)}"),
-                           y_label=t("curves.queries"))
+dist = distribution_figure(
+    values,
+    f"{measure}@{int(k)}",
+    kind=kind,
+    title=t("curves.dist_chart", measure=f"{measure}@{int(k)}"),
+    y_label=t("curves.queries"),
+)
 figures[f"{measure}@{int(k)} distribution"] = dist
 st.plotly_chart(dist, width="stretch", key="chart_distribution")
-st.dataframe(quartile_table(values), hide_index=True, width="stretch",
-             column_config={c: st.column_config.NumberColumn(c, format="%.4f")
-                            for c in ("mean", "q1", "median", "q3", "min", "max")})
+st.dataframe(
+    quartile_table(values),
+    hide_index=True,
+    width="stretch",
+    column_config={
+        c: st.column_config.NumberColumn(c, format="%.4f")
+        for c in ("mean", "q1", "median", "q3", "min", "max")
+    },
+)
 
 st.subheader(t("curves.export_title"))
 figure_downloads(figures, key="curves")

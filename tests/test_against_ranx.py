@@ -9,7 +9,8 @@ below the relevance level no gain; with level 1 and our ``ndcg_relevance_level``
 from __future__ import annotations
 
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
 
 from metrics import Settings, evaluate
 from tests.strategies import collections, to_dicts
@@ -22,9 +23,12 @@ CUTOFFS = (1, 3, 5, 10)
 def ranx_per_query(run, qrels, metrics: list[str]) -> dict[str, dict[str, float]]:
     run_d, qrels_d = to_dicts(run, qrels)
     shared = sorted(set(run_d) & set(qrels_d))
-    result = ranx.evaluate(ranx.Qrels({q: qrels_d[q] for q in shared}),
-                           ranx.Run({q: run_d[q] for q in shared}), metrics,
-                           return_mean=False)
+    result = ranx.evaluate(
+        ranx.Qrels({q: qrels_d[q] for q in shared}),
+        ranx.Run({q: run_d[q] for q in shared}),
+        metrics,
+        return_mean=False,
+    )
     return {m: dict(zip(shared, result[m])) for m in metrics}
 
 

@@ -10,10 +10,12 @@ import textwrap
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from metrics import Settings, evaluate, rank_run
-from metrics.registry import parse_measure
+from metrics.engine.registry import parse_measure
 from tests.strategies import collections, to_dicts
 
 pytrec_eval = pytest.importorskip("pytrec_eval")
@@ -25,12 +27,21 @@ OURS_TO_TREC = {
     **{f"nDCG@{k}": f"ndcg_cut_{k}" for k in CUTOFFS},
     **{f"AP@{k}": f"map_cut_{k}" for k in CUTOFFS},
     **{f"Success@{k}": f"success_{k}" for k in CUTOFFS},
-    "nDCG": "ndcg", "RR": "recip_rank", "AP": "map", "Rprec": "Rprec",
+    "nDCG": "ndcg",
+    "RR": "recip_rank",
+    "AP": "map",
+    "Rprec": "Rprec",
 }
 TREC_REQUEST = {
-    "P." + ",".join(map(str, CUTOFFS)), "recall." + ",".join(map(str, CUTOFFS)),
-    "ndcg_cut." + ",".join(map(str, CUTOFFS)), "map_cut." + ",".join(map(str, CUTOFFS)),
-    "success." + ",".join(map(str, CUTOFFS)), "ndcg", "recip_rank", "map", "Rprec",
+    "P." + ",".join(map(str, CUTOFFS)),
+    "recall." + ",".join(map(str, CUTOFFS)),
+    "ndcg_cut." + ",".join(map(str, CUTOFFS)),
+    "map_cut." + ",".join(map(str, CUTOFFS)),
+    "success." + ",".join(map(str, CUTOFFS)),
+    "ndcg",
+    "recip_rank",
+    "map",
+    "Rprec",
 }
 
 
@@ -91,8 +102,9 @@ def test_input_order_tie_policy_keeps_row_order_among_equal_scores():
 
 
 def test_rank_tie_policy_uses_the_rank_column_and_ignores_scores():
-    run = pd.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"], "score": [3.0, 2.0, 1.0],
-                        "rank": [3, 2, 1]})
+    run = pd.DataFrame(
+        {"query": ["q"] * 3, "item": ["a", "b", "c"], "score": [3.0, 2.0, 1.0], "rank": [3, 2, 1]}
+    )
     qrels = pd.DataFrame({"query": ["q"], "item": ["c"], "relevance": [1]})
     assert evaluate(run, qrels, ["RR"], Settings(ties="rank")).per_query.loc[0, "RR"] == 1.0
     assert evaluate(run, qrels, ["RR"]).per_query.loc[0, "RR"] == pytest.approx(1 / 3)
@@ -105,8 +117,13 @@ def test_presorted_input_in_any_query_order_gives_the_same_values_as_shuffled_in
         scores = np.sort(rng.random(30))[::-1]
         rows += [(q, f"d{i}", s) for i, s in enumerate(scores)]
     run = pd.DataFrame(rows, columns=["query", "item", "score"])
-    qrels = pd.DataFrame({"query": [r[0] for r in rows[::3]], "item": [r[1] for r in rows[::3]],
-                          "relevance": rng.integers(0, 3, len(rows[::3]))})
+    qrels = pd.DataFrame(
+        {
+            "query": [r[0] for r in rows[::3]],
+            "item": [r[1] for r in rows[::3]],
+            "relevance": rng.integers(0, 3, len(rows[::3])),
+        }
+    )
     names = ["P@5", "nDCG@10", "AP", "RR"]
     a = evaluate(run, qrels, names).per_query
     b = evaluate(run.sample(frac=1, random_state=1), qrels, names).per_query
@@ -121,8 +138,9 @@ def test_judged_queries_missing_from_the_run_score_zero_with_complete_policy(dat
     extra = pd.DataFrame({"query": ["only-judged"], "item": ["x"], "relevance": [2]})
     qrels = pd.concat([qrels, extra], ignore_index=True)
     skip = evaluate(run, qrels, ["P@5", "AP", "nDCG@10"]).per_query
-    zero = evaluate(run, qrels, ["P@5", "AP", "nDCG@10"],
-                    Settings(missing_queries="zero")).per_query
+    zero = evaluate(
+        run, qrels, ["P@5", "AP", "nDCG@10"], Settings(missing_queries="zero")
+    ).per_query
     assert "only-judged" not in set(skip["query"])
     missing = zero[zero["query"] == "only-judged"]
     assert len(missing) == 1 and (missing[["P@5", "AP", "nDCG@10"]].to_numpy() == 0).all()
@@ -146,10 +164,12 @@ def test_relevance_level_does_not_change_ndcg_unless_asked():
     default = evaluate(run, qrels, ["nDCG@2", "P@1"]).per_query
     assert level2.loc[0, "nDCG@2"] == default.loc[0, "nDCG@2"]
     assert level2.loc[0, "P@1"] == 0 and default.loc[0, "P@1"] == 1
-    filtered = evaluate(run, qrels, ["nDCG@2"],
-                        Settings(relevance_level=2, ndcg_relevance_level=True)).per_query
+    filtered = evaluate(
+        run, qrels, ["nDCG@2"], Settings(relevance_level=2, ndcg_relevance_level=True)
+    ).per_query
     assert filtered.loc[0, "nDCG@2"] == pytest.approx(
-        (2 / np.log2(3)) / 2)  # only b (rank 2) gains; ideal puts it first
+        (2 / np.log2(3)) / 2
+    )  # only b (rank 2) gains; ideal puts it first
 
 
 def test_micro_kernels_and_curves_agree_with_single_cutoffs():
@@ -172,15 +192,30 @@ def test_negative_labels_are_judged_non_relevant_in_trec_eval():
         measures = {"P.1,3", "ndcg", "ndcg_cut.2", "map", "recip_rank", "Rprec", "recall.3"}
         print(json.dumps(pytrec_eval.RelevanceEvaluator(qrels, measures).evaluate(run)))
     """)
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                         timeout=60, check=True)
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=True
+    )
     expected = json.loads(out.stdout)
-    run = pd.DataFrame({"query": ["q"] * 5 + ["r"], "item": list("abcde") + ["a"],
-                        "score": [4.0, 3.0, 2.0, 1.0, 0.5, 1.0]})
-    qrels = pd.DataFrame({"query": ["q"] * 4 + ["r"], "item": list("abcd") + ["a"],
-                          "relevance": [-1, 2, -3, 1, -1]})
-    names = {"P@1": "P_1", "P@3": "P_3", "nDCG": "ndcg", "nDCG@2": "ndcg_cut_2", "AP": "map",
-             "RR": "recip_rank", "Rprec": "Rprec", "R@3": "recall_3"}
+    run = pd.DataFrame(
+        {
+            "query": ["q"] * 5 + ["r"],
+            "item": list("abcde") + ["a"],
+            "score": [4.0, 3.0, 2.0, 1.0, 0.5, 1.0],
+        }
+    )
+    qrels = pd.DataFrame(
+        {"query": ["q"] * 4 + ["r"], "item": list("abcd") + ["a"], "relevance": [-1, 2, -3, 1, -1]}
+    )
+    names = {
+        "P@1": "P_1",
+        "P@3": "P_3",
+        "nDCG": "ndcg",
+        "nDCG@2": "ndcg_cut_2",
+        "AP": "map",
+        "RR": "recip_rank",
+        "Rprec": "Rprec",
+        "R@3": "recall_3",
+    }
     ours = evaluate(run, qrels, list(names)).per_query.set_index("query")
     for q in ("q", "r"):
         for name, trec_name in names.items():

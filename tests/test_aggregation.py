@@ -7,18 +7,25 @@ import pandas as pd
 import pytest
 
 from metrics import InputError, Settings, SettingsError, curves, evaluate
-from metrics.aggregation import curve_summary, describe, mean_table, summarize
+from metrics.engine.aggregation import curve_summary, describe, mean_table, summarize
 
 
 @pytest.fixture
 def two_queries():
     # q1: 3 results, relevant at rank 1; 2 relevant judged. q2: 1 result, relevant.
-    run = pd.DataFrame({"query": ["q1", "q1", "q1", "q2"], "item": ["a", "b", "c", "x"],
-                        "score": [3.0, 2.0, 1.0, 1.0]})
-    qrels = pd.DataFrame({"query": ["q1", "q1", "q2"], "item": ["a", "z", "x"],
-                          "relevance": [1, 1, 1]})
-    segments = pd.DataFrame({"query": ["q1", "q2"], "kind": ["long", "short"],
-                             "traffic": [3.0, 1.0]})
+    run = pd.DataFrame(
+        {
+            "query": ["q1", "q1", "q1", "q2"],
+            "item": ["a", "b", "c", "x"],
+            "score": [3.0, 2.0, 1.0, 1.0],
+        }
+    )
+    qrels = pd.DataFrame(
+        {"query": ["q1", "q1", "q2"], "item": ["a", "z", "x"], "relevance": [1, 1, 1]}
+    )
+    segments = pd.DataFrame(
+        {"query": ["q1", "q2"], "kind": ["long", "short"], "traffic": [3.0, 1.0]}
+    )
     return run, qrels, segments
 
 
@@ -31,8 +38,9 @@ def test_macro_average_is_the_mean_of_per_query_values(two_queries):
 
 def test_micro_average_pools_counts_over_queries(two_queries):
     run, qrels, _ = two_queries
-    table = mean_table(evaluate(run, qrels, ["P@2", "R@2", "F1@2", "RR"],
-                                Settings(averaging="micro")))
+    table = mean_table(
+        evaluate(run, qrels, ["P@2", "R@2", "F1@2", "RR"], Settings(averaging="micro"))
+    )
     # relevant retrieved in top 2: 1 + 1 = 2; P denominators 2 + 2; R denominators 2 + 1
     assert table.loc["run", "P@2"] == pytest.approx(2 / 4)
     assert table.loc["run", "R@2"] == pytest.approx(2 / 3)
@@ -42,8 +50,9 @@ def test_micro_average_pools_counts_over_queries(two_queries):
 
 def test_micro_precision_with_divide_by_returned_pools_the_returned_counts(two_queries):
     run, qrels, _ = two_queries
-    table = mean_table(evaluate(run, qrels, ["P@2"],
-                                Settings(averaging="micro", short_lists="divide_by_returned")))
+    table = mean_table(
+        evaluate(run, qrels, ["P@2"], Settings(averaging="micro", short_lists="divide_by_returned"))
+    )
     assert table.loc["run", "P@2"] == pytest.approx(2 / 3)
 
 
@@ -104,8 +113,14 @@ def test_curve_summary_gives_mean_and_query_count_at_every_k(two_queries):
 
 
 def test_multiple_models_are_summarised_separately_in_order_of_appearance():
-    run = pd.DataFrame({"query": ["q"] * 4, "item": ["a", "b", "a", "b"],
-                        "score": [2.0, 1.0, 1.0, 2.0], "model": ["m2", "m2", "m1", "m1"]})
+    run = pd.DataFrame(
+        {
+            "query": ["q"] * 4,
+            "item": ["a", "b", "a", "b"],
+            "score": [2.0, 1.0, 1.0, 2.0],
+            "model": ["m2", "m2", "m1", "m1"],
+        }
+    )
     qrels = pd.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
     table = mean_table(evaluate(run, qrels, ["RR"]))
     assert list(table.index) == ["m2", "m1"]

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from metrics import Settings, evaluate
-from metrics.aggregation import mean_table
-from metrics.loaders import load_sample
+from metrics.engine.aggregation import mean_table
+from metrics.io.loaders import load_sample
 from tests.app_support import fresh_app, open_page
 
 
@@ -31,18 +31,29 @@ def test_curves_table_shows_hybrid_ndcg_at_10_computed_by_metrics(web_search):
 
 def test_curves_table_uses_standard_cutoffs_inside_the_k_range():
     at = open_page(fresh_app(), "curves")
-    assert [c for c in cutoff_table(at).columns if c.startswith("P@")] == \
-        ["P@1", "P@3", "P@5", "P@10", "P@20"]
+    assert [c for c in cutoff_table(at).columns if c.startswith("P@")] == [
+        "P@1",
+        "P@3",
+        "P@5",
+        "P@10",
+        "P@20",
+    ]
     at.sidebar.slider(key="w_k").set_value((3, 50)).run()
-    assert [c for c in cutoff_table(at).columns if c.startswith("P@")] == \
-        ["P@3", "P@5", "P@10", "P@20", "P@50"]
+    assert [c for c in cutoff_table(at).columns if c.startswith("P@")] == [
+        "P@3",
+        "P@5",
+        "P@10",
+        "P@20",
+        "P@50",
+    ]
 
 
 def test_raising_the_relevance_level_lowers_precision_as_metrics_says(web_search):
     at = open_page(fresh_app(), "curves")
     at.sidebar.number_input(key="w_rel").set_value(2.0).run()
-    expected = mean_table(evaluate(web_search.run, web_search.qrels, ["P@10"],
-                                   Settings(relevance_level=2)))
+    expected = mean_table(
+        evaluate(web_search.run, web_search.qrels, ["P@10"], Settings(relevance_level=2))
+    )
     shown = cutoff_table(at)
     assert shown.loc["lexical", "P@10"] == pytest.approx(expected.loc["lexical", "P@10"])
     assert shown.loc["lexical", "P@10"] < 0.526
@@ -51,7 +62,7 @@ def test_raising_the_relevance_level_lowers_precision_as_metrics_says(web_search
 def test_choosing_measures_changes_the_charts_and_the_table():
     at = open_page(fresh_app(), "curves")
     at.sidebar.multiselect(key="w_measures").set_value(["AP"]).run()
-    assert len(at.get("plotly_chart")) == 2          # one curve chart and the distribution
+    assert len(at.get("plotly_chart")) == 2  # one curve chart and the distribution
     assert [c for c in cutoff_table(at).columns] == ["AP@1", "AP@3", "AP@5", "AP@10", "AP@20"]
 
 
@@ -73,15 +84,15 @@ def test_table_csv_keeps_numbers_numeric_and_neutralises_formula_text():
     from ui.tables import csv_bytes
 
     text = csv_bytes(pd.DataFrame({"model": ["=cmd()", "hybrid"], "value": [-0.5, 0.77]}))
-    assert text.decode("utf-8-sig").splitlines() == ["model,value", "'=cmd(),-0.5",
-                                                      "hybrid,0.77"]
+    assert text.decode("utf-8-sig").splitlines() == ["model,value", "'=cmd(),-0.5", "hybrid,0.77"]
 
 
 def test_micro_averaging_changes_the_table_but_not_the_lines(web_search):
     at = open_page(fresh_app(), "curves")
     at.sidebar.selectbox(key="w_averaging").set_value("micro").run()
-    expected = mean_table(evaluate(web_search.run, web_search.qrels, ["R@10"],
-                                   Settings(averaging="micro")))
+    expected = mean_table(
+        evaluate(web_search.run, web_search.qrels, ["R@10"], Settings(averaging="micro"))
+    )
     assert cutoff_table(at).loc["dense", "R@10"] == pytest.approx(expected.loc["dense", "R@10"])
     assert any("chosen averaging" in c.value for c in at.caption)
 
@@ -107,7 +118,7 @@ def test_ranking_runs_once_per_data_and_settings(monkeypatch):
     at.sidebar.selectbox(key="w_averaging").set_value("micro").run()
     at.sidebar.selectbox(key="w_gain").set_value("exponential").run()
     at.sidebar.number_input(key="w_rel").set_value(2.0).run()
-    assert len(calls) == 1          # settings that keep the lists reuse them, rescored
+    assert len(calls) == 1  # settings that keep the lists reuse them, rescored
     at.sidebar.selectbox(key="w_ties").set_value("input_order").run()
     assert len(calls) == 2 and calls[-1].ties == "input_order"
 
@@ -128,8 +139,9 @@ def test_a_failed_png_export_shows_a_message_not_a_traceback(monkeypatch):
 def test_svg_export_makes_a_download_button(monkeypatch):
     import ui.downloads
 
-    monkeypatch.setattr(ui.downloads, "figure_image",
-                        lambda fig, fmt, width=1100, height=500: b"<svg/>")
+    monkeypatch.setattr(
+        ui.downloads, "figure_image", lambda fig, fmt, width=1100, height=500: b"<svg/>"
+    )
     at = open_page(fresh_app(), "curves")
     at.radio(key="w_export_curves_fmt").set_value("svg").run()
     at.button(key="btn_curves_prepare").click().run()
@@ -142,8 +154,9 @@ def test_figure_image_turns_kaleido_failures_into_a_clear_error(monkeypatch):
     from ui.figures import figure_image
 
     fig = go.Figure()
-    monkeypatch.setattr(go.Figure, "to_image", lambda *a, **k: (_ for _ in ()).throw(
-        ValueError("Chrome not found")))
+    monkeypatch.setattr(
+        go.Figure, "to_image", lambda *a, **k: (_ for _ in ()).throw(ValueError("Chrome not found"))
+    )
     with pytest.raises(RuntimeError, match="PNG image could not be made.*Chrome not found"):
         figure_image(fig, "png")
 
@@ -153,8 +166,9 @@ def test_fewer_than_k_policy_on_short_lists_matches_metrics():
     at = fresh_app({"data": "recommendations"})
     open_page(at, "curves")
     at.sidebar.selectbox(key="w_short_lists").set_value("divide_by_returned").run()
-    expected = mean_table(evaluate(recs.run, recs.qrels, ["P@20"],
-                                   Settings(short_lists="divide_by_returned")))
+    expected = mean_table(
+        evaluate(recs.run, recs.qrels, ["P@20"], Settings(short_lists="divide_by_returned"))
+    )
     default = mean_table(evaluate(recs.run, recs.qrels, ["P@20"]))
     shown = cutoff_table(at)
     assert shown.loc["candidate", "P@20"] == pytest.approx(expected.loc["candidate", "P@20"])

@@ -61,8 +61,7 @@ def test_choosing_another_sample_updates_the_sidebar():
 
 
 def test_uploaded_run_and_judgments_become_the_active_data_set():
-    at = upload(fresh_app(), [("my run.csv", RUN, "text/csv")],
-                ("judged.csv", QRELS, "text/csv"))
+    at = upload(fresh_app(), [("my run.csv", RUN, "text/csv")], ("judged.csv", QRELS, "text/csv"))
     text = sidebar_text(at)
     assert text.startswith("my run.csv")
     assert "models: alpha, beta" in text and "queries: 2" in text and "rows: 10" in text
@@ -75,15 +74,20 @@ def test_uploaded_run_and_judgments_become_the_active_data_set():
 
 
 def role_box(at, role):
-    return next(b for b in at.selectbox if b.key and b.key.startswith("w_map_")
-                and b.key.endswith(f"_{role}"))
+    return next(
+        b
+        for b in at.selectbox
+        if b.key and b.key.startswith("w_map_") and b.key.endswith(f"_{role}")
+    )
 
 
 def test_guessed_roles_are_shown_and_can_be_changed():
-    at = upload(fresh_app(), [("my run.csv", RUN, "text/csv")],
-                ("judged.csv", QRELS, "text/csv"))
-    assert (role_box(at, "query").value, role_box(at, "score").value,
-            role_box(at, "model").value) == ("qid", "score", "system")
+    at = upload(fresh_app(), [("my run.csv", RUN, "text/csv")], ("judged.csv", QRELS, "text/csv"))
+    assert (
+        role_box(at, "query").value,
+        role_box(at, "score").value,
+        role_box(at, "model").value,
+    ) == ("qid", "score", "system")
     role_box(at, "model").set_value("—").run()
     assert "models: my run" in sidebar_text(at)
 
@@ -100,7 +104,7 @@ def test_a_score_column_with_an_unknown_name_is_mapped_by_hand():
 def test_unreadable_numbers_stop_with_a_message_naming_file_and_line():
     bad = RUN.replace(b"q2,e,1,alpha", b"q2,e,lots,alpha")
     at = upload(fresh_app(), [("bad.csv", bad, "text/csv")], ("judged.csv", QRELS, "text/csv"))
-    message = " ".join(e.value for e in at.error).replace("\\", "")   # shown without escapes
+    message = " ".join(e.value for e in at.error).replace("\\", "")  # shown without escapes
     assert "bad.csv" in message and "line 6" in message
     assert sidebar_text(at).startswith("web_search") is False
 
@@ -114,8 +118,9 @@ def test_run_with_inline_labels_needs_no_judgments_file():
 
 
 def test_an_upload_is_invisible_to_another_session(tmp_path):
-    first = upload(fresh_app(), [("secret.csv", RUN, "text/csv")],
-                   ("judged.csv", QRELS, "text/csv"))
+    first = upload(
+        fresh_app(), [("secret.csv", RUN, "text/csv")], ("judged.csv", QRELS, "text/csv")
+    )
     assert "secret.csv" in sidebar_text(first)
     second = fresh_app({"data": "upload"})
     open_page(second, "data")
@@ -128,9 +133,14 @@ def test_hand_built_lists_are_a_data_set_kept_across_pages():
     at = open_page(fresh_app(), "data")
     at.radio(key="w_source").set_value("handbuilt").run()
     assert sidebar_text(at).startswith("hand-built lists")
-    at.session_state["handbuilt_table"] = pd.DataFrame({
-        "list": ["x", "x", "x", "y", "y"], "position": [2, 1, 3, 1, 2],
-        "item": ["b", "a", "c", "d", "e"], "label": [0, 1, 1, 0, 0]})
+    at.session_state["handbuilt_table"] = pd.DataFrame(
+        {
+            "list": ["x", "x", "x", "y", "y"],
+            "position": [2, 1, 3, 1, 2],
+            "item": ["b", "a", "c", "d", "e"],
+            "label": [0, 1, 1, 0, 0],
+        }
+    )
     at.run()
     assert "queries: 2" in sidebar_text(at) and "rows: 5" in sidebar_text(at)
     open_page(at, "curves")
@@ -155,9 +165,14 @@ def test_hand_built_buttons_add_a_list_and_start_again():
 
 def test_sort_by_position_renumbers_the_lists():
     at = open_page(fresh_app({"data": "handbuilt"}), "data")
-    at.session_state["handbuilt_table"] = pd.DataFrame({
-        "list": ["x", "x", "x"], "position": [10, 2, 7], "item": ["c", "a", "b"],
-        "label": [1, 0, 1]})
+    at.session_state["handbuilt_table"] = pd.DataFrame(
+        {
+            "list": ["x", "x", "x"],
+            "position": [10, 2, 7],
+            "item": ["c", "a", "b"],
+            "label": [1, 0, 1],
+        }
+    )
     at.run()
     at.button(key="btn_hand_sort").click().run()
     table = at.session_state["handbuilt_table"]
@@ -165,10 +180,11 @@ def test_sort_by_position_renumbers_the_lists():
 
 
 def test_file_names_and_messages_are_shown_literally_not_as_markdown():
-    at = upload(fresh_app(), [("*bold*[link](x).csv", RUN, "text/csv")],
-                ("judged.csv", QRELS, "text/csv"))
+    at = upload(
+        fresh_app(), [("*bold*[link](x).csv", RUN, "text/csv")], ("judged.csv", QRELS, "text/csv")
+    )
     assert at.expander[0].label.startswith(r"\*bold\*\[link\]\(x\)\.csv")
-    assert sidebar_text(at).startswith("*bold*[link](x).csv")      # st.text: shown as is
+    assert sidebar_text(at).startswith("*bold*[link](x).csv")  # st.text: shown as is
     bad = RUN.replace(b"q2,e,1,alpha", b"q2,e,**x**,alpha")
     at = upload(fresh_app(), [("bad.csv", bad, "text/csv")], ("judged.csv", QRELS, "text/csv"))
     assert r"\*\*x\*\*" in at.error[0].value

@@ -15,17 +15,26 @@ from ui.view import View, from_query_params, to_query_params
 
 
 def test_view_survives_a_round_trip_through_the_url():
-    view = View(data="recommendations", measures=("P", "nDCG"), k_range=(3, 50),
-                relevance_level=2, gain="exponential", ties="input_order",
-                short_lists="leave_out", averaging="micro", lang="ja")
+    view = View(
+        data="recommendations",
+        measures=("P", "nDCG"),
+        k_range=(3, 50),
+        relevance_level=2,
+        gain="exponential",
+        ties="input_order",
+        short_lists="leave_out",
+        averaging="micro",
+        lang="ja",
+    )
     params = to_query_params(view)
     assert params["m"] == "P,nDCG" and params["k"] == "3-50" and params["rel"] == "2"
     assert from_query_params(params) == view
 
 
 def test_bad_url_values_are_ignored_not_fatal():
-    view = from_query_params({"m": "P,bogus", "k": "9-2", "rel": "nan", "gain": "cubic",
-                              "lang": "xx"})
+    view = from_query_params(
+        {"m": "P,bogus", "k": "9-2", "rel": "nan", "gain": "cubic", "lang": "xx"}
+    )
     assert view.measures == ("P",)
     assert view == View(measures=("P",))
 
@@ -75,18 +84,23 @@ def test_every_language_has_every_message_with_the_same_placeholders():
     for lang in LANGUAGES:
         messages = catalog(lang)
         assert set(english) - set(messages) == set(), lang
-        assert {k for k in set(messages) - set(english)
-                if not k.startswith(("measure.", "policy."))} == set(), lang
+        assert {
+            k for k in set(messages) - set(english) if not k.startswith(("measure.", "policy."))
+        } == set(), lang
         for key, text in english.items():
-            assert set(re.findall(r"{(\w+)}", messages[key])) == \
-                set(re.findall(r"{(\w+)}", text)), (lang, key)
+            assert set(re.findall(r"{(\w+)}", messages[key])) == set(
+                re.findall(r"{(\w+)}", text)
+            ), (lang, key)
 
 
 def test_chinese_and_japanese_are_translated_not_copied():
     english = catalog("en")
     for lang in ("zh", "ja"):
-        same = [k for k, v in catalog(lang).items()
-                if v == english.get(k) and re.search(r"[a-z]{4,}", v)]
+        same = [
+            k
+            for k, v in catalog(lang).items()
+            if v == english.get(k) and re.search(r"[a-z]{4,}", v)
+        ]
         assert len(same) < 15, (lang, same)
 
 

@@ -64,9 +64,13 @@ def test_swapping_inside_the_top_k_changes_ndcg_and_rr_but_not_precision(learn):
 
 def copy_of_first_list(**changes) -> pd.DataFrame:
     """The default preset as a copy table (doc01..doc10, relevant at 1, 3, 4, 7), edited."""
-    table = pd.DataFrame({"position": list(range(1, 11)),
-                          "item": [f"doc{i:02d}" for i in range(1, 11)],
-                          "label": [1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]})
+    table = pd.DataFrame(
+        {
+            "position": list(range(1, 11)),
+            "item": [f"doc{i:02d}" for i in range(1, 11)],
+            "label": [1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
+        }
+    )
     for column, values in changes.items():
         table[column] = values
     return table
@@ -113,27 +117,38 @@ def test_relabelling_an_item_changes_precision_at_5(learn):
 
 
 def test_added_and_deleted_rows_are_part_of_the_copy(learn):
-    table = copy_of_first_list().iloc[1:]                   # doc01 deleted
+    table = copy_of_first_list().iloc[1:]  # doc01 deleted
     added = pd.DataFrame({"position": [1], "item": ["new"], "label": [2.0]})
     edit_copy(learn, pd.concat([table, added], ignore_index=True))
     shown = comparison(learn)
     assert shown.loc["RR@5", "B"] == pytest.approx(1.0)
-    assert shown.loc["P@5", "B"] == pytest.approx(0.6)      # new, doc02, doc03, doc04, doc05
+    assert shown.loc["P@5", "B"] == pytest.approx(0.6)  # new, doc02, doc03, doc04, doc05
 
 
-@pytest.mark.parametrize("change, says", [
-    ({"item": ["doc01", None, *[f"doc{i:02d}" for i in range(3, 11)]]}, "Row 2: the item is empty"),
-    ({"label": [1.0, "lots", 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]}, "Row 2: the label 'lots'"),
-    ({"item": ["doc01", "doc01", *[f"doc{i:02d}" for i in range(3, 11)]]},
-     "Rows 1 & 2: the item 'doc01' appears twice"),
-])
+@pytest.mark.parametrize(
+    "change, says",
+    [
+        (
+            {"item": ["doc01", None, *[f"doc{i:02d}" for i in range(3, 11)]]},
+            "Row 2: the item is empty",
+        ),
+        (
+            {"label": [1.0, "lots", 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]},
+            "Row 2: the label 'lots'",
+        ),
+        (
+            {"item": ["doc01", "doc01", *[f"doc{i:02d}" for i in range(3, 11)]]},
+            "Rows 1 & 2: the item 'doc01' appears twice",
+        ),
+    ],
+)
 def test_a_bad_edit_shows_a_warning_and_keeps_the_last_valid_copy(learn, change, says):
     edit_copy(learn, copy_of_first_list(position=[2, 1, 3, 4, 5, 6, 7, 8, 9, 10]))
     assert comparison(learn).loc["RR@5", "B"] == pytest.approx(0.5)
     edit_copy(learn, copy_of_first_list(**change))
     warning = learn.warning[0].value
     assert says in warning.replace("\\", "")
-    assert comparison(learn).loc["RR@5", "B"] == pytest.approx(0.5)    # previous valid copy
+    assert comparison(learn).loc["RR@5", "B"] == pytest.approx(0.5)  # previous valid copy
 
 
 def test_reset_copy_starts_again_from_the_chosen_list(learn):
@@ -160,9 +175,14 @@ def test_exponential_gain_setting_changes_the_graded_example(learn):
 
 def test_hand_built_list_is_explained_like_a_preset():
     at = fresh_app()
-    at.session_state["handbuilt_table"] = pd.DataFrame({
-        "list": ["mine"] * 4, "position": [1, 2, 3, 4], "item": ["a", "b", "c", "d"],
-        "label": [0, 1, 0, 1]})
+    at.session_state["handbuilt_table"] = pd.DataFrame(
+        {
+            "list": ["mine"] * 4,
+            "position": [1, 2, 3, 4],
+            "item": ["a", "b", "c", "d"],
+            "label": [0, 1, 0, 1],
+        }
+    )
     open_page(at, "learn")
     at.radio(key="w_learn_source").set_value("handbuilt").run()
     assert "P@4 = 2/4 = 0.50" in codes(at)
@@ -171,7 +191,7 @@ def test_hand_built_list_is_explained_like_a_preset():
 
 def test_a_query_of_the_loaded_data_is_explained_with_metrics_values(learn):
     from metrics import evaluate
-    from metrics.loaders import load_sample
+    from metrics.io.loaders import load_sample
 
     learn.radio(key="w_learn_source").set_value("query").run()
     learn.selectbox(key="w_learn_model").set_value("hybrid").run()

@@ -1,4 +1,4 @@
-"""The Compare, Segments and Report pages show what metrics.compare and metrics.statistics say."""
+"""The Compare, Segments and Report pages show what metrics.review.compare and metrics.review.statistics say."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from metrics.compare import CompareOptions, comparison_table
-from metrics.drilldown import side_by_side
-from metrics.evaluation import evaluate
-from metrics.loaders import load_sample
+from metrics.engine.evaluation import evaluate
+from metrics.io.loaders import load_sample
+from metrics.review.compare import CompareOptions, comparison_table
+from metrics.review.drilldown import side_by_side
 from tests.app_support import APP
 
 #: What the pages use unless the statistics options are changed.
@@ -52,10 +52,24 @@ def test_compare_delta_table_equals_metrics_statistics_output(web_search):
     at = open_review("4_Compare")
     shown = at.dataframe[0].value.set_index(["candidate", "measure"])
     expected = comparison_table(ev, "lexical", options=PAGE_OPTIONS).set_index(
-        ["candidate", "measure"])
+        ["candidate", "measure"]
+    )
     assert list(shown.index) == list(expected.index)
-    for column in ("n", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_adjusted",
-                   "p_randomization", "p_ttest", "p_wilcoxon", "wins", "ties", "losses"):
+    for column in (
+        "n",
+        "mean_a",
+        "mean_b",
+        "delta",
+        "ci_low",
+        "ci_high",
+        "p_adjusted",
+        "p_randomization",
+        "p_ttest",
+        "p_wilcoxon",
+        "wins",
+        "ties",
+        "losses",
+    ):
         assert shown[column].tolist() == pytest.approx(expected[column].tolist()), column
     assert shown.loc[("hybrid", "nDCG@10"), "delta"] == pytest.approx(0.2334, abs=1e-4)
     assert shown.loc[("hybrid", "nDCG@10"), "direction"] == "better"
@@ -81,8 +95,9 @@ def test_compare_drill_down_shows_both_top_lists_with_their_moves(web_search):
     at.selectbox(key="w_cmp_query_measure").set_value("nDCG").run()
     at.selectbox(key="w_cmp_query").set_value("109").run()
     left, right = at.dataframe[3].value, at.dataframe[4].value
-    expected_a, expected_b = side_by_side(ev.lists["lexical"], ev.lists["hybrid"], data.run,
-                                          "109", 10)
+    expected_a, expected_b = side_by_side(
+        ev.lists["lexical"], ev.lists["hybrid"], data.run, "109", 10
+    )
     assert left["item"].tolist() == expected_a["item"].tolist()
     assert right["item"].tolist() == expected_b["item"].tolist()
     assert right["change"].tolist()[:4] == ["new in top K"] * 3 + ["same rank"]
@@ -105,9 +120,10 @@ def test_compare_follows_the_k_and_the_correction_choice(web_search):
     at.selectbox(key="w_review_correction").set_value("bh").run()
     shown = at.dataframe[0].value.set_index(["candidate", "measure"])
     expected = comparison_table(
-        evaluate(data.run, data.qrels, ["P@5", "R@5", "RR@5", "nDCG@5"]), "lexical",
-        options=CompareOptions(resamples=2_000, correction="bh")).set_index(
-        ["candidate", "measure"])
+        evaluate(data.run, data.qrels, ["P@5", "R@5", "RR@5", "nDCG@5"]),
+        "lexical",
+        options=CompareOptions(resamples=2_000, correction="bh"),
+    ).set_index(["candidate", "measure"])
     assert shown["p_adjusted"].tolist() == pytest.approx(expected["p_adjusted"].tolist())
     assert ("hybrid", "nDCG@5") in shown.index
 
@@ -119,8 +135,13 @@ def test_segments_page_says_hybrid_loses_to_lexical_on_navigational_queries():
     at = open_review("5_Segments")
     at.selectbox(key="w_seg_measure").set_value("nDCG").run()
     errors = [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
-    assert any(e.startswith("hybrid is best overall on nDCG@10 but loses to lexical where "
-                            "query_type = navigational: 0.754 vs 0.885") for e in errors), errors
+    assert any(
+        e.startswith(
+            "hybrid is best overall on nDCG@10 but loses to lexical where "
+            "query_type = navigational: 0.754 vs 0.885"
+        )
+        for e in errors
+    ), errors
 
 
 def test_segments_table_gives_each_models_mean_and_the_delta_per_segment(web_search):
@@ -183,8 +204,9 @@ def test_pages_explain_that_one_model_cannot_be_compared():
 
 
 def test_a_link_reopens_the_same_comparison():
-    at = open_review("4_Compare", {"base": "hybrid", "cand": "lexical", "at": "5",
-                                   "seed": "3", "corr": "bh"})
+    at = open_review(
+        "4_Compare", {"base": "hybrid", "cand": "lexical", "at": "5", "seed": "3", "corr": "bh"}
+    )
     assert at.selectbox(key="w_review_baseline").value == "hybrid"
     assert at.multiselect(key="w_review_candidates").value == ["lexical"]
     shown = at.dataframe[0].value

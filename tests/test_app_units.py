@@ -7,7 +7,7 @@ import pandas as pd
 import pytest
 
 from metrics import Settings
-from metrics.explain import EXPLAINED, explain_list, list_frames
+from metrics.engine.explain import EXPLAINED, explain_list, list_frames
 from ui import handbuilt as hb
 from ui.compute import cutoffs_within
 from ui.figures import curve_figure, distribution_figure
@@ -20,8 +20,14 @@ def test_standard_cutoffs_inside_the_range_and_the_end_when_none_fits():
 
 
 def test_hand_built_positions_reorder_each_list_and_drop_empty_rows():
-    table = pd.DataFrame({"list": ["x", "x", "x", None], "position": [3, 1, None, 1],
-                          "item": ["c", "a", "z", "  "], "label": [1, None, 2, 1]})
+    table = pd.DataFrame(
+        {
+            "list": ["x", "x", "x", None],
+            "position": [3, 1, None, 1],
+            "item": ["c", "a", "z", "  "],
+            "label": [1, None, 2, 1],
+        }
+    )
     out = hb.normalize(table)
     assert list(out["item"]) == ["a", "c", "z"]
     assert list(out["position"]) == [1, 2, 3]
@@ -30,7 +36,7 @@ def test_hand_built_positions_reorder_each_list_and_drop_empty_rows():
 
 def test_hand_built_csv_reads_back_as_the_same_data_set():
     table = hb.starter_table()
-    from metrics.loaders import load_dataset, load_table
+    from metrics.io.loaders import load_dataset, load_table
 
     again = load_dataset([load_table(hb.csv_of(table), "again.csv")])
     direct = hb.to_dataset(table)
@@ -39,8 +45,7 @@ def test_hand_built_csv_reads_back_as_the_same_data_set():
 
 
 def test_hand_built_csv_neutralises_formula_like_items():
-    table = pd.DataFrame({"list": ["l"], "position": [1], "item": ["=HYPERLINK(1)"],
-                          "label": [1]})
+    table = pd.DataFrame({"list": ["l"], "position": [1], "item": ["=HYPERLINK(1)"], "label": [1]})
     assert "'=HYPERLINK(1)" in hb.csv_of(table).decode()
 
 
@@ -52,9 +57,11 @@ def test_explained_values_equal_the_engine_values_on_random_lists(seed):
     labels[rng.random(n) < 0.2] = np.nan
     extra = [(f"x{i}", float(v)) for i, v in enumerate(rng.integers(0, 4, rng.integers(0, 4)))]
     k = int(rng.integers(1, 14))
-    settings = Settings(relevance_level=int(rng.integers(1, 3)),
-                        gain=["linear", "exponential"][seed % 2],
-                        short_lists=["divide_by_k", "divide_by_returned"][seed % 2])
+    settings = Settings(
+        relevance_level=int(rng.integers(1, 3)),
+        gain=["linear", "exponential"][seed % 2],
+        short_lists=["divide_by_k", "divide_by_returned"][seed % 2],
+    )
     rl = RankedList("r", tuple(f"d{i}" for i in range(n)), tuple(labels), tuple(extra))
     engine = evaluate_list(rl, k, settings)
     ex = explain_list(list(rl.items), list(labels), k, settings, [v for _, v in extra])
@@ -75,19 +82,30 @@ def test_unjudged_items_get_no_judgment_row():
 
 
 def test_curve_hover_shows_exact_value_and_number_of_queries_and_escapes_names():
-    table = pd.DataFrame({"model": ["<b>m</b>"] * 2, "measure": ["P", "P"], "k": [1, 2],
-                          "mean": [0.5, 0.25], "n": [300, 299]})
+    table = pd.DataFrame(
+        {
+            "model": ["<b>m</b>"] * 2,
+            "measure": ["P", "P"],
+            "k": [1, 2],
+            "mean": [0.5, 0.25],
+            "n": [300, 299],
+        }
+    )
     fig = curve_figure(table, "P", title="t", x_label="K", y_label="y", queries_label="queries")
     trace = fig.data[0]
     assert trace.name == "&lt;b&gt;m&lt;/b&gt;"
-    assert "%{y:.4f}" in trace.hovertemplate and "queries: %{customdata[0]}" in \
-        trace.hovertemplate
+    assert "%{y:.4f}" in trace.hovertemplate and "queries: %{customdata[0]}" in trace.hovertemplate
     assert trace.customdata[:, 0].tolist() == [300, 299]
 
 
 def test_distribution_boxes_carry_quartiles_of_the_non_missing_values():
-    fig = distribution_figure({"a": np.array([0.1, np.nan, 0.3, 0.5, 0.9])}, "P@10",
-                              kind="box", title="t", y_label="queries")
+    fig = distribution_figure(
+        {"a": np.array([0.1, np.nan, 0.3, 0.5, 0.9])},
+        "P@10",
+        kind="box",
+        title="t",
+        y_label="queries",
+    )
     box = fig.data[0]
     assert (box.q1[0], box.median[0], box.q3[0]) == pytest.approx((0.25, 0.4, 0.6))
     assert (box.lowerfence[0], box.upperfence[0], box.mean[0]) == pytest.approx((0.1, 0.9, 0.45))
@@ -95,8 +113,7 @@ def test_distribution_boxes_carry_quartiles_of_the_non_missing_values():
 
 def test_distribution_histogram_counts_every_query_once():
     values = np.array([0.0, 0.0, 0.5, 1.0, np.nan])
-    fig = distribution_figure({"a": values}, "P@10", kind="histogram", title="t",
-                              y_label="queries")
+    fig = distribution_figure({"a": values}, "P@10", kind="histogram", title="t", y_label="queries")
     assert sum(fig.data[0].y) == 4
 
 

@@ -14,18 +14,29 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
 
 from metrics import Settings, evaluate, summarize
-from metrics.cli import expand_measure_names, main
-from metrics.registry import DEFAULT_MEASURES
-from tests.strategies import collections, to_dicts
+from metrics.cli.evaluate import expand_measure_names, main
+from metrics.engine.registry import DEFAULT_MEASURES
+from tests.strategies import collections
 
 REPO = Path(__file__).resolve().parent.parent
 TREC = REPO / "sample_data" / "web_search" / "trec"
 QRELS, LEXICAL, DENSE = TREC / "web_search.qrels", TREC / "lexical.run", TREC / "dense.run"
-TREC_MEASURES = ["P_5", "P_10", "recall_10", "ndcg_cut_10", "map", "map_cut_10", "recip_rank",
-                 "Rprec", "success_10", "ndcg"]
+TREC_MEASURES = [
+    "P_5",
+    "P_10",
+    "recall_10",
+    "ndcg_cut_10",
+    "map",
+    "map_cut_10",
+    "recip_rank",
+    "Rprec",
+    "success_10",
+    "ndcg",
+]
 
 
 def cli(*argv: object) -> tuple[int, str, str]:
@@ -43,10 +54,18 @@ def parse_tsv(text: str) -> dict[tuple[str, str], float]:
 def write_trec(run: pd.DataFrame, qrels: pd.DataFrame, directory: Path) -> tuple[Path, Path]:
     run_path, qrels_path = directory / "system.run", directory / "judgments.qrels"
     ranked = run.assign(rank=run.groupby("query").cumcount() + 1)
-    run_path.write_text("".join(f"{q} Q0 {i} {r} {s!r} tag\n" for q, i, s, r in
-                                ranked[["query", "item", "score", "rank"]].itertuples(index=False)))
-    qrels_path.write_text("".join(f"{q} 0 {i} {int(rel)}\n" for q, i, rel in
-                                  qrels[["query", "item", "relevance"]].itertuples(index=False)))
+    run_path.write_text(
+        "".join(
+            f"{q} Q0 {i} {r} {s!r} tag\n"
+            for q, i, s, r in ranked[["query", "item", "score", "rank"]].itertuples(index=False)
+        )
+    )
+    qrels_path.write_text(
+        "".join(
+            f"{q} 0 {i} {int(rel)}\n"
+            for q, i, rel in qrels[["query", "item", "relevance"]].itertuples(index=False)
+        )
+    )
     return qrels_path, run_path
 
 
@@ -60,8 +79,17 @@ def pytrec_eval_values(qrels_path: Path, run_path: Path) -> dict:
     for line in run_path.read_text().splitlines():
         q, _, d, _, score, _ = line.split()
         run.setdefault(q, {})[d] = float(score)
-    request = {"P.5,10", "recall.10", "ndcg_cut.10", "map", "map_cut.10", "recip_rank", "Rprec",
-               "success.10", "ndcg"}
+    request = {
+        "P.5,10",
+        "recall.10",
+        "ndcg_cut.10",
+        "map",
+        "map_cut.10",
+        "recip_rank",
+        "Rprec",
+        "success.10",
+        "ndcg",
+    }
     return pytrec_eval.RelevanceEvaluator(qrels, request).evaluate(run)
 
 
@@ -105,16 +133,22 @@ def test_output_on_generated_trec_files_equals_pytrec_eval(data):
 def test_trec_names_are_padded_like_trec_eval_so_outputs_can_be_diffed():
     status, out, _ = cli(QRELS, LEXICAL, "--names", "trec", "-m", "P_10", "-m", "map")
     assert status == 0
-    assert out.splitlines() == ["P_10                  \tall\t0.5260",
-                                "map                   \tall\t0.3999"]
+    assert out.splitlines() == [
+        "P_10                  \tall\t0.5260",
+        "map                   \tall\t0.3999",
+    ]
 
 
 def test_per_query_lines_come_query_by_query_then_the_means():
     status, out, _ = cli(QRELS, LEXICAL, "-q", "-m", "P@10", "-m", "RR")
     lines = [line.split("\t") for line in out.splitlines()]
     assert status == 0 and len(lines) == 2 * 300 + 2
-    assert [row[:2] for row in lines[:4]] == [["P@10", "1"], ["RR", "1"], ["P@10", "10"],
-                                              ["RR", "10"]]
+    assert [row[:2] for row in lines[:4]] == [
+        ["P@10", "1"],
+        ["RR", "1"],
+        ["P@10", "10"],
+        ["RR", "10"],
+    ]
     assert [row[:2] for row in lines[-2:]] == [["P@10", "all"], ["RR", "all"]]
 
 
@@ -127,15 +161,34 @@ def test_without_measures_the_default_set_is_printed_in_order():
 
 def test_cutoff_ranges_and_lists_expand_to_one_measure_per_cutoff():
     assert expand_measure_names(["P@1..3", "ndcg_cut.5,10", "RR"]) == [
-        "P@1", "P@2", "P@3", "ndcg_cut.5", "ndcg_cut.10", "RR"]
+        "P@1",
+        "P@2",
+        "P@3",
+        "ndcg_cut.5",
+        "ndcg_cut.10",
+        "RR",
+    ]
 
 
 def test_curves_compute_p_r_ap_and_ndcg_at_every_k_and_rr():
     status, out, _ = cli(QRELS, LEXICAL, "--curves", "3", "--quiet")
     names = [line.split("\t")[0] for line in out.splitlines()]
     assert status == 0
-    assert names == ["P@1", "P@2", "P@3", "R@1", "R@2", "R@3", "AP@1", "AP@2", "AP@3",
-                     "nDCG@1", "nDCG@2", "nDCG@3", "RR"]
+    assert names == [
+        "P@1",
+        "P@2",
+        "P@3",
+        "R@1",
+        "R@2",
+        "R@3",
+        "AP@1",
+        "AP@2",
+        "AP@3",
+        "nDCG@1",
+        "nDCG@2",
+        "nDCG@3",
+        "RR",
+    ]
     status, out, _ = cli(QRELS, LEXICAL, "--curves", "100", "--quiet")
     assert len(out.splitlines()) == 401
 
@@ -147,8 +200,9 @@ def test_several_runs_print_a_model_column():
 
 
 def test_json_output_holds_settings_means_and_per_query_values():
-    status, out, _ = cli(QRELS, LEXICAL, "-m", "P@10", "-m", "AP", "--format", "json", "-q",
-                         "--quiet")
+    status, out, _ = cli(
+        QRELS, LEXICAL, "-m", "P@10", "-m", "AP", "--format", "json", "-q", "--quiet"
+    )
     doc = json.loads(out)
     lexical = doc["models"]["lexical"]
     assert status == 0 and doc["measures"] == ["P@10", "AP"]
@@ -158,46 +212,69 @@ def test_json_output_holds_settings_means_and_per_query_values():
 
 
 def test_csv_output_neutralises_formula_like_query_ids_but_keeps_numbers(tmp_path):
-    run = pd.DataFrame({"query": ["=HYPERLINK(1)", "=HYPERLINK(1)", "-5", "-5"],
-                        "item": ["a", "b", "a", "b"], "score": [2.0, 1.0, 2.0, 1.0]})
-    qrels = pd.DataFrame({"query": ["=HYPERLINK(1)", "-5"], "item": ["b", "a"],
-                          "relevance": [1, 1]})
+    run = pd.DataFrame(
+        {
+            "query": ["=HYPERLINK(1)", "=HYPERLINK(1)", "-5", "-5"],
+            "item": ["a", "b", "a", "b"],
+            "score": [2.0, 1.0, 2.0, 1.0],
+        }
+    )
+    qrels = pd.DataFrame(
+        {"query": ["=HYPERLINK(1)", "-5"], "item": ["b", "a"], "relevance": [1, 1]}
+    )
     qrels_path, run_path = write_trec(run, qrels, tmp_path)
     status, out, _ = cli(qrels_path, run_path, "-m", "RR", "-q", "--format", "csv")
     assert status == 0
-    assert out.splitlines() == ["measure,query,value", "RR,-5,1.0000",
-                                "RR,'=HYPERLINK(1),0.5000", "RR,all,0.7500"]
+    assert out.splitlines() == [
+        "measure,query,value",
+        "RR,-5,1.0000",
+        "RR,'=HYPERLINK(1),0.5000",
+        "RR,all,0.7500",
+    ]
 
 
 # ---------------------------------------------------------------- policies
 @pytest.fixture
 def csv_pair(tmp_path) -> tuple[Path, Path, pd.DataFrame, pd.DataFrame]:
-    run = pd.DataFrame({"query": ["a"] * 3 + ["b"] * 5 + ["c"] * 2,
-                        "item": list("xyz") + list("vwxyz") + ["x", "y"],
-                        "score": [3, 2, 2, 5, 4, 3, 2, 1, 2, 1]})
-    qrels = pd.DataFrame({"query": ["a", "a", "b", "b", "c", "d"],
-                          "item": ["y", "z", "w", "q", "x", "x"],
-                          "relevance": [2, 1, 3, 1, 0, 1]})
+    run = pd.DataFrame(
+        {
+            "query": ["a"] * 3 + ["b"] * 5 + ["c"] * 2,
+            "item": list("xyz") + list("vwxyz") + ["x", "y"],
+            "score": [3, 2, 2, 5, 4, 3, 2, 1, 2, 1],
+        }
+    )
+    qrels = pd.DataFrame(
+        {
+            "query": ["a", "a", "b", "b", "c", "d"],
+            "item": ["y", "z", "w", "q", "x", "x"],
+            "relevance": [2, 1, 3, 1, 0, 1],
+        }
+    )
     run_path, qrels_path = tmp_path / "model.csv", tmp_path / "qrels.csv"
     run.to_csv(run_path, index=False)
     qrels.to_csv(qrels_path, index=False)
     return qrels_path, run_path, run, qrels
 
 
-@pytest.mark.parametrize("flags, settings", [
-    ([], Settings()),
-    (["--short-lists", "leave_out"], Settings(short_lists="leave_out")),
-    (["--short-lists", "divide_by_returned"], Settings(short_lists="divide_by_returned")),
-    (["--complete"], Settings(missing_queries="zero")),
-    (["--no-relevant", "leave_out"], Settings(no_relevant="leave_out")),
-    (["--averaging", "micro"], Settings(averaging="micro")),
-    (["--gain", "exponential"], Settings(gain="exponential")),
-    (["--relevance-level", "2"], Settings(relevance_level=2)),
-    (["--ties", "input_order"], Settings(ties="input_order")),
-    (["--score-precision", "float64"], Settings(score_precision="float64")),
-    (["--relevance-level", "2", "--ndcg-relevance-level"],
-     Settings(relevance_level=2, ndcg_relevance_level=True)),
-])
+@pytest.mark.parametrize(
+    "flags, settings",
+    [
+        ([], Settings()),
+        (["--short-lists", "leave_out"], Settings(short_lists="leave_out")),
+        (["--short-lists", "divide_by_returned"], Settings(short_lists="divide_by_returned")),
+        (["--complete"], Settings(missing_queries="zero")),
+        (["--no-relevant", "leave_out"], Settings(no_relevant="leave_out")),
+        (["--averaging", "micro"], Settings(averaging="micro")),
+        (["--gain", "exponential"], Settings(gain="exponential")),
+        (["--relevance-level", "2"], Settings(relevance_level=2)),
+        (["--ties", "input_order"], Settings(ties="input_order")),
+        (["--score-precision", "float64"], Settings(score_precision="float64")),
+        (
+            ["--relevance-level", "2", "--ndcg-relevance-level"],
+            Settings(relevance_level=2, ndcg_relevance_level=True),
+        ),
+    ],
+)
 def test_every_policy_flag_gives_the_library_s_averages(csv_pair, flags, settings):
     qrels_path, run_path, run, qrels = csv_pair
     names = ["P@4", "R@4", "nDCG@3", "AP", "RR", "Success@1"]
@@ -208,13 +285,15 @@ def test_every_policy_flag_gives_the_library_s_averages(csv_pair, flags, setting
     expected = summarize(evaluate(run, qrels, names, settings)).set_index("measure")["value"]
     assert status == 0
     assert {m: v for (m, _), v in parse_tsv(out).items()} == pytest.approx(
-        expected.to_dict(), abs=1e-9)
+        expected.to_dict(), abs=1e-9
+    )
 
 
 def test_short_lists_left_out_print_no_line_for_those_queries(csv_pair):
     qrels_path, run_path, _, _ = csv_pair
-    status, out, _ = cli(qrels_path, run_path, "-m", "P@4", "-q", "--short-lists", "leave_out",
-                         "--quiet")
+    status, out, _ = cli(
+        qrels_path, run_path, "-m", "P@4", "-q", "--short-lists", "leave_out", "--quiet"
+    )
     assert status == 0 and [line.split("\t")[1] for line in out.splitlines()] == ["b", "all"]
 
 
@@ -232,31 +311,41 @@ def test_trec_runs_warn_about_queries_that_are_not_evaluated(tmp_path):
     status, _, err = cli(*write_trec(run, qrels, tmp_path), "-m", "P@1")
     assert status == 0
     assert "warning: system.run: 1 query has no judgments and is not evaluated (q2)." in err
-    assert ("warning: system.run: 1 judged query is missing from the run and skipped; "
-            "--complete scores them 0 (q3).") in err
+    assert (
+        "warning: system.run: 1 judged query is missing from the run and skipped; "
+        "--complete scores them 0 (q3)."
+    ) in err
 
 
 def test_duplicates_can_be_refused(tmp_path):
-    (tmp_path / "dup.run").write_text("q 0 a 1 2.0 t\nq Q0 a 2 1.0 t\n".replace(" 0 a 1", " Q0 a 1"))
+    (tmp_path / "dup.run").write_text(
+        "q 0 a 1 2.0 t\nq Q0 a 2 1.0 t\n".replace(" 0 a 1", " Q0 a 1")
+    )
     (tmp_path / "q.qrels").write_text("q 0 a 1\n")
-    status, _, err = cli(tmp_path / "q.qrels", tmp_path / "dup.run", "-m", "P@1",
-                         "--duplicates", "error")
+    status, _, err = cli(
+        tmp_path / "q.qrels", tmp_path / "dup.run", "-m", "P@1", "--duplicates", "error"
+    )
     assert status == 2
-    assert err == ("python -m metrics: error: dup.run: 1 duplicate item(s) within a query, e.g. "
-                   "q / a. Fix: remove the repeated rows, or choose duplicates='keep_best'.\n")
+    assert err == (
+        "python -m metrics: error: dup.run: 1 duplicate item(s) within a query, e.g. "
+        "q / a. Fix: remove the repeated rows, or choose duplicates='keep_best'.\n"
+    )
     status, out, err = cli(tmp_path / "q.qrels", tmp_path / "dup.run", "-m", "P@1")
     assert status == 0 and out == "P@1\tall\t1.0000\n" and "dropped 1 repeated item" in err
 
 
 # ---------------------------------------------------------------- errors
-@pytest.mark.parametrize("argv, message", [
-    (["-m", "nDGC@10"], "unknown measure 'nDGC'"),
-    (["-m", "P@0"], "P: the cutoff must be a whole number ≥ 1, got 0."),
-    (["-m", "Rprec@5"], "Rprec takes no cutoff; write Rprec."),
-    (["-m", "P@5..1"], "'P@5..1': a cutoff range runs from 1 or more upwards, like P@1..100."),
-    (["--digits", "20"], "--digits must be between 0 and 12, got 20."),
-    (["--curves", "0"], "--curves needs a K of 1 or more, got 0."),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["-m", "nDGC@10"], "unknown measure 'nDGC'"),
+        (["-m", "P@0"], "P: the cutoff must be a whole number ≥ 1, got 0."),
+        (["-m", "Rprec@5"], "Rprec takes no cutoff; write Rprec."),
+        (["-m", "P@5..1"], "'P@5..1': a cutoff range runs from 1 or more upwards, like P@1..100."),
+        (["--digits", "20"], "--digits must be between 0 and 12, got 20."),
+        (["--curves", "0"], "--curves needs a K of 1 or more, got 0."),
+    ],
+)
 def test_bad_options_exit_with_status_2_and_one_line_of_explanation(argv, message):
     status, out, err = cli(QRELS, LEXICAL, *argv)
     assert status == 2 and out == ""
@@ -267,9 +356,11 @@ def test_bad_options_exit_with_status_2_and_one_line_of_explanation(argv, messag
 def test_files_given_in_the_wrong_order_are_named():
     status, _, err = cli(LEXICAL, QRELS)
     assert status == 2
-    assert err == ("python -m metrics: error: lexical.run, line 1: this looks like a TREC run (6 "
-                   "fields), not judgments. Fix: give the judgments first: python -m metrics "
-                   "QRELS RUN.\n")
+    assert err == (
+        "python -m metrics: error: lexical.run, line 1: this looks like a TREC run (6 "
+        "fields), not judgments. Fix: give the judgments first: python -m metrics "
+        "QRELS RUN.\n"
+    )
 
 
 def test_a_missing_file_is_named(tmp_path):
@@ -277,23 +368,39 @@ def test_a_missing_file_is_named(tmp_path):
     assert status == 2 and "nothing.run: Cannot read the file" in err
 
 
-@pytest.mark.parametrize("line, message", [
-    ("5 Q0 d1 7 abc lexical", "bad.run, line 7, column 'score': the score 'abc' is not a number."),
-    ("5 Q0 d1 7 0.5", "bad.run, line 7: a TREC run line needs 6 fields separated by spaces; "
-                      "found 5."),
-    ("5 Q0 d1 seven 0.5 lexical", "bad.run, line 7, column 'rank': the rank 'seven' is not a "
-                                  "whole number."),
-])
+@pytest.mark.parametrize(
+    "line, message",
+    [
+        (
+            "5 Q0 d1 7 abc lexical",
+            "bad.run, line 7, column 'score': the score 'abc' is not a number.",
+        ),
+        (
+            "5 Q0 d1 7 0.5",
+            "bad.run, line 7: a TREC run line needs 6 fields separated by spaces; found 5.",
+        ),
+        (
+            "5 Q0 d1 seven 0.5 lexical",
+            "bad.run, line 7, column 'rank': the rank 'seven' is not a whole number.",
+        ),
+    ],
+)
 def test_a_broken_run_line_exits_with_status_2_naming_the_file_and_line(tmp_path, line, message):
     lines = LEXICAL.read_text().splitlines()[:10]
     lines[6] = line
     (tmp_path / "bad.run").write_text("\n".join(lines) + "\n")
-    result = subprocess.run([sys.executable, "-m", "metrics", str(QRELS),
-                             str(tmp_path / "bad.run")], capture_output=True, text=True,
-                            cwd=REPO, timeout=120)
+    result = subprocess.run(
+        [sys.executable, "-m", "metrics", str(QRELS), str(tmp_path / "bad.run")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+    )
     assert result.returncode == 2 and result.stdout == ""
-    assert result.stderr.startswith(f"python -m metrics: error: {message} Fix: write one result "
-                                    f"per line: qid Q0 docid rank score tag.")
+    assert result.stderr.startswith(
+        f"python -m metrics: error: {message} Fix: write one result "
+        f"per line: qid Q0 docid rank score tag."
+    )
     assert "Traceback" not in result.stderr
 
 
@@ -307,26 +414,33 @@ def test_a_broken_qrels_line_is_named(tmp_path):
 def test_trec_files_with_several_spaces_between_fields_are_read_like_plain_ones(tmp_path):
     spaced = tmp_path / "lexical.run"
     spaced.write_text(LEXICAL.read_text().replace(" ", "   "))
-    assert cli(QRELS, spaced, "-m", "P@5", "--quiet") == cli(QRELS, LEXICAL, "-m", "P@5",
-                                                               "--quiet")
+    assert cli(QRELS, spaced, "-m", "P@5", "--quiet") == cli(QRELS, LEXICAL, "-m", "P@5", "--quiet")
 
 
 # ---------------------------------------------------------------- start-up and subcommands
 def test_evaluating_trec_files_does_not_import_pandas():
-    code = ("import sys, io; from metrics.cli import main; "
-            f"main([{str(QRELS)!r}, {str(LEXICAL)!r}, '-q'], io.StringIO(), io.StringIO()); "
-            "print('pandas' in sys.modules, 'scipy' in sys.modules)")
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            cwd=REPO, timeout=120, check=True)
+    code = (
+        "import sys, io; from metrics.cli.evaluate import main; "
+        f"main([{str(QRELS)!r}, {str(LEXICAL)!r}, '-q'], io.StringIO(), io.StringIO()); "
+        "print('pandas' in sys.modules, 'scipy' in sys.modules)"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        check=True,
+    )
     assert result.stdout.strip() == "False False"
 
 
 def test_compare_is_dispatched_to_the_compare_module(monkeypatch):
     calls = []
-    fake = types.ModuleType("metrics.compare_cli")
-    fake.__spec__ = importlib.machinery.ModuleSpec("metrics.compare_cli", None)
+    fake = types.ModuleType("metrics.cli.compare")
+    fake.__spec__ = importlib.machinery.ModuleSpec("metrics.cli.compare", None)
     fake.main = lambda argv: calls.append(argv) or 7
-    monkeypatch.setitem(sys.modules, "metrics.compare_cli", fake)
+    monkeypatch.setitem(sys.modules, "metrics.cli.compare", fake)
     assert main(["compare", "a", "b", "-m", "P@10"]) == 7
     assert calls == [["a", "b", "-m", "P@10"]]
 
@@ -345,15 +459,22 @@ def test_ci_runs_exactly_the_test_command_of_the_readme():
 def test_the_readme_examples_of_the_command_line_run():
     status, out, _ = cli(QRELS, TREC / "hybrid.run", "-m", "P@10", "-m", "nDCG@10", "-m", "MRR")
     assert status == 0 and [line.split("\t")[0] for line in out.splitlines()] == [
-        "P@10", "nDCG@10", "RR"]
+        "P@10",
+        "nDCG@10",
+        "RR",
+    ]
 
 
 def test_fixed_point_text_matches_printf_rounding_including_halves():
-    from metrics.cli_output import format_fixed
+    from metrics.cli.output import format_fixed
 
     rng = np.random.default_rng(5)
-    values = np.concatenate([rng.random(20_000) * rng.integers(1, 50, 20_000) / 7,
-                             [0.03125, 0.12345, 0.99995, 0.00005, 2.5, 0.0, 1.0, 12.34565]])
+    values = np.concatenate(
+        [
+            rng.random(20_000) * rng.integers(1, 50, 20_000) / 7,
+            [0.03125, 0.12345, 0.99995, 0.00005, 2.5, 0.0, 1.0, 12.34565],
+        ]
+    )
     for digits in (0, 1, 2, 4, 6):
         assert format_fixed(values, digits).to_pylist() == [f"{v:.{digits}f}" for v in values]
     assert format_fixed(np.array([-0.25, 1e300]), 2).to_pylist() == ["-0.25", f"{1e300:.2f}"]

@@ -9,10 +9,18 @@ import pandas as pd
 import pytest
 
 from metrics import evaluate
-from metrics.compare import (CompareOptions, biggest_movers, comparison_table, delta_curves,
-                             format_p, headline, model_values, query_deltas)
-from metrics.loaders import load_sample
-from metrics.statistics import adjust_pvalues, compare_values
+from metrics.io.loaders import load_sample
+from metrics.review.compare import (
+    CompareOptions,
+    biggest_movers,
+    comparison_table,
+    delta_curves,
+    format_p,
+    headline,
+    model_values,
+    query_deltas,
+)
+from metrics.review.statistics import adjust_pvalues, compare_values
 
 FAST = CompareOptions(resamples=2_000)
 
@@ -24,12 +32,14 @@ def web():
 
 
 def toy_evaluation():
-    run = pd.DataFrame({
-        "query": ["q1"] * 3 + ["q2"] * 3 + ["q1"] * 3 + ["q2"] * 3,
-        "item": ["a", "b", "c"] * 4,
-        "score": [3, 2, 1, 3, 2, 1, 1, 2, 3, 1, 2, 3],
-        "model": ["base"] * 6 + ["cand"] * 6,
-    })
+    run = pd.DataFrame(
+        {
+            "query": ["q1"] * 3 + ["q2"] * 3 + ["q1"] * 3 + ["q2"] * 3,
+            "item": ["a", "b", "c"] * 4,
+            "score": [3, 2, 1, 3, 2, 1, 1, 2, 3, 1, 2, 3],
+            "model": ["base"] * 6 + ["cand"] * 6,
+        }
+    )
     qrels = pd.DataFrame({"query": ["q1", "q2"], "item": ["c", "a"], "relevance": [1, 1]})
     return evaluate(run, qrels, ["RR", "P@1"])
 
@@ -50,10 +60,26 @@ def test_table_rows_equal_the_statistics_of_each_pair(web):
     _, ev = web
     table = comparison_table(ev, "lexical", ["hybrid"], ["nDCG@10"], options=FAST)
     row = table.iloc[0]
-    expected = compare_values(model_values(ev, "lexical", "nDCG@10"),
-                              model_values(ev, "hybrid", "nDCG@10"), resamples=2_000)
-    for name in ("n", "mean_a", "mean_b", "delta", "ci_low", "ci_high", "p_randomization",
-                 "p_ttest", "p_wilcoxon", "wins", "ties", "losses", "effect_size"):
+    expected = compare_values(
+        model_values(ev, "lexical", "nDCG@10"),
+        model_values(ev, "hybrid", "nDCG@10"),
+        resamples=2_000,
+    )
+    for name in (
+        "n",
+        "mean_a",
+        "mean_b",
+        "delta",
+        "ci_low",
+        "ci_high",
+        "p_randomization",
+        "p_ttest",
+        "p_wilcoxon",
+        "wins",
+        "ties",
+        "losses",
+        "effect_size",
+    ):
         assert row[name] == pytest.approx(getattr(expected, name)), name
 
 
@@ -71,17 +97,27 @@ def test_corrected_pvalues_are_holm_over_every_row_of_the_table(web):
     table = comparison_table(ev, "lexical", options=FAST)
     assert len(table) == 6
     assert table["p_adjusted"].tolist() == pytest.approx(
-        adjust_pvalues(table["p_randomization"].to_numpy(), "holm").tolist())
-    bh = comparison_table(ev, "lexical", options=CompareOptions(resamples=2_000,
-                                                                correction="bh", test="p_ttest"))
+        adjust_pvalues(table["p_randomization"].to_numpy(), "holm").tolist()
+    )
+    bh = comparison_table(
+        ev, "lexical", options=CompareOptions(resamples=2_000, correction="bh", test="p_ttest")
+    )
     assert bh["p_adjusted"].tolist() == pytest.approx(
-        adjust_pvalues(bh["p_ttest"].to_numpy(), "bh").tolist())
+        adjust_pvalues(bh["p_ttest"].to_numpy(), "bh").tolist()
+    )
 
 
 def test_segment_rows_compare_only_the_queries_of_each_segment(web):
     data, ev = web
-    table = comparison_table(ev, "lexical", ["hybrid"], ["nDCG@10"], segments=data.segments,
-                             by=["query_type"], options=FAST)
+    table = comparison_table(
+        ev,
+        "lexical",
+        ["hybrid"],
+        ["nDCG@10"],
+        segments=data.segments,
+        by=["query_type"],
+        options=FAST,
+    )
     assert table["query_type"].tolist() == ["informational", "navigational", "transactional"]
     assert table["n"].tolist() == [151, 70, 79]
     navigational = table.set_index("query_type").loc["navigational"]
@@ -115,7 +151,9 @@ def test_query_deltas_are_sorted_from_biggest_gain_to_biggest_loss(web):
     deltas = query_deltas(ev, "lexical", "hybrid", "nDCG@10")
     assert len(deltas) == 300
     assert deltas["delta"].is_monotonic_decreasing
-    assert deltas["delta"].tolist() == pytest.approx((deltas["candidate"] - deltas["baseline"]).tolist())
+    assert deltas["delta"].tolist() == pytest.approx(
+        (deltas["candidate"] - deltas["baseline"]).tolist()
+    )
     gained, lost = biggest_movers(deltas, 5)
     assert len(gained) == 5 and (gained["delta"] > 0).all()
     assert lost["delta"].is_monotonic_increasing and lost["delta"].iloc[0] == deltas["delta"].min()
@@ -123,10 +161,13 @@ def test_query_deltas_are_sorted_from_biggest_gain_to_biggest_loss(web):
 
 def test_zero_policy_counts_a_query_missing_from_the_candidate_as_zero():
     ev = toy_evaluation()
-    ev.per_query = ev.per_query[~((ev.per_query["model"] == "cand") & (ev.per_query["query"] == "q2"))]
+    ev.per_query = ev.per_query[
+        ~((ev.per_query["model"] == "cand") & (ev.per_query["query"] == "q2"))
+    ]
     inter = comparison_table(ev, "base", ["cand"], ["RR"], options=FAST).iloc[0]
-    zero = comparison_table(ev, "base", ["cand"], ["RR"],
-                            options=CompareOptions(resamples=2_000, policy="zero")).iloc[0]
+    zero = comparison_table(
+        ev, "base", ["cand"], ["RR"], options=CompareOptions(resamples=2_000, policy="zero")
+    ).iloc[0]
     assert (inter["n"], inter["only_in_baseline"]) == (1, 1)
     assert zero["n"] == 2 and zero["mean_b"] == pytest.approx(0.5)
 
@@ -135,8 +176,9 @@ def test_headline_says_who_wins_by_how_much_and_how_sure(web):
     _, ev = web
     table = comparison_table(ev, "lexical", ["hybrid", "dense"], ["nDCG@10", "RR"], options=FAST)
     sentences = headline(table)
-    assert sentences[0].startswith("hybrid beats lexical on nDCG@10: 0.773 vs 0.540, "
-                                   "delta +0.233 (+43.3%); 95% CI [+0.20")
+    assert sentences[0].startswith(
+        "hybrid beats lexical on nDCG@10: 0.773 vs 0.540, delta +0.233 (+43.3%); 95% CI [+0.20"
+    )
     assert "dense is not clearly different from lexical on RR" in sentences[3]
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from metrics.compare_cli import OUTPUT_COLUMNS, main
+from metrics.cli.compare import OUTPUT_COLUMNS, main
 
 TREC = Path(__file__).resolve().parent.parent / "sample_data" / "web_search" / "trec"
 QRELS = str(TREC / "web_search.qrels")
@@ -22,11 +22,27 @@ def run(*args: str) -> tuple[int, str, str]:
 
 
 def test_json_lists_every_candidate_and_measure_with_all_statistics():
-    code, out, _ = run(QRELS, LEXICAL, DENSE, HYBRID, "-m", "nDCG@10", "-m", "RR",
-                       "--format", "json", "--resamples", "1000")
+    code, out, _ = run(
+        QRELS,
+        LEXICAL,
+        DENSE,
+        HYBRID,
+        "-m",
+        "nDCG@10",
+        "-m",
+        "RR",
+        "--format",
+        "json",
+        "--resamples",
+        "1000",
+    )
     document = json.loads(out)
     assert code == 0
-    assert document["baseline"] == "lexical" and document["models"] == ["lexical", "dense", "hybrid"]
+    assert document["baseline"] == "lexical" and document["models"] == [
+        "lexical",
+        "dense",
+        "hybrid",
+    ]
     pairs = [(c["candidate"], c["measure"]) for c in document["comparisons"]]
     assert pairs == [("dense", "nDCG@10"), ("dense", "RR"), ("hybrid", "nDCG@10"), ("hybrid", "RR")]
     hybrid = document["comparisons"][2]
@@ -51,12 +67,16 @@ def test_same_seed_gives_the_same_output_and_another_seed_another_interval():
     first, again = run(*args, "--seed", "3")[1], run(*args, "--seed", "3")[1]
     other = run(*args, "--seed", "4")[1]
     assert first == again
-    assert json.loads(first)["comparisons"][0]["ci_low"] != json.loads(other)["comparisons"][0]["ci_low"]
+    assert (
+        json.loads(first)["comparisons"][0]["ci_low"]
+        != json.loads(other)["comparisons"][0]["ci_low"]
+    )
 
 
 def test_fail_if_worse_exits_1_when_a_candidate_is_significantly_worse():
-    code, _, err = run(QRELS, HYBRID, LEXICAL, "-m", "nDCG@10", "--resamples", "500",
-                       "--fail-if-worse", "nDCG@10")
+    code, _, err = run(
+        QRELS, HYBRID, LEXICAL, "-m", "nDCG@10", "--resamples", "500", "--fail-if-worse", "nDCG@10"
+    )
     assert code == 1
     assert "worse: lexical on nDCG@10" in err
 
@@ -103,8 +123,25 @@ def test_python_dash_m_metrics_compare_runs_as_a_program():
     import subprocess
     import sys
 
-    done = subprocess.run([sys.executable, "-m", "metrics", "compare", QRELS, LEXICAL, HYBRID,
-                           "-m", "RR", "--resamples", "200", "--format", "json"],
-                          capture_output=True, text=True, cwd=TREC.parent.parent.parent)
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "metrics",
+            "compare",
+            QRELS,
+            LEXICAL,
+            HYBRID,
+            "-m",
+            "RR",
+            "--resamples",
+            "200",
+            "--format",
+            "json",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=TREC.parent.parent.parent,
+    )
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["comparisons"][0]["candidate"] == "hybrid"

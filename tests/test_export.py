@@ -8,11 +8,24 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metrics.export import excel_safe_cell, excel_safe_frame, to_csv_bytes, write_csv
+from metrics.io.export import excel_safe_cell, excel_safe_frame, to_csv_bytes, write_csv
 
 
-@pytest.mark.parametrize("text", ["=1+1", "+SUM(A1)", "-2+3", "@cmd", "\tx", "\rx",
-                                  '=HYPERLINK("http://x","y")', "-", "-inf", "--1"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "=1+1",
+        "+SUM(A1)",
+        "-2+3",
+        "@cmd",
+        "\tx",
+        "\rx",
+        '=HYPERLINK("http://x","y")',
+        "-",
+        "-inf",
+        "--1",
+    ],
+)
 def test_text_beginning_with_a_formula_character_gets_an_apostrophe(text):
     assert excel_safe_cell(text) == "'" + text
 

@@ -7,20 +7,24 @@ import re
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given, settings as hsettings, strategies as st
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from metrics import InputError, Settings, evaluate, rank_run, summarize
-from metrics.registry import parse_measure
+from metrics.engine.registry import parse_measure
 from tests.strategies import collections
 
 CUTOFFS = (1, 2, 3, 5, 10, 20)
-BOUNDED = ([f"{m}@{k}" for m in ("P", "R", "F1", "Success", "nDCG", "AP", "Judged", "wP")
-            for k in CUTOFFS] + ["RR", "AP", "nDCG", "Rprec"])
+BOUNDED = [
+    f"{m}@{k}" for m in ("P", "R", "F1", "Success", "nDCG", "AP", "Judged", "wP") for k in CUTOFFS
+] + ["RR", "AP", "nDCG", "Rprec"]
 FAST = hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
-def by_query(run: pd.DataFrame, qrels: pd.DataFrame, names: list[str],
-             settings: Settings = Settings()) -> pd.DataFrame:
+def by_query(
+    run: pd.DataFrame, qrels: pd.DataFrame, names: list[str], settings: Settings = Settings()
+) -> pd.DataFrame:
     return evaluate(run, qrels, names, settings).per_query.set_index("query")[names].sort_index()
 
 
@@ -43,14 +47,18 @@ def test_dcg_is_never_negative_and_bounded_by_the_ideal(data):
 
 
 @FAST
-@given(labels=st.lists(st.integers(-1, 3), min_size=1, max_size=12).filter(
-    lambda ls: max(ls) >= 1))
+@given(labels=st.lists(st.integers(-1, 3), min_size=1, max_size=12).filter(lambda ls: max(ls) >= 1))
 def test_a_perfect_ranking_scores_one(labels):
     items = [f"d{i}" for i in range(len(labels))]
     qrels = pd.DataFrame({"query": "q", "item": items, "relevance": labels})
     order = np.argsort(-np.asarray(labels), kind="stable")
-    run = pd.DataFrame({"query": "q", "item": [items[i] for i in order],
-                        "score": np.arange(len(items), 0, -1, dtype=float)})
+    run = pd.DataFrame(
+        {
+            "query": "q",
+            "item": [items[i] for i in order],
+            "score": np.arange(len(items), 0, -1, dtype=float),
+        }
+    )
     values = by_query(run, qrels, ["nDCG", "nDCG@5", "AP", "RR", "Rprec"])
     assert values.to_numpy() == pytest.approx(np.ones((1, 5)))
     exp = by_query(run, qrels, ["nDCG", "nDCG@5"], Settings(gain="exponential"))
@@ -73,8 +81,9 @@ def test_the_order_of_rows_and_queries_does_not_matter(data, seed):
     names = ["P@3", "R@5", "nDCG@5", "AP", "RR", "Rprec"]
     shuffled_run = run.sample(frac=1, random_state=seed).reset_index(drop=True)
     shuffled_qrels = qrels.sample(frac=1, random_state=seed + 1).reset_index(drop=True)
-    pd.testing.assert_frame_equal(by_query(run, qrels, names),
-                                  by_query(shuffled_run, shuffled_qrels, names))
+    pd.testing.assert_frame_equal(
+        by_query(run, qrels, names), by_query(shuffled_run, shuffled_qrels, names)
+    )
 
 
 @FAST
@@ -82,21 +91,27 @@ def test_the_order_of_rows_and_queries_does_not_matter(data, seed):
 def test_shifting_every_score_by_a_constant_changes_nothing(data, shift):
     run, qrels = data
     names = ["P@3", "nDCG@5", "AP", "RR"]
-    pd.testing.assert_frame_equal(by_query(run, qrels, names),
-                                  by_query(run.assign(score=run["score"] + shift), qrels, names))
+    pd.testing.assert_frame_equal(
+        by_query(run, qrels, names), by_query(run.assign(score=run["score"] + shift), qrels, names)
+    )
 
 
 @FAST
-@given(data=collections(allow_unjudged_queries=False),
-       short=st.sampled_from(["divide_by_k", "divide_by_returned"]))
+@given(
+    data=collections(allow_unjudged_queries=False),
+    short=st.sampled_from(["divide_by_k", "divide_by_returned"]),
+)
 def test_micro_averages_are_pooled_counts(data, short):
     run, qrels = data
     settings = Settings(averaging="micro", short_lists=short)
     ev = evaluate(run, qrels, ["P@5", "R@5"], settings)
     lists = ev.lists["run"]
     hits = lists.at(lists.cum_relevant, np.array([5]))[:, 0]
-    shown = np.minimum(5, lists.n_returned) if short == "divide_by_returned" else \
-        np.full(lists.n_queries, 5)
+    shown = (
+        np.minimum(5, lists.n_returned)
+        if short == "divide_by_returned"
+        else np.full(lists.n_queries, 5)
+    )
     summary = summarize(ev).set_index("measure")["value"]
     assert summary["P@5"] == pytest.approx(hits.sum() / shown.sum())
     total_relevant = lists.num_rel.sum()
@@ -104,11 +119,16 @@ def test_micro_averages_are_pooled_counts(data, short):
 
 
 # ---------------------------------------------------------------- policies worked by hand
-SHORT_RUN = pd.DataFrame({"query": ["short"] * 3 + ["long"] * 5,
-                          "item": ["a", "b", "c", "a", "b", "c", "d", "e"],
-                          "score": [3, 2, 1, 5, 4, 3, 2, 1]})
-SHORT_QRELS = pd.DataFrame({"query": ["short", "short", "long"], "item": ["a", "c", "e"],
-                            "relevance": [1, 1, 1]})
+SHORT_RUN = pd.DataFrame(
+    {
+        "query": ["short"] * 3 + ["long"] * 5,
+        "item": ["a", "b", "c", "a", "b", "c", "d", "e"],
+        "score": [3, 2, 1, 5, 4, 3, 2, 1],
+    }
+)
+SHORT_QRELS = pd.DataFrame(
+    {"query": ["short", "short", "long"], "item": ["a", "c", "e"], "relevance": [1, 1, 1]}
+)
 
 
 def test_short_lists_divide_by_k_by_default():
@@ -117,7 +137,8 @@ def test_short_lists_divide_by_k_by_default():
     assert values.loc["long", "P@5"] == pytest.approx(1 / 5)
     weights = 1 / np.arange(1, 6)
     assert values.loc["short", "wP(decay=reciprocal)@5"] == pytest.approx(
-        (1 + 1 / 3) / weights.sum())
+        (1 + 1 / 3) / weights.sum()
+    )
 
 
 def test_short_lists_can_divide_by_the_number_returned():
@@ -126,7 +147,8 @@ def test_short_lists_can_divide_by_the_number_returned():
     assert values.loc["short", "P@5"] == pytest.approx(2 / 3)
     assert values.loc["long", "P@5"] == pytest.approx(1 / 5)
     assert values.loc["short", "wP(decay=reciprocal)@5"] == pytest.approx(
-        (1 + 1 / 3) / (1 + 1 / 2 + 1 / 3))
+        (1 + 1 / 3) / (1 + 1 / 2 + 1 / 3)
+    )
 
 
 def test_short_lists_can_be_left_out_of_the_average_at_that_k():
@@ -135,7 +157,7 @@ def test_short_lists_can_be_left_out_of_the_average_at_that_k():
     assert np.isnan(values.loc["short", "P@5"])
     assert values.loc["short", "P@3"] == pytest.approx(2 / 3)
     means = summarize(ev).set_index("measure")["value"]
-    assert means["P@5"] == pytest.approx(1 / 5)                  # only "long" counts
+    assert means["P@5"] == pytest.approx(1 / 5)  # only "long" counts
     assert means["P@3"] == pytest.approx((2 / 3 + 0) / 2)
 
 
@@ -151,10 +173,16 @@ def test_position_weighted_precision_by_hand():
 
 
 def test_judged_at_k_by_hand():
-    run = pd.DataFrame({"query": ["q"] * 4 + ["r"] * 2, "item": list("abcd") + ["x", "y"],
-                        "score": [4, 3, 2, 1, 2, 1]})
-    qrels = pd.DataFrame({"query": ["q", "q", "r"], "item": ["a", "c", "y"],
-                          "relevance": [0, 1, 2]})
+    run = pd.DataFrame(
+        {
+            "query": ["q"] * 4 + ["r"] * 2,
+            "item": list("abcd") + ["x", "y"],
+            "score": [4, 3, 2, 1, 2, 1],
+        }
+    )
+    qrels = pd.DataFrame(
+        {"query": ["q", "q", "r"], "item": ["a", "c", "y"], "relevance": [0, 1, 2]}
+    )
     names = ["Judged@2", "Judged@4", "Judged@10"]
     values = by_query(run, qrels, names)
     assert values.loc["q"].tolist() == pytest.approx([1 / 2, 2 / 4, 2 / 10])
@@ -179,7 +207,9 @@ def test_duplicates_keep_the_best_ranked_copy_and_report_how_many_were_dropped()
 
 
 def test_duplicates_can_be_refused_with_a_message_naming_the_item():
-    message = ("run: 1 duplicate item(s) within a query, e.g. q / a. Fix: remove the repeated "
-               "rows, or choose duplicates='keep_best'.")
+    message = (
+        "run: 1 duplicate item(s) within a query, e.g. q / a. Fix: remove the repeated "
+        "rows, or choose duplicates='keep_best'."
+    )
     with pytest.raises(InputError, match=f"^{re.escape(message)}$"):
         evaluate(DUP_RUN, DUP_QRELS, ["P@3"], Settings(duplicates="error"))

@@ -9,31 +9,64 @@ from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 from metrics.errors import InputError
-from metrics.loaders import guess_roles, load_dataset, load_table, validate
+from metrics.io.loaders import guess_roles, load_dataset, load_table, validate
 
-FUZZ = settings(max_examples=60, deadline=None, derandomize=True,
-                suppress_health_check=[HealthCheck.too_slow])
+FUZZ = settings(
+    max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
+)
 
 _cells = st.one_of(
-    st.sampled_from(["q1", "q2", "007", "d1", "1", "0", "-1", "2.5", "nan", "inf", "yes", "",
-                     "\"", "a,b", "x\ty", "é", "1e", "NA", " ", "Q0"]),
+    st.sampled_from(
+        [
+            "q1",
+            "q2",
+            "007",
+            "d1",
+            "1",
+            "0",
+            "-1",
+            "2.5",
+            "nan",
+            "inf",
+            "yes",
+            "",
+            '"',
+            "a,b",
+            "x\ty",
+            "é",
+            "1e",
+            "NA",
+            " ",
+            "Q0",
+        ]
+    ),
     st.text(max_size=6),
 )
 _separators = st.sampled_from([",", "\t", ";", "|", " ", "  "])
-_headers = st.sampled_from(["query,item,score", "qid\tdocid\trel", "user;product;clicked",
-                            "", "a|b|c|d", "query,item,score,label,model"])
+_headers = st.sampled_from(
+    [
+        "query,item,score",
+        "qid\tdocid\trel",
+        "user;product;clicked",
+        "",
+        "a|b|c|d",
+        "query,item,score,label,model",
+    ]
+)
 
 
 @st.composite
 def _tables(draw) -> bytes:
     sep = draw(_separators)
     width = draw(st.integers(1, 6))
-    rows = draw(st.lists(st.lists(_cells, min_size=max(1, width - 1), max_size=width + 1),
-                         max_size=12))
+    rows = draw(
+        st.lists(st.lists(_cells, min_size=max(1, width - 1), max_size=width + 1), max_size=12)
+    )
     lines = [draw(_headers)] + [sep.join(r) for r in rows]
     ending = draw(st.sampled_from(["\n", "\r\n"]))
-    data = ending.join(lines).encode(draw(st.sampled_from(["utf-8", "utf-8-sig", "latin-1"])),
-                                     errors="replace")
+    data = ending.join(lines).encode(
+        draw(st.sampled_from(["utf-8", "utf-8-sig", "latin-1"])), errors="replace"
+    )
     return gzip.compress(data) if draw(st.booleans()) else data
 
 
@@ -57,8 +90,10 @@ def test_random_gzip_content_raises_nothing_but_input_errors(data):
 
 
 @FUZZ
-@given(st.sampled_from([b"PAR1", b"PK\x03\x04", b"{", b"[", b"\xef\xbb\xbf", b"1 Q0 d 1 "]),
-       st.binary(max_size=200))
+@given(
+    st.sampled_from([b"PAR1", b"PK\x03\x04", b"{", b"[", b"\xef\xbb\xbf", b"1 Q0 d 1 "]),
+    st.binary(max_size=200),
+)
 def test_bytes_with_a_known_magic_prefix_raise_nothing_but_input_errors(prefix, rest):
     _only_input_errors(lambda: load_table(prefix + rest, "prefixed"))
 
@@ -76,13 +111,25 @@ def test_malformed_tables_raise_nothing_but_input_errors_through_the_whole_pipel
 
 
 @FUZZ
-@given(st.lists(st.tuples(st.sampled_from(["q", "r", ""]), st.sampled_from(["a", "b", "c"]),
-                          st.one_of(st.floats(allow_nan=True), st.sampled_from(["x", "1"]))),
-                max_size=8),
-       st.lists(st.tuples(st.sampled_from(["q", "r"]), st.sampled_from(["a", "b", "z"]),
-                          st.one_of(st.integers(-3, 10), st.sampled_from(["yes", "?", None]))),
-                max_size=8),
-       st.integers(1, 20))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["q", "r", ""]),
+            st.sampled_from(["a", "b", "c"]),
+            st.one_of(st.floats(allow_nan=True), st.sampled_from(["x", "1"])),
+        ),
+        max_size=8,
+    ),
+    st.lists(
+        st.tuples(
+            st.sampled_from(["q", "r"]),
+            st.sampled_from(["a", "b", "z"]),
+            st.one_of(st.integers(-3, 10), st.sampled_from(["yes", "?", None])),
+        ),
+        max_size=8,
+    ),
+    st.integers(1, 20),
+)
 def test_validate_reports_instead_of_raising(run_rows, qrels_rows, k_max):
     run = pd.DataFrame(run_rows, columns=["query", "item", "score"], dtype=object)
     qrels = pd.DataFrame(qrels_rows, columns=["query", "item", "relevance"], dtype=object)

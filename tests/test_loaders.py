@@ -15,7 +15,7 @@ import pyarrow.parquet as pq
 import pytest
 
 from metrics.errors import InputError
-from metrics.loaders import canonical_qrels, canonical_run, load_dataset, load_table
+from metrics.io.loaders import canonical_qrels, canonical_run, load_dataset, load_table
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
@@ -126,7 +126,8 @@ def test_parquet_is_read_with_pyarrow():
 def test_excel_workbook_first_sheet_is_read_and_whole_numbers_lose_their_decimal_point():
     buf = io.BytesIO()
     pd.DataFrame({"qid": [1.0, 2.0], "doc": ["007", "d2"], "score": [0.5, 1.5]}).to_excel(
-        buf, index=False)
+        buf, index=False
+    )
     t = load_table(buf.getvalue(), "run.xlsx")
     assert t.format == "excel"
     run = canonical_run(t)
@@ -134,16 +135,21 @@ def test_excel_workbook_first_sheet_is_read_and_whole_numbers_lose_their_decimal
 
 
 def test_json_lines_are_read():
-    t = load_table(b'{"query": "q1", "item": "d1", "score": 1}\n{"query": "q1", "item": "d2", '
-                   b'"score": 2}\n', "run.jsonl")
+    t = load_table(
+        b'{"query": "q1", "item": "d1", "score": 1}\n{"query": "q1", "item": "d2", "score": 2}\n',
+        "run.jsonl",
+    )
     assert t.format == "jsonl" and t.frame["item"].tolist() == ["d1", "d2"]
 
 
 def test_dictionary_json_is_read_as_a_run_when_values_are_fractional():
     t = load_table(b'{"q1": {"d1": 1.5, "d2": 0.25}, "q2": {"d3": 3.0}}', "run.json")
     assert t.format == "json_dict" and t.kind == "run"
-    assert t.frame.to_dict("list") == {"query": ["q1", "q1", "q2"], "item": ["d1", "d2", "d3"],
-                                       "score": [1.5, 0.25, 3.0]}
+    assert t.frame.to_dict("list") == {
+        "query": ["q1", "q1", "q2"],
+        "item": ["d1", "d2", "d3"],
+        "score": [1.5, 0.25, 3.0],
+    }
 
 
 def test_dictionary_json_is_read_as_judgments_when_named_qrels():
@@ -196,9 +202,18 @@ def _encode(frame: pd.DataFrame, fmt: str) -> bytes:
     raise AssertionError(fmt)
 
 
-EXT = {"csv": "csv", "tsv": "tsv", "semicolon": "txt", "pipe": "psv", "csv.gz": "csv.gz",
-       "crlf_bom": "csv", "parquet": "parquet", "xlsx": "xlsx", "jsonl": "jsonl",
-       "json_dict": "json"}
+EXT = {
+    "csv": "csv",
+    "tsv": "tsv",
+    "semicolon": "txt",
+    "pipe": "psv",
+    "csv.gz": "csv.gz",
+    "crlf_bom": "csv",
+    "parquet": "parquet",
+    "xlsx": "xlsx",
+    "jsonl": "jsonl",
+    "json_dict": "json",
+}
 FORMATS = ["csv", "tsv", "semicolon", "pipe", "csv.gz", "crlf_bom", "parquet", "xlsx", "jsonl"]
 
 
@@ -206,8 +221,9 @@ FORMATS = ["csv", "tsv", "semicolon", "pipe", "csv.gz", "crlf_bom", "parquet", "
 def test_every_format_yields_the_same_canonical_frames_as_the_trec_files(fmt):
     run, qrels = _trec_reference()
     for model, part in run.groupby("model", sort=False):
-        cols = ["query", "item", "score"] if fmt == "json_dict" else \
-            ["query", "item", "rank", "score"]
+        cols = (
+            ["query", "item", "score"] if fmt == "json_dict" else ["query", "item", "rank", "score"]
+        )
         table = load_table(_encode(part[cols], fmt), f"{model}.{EXT[fmt]}", kind="run")
         got = canonical_run(table)
         expected = part[cols + ["model"]].reset_index(drop=True)
@@ -219,16 +235,19 @@ def test_every_format_yields_the_same_canonical_frames_as_the_trec_files(fmt):
 
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_every_format_gives_the_same_metric_values_as_the_trec_files(fmt):
-    evaluate = pytest.importorskip("metrics.evaluation").evaluate
+    evaluate = pytest.importorskip("metrics.engine.evaluation").evaluate
     run, qrels = _trec_reference()
-    tables = [load_table(_encode(part[["query", "item", "score"]], fmt), f"{model}.{EXT[fmt]}")
-              for model, part in run.groupby("model", sort=False)]
+    tables = [
+        load_table(_encode(part[["query", "item", "score"]], fmt), f"{model}.{EXT[fmt]}")
+        for model, part in run.groupby("model", sort=False)
+    ]
     data = load_dataset(tables, load_table(_encode(qrels, fmt), f"qrels.{EXT[fmt]}"))
     measures = ["P@10", "nDCG@10", "AP", "RR"]
     expected = evaluate(run, qrels, measures).per_query
     got = evaluate(data.run, data.qrels, measures).per_query
-    pd.testing.assert_frame_equal(got.reset_index(drop=True), expected.reset_index(drop=True),
-                                  check_dtype=False)
+    pd.testing.assert_frame_equal(
+        got.reset_index(drop=True), expected.reset_index(drop=True), check_dtype=False
+    )
 
 
 # ----------------------------------------------------------------------- errors name file and line
@@ -241,48 +260,66 @@ def _raises(data: bytes, message: str, name: str = "bad.csv") -> InputError:
 
 
 def test_empty_file_is_refused():
-    _raises(b"  \n", "bad.csv: The file is empty. Fix: Choose a file with a header row and at "
-                     "least one data row.")
+    _raises(
+        b"  \n",
+        "bad.csv: The file is empty. Fix: Choose a file with a header row and at "
+        "least one data row.",
+    )
 
 
 def test_binary_file_is_refused():
-    _raises(b"abc\x00\x01\x02", "bad.csv: The file looks binary (it contains NUL bytes), not a "
-                                "text table.")
+    _raises(
+        b"abc\x00\x01\x02",
+        "bad.csv: The file looks binary (it contains NUL bytes), not a text table.",
+    )
 
 
 def test_row_with_too_many_values_is_reported_with_its_line():
-    err = _raises(b"query,item,score\nq1,d1,1\nq1,d2,2,9\n",
-                  "bad.csv, line 3: Expected 3 values separated by commas, found 4. Fix: Quote "
-                  "values that contain the separator")
+    err = _raises(
+        b"query,item,score\nq1,d1,1\nq1,d2,2,9\n",
+        "bad.csv, line 3: Expected 3 values separated by commas, found 4. Fix: Quote "
+        "values that contain the separator",
+    )
     assert err.line == 3 and err.source == "bad.csv"
 
 
 def test_single_column_text_is_refused_with_the_fix():
-    _raises(b"hello\nworld\n", "bad.csv, line 1: Found only one column: no comma, tab, semicolon "
-                               "or pipe separates the values. Fix: Save the table as CSV with a "
-                               "header row such as query,item,score.")
+    _raises(
+        b"hello\nworld\n",
+        "bad.csv, line 1: Found only one column: no comma, tab, semicolon "
+        "or pipe separates the values. Fix: Save the table as CSV with a "
+        "header row such as query,item,score.",
+    )
 
 
 def test_broken_gzip_is_refused():
-    _raises(b"\x1f\x8b\x08\x00garbage", "bad.csv: The file starts like a gzip archive but cannot "
-                                        "be decompressed")
+    _raises(
+        b"\x1f\x8b\x08\x00garbage",
+        "bad.csv: The file starts like a gzip archive but cannot be decompressed",
+    )
 
 
 def test_trec_run_with_a_bad_score_names_the_line_and_column():
-    err = _raises(b"1 Q0 d1 1 2.0 x\n1 Q0 d2 2 1.0 x\n1 Q0 d3 3 1e x\n",
-                  "run.trec, line 3, column 'score': The score '1e' is not a number.",
-                  name="run.trec")
+    err = _raises(
+        b"1 Q0 d1 1 2.0 x\n1 Q0 d2 2 1.0 x\n1 Q0 d3 3 1e x\n",
+        "run.trec, line 3, column 'score': The score '1e' is not a number.",
+        name="run.trec",
+    )
     assert err.line == 3 and err.column == "score"
 
 
 def test_zip_that_is_not_a_workbook_is_refused():
-    _raises(b"PK\x03\x04not really a zip", "bad.csv: The file is a zip archive but not a readable "
-                                           "Excel workbook")
+    _raises(
+        b"PK\x03\x04not really a zip",
+        "bad.csv: The file is a zip archive but not a readable Excel workbook",
+    )
 
 
 def test_old_excel_format_is_refused_with_the_fix():
-    _raises(b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1rest", "This is an old Excel (.xls) or other OLE "
-                                                    "file. Fix: Save it as .xlsx or CSV.")
+    _raises(
+        b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1rest",
+        "This is an old Excel (.xls) or other OLE file. Fix: Save it as .xlsx or CSV.",
+    )
 
 
 def test_pickles_are_never_read():
@@ -295,8 +332,9 @@ def test_invalid_json_names_the_line():
 
 
 def test_dictionary_json_with_a_text_value_names_query_and_item():
-    _raises(b'{"q1": {"d1": "high"}}', "The value for query 'q1', item 'd1' is 'high', not a "
-                                       "number.")
+    _raises(
+        b'{"q1": {"d1": "high"}}', "The value for query 'q1', item 'd1' is 'high', not a number."
+    )
 
 
 def test_missing_path_is_reported():
@@ -337,8 +375,9 @@ def test_blank_lines_before_the_header_and_before_the_first_row_are_counted():
 
 def test_a_bad_label_of_a_tab_separated_judgments_file_names_its_physical_line():
     with pytest.raises(InputError) as caught:
-        canonical_qrels(load_table(b"query\titem\tlabel\nq1\ta\t1\n\n\nq1\tb\tyes-ish\n",
-                                   "qrels.tsv"))
+        canonical_qrels(
+            load_table(b"query\titem\tlabel\nq1\ta\t1\n\n\nq1\tb\tyes-ish\n", "qrels.tsv")
+        )
     assert caught.value.line == 5
 
 

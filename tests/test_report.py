@@ -11,12 +11,17 @@ import pandas as pd
 import pytest
 
 from metrics import Settings, evaluate
-from metrics.compare import CompareOptions, comparison_table, delta_curves, headline
-from metrics.loaders import load_sample
-from metrics.report import (ReportInputs, build_report_html, html_table, report_tables,
-                            report_zip)
-from metrics.segment_compare import reversals
-from ui.review_figures import delta_curve_figure
+from metrics.io.loaders import load_sample
+from metrics.review.compare import CompareOptions, comparison_table, delta_curves, headline
+from metrics.review.segments import reversals
+from metrics.review.stakeholder_report import (
+    ReportInputs,
+    build_report_html,
+    html_table,
+    report_tables,
+    report_zip,
+)
+from ui.review.figures import delta_curve_figure
 
 EVIL = "<script>alert(1)</script>"
 OPTIONS = CompareOptions(resamples=500, seed=11, correction="bh")
@@ -30,20 +35,40 @@ def inputs():
     settings = Settings(gain="exponential")
     ev = evaluate(run, data.qrels, ["nDCG@10", "P@10"], settings)
     table = comparison_table(ev, "lexical", options=OPTIONS)
-    segments = comparison_table(ev, "lexical", segments=data.segments, by=["query_type"],
-                                options=OPTIONS)
+    segments = comparison_table(
+        ev, "lexical", segments=data.segments, by=["query_type"], options=OPTIONS
+    )
     rev = reversals(ev, data.segments, ["query_type"], options=OPTIONS)
     curve = delta_curves(ev, "lexical", "hybrid", "nDCG", 10, options=OPTIONS)
-    findings = pd.DataFrame({"severity": ["warning"], "message": [f"odd id {EVIL}"],
-                             "count": [1], "examples": [[EVIL]], "action": ["=cmd()"]})
+    findings = pd.DataFrame(
+        {
+            "severity": ["warning"],
+            "message": [f"odd id {EVIL}"],
+            "count": [1],
+            "examples": [[EVIL]],
+            "action": ["=cmd()"],
+        }
+    )
     return ReportInputs(
-        dataset_name=f"web {EVIL}", content_hash=data.content_hash, models=ev.models,
-        baseline="lexical", measures=ev.measure_names, ks=[1, 5, 10], n_queries=300,
-        settings=settings, options=OPTIONS, comparison=table, headline=headline(table),
-        description="sample & test", segment_by=["query_type"], segment_table=segments,
-        reversal_sentences=list(rev["sentence"]), findings=findings,
+        dataset_name=f"web {EVIL}",
+        content_hash=data.content_hash,
+        models=ev.models,
+        baseline="lexical",
+        measures=ev.measure_names,
+        ks=[1, 5, 10],
+        n_queries=300,
+        settings=settings,
+        options=OPTIONS,
+        comparison=table,
+        headline=headline(table),
+        description="sample & test",
+        segment_by=["query_type"],
+        segment_table=segments,
+        reversal_sentences=list(rev["sentence"]),
+        findings=findings,
         figures=[("nDCG delta", delta_curve_figure({"hybrid": curve}, "nDCG", "lexical"))],
-        generated_at="2026-01-01 00:00 UTC")
+        generated_at="2026-01-01 00:00 UTC",
+    )
 
 
 @pytest.fixture(scope="module")
@@ -53,20 +78,34 @@ def page(inputs):
 
 def test_report_contains_the_content_hash_and_every_setting(page, inputs):
     assert inputs.content_hash in page
-    for text in ("Relevance level (value)", "exponential", "macro", "K values of the curves",
-                 "1, 5, 10", "500 resamples", "Benjamini", "Random seed", "nDCG@10, P@10"):
+    for text in (
+        "Relevance level (value)",
+        "exponential",
+        "macro",
+        "K values of the curves",
+        "1, 5, 10",
+        "500 resamples",
+        "Benjamini",
+        "Random seed",
+        "nDCG@10, P@10",
+    ):
         assert text in page, text
 
 
 def test_report_embeds_machine_readable_provenance(page, inputs):
-    match = re.search(r'<script type="application/json" id="provenance">(.*?)</script>', page,
-                      re.S)
+    match = re.search(r'<script type="application/json" id="provenance">(.*?)</script>', page, re.S)
     document = json.loads(match.group(1))
     assert document["content_hash"] == inputs.content_hash
     assert document["settings"]["gain"] == "exponential"
-    assert document["options"] == {"policy": "intersection", "resamples": 500, "seed": 11,
-                                   "confidence": 0.95, "correction": "bh",
-                                   "test": "p_randomization", "alpha": 0.05}
+    assert document["options"] == {
+        "policy": "intersection",
+        "resamples": 500,
+        "seed": 11,
+        "confidence": 0.95,
+        "correction": "bh",
+        "test": "p_randomization",
+        "alpha": 0.05,
+    }
     assert document["dataset"] == "web " + EVIL  # escaped for the script context, same value
 
 
@@ -110,6 +149,11 @@ def test_csv_tables_are_excel_safe(inputs):
 
 def test_zip_holds_the_tables_and_the_html(inputs, page):
     with zipfile.ZipFile(io.BytesIO(report_zip(inputs, page))) as archive:
-        assert sorted(archive.namelist()) == ["comparison.csv", "data_health.csv",
-                                              "report.html", "segments.csv", "settings.csv"]
+        assert sorted(archive.namelist()) == [
+            "comparison.csv",
+            "data_health.csv",
+            "report.html",
+            "segments.csv",
+            "settings.csv",
+        ]
         assert archive.read("report.html").decode("utf-8") == page

@@ -4,26 +4,47 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from hypothesis import given, settings as hsettings, strategies as st
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from metrics import Settings, rank_run
-from metrics.ranking import ranking_key
-from metrics.registry import parse_measure
+from metrics.engine.ranking import ranking_key
+from metrics.engine.registry import parse_measure
 from tests.strategies import collections
 
-NAMES = ["P@3", "R@5", "F1@2", "Success@1", "RR", "AP", "AP@3", "nDCG", "nDCG@3", "DCG@2",
-         "Rprec", "Judged@4", "wP@3"]
+NAMES = [
+    "P@3",
+    "R@5",
+    "F1@2",
+    "Success@1",
+    "RR",
+    "AP",
+    "AP@3",
+    "nDCG",
+    "nDCG@3",
+    "DCG@2",
+    "Rprec",
+    "Judged@4",
+    "wP@3",
+]
 
 
 @hsettings(max_examples=80, deadline=None)
-@given(data=collections(), level=st.sampled_from([0.5, 1, 2, 3]),
-       gain=st.sampled_from(["linear", "exponential"]), filtered=st.booleans(),
-       short=st.sampled_from(["divide_by_k", "divide_by_returned", "leave_out"]))
+@given(
+    data=collections(),
+    level=st.sampled_from([0.5, 1, 2, 3]),
+    gain=st.sampled_from(["linear", "exponential"]),
+    filtered=st.booleans(),
+    short=st.sampled_from(["divide_by_k", "divide_by_returned", "leave_out"]),
+)
 def test_rescored_lists_equal_lists_ranked_afresh_under_the_new_settings(
-        data, level, gain, filtered, short):
+    data, level, gain, filtered, short
+):
     run, qrels = data
-    new = Settings(relevance_level=level, gain=gain, ndcg_relevance_level=filtered,
-                   short_lists=short)
+    new = Settings(
+        relevance_level=level, gain=gain, ndcg_relevance_level=filtered, short_lists=short
+    )
     reused = rank_run(run, qrels)["run"].rescored(new)
     fresh = rank_run(run, qrels, new)["run"]
     for name in NAMES:
@@ -33,6 +54,7 @@ def test_rescored_lists_equal_lists_ranked_afresh_under_the_new_settings(
 
 def test_settings_that_change_the_lists_cannot_reuse_them():
     import pandas as pd
+
     run = pd.DataFrame({"query": ["q"], "item": ["a"], "score": [1.0]})
     qrels = pd.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
     lists = rank_run(run, qrels)["run"]

@@ -8,18 +8,28 @@ import pandas as pd
 import pytest
 
 from metrics.errors import InputError
-from metrics.loaders import (RoleMapping, canonical_qrels, canonical_run, guess_roles,
-                             load_dataset, load_table, split_inline_labels)
+from metrics.io.loaders import (
+    RoleMapping,
+    canonical_qrels,
+    canonical_run,
+    guess_roles,
+    load_dataset,
+    load_table,
+    split_inline_labels,
+)
 
 
-@pytest.mark.parametrize("role, names", [
-    ("query", ["query", "qid", "user", "user_id", "session", "Query ID"]),
-    ("item", ["item", "doc", "docid", "doc_id", "product", "sku"]),
-    ("score", ["score", "pred", "prediction", "prob"]),
-    ("rank", ["rank", "position"]),
-    ("label", ["label", "rel", "relevance", "grade", "click", "clicked", "purchase"]),
-    ("model", ["model", "system", "run", "variant"]),
-])
+@pytest.mark.parametrize(
+    "role, names",
+    [
+        ("query", ["query", "qid", "user", "user_id", "session", "Query ID"]),
+        ("item", ["item", "doc", "docid", "doc_id", "product", "sku"]),
+        ("score", ["score", "pred", "prediction", "prob"]),
+        ("rank", ["rank", "position"]),
+        ("label", ["label", "rel", "relevance", "grade", "click", "clicked", "purchase"]),
+        ("model", ["model", "system", "run", "variant"]),
+    ],
+)
 def test_role_is_guessed_from_each_usual_column_name(role, names):
     for name in names:
         frame = pd.DataFrame({name: ["1", "2"], "other": ["x", "y"]})
@@ -36,29 +46,42 @@ def test_name_containing_a_role_word_is_a_weaker_guess():
 
 
 def test_roles_are_guessed_from_contents_when_names_say_nothing():
-    frame = pd.DataFrame({"a": ["q1", "q1", "q2"], "b": ["x", "y", "z"], "c": [0.3, 0.2, 0.9],
-                          "d": [1, 0, 2]})
+    frame = pd.DataFrame(
+        {"a": ["q1", "q1", "q2"], "b": ["x", "y", "z"], "c": [0.3, 0.2, 0.9], "d": [1, 0, 2]}
+    )
     guesses = guess_roles(frame)
     assert {r: g.column for r, g in guesses.items()} == {
-        "query": "a", "item": "b", "score": "c", "label": "d"}
+        "query": "a",
+        "item": "b",
+        "score": "c",
+        "label": "d",
+    }
     assert guesses["query"].reason == "'a' is the first text column with repeated values"
 
 
 def test_query_level_columns_are_segment_candidates_and_varying_ones_are_not():
-    frame = pd.DataFrame({"qid": ["1", "1", "2", "2", "3", "3"], "doc": list("abcdef"),
-                          "score": [1.0, 2, 3, 4, 5, 6], "market": ["us", "us", "de", "de", "us",
-                                                                    "us"],
-                          "colour": ["r", "g", "r", "r", "g", "g"]})
+    frame = pd.DataFrame(
+        {
+            "qid": ["1", "1", "2", "2", "3", "3"],
+            "doc": list("abcdef"),
+            "score": [1.0, 2, 3, 4, 5, 6],
+            "market": ["us", "us", "de", "de", "us", "us"],
+            "colour": ["r", "g", "r", "r", "g", "g"],
+        }
+    )
     guesses = guess_roles(frame)
-    assert guesses["segment:market"].reason == "'market' is constant within each query " \
-                                               "(2 distinct values)"
+    assert (
+        guesses["segment:market"].reason == "'market' is constant within each query "
+        "(2 distinct values)"
+    )
     assert "segment:colour" not in guesses
     assert RoleMapping.from_guesses(guesses).segments == ("market",)
 
 
 def test_binary_labels_in_words_become_floats():
-    table = load_table(b"query,item,score,clicked\nq,a,3,yes\nq,b,2,no\nq,c,1,TRUE\nq,d,0,false\n",
-                       "r.csv")
+    table = load_table(
+        b"query,item,score,clicked\nq,a,3,yes\nq,b,2,no\nq,c,1,TRUE\nq,d,0,false\n", "r.csv"
+    )
     run = canonical_run(table)
     assert run["label"].tolist() == [1.0, 0.0, 1.0, 0.0]
 
@@ -83,8 +106,11 @@ def test_one_file_per_model_makes_one_model_per_file():
     b = load_table(b"query,item,score,label\nq,a,1,1\nq,b,2,0\n", "candidate.csv")
     data = load_dataset([a, b])
     assert data.models == ["baseline", "candidate"]
-    assert data.qrels.to_dict("list") == {"query": ["q", "q"], "item": ["a", "b"],
-                                          "relevance": [1.0, 0.0]}
+    assert data.qrels.to_dict("list") == {
+        "query": ["q", "q"],
+        "item": ["a", "b"],
+        "relevance": [1.0, 0.0],
+    }
 
 
 def test_two_trec_runs_with_the_same_tag_are_renamed_after_their_files():
@@ -95,13 +121,22 @@ def test_two_trec_runs_with_the_same_tag_are_renamed_after_their_files():
 
 
 def test_inline_labels_split_every_row_into_a_judgment_keeping_the_highest_duplicate():
-    frame = pd.DataFrame({"query": ["q"] * 4, "item": ["a", "b", "a", "c"],
-                          "score": [3.0, 2.0, 1.0, None], "model": ["m"] * 4,
-                          "label": [0.0, 1.0, 2.0, 1.0]})
+    frame = pd.DataFrame(
+        {
+            "query": ["q"] * 4,
+            "item": ["a", "b", "a", "c"],
+            "score": [3.0, 2.0, 1.0, None],
+            "model": ["m"] * 4,
+            "label": [0.0, 1.0, 2.0, 1.0],
+        }
+    )
     run, qrels = split_inline_labels(frame)
     assert run["item"].tolist() == ["a", "b", "a"] and "label" not in run.columns
-    assert qrels.to_dict("list") == {"query": ["q", "q", "q"], "item": ["a", "b", "c"],
-                                     "relevance": [2.0, 1.0, 1.0]}
+    assert qrels.to_dict("list") == {
+        "query": ["q", "q", "q"],
+        "item": ["a", "b", "c"],
+        "relevance": [2.0, 1.0, 1.0],
+    }
 
 
 def test_separate_query_table_is_joined_on_the_query_id():
@@ -114,8 +149,10 @@ def test_separate_query_table_is_joined_on_the_query_id():
 
 
 def test_inline_segments_become_a_query_table():
-    run = load_table(b"user_id,item_id,score,clicked,tenure\nu1,a,2,1,new\nu1,b,1,0,new\n"
-                     b"u2,a,1,1,returning\n", "m.csv")
+    run = load_table(
+        b"user_id,item_id,score,clicked,tenure\nu1,a,2,1,new\nu1,b,1,0,new\nu2,a,1,1,returning\n",
+        "m.csv",
+    )
     data = load_dataset([run], k_max=1)
     assert data.segments.to_dict("list") == {"query": ["u1", "u2"], "tenure": ["new", "returning"]}
 
@@ -128,16 +165,21 @@ def test_user_edited_mapping_as_a_dictionary_is_applied():
 
 def test_mapping_to_a_missing_column_is_refused():
     table = load_table(b"a,b\nq,x\n", "t.csv")
-    with pytest.raises(InputError, match=re.escape(
-            "t.csv, column 'zz': There is no column 'zz' to use as score. Fix: Choose one of: a, "
-            "b.")):
+    with pytest.raises(
+        InputError,
+        match=re.escape(
+            "t.csv, column 'zz': There is no column 'zz' to use as score. Fix: Choose one of: a, b."
+        ),
+    ):
         canonical_run(table, {"query": "a", "item": "b", "score": "zz"})
 
 
 def test_one_column_with_two_roles_is_refused():
     table = load_table(b"a,b\nq,1\n", "t.csv")
-    with pytest.raises(InputError, match=re.escape(
-            "t.csv, column 'b': Column 'b' is mapped to both item and score.")):
+    with pytest.raises(
+        InputError,
+        match=re.escape("t.csv, column 'b': Column 'b' is mapped to both item and score."),
+    ):
         canonical_run(table, {"query": "a", "item": "b", "score": "b"})
 
 
@@ -147,7 +189,11 @@ def test_unknown_role_name_is_refused():
 
 
 def test_run_without_labels_and_without_judgments_is_refused():
-    with pytest.raises(InputError, match=re.escape(
+    with pytest.raises(
+        InputError,
+        match=re.escape(
             "r.csv: There are no judgments: the run has no label column and no judgments file "
-            "was given.")):
+            "was given."
+        ),
+    ):
         load_dataset([load_table(b"query,item,score\nq,a,1\n", "r.csv")])

@@ -9,16 +9,18 @@ import pandas as pd
 import pytest
 
 from metrics.errors import InputError
-from metrics.loaders import Dataset, content_hash, load_sample, sample_names
+from metrics.io.loaders import Dataset, content_hash, load_sample, sample_names
 from sample_data.generate import generate
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
 
 
 def _data_files(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*"))
-            if p.is_file() and p.suffix not in (".py", ".md", ".pyc")
-            and "__pycache__" not in p.parts}
+    return {
+        str(p.relative_to(root)): p.read_bytes()
+        for p in sorted(root.rglob("*"))
+        if p.is_file() and p.suffix not in (".py", ".md", ".pyc") and "__pycache__" not in p.parts
+    }
 
 
 def test_generator_reproduces_the_committed_files_byte_for_byte(tmp_path):
@@ -47,8 +49,11 @@ def test_every_sample_opens_by_name_as_a_dataset():
 
 
 def test_unknown_sample_name_is_an_input_error():
-    with pytest.raises(InputError, match="There is no sample named 'nope'. Fix: Choose one of: "
-                                         "web_search, recommendations, teaching."):
+    with pytest.raises(
+        InputError,
+        match="There is no sample named 'nope'. Fix: Choose one of: "
+        "web_search, recommendations, teaching.",
+    ):
         load_sample("nope")
 
 
@@ -72,21 +77,28 @@ def test_web_search_has_the_promised_shape_and_segments():
 
 
 def test_web_search_csv_and_trec_files_hold_the_same_data():
-    from metrics.loaders import canonical_qrels, canonical_run, load_table
+    from metrics.io.loaders import canonical_qrels, canonical_run, load_table
 
-    trec = pd.concat([canonical_run(load_table(SAMPLE_DIR / "web_search" / "trec" / f"{m}.run"))
-                      for m in ("lexical", "dense", "hybrid")], ignore_index=True)
+    trec = pd.concat(
+        [
+            canonical_run(load_table(SAMPLE_DIR / "web_search" / "trec" / f"{m}.run"))
+            for m in ("lexical", "dense", "hybrid")
+        ],
+        ignore_index=True,
+    )
     csv = canonical_run(load_table(SAMPLE_DIR / "web_search" / "run.csv"))
     pd.testing.assert_frame_equal(csv, trec.drop(columns="rank"))
     qrels = canonical_qrels(load_table(SAMPLE_DIR / "web_search" / "trec" / "web_search.qrels"))
-    pd.testing.assert_frame_equal(canonical_qrels(load_table(SAMPLE_DIR / "web_search" /
-                                                             "qrels.csv")), qrels)
+    pd.testing.assert_frame_equal(
+        canonical_qrels(load_table(SAMPLE_DIR / "web_search" / "qrels.csv")), qrels
+    )
 
 
 def _means(data: Dataset, measures: list[str], by: str | None = None) -> pd.DataFrame:
-    evaluate = pytest.importorskip("metrics.evaluation").evaluate
-    per_query = evaluate(data.run[["query", "item", "score", "model"]], data.qrels,
-                         measures).per_query
+    evaluate = pytest.importorskip("metrics.engine.evaluation").evaluate
+    per_query = evaluate(
+        data.run[["query", "item", "score", "model"]], data.qrels, measures
+    ).per_query
     if by is None:
         return per_query.groupby("model")[measures].mean()
     per_query = per_query.merge(data.segments, on="query")
@@ -129,11 +141,12 @@ def test_recommendations_have_short_lists_users_without_clicks_and_a_better_cand
 
 def test_teaching_lists_reproduce_the_worked_examples():
     data = load_sample("teaching")
-    evaluate = pytest.importorskip("metrics.evaluation").evaluate
+    evaluate = pytest.importorskip("metrics.engine.evaluation").evaluate
     pq = evaluate(data.run, data.qrels, ["P@5", "P@10", "R@5", "RR", "nDCG@4"]).per_query
     pq = pq.set_index("query")
     assert pq.loc["precision_recall", ["P@5", "P@10", "R@5"]].tolist() == pytest.approx(
-        [0.6, 0.4, 0.3])
+        [0.6, 0.4, 0.3]
+    )
     mrr = pq.loc[["mrr_first_at_2", "mrr_first_at_1", "mrr_first_at_4"], "RR"].mean()
     assert mrr == pytest.approx(0.5833, abs=1e-4)
     assert pq.loc["ndcg_graded", "nDCG@4"] == pytest.approx(4.693 / 4.762, abs=1e-3)
@@ -145,5 +158,6 @@ def test_teaching_judgments_include_relevant_items_that_were_not_retrieved():
     retrieved = set(data.run.loc[data.run["query"] == "precision_recall", "item"])
     assert judged["relevance"].sum() == 10
     assert len(set(judged.loc[judged["relevance"] > 0, "item"]) - retrieved) == 6
-    assert np.array_equal(data.run.loc[data.run["query"] == "ndcg_graded", "score"],
-                          [-1.0, -2.0, -3.0, -4.0])
+    assert np.array_equal(
+        data.run.loc[data.run["query"] == "ndcg_graded", "score"], [-1.0, -2.0, -3.0, -4.0]
+    )

@@ -6,41 +6,69 @@ import re
 
 import pandas as pd
 
-from metrics.compare import HEADLINE_TEMPLATES, headline
-from metrics.segment_compare import REVERSAL_TEMPLATES, reversal_sentence
+from metrics.review.compare import HEADLINE_TEMPLATES, headline
+from metrics.review.segments import REVERSAL_TEMPLATES, reversal_sentence
 from tests.app_support import fresh_app, open_page
 from tests.test_app_review_pages import open_review, shown_text
 from ui.i18n import catalog, sentence_templates
 
-#: One comparison row as metrics.compare.comparison_table gives it (numbers made up).
-ROW = {"baseline": "lexical", "candidate": "hybrid", "measure": "nDCG@10", "n": 300,
-       "mean_a": 0.54, "mean_b": 0.7734, "delta": 0.2334, "relative_delta": 0.4322,
-       "ci_low": 0.2061, "ci_high": 0.2652, "p_adjusted": 0.0021, "significant": True,
-       "direction": "better", "wins": 228, "ties": 7, "losses": 65}
+#: One comparison row as metrics.review.compare.comparison_table gives it (numbers made up).
+ROW = {
+    "baseline": "lexical",
+    "candidate": "hybrid",
+    "measure": "nDCG@10",
+    "n": 300,
+    "mean_a": 0.54,
+    "mean_b": 0.7734,
+    "delta": 0.2334,
+    "relative_delta": 0.4322,
+    "ci_low": 0.2061,
+    "ci_high": 0.2652,
+    "p_adjusted": 0.0021,
+    "significant": True,
+    "direction": "better",
+    "wins": 228,
+    "ties": 7,
+    "losses": 65,
+}
 
-#: One row of metrics.segment_compare.reversals, small segment.
-REVERSAL = {"measure": "nDCG@10", "query_type": "navigational", "n": 11, "small": True,
-            "winner": "hybrid", "beaten_by": "lexical", "winner_mean": 0.7541,
-            "other_mean": 0.8853, "delta": -0.1312, "ci_low": -0.1804, "ci_high": -0.0833,
-            "p_adjusted": 0.0004, "significant": True}
+#: One row of metrics.review.segments.reversals, small segment.
+REVERSAL = {
+    "measure": "nDCG@10",
+    "query_type": "navigational",
+    "n": 11,
+    "small": True,
+    "winner": "hybrid",
+    "beaten_by": "lexical",
+    "winner_mean": 0.7541,
+    "other_mean": 0.8853,
+    "delta": -0.1312,
+    "ci_low": -0.1804,
+    "ci_high": -0.0833,
+    "p_adjusted": 0.0004,
+    "significant": True,
+}
 
 
 def test_english_headline_is_unchanged_by_default_and_by_the_english_catalog():
     table = pd.DataFrame([ROW])
-    expected = ("hybrid beats lexical on nDCG@10: 0.773 vs 0.540, delta +0.233 (+43.2%); "
-                "95% CI [+0.206, +0.265]; corrected p = 0.002 (clear; 228 queries better, "
-                "65 worse, 7 tied).")
+    expected = (
+        "hybrid beats lexical on nDCG@10: 0.773 vs 0.540, delta +0.233 (+43.2%); "
+        "95% CI [+0.206, +0.265]; corrected p = 0.002 (clear; 228 queries better, "
+        "65 worse, 7 tied)."
+    )
     assert headline(table) == [expected]
     assert headline(table, templates=sentence_templates("en")) == [expected]
 
 
 def test_english_reversal_is_unchanged_by_default_and_by_the_english_catalog():
-    expected = ("hybrid is best overall on nDCG@10 but loses to lexical where query_type = "
-                "navigational: 0.754 vs 0.885 (-0.131, 95% CI [-0.180, -0.083], corrected "
-                "p < 0.001; the difference is significant). Only 11 queries: treat with care.")
+    expected = (
+        "hybrid is best overall on nDCG@10 but loses to lexical where query_type = "
+        "navigational: 0.754 vs 0.885 (-0.131, 95% CI [-0.180, -0.083], corrected "
+        "p < 0.001; the difference is significant). Only 11 queries: treat with care."
+    )
     assert reversal_sentence(REVERSAL, ["query_type"]) == expected
-    assert reversal_sentence(REVERSAL, ["query_type"], 0.95,
-                             sentence_templates("en")) == expected
+    assert reversal_sentence(REVERSAL, ["query_type"], 0.95, sentence_templates("en")) == expected
 
 
 def test_english_catalog_holds_the_engine_wording_word_for_word():
@@ -50,24 +78,39 @@ def test_english_catalog_holds_the_engine_wording_word_for_word():
 
 
 def test_chinese_headline_keeps_the_numbers_formatted_the_same_way():
-    table = pd.DataFrame([ROW, {**ROW, "direction": "no clear difference", "significant": False,
-                                "relative_delta": float("nan"), "p_adjusted": float("nan")}])
+    table = pd.DataFrame(
+        [
+            ROW,
+            {
+                **ROW,
+                "direction": "no clear difference",
+                "significant": False,
+                "relative_delta": float("nan"),
+                "p_adjusted": float("nan"),
+            },
+        ]
+    )
     better, unclear = headline(table, templates=sentence_templates("zh"))
-    assert better == ("hybrid 在 nDCG@10 上优于 lexical：0.773 对 0.540，差值 +0.233（+43.2%）；"
-                      "95% 置信区间 [+0.206, +0.265]；校正后 p = 0.002（差异明确；228 个查询更好，"
-                      "65 个更差，7 个持平）。")
-    assert unclear.startswith("hybrid 与 lexical 在 nDCG@10 上没有明显差异：0.773 对 0.540，"
-                              "差值 +0.233；")
+    assert better == (
+        "hybrid 在 nDCG@10 上优于 lexical：0.773 对 0.540，差值 +0.233（+43.2%）；"
+        "95% 置信区间 [+0.206, +0.265]；校正后 p = 0.002（差异明确；228 个查询更好，"
+        "65 个更差，7 个持平）。"
+    )
+    assert unclear.startswith(
+        "hybrid 与 lexical 在 nDCG@10 上没有明显差异：0.773 对 0.540，差值 +0.233；"
+    )
     assert "校正后 p 无法计算（不显著；" in unclear
 
 
 def test_japanese_reversal_names_the_segment_and_the_small_sample():
     two = {**REVERSAL, "traffic": "head", "significant": False}
     sentence = reversal_sentence(two, ["query_type", "traffic"], 0.9, sentence_templates("ja"))
-    assert sentence == ("hybrid は nDCG@10 で全体では最良だが、query_type が navigational、"
-                        "traffic が head のクエリでは lexical を下回る：0.754 対 0.885（-0.131、"
-                        "90% 信頼区間 [-0.180, -0.083]、補正後 p < 0.001；差は有意でない）。"
-                        "クエリは 11 件のみ。慎重に解釈してください。")
+    assert sentence == (
+        "hybrid は nDCG@10 で全体では最良だが、query_type が navigational、"
+        "traffic が head のクエリでは lexical を下回る：0.754 対 0.885（-0.131、"
+        "90% 信頼区間 [-0.180, -0.083]、補正後 p < 0.001；差は有意でない）。"
+        "クエリは 11 件のみ。慎重に解釈してください。"
+    )
 
 
 def test_segments_page_in_chinese_says_hybrid_loses_to_lexical_on_navigational_queries():
@@ -77,16 +120,23 @@ def test_segments_page_in_chinese_says_hybrid_loses_to_lexical_on_navigational_q
     at.sidebar.selectbox(key="w_lang").set_value("zh").run()
     assert not at.exception, [e.value for e in at.exception]
     errors = [re.sub(r"\\(.)", r"\1", e.value).replace("&#95;", "_") for e in at.error]
-    assert any(e.startswith("hybrid 在 nDCG@10 上总体最佳，但在 query_type 为 navigational "
-                            "的查询中输给 lexical：0.754 对 0.885（") for e in errors), errors
+    assert any(
+        e.startswith(
+            "hybrid 在 nDCG@10 上总体最佳，但在 query_type 为 navigational "
+            "的查询中输给 lexical：0.754 对 0.885（"
+        )
+        for e in errors
+    ), errors
     assert not any("best overall" in e for e in errors)
 
 
 def test_compare_page_linked_in_japanese_gives_the_headline_in_japanese():
     at = open_review("4_Compare", {"lang": "ja"})
     text = shown_text(at)
-    assert "hybrid は nDCG@10 で lexical を上回る：0.773 対 0.540、差 +0.233（+43.3%）；" \
-           "95% 信頼区間 [" in text
+    assert (
+        "hybrid は nDCG@10 で lexical を上回る：0.773 対 0.540、差 +0.233（+43.3%）；"
+        "95% 信頼区間 [" in text
+    )
     assert "hybrid beats lexical" not in text
 
 

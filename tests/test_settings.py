@@ -11,9 +11,17 @@ from metrics import POLICIES, Settings, SettingsError
 
 def test_defaults_are_trec_eval_s_choices():
     s = Settings()
-    assert (s.relevance_level, s.gain, s.ties, s.score_precision, s.short_lists,
-            s.missing_queries, s.no_relevant, s.ndcg_relevance_level, s.averaging) == (
-        1, "linear", "item_desc", "float32", "divide_by_k", "skip", "zero", False, "macro")
+    assert (
+        s.relevance_level,
+        s.gain,
+        s.ties,
+        s.score_precision,
+        s.short_lists,
+        s.missing_queries,
+        s.no_relevant,
+        s.ndcg_relevance_level,
+        s.averaging,
+    ) == (1, "linear", "item_desc", "float32", "divide_by_k", "skip", "zero", False, "macro")
 
 
 def test_every_setting_except_the_weight_column_is_a_documented_policy():
@@ -26,21 +34,32 @@ def test_every_setting_except_the_weight_column_is_a_documented_policy():
             assert all(text for text in policy.values.values()), name
 
 
-@pytest.mark.parametrize("changes, message", [
-    ({"gain": "log"}, "gain must be one of 'linear', 'exponential'; got 'log'."),
-    ({"ties": None}, "ties must be one of 'item_desc', 'input_order', 'rank'; got None."),
-    ({"short_lists": "pad"}, "short_lists must be one of 'divide_by_k', 'divide_by_returned', "
-                             "'leave_out'; got 'pad'."),
-    ({"duplicates": "last"}, "duplicates must be one of 'keep_best', 'error'; got 'last'."),
-    ({"missing_queries": "drop"}, "missing_queries must be one of 'skip', 'zero'; got 'drop'."),
-    ({"averaging": "median"}, "averaging must be one of 'macro', 'micro', 'weighted'; "
-                              "got 'median'."),
-    ({"relevance_level": "high"}, "relevance_level must be a number, got 'high'."),
-    ({"relevance_level": True}, "relevance_level must be a number, got True."),
-    ({"relevance_level": float("nan")}, "relevance_level must be a number, got nan."),
-    ({"averaging": "weighted"}, "averaging='weighted' needs weight_column: name the query-level "
-                                "column that holds each query's weight."),
-])
+@pytest.mark.parametrize(
+    "changes, message",
+    [
+        ({"gain": "log"}, "gain must be one of 'linear', 'exponential'; got 'log'."),
+        ({"ties": None}, "ties must be one of 'item_desc', 'input_order', 'rank'; got None."),
+        (
+            {"short_lists": "pad"},
+            "short_lists must be one of 'divide_by_k', 'divide_by_returned', "
+            "'leave_out'; got 'pad'.",
+        ),
+        ({"duplicates": "last"}, "duplicates must be one of 'keep_best', 'error'; got 'last'."),
+        ({"missing_queries": "drop"}, "missing_queries must be one of 'skip', 'zero'; got 'drop'."),
+        (
+            {"averaging": "median"},
+            "averaging must be one of 'macro', 'micro', 'weighted'; got 'median'.",
+        ),
+        ({"relevance_level": "high"}, "relevance_level must be a number, got 'high'."),
+        ({"relevance_level": True}, "relevance_level must be a number, got True."),
+        ({"relevance_level": float("nan")}, "relevance_level must be a number, got nan."),
+        (
+            {"averaging": "weighted"},
+            "averaging='weighted' needs weight_column: name the query-level "
+            "column that holds each query's weight.",
+        ),
+    ],
+)
 def test_bad_values_are_refused_with_the_allowed_values(changes, message):
     with pytest.raises(SettingsError, match=f"^{re.escape(message)}$"):
         Settings(**changes)
@@ -49,8 +68,9 @@ def test_bad_values_are_refused_with_the_allowed_values(changes, message):
 
 
 def test_settings_round_trip_through_a_dictionary_ignoring_unknown_keys():
-    s = Settings(gain="exponential", relevance_level=2, averaging="weighted",
-                 weight_column="traffic")
+    s = Settings(
+        gain="exponential", relevance_level=2, averaging="weighted", weight_column="traffic"
+    )
     assert Settings.from_dict({**s.to_dict(), "colour": "blue"}) == s
 
 
@@ -62,7 +82,7 @@ def test_describe_explains_every_chosen_value_in_words():
 
 
 def test_the_readme_policies_table_is_generated_from_the_settings():
-    from metrics.docs_tables import README, policies_table
+    from metrics.cli.docs_tables import README, policies_table
 
     text = README.read_text(encoding="utf-8")
     assert f"<!-- policies:start -->\n{policies_table()}\n<!-- policies:end -->" in text

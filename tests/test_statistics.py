@@ -9,9 +9,18 @@ import pandas as pd
 import pytest
 from scipy import stats
 
-from metrics.statistics import (adjust_pvalues, bootstrap_ci, bootstrap_means, cohens_d,
-                                compare_values, pair_values, randomization_pvalue,
-                                ttest_pvalue, wilcoxon_pvalue, win_tie_loss)
+from metrics.review.statistics import (
+    adjust_pvalues,
+    bootstrap_ci,
+    bootstrap_means,
+    cohens_d,
+    compare_values,
+    pair_values,
+    randomization_pvalue,
+    ttest_pvalue,
+    wilcoxon_pvalue,
+    win_tie_loss,
+)
 
 
 def paired_sample(n: int, shift: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -40,9 +49,13 @@ def test_wilcoxon_pvalue_equals_scipy_wilcoxon(seed):
 @pytest.mark.parametrize("seed", [0, 3, 7])
 def test_randomization_pvalue_is_exact_for_small_n_and_equals_scipy_permutation_test(seed):
     a, b = paired_sample(11, 0.1, seed)
-    expected = stats.permutation_test((b, a), lambda x, y, axis: np.mean(x - y, axis=axis),
-                                      permutation_type="samples", n_resamples=np.inf,
-                                      vectorized=True).pvalue
+    expected = stats.permutation_test(
+        (b, a),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        n_resamples=np.inf,
+        vectorized=True,
+    ).pvalue
     assert randomization_pvalue(b - a, resamples=10_000) == pytest.approx(expected, abs=1e-12)
 
 
@@ -53,9 +66,14 @@ def test_exact_randomization_pvalue_of_three_positive_differences_is_one_quarter
 
 def test_monte_carlo_randomization_pvalue_is_within_sampling_error_of_scipy():
     a, b = paired_sample(200, 0.02, 5)
-    expected = stats.permutation_test((b, a), lambda x, y, axis: np.mean(x - y, axis=axis),
-                                      permutation_type="samples", n_resamples=20_000,
-                                      vectorized=True, rng=1).pvalue
+    expected = stats.permutation_test(
+        (b, a),
+        lambda x, y, axis: np.mean(x - y, axis=axis),
+        permutation_type="samples",
+        n_resamples=20_000,
+        vectorized=True,
+        rng=1,
+    ).pvalue
     ours = randomization_pvalue(b - a, resamples=20_000, seed=3)
     assert 0.05 < expected < 0.95  # a p-value where Monte Carlo error matters
     assert ours == pytest.approx(expected, abs=4 * math.sqrt(expected * (1 - expected) / 20_000))
@@ -199,13 +217,16 @@ def test_unknown_correction_is_refused():
 
 def test_ttest_and_randomization_agree_with_ranx_compare_on_web_search():
     ranx = pytest.importorskip("ranx")
-    from metrics.loaders import load_sample
+    from metrics.io.loaders import load_sample
 
     data = load_sample("web_search")
     ids = {"query": lambda f: f["query"].astype(object), "item": lambda f: f["item"].astype(object)}
-    qrels = ranx.Qrels.from_df(data.qrels.assign(relevance=data.qrels["relevance"].astype(int),
-                                                 **ids),
-                               q_id_col="query", doc_id_col="item", score_col="relevance")
+    qrels = ranx.Qrels.from_df(
+        data.qrels.assign(relevance=data.qrels["relevance"].astype(int), **ids),
+        q_id_col="query",
+        doc_id_col="item",
+        score_col="relevance",
+    )
     runs = []
     for model in ("lexical", "dense"):
         part = data.run[data.run["model"] == model].assign(**ids)
@@ -214,8 +235,9 @@ def test_ttest_and_randomization_agree_with_ranx_compare_on_web_search():
         runs.append(run)
     measures = ["mrr", "ndcg@10"]  # p about 0.9 and 0.002 on this pair
     student = ranx.compare(qrels, runs, measures, stat_test="student", rounding_digits=12)
-    fisher = ranx.compare(qrels, runs, measures, stat_test="fisher", n_permutations=5_000,
-                          rounding_digits=12)
+    fisher = ranx.compare(
+        qrels, runs, measures, stat_test="fisher", n_permutations=5_000, rounding_digits=12
+    )
     for measure in measures:
         lexical = pd.Series(runs[0].scores[measure])
         dense = pd.Series(runs[1].scores[measure])
@@ -224,5 +246,4 @@ def test_ttest_and_randomization_agree_with_ranx_compare_on_web_search():
         p_fisher = fisher.comparisons[("lexical", "dense")][measure]["p_value"]
         assert ttest_pvalue(diff) == pytest.approx(p_student, rel=1e-6)
         mc_error = 4 * math.sqrt(max(p_fisher, 1e-3) * (1 - p_fisher) / 5_000) + 2e-4
-        assert randomization_pvalue(diff, resamples=20_000) == pytest.approx(p_fisher,
-                                                                             abs=mc_error)
+        assert randomization_pvalue(diff, resamples=20_000) == pytest.approx(p_fisher, abs=mc_error)

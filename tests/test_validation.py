@@ -8,8 +8,8 @@ import pandas as pd
 import pytest
 
 from metrics.errors import InputError
-from metrics.loaders import load_dataset, load_table
-from metrics.validation import Finding, Report, validate
+from metrics.io.loaders import load_dataset, load_table
+from metrics.io.validation import Finding, Report, validate
 
 
 def _run(rows: list[tuple], columns=("query", "item", "score", "model")) -> pd.DataFrame:
@@ -39,8 +39,10 @@ def _raises(report: Report, message: str) -> InputError:
 def test_clean_input_has_only_a_summary():
     report = validate(GOOD_RUN, GOOD_QRELS, k_max=3)
     assert report.codes() == ["summary"] and not report.has_errors
-    assert report.findings[0].message == ("3 results for 1 queries from 1 model(s); 2 judgments "
-                                          "for 1 queries (1 relevant); 1 queries in both.")
+    assert report.findings[0].message == (
+        "3 results for 1 queries from 1 model(s); 2 judgments "
+        "for 1 queries (1 relevant); 1 queries in both."
+    )
 
 
 # ----------------------------------------------------------------------------------- errors
@@ -49,39 +51,52 @@ def test_clean_input_has_only_a_summary():
 def test_run_without_rows_is_an_error():
     report = validate(GOOD_RUN.iloc[:0], GOOD_QRELS)
     assert report.has_errors
-    _raises(report, "The run has no rows. Fix: Load a file with at least one data row below the "
-                    "header.")
+    _raises(
+        report, "The run has no rows. Fix: Load a file with at least one data row below the header."
+    )
 
 
 def test_run_without_query_column_is_an_error():
-    _raises(validate(GOOD_RUN.drop(columns="query"), GOOD_QRELS),
-            "The run has no query column. Fix: Map the column that identifies the query, user or "
-            "session to the query role.")
+    _raises(
+        validate(GOOD_RUN.drop(columns="query"), GOOD_QRELS),
+        "The run has no query column. Fix: Map the column that identifies the query, user or "
+        "session to the query role.",
+    )
 
 
 def test_judgments_without_item_column_are_an_error():
-    _raises(validate(GOOD_RUN, GOOD_QRELS.drop(columns="item")),
-            "The judgments have no item column. Fix: Map the column that identifies the document, "
-            "product or item to the item role.")
+    _raises(
+        validate(GOOD_RUN, GOOD_QRELS.drop(columns="item")),
+        "The judgments have no item column. Fix: Map the column that identifies the document, "
+        "product or item to the item role.",
+    )
 
 
 def test_run_with_neither_score_nor_rank_is_an_error():
-    _raises(validate(GOOD_RUN.drop(columns="score"), GOOD_QRELS),
-            "The run has neither a score nor a rank column. Fix: Map the model's score (higher is "
-            "better) or the rank position (1 is best) column.")
+    _raises(
+        validate(GOOD_RUN.drop(columns="score"), GOOD_QRELS),
+        "The run has neither a score nor a rank column. Fix: Map the model's score (higher is "
+        "better) or the rank position (1 is best) column.",
+    )
 
 
 def test_judgments_without_label_column_are_an_error():
-    _raises(validate(GOOD_RUN, GOOD_QRELS.drop(columns="relevance")),
-            "The judgments have no relevance label column.")
+    _raises(
+        validate(GOOD_RUN, GOOD_QRELS.drop(columns="relevance")),
+        "The judgments have no relevance label column.",
+    )
 
 
 def test_non_numeric_score_names_column_line_and_value_through_the_loader():
     table = load_table(b"query,item,pred,rel\nq,a,0.5,1\nq,b,high,0\nq,c,low,0\n", "run.csv")
-    with pytest.raises(InputError, match=re.escape(
+    with pytest.raises(
+        InputError,
+        match=re.escape(
             "run.csv, line 3, column 'pred': Column 'pred' has 2 scores that are not numbers; the "
             "first is 'high' at line 3. Fix: Map a numeric column to score, or clean the values "
-            "that are not numbers.")) as info:
+            "that are not numbers."
+        ),
+    ) as info:
         load_dataset([table])
     assert info.value.line == 3 and info.value.column == "pred"
 
@@ -91,16 +106,22 @@ def test_non_numeric_label_is_an_error_with_examples():
     report = validate(GOOD_RUN, qrels)
     finding = _finding(report, "non_numeric_label")
     assert finding.examples == ["maybe"] and finding.count == 1
-    _raises(report, "column 'relevance': Column 'relevance' has 1 labels that are not numbers; the "
-                    "first is 'maybe' in row 2.")
+    _raises(
+        report,
+        "column 'relevance': Column 'relevance' has 1 labels that are not numbers; the "
+        "first is 'maybe' in row 2.",
+    )
 
 
 def test_no_query_shared_by_run_and_judgments_is_an_error():
     report = validate(GOOD_RUN, _qrels([("7", "d0", 1)]))
     finding = _finding(report, "no_shared_query")
     assert finding.examples == ["run: q", "judgments: 7"]
-    _raises(report, "No query appears in both the run and the judgments. Fix: Check that both "
-                    "files use the same query ids (for example '7', 'q7' and '007' differ).")
+    _raises(
+        report,
+        "No query appears in both the run and the judgments. Fix: Check that both "
+        "files use the same query ids (for example '7', 'q7' and '007' differ).",
+    )
 
 
 # ----------------------------------------------------------------------------------- warnings
@@ -110,8 +131,9 @@ def test_duplicate_items_in_a_list_are_a_warning():
     run = _run([("q", "d0", 3.0, "m"), ("q", "d0", 1.0, "m"), ("q", "d1", 2.0, "m")])
     f = _finding(validate(run, GOOD_QRELS, k_max=2), "duplicate_items")
     assert (f.severity, f.count, f.examples) == ("warning", 1, ["query q, item d0 (m)"])
-    assert f.message == ("1 items appear more than once in the same list; the best-ranked copy "
-                         "is kept.")
+    assert f.message == (
+        "1 items appear more than once in the same list; the best-ranked copy is kept."
+    )
 
 
 def test_missing_scores_are_a_warning_and_the_rows_are_dropped():
@@ -130,30 +152,37 @@ def test_infinite_scores_are_a_warning():
 def test_tied_scores_are_a_warning():
     run = _run([("q", "d0", 1.0, "m"), ("q", "d1", 1.0, "m"), ("q", "d2", 0.5, "m")])
     f = _finding(validate(run, GOOD_QRELS, k_max=1), "tied_scores")
-    assert f.message == ("1 lists have tied scores (2 rows share their score with another item "
-                         "of the same list); ties are broken by item id, descending.")
+    assert f.message == (
+        "1 lists have tied scores (2 rows share their score with another item "
+        "of the same list); ties are broken by item id, descending."
+    )
 
 
 def test_lists_shorter_than_the_largest_k_are_a_warning():
     f = _finding(validate(GOOD_RUN, GOOD_QRELS, k_max=10), "short_lists")
-    assert f.message == ("1 of 1 lists have fewer than 10 items (the shortest has 3); at K = 10, "
-                         "missing positions count as not relevant.")
+    assert f.message == (
+        "1 of 1 lists have fewer than 10 items (the shortest has 3); at K = 10, "
+        "missing positions count as not relevant."
+    )
     assert f.examples == ["query q: 3 items (m)"]
 
 
 def test_queries_without_relevant_items_are_a_warning():
     qrels = _qrels([("q", "d0", 1), ("r", "d9", 0)])
     f = _finding(validate(GOOD_RUN, qrels, k_max=1), "no_relevant")
-    assert f.message == ("1 of 2 judged queries have no relevant item (label ≥ 1); they are "
-                         "evaluated and score 0 on most measures.")
+    assert f.message == (
+        "1 of 2 judged queries have no relevant item (label ≥ 1); they are "
+        "evaluated and score 0 on most measures."
+    )
     assert f.examples == ["r"]
 
 
 def test_run_queries_without_judgments_are_a_warning():
     run = pd.concat([GOOD_RUN, _run([("extra", "d0", 1.0, "m")])], ignore_index=True)
     f = _finding(validate(run, GOOD_QRELS, k_max=1), "unjudged_queries")
-    assert f.message == ("1 of 2 queries in the run have no judgments; they are left out of the "
-                         "evaluation.")
+    assert f.message == (
+        "1 of 2 queries in the run have no judgments; they are left out of the evaluation."
+    )
 
 
 def test_judged_queries_missing_from_the_run_are_a_warning():
@@ -166,33 +195,38 @@ def test_judged_queries_missing_for_one_of_several_models_are_a_warning():
     run = _run([("q", "d0", 1.0, "a"), ("q", "d0", 1.0, "b"), ("r", "d0", 1.0, "a")])
     qrels = _qrels([("q", "d0", 1), ("r", "d0", 1)])
     f = _finding(validate(run, qrels, k_max=1), "missing_run_queries")
-    assert f.message == ("1 of 2 judged queries are missing from at least one model's run (1 "
-                         "model-query pairs); they are skipped for that model.")
+    assert f.message == (
+        "1 of 2 judged queries are missing from at least one model's run (1 "
+        "model-query pairs); they are skipped for that model."
+    )
     assert f.examples == ["b: r"]
 
 
 def test_relevant_items_outside_the_candidate_pool_are_a_warning():
     qrels = _qrels([("q", "d0", 1), ("q", "never", 2)])
     f = _finding(validate(GOOD_RUN, qrels, k_max=1), "relevant_not_retrieved")
-    assert f.message == ("1 relevant judged items in 1 queries were not retrieved by any model; "
-                         "recall cannot reach 1 for those queries.")
+    assert f.message == (
+        "1 relevant judged items in 1 queries were not retrieved by any model; "
+        "recall cannot reach 1 for those queries."
+    )
     assert f.examples == ["query q, item never"]
 
 
 def test_negative_labels_are_a_warning():
     qrels = _qrels([("q", "d0", 1), ("q", "d1", -2)])
     f = _finding(validate(GOOD_RUN, qrels, k_max=1), "negative_labels")
-    assert f.message == ("1 labels are negative; they count as judged but not relevant "
-                         "(gain 0).")
+    assert f.message == ("1 labels are negative; they count as judged but not relevant (gain 0).")
     assert f.examples == ["query q, item d1: -2"]
 
 
 def test_labels_that_look_like_ranks_are_a_warning():
     qrels = _qrels([("q", f"d{i}", i + 1) for i in range(6)])
     f = _finding(validate(GOOD_RUN, qrels, k_max=1), "labels_look_like_ranks")
-    assert f.message == ("The labels in 'relevance' look like rank positions (1, 2, 3, ... within "
-                         "each query), not relevance grades; higher labels are treated as more "
-                         "relevant.")
+    assert f.message == (
+        "The labels in 'relevance' look like rank positions (1, 2, 3, ... within "
+        "each query), not relevance grades; higher labels are treated as more "
+        "relevant."
+    )
 
 
 def test_graded_labels_do_not_look_like_ranks():
@@ -203,25 +237,29 @@ def test_graded_labels_do_not_look_like_ranks():
 def test_segment_values_that_vary_within_a_query_are_a_warning():
     run = GOOD_RUN.assign(market=["us", "us", "de"])
     f = _finding(validate(run, GOOD_QRELS, k_max=1), "segment_varies")
-    assert f.message == ("Segment 'market' varies within 1 queries; the first value of each "
-                         "query is used.")
+    assert f.message == (
+        "Segment 'market' varies within 1 queries; the first value of each query is used."
+    )
 
 
 def test_repeated_judgments_are_a_warning():
     qrels = _qrels([("q", "d0", 1), ("q", "d0", 2)])
     f = _finding(validate(GOOD_RUN, qrels, k_max=1), "duplicate_judgments")
-    assert f.message == ("1 judgments repeat an item already judged for the same query; the "
-                         "highest label is kept.")
+    assert f.message == (
+        "1 judgments repeat an item already judged for the same query; the highest label is kept."
+    )
 
 
 def test_empty_ids_and_missing_labels_are_warnings():
     run = _run([("q", "d0", 1.0, "m"), ("", "d1", 1.0, "m")])
     qrels = _qrels([("q", "d0", 1), ("q", "d1", None)])
     report = validate(run, qrels, k_max=1)
-    assert _finding(report, "missing_ids").message == ("1 rows of the run have an empty query or "
-                                                       "item id; they are dropped.")
-    assert _finding(report, "missing_labels").message == ("1 judgments have no label; they are "
-                                                          "dropped.")
+    assert _finding(report, "missing_ids").message == (
+        "1 rows of the run have an empty query or item id; they are dropped."
+    )
+    assert _finding(report, "missing_labels").message == (
+        "1 judgments have no label; they are dropped."
+    )
 
 
 # ----------------------------------------------------------------------------------- the report
@@ -235,8 +273,9 @@ def test_report_as_a_frame_has_one_row_per_finding():
 
 
 def test_report_text_puts_errors_first_with_examples_and_fixes():
-    report = Report([Finding("a", "info", "Note."), Finding("b", "error", "Broken.", 1, ["x"],
-                                                              "Repair it.")])
+    report = Report(
+        [Finding("a", "info", "Note."), Finding("b", "error", "Broken.", 1, ["x"], "Repair it.")]
+    )
     assert report.to_text() == "ERROR: Broken.\n  e.g. x\n  -> Repair it.\nINFO: Note."
 
 
@@ -251,10 +290,12 @@ def test_dataset_keeps_warnings_and_drops_unusable_rows():
 
 
 def _with_query_table(meta: bytes):
-    run = load_table(b"query,item,score\n" + b"".join(
-        f"q{i},a,1\n".encode() for i in range(1, 8)), "run.csv")
-    qrels = load_table(b"query,item,label\n" + b"".join(
-        f"q{i},a,1\n".encode() for i in range(1, 8)), "qrels.csv")
+    run = load_table(
+        b"query,item,score\n" + b"".join(f"q{i},a,1\n".encode() for i in range(1, 8)), "run.csv"
+    )
+    qrels = load_table(
+        b"query,item,label\n" + b"".join(f"q{i},a,1\n".encode() for i in range(1, 8)), "qrels.csv"
+    )
     return load_dataset(run, qrels, load_table(meta, "queries.csv"))
 
 
@@ -262,8 +303,10 @@ def test_run_queries_missing_from_the_query_table_are_reported_with_examples():
     data = _with_query_table(b"query,kind\nq7,nav\n")
     found = _finding(data.report, "queries_missing_metadata")
     assert found.severity == "warning" and found.count == 6
-    assert found.message == ("6 of 7 queries in the run are not in the query table; their "
-                             "segment values show as '(missing)'.")
+    assert found.message == (
+        "6 of 7 queries in the run are not in the query table; their "
+        "segment values show as '(missing)'."
+    )
     assert found.examples == ["q1", "q2", "q3", "q4", "q5"]
     assert found.action.startswith("Add these queries to the query table")
     assert found.source == "queries.csv"
@@ -271,24 +314,27 @@ def test_run_queries_missing_from_the_query_table_are_reported_with_examples():
 
 
 def test_query_table_rows_for_queries_outside_the_run_are_a_remark():
-    data = _with_query_table(b"query,kind\n" + b"".join(
-        f"q{i},nav\n".encode() for i in range(1, 10)))
+    data = _with_query_table(
+        b"query,kind\n" + b"".join(f"q{i},nav\n".encode() for i in range(1, 10))
+    )
     found = _finding(data.report, "metadata_queries_not_in_run")
     assert found.severity == "info" and found.count == 2 and found.examples == ["q8", "q9"]
-    assert found.message == ("2 of 9 queries in the query table are not in the run; their rows "
-                             "are not used.")
+    assert found.message == (
+        "2 of 9 queries in the query table are not in the run; their rows are not used."
+    )
     assert data.report.get("queries_missing_metadata") is None
 
 
 def test_a_query_table_covering_exactly_the_run_adds_no_coverage_finding():
-    data = _with_query_table(b"query,kind\n" + b"".join(
-        f"q{i},nav\n".encode() for i in range(1, 8)))
+    data = _with_query_table(
+        b"query,kind\n" + b"".join(f"q{i},nav\n".encode() for i in range(1, 8))
+    )
     codes = data.report.codes()
     assert "queries_missing_metadata" not in codes and "metadata_queries_not_in_run" not in codes
 
 
 def test_the_web_search_sample_query_table_covers_its_run():
-    from metrics.loaders import load_sample
+    from metrics.io.loaders import load_sample
 
     codes = load_sample("web_search").report.codes()
     assert "queries_missing_metadata" not in codes and "metadata_queries_not_in_run" not in codes

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from metrics.settings import POLICIES, Settings
+from metrics.engine.settings import POLICIES, Settings
 from ui.view import MENU_POLICIES, View, from_query_params, to_query_params
 
 
@@ -11,15 +11,26 @@ def test_every_policy_with_a_menu_is_part_of_the_view():
 
 
 def test_non_default_policies_round_trip_through_the_link_and_reach_the_settings():
-    view = View(score_precision="float64", duplicates="error", missing_queries="zero",
-                no_relevant="leave_out", ndcg_relevance_level=True, ties="input_order")
+    view = View(
+        score_precision="float64",
+        duplicates="error",
+        missing_queries="zero",
+        no_relevant="leave_out",
+        ndcg_relevance_level=True,
+        ties="input_order",
+    )
     params = to_query_params(view)
     assert params["prec"] == "float64" and params["ndcgrel"] == "True"
     back = from_query_params(params)
     assert back == view
-    assert back.settings() == Settings(score_precision="float64", duplicates="error",
-                                       missing_queries="zero", no_relevant="leave_out",
-                                       ndcg_relevance_level=True, ties="input_order")
+    assert back.settings() == Settings(
+        score_precision="float64",
+        duplicates="error",
+        missing_queries="zero",
+        no_relevant="leave_out",
+        ndcg_relevance_level=True,
+        ties="input_order",
+    )
 
 
 def test_unknown_policy_values_in_a_link_keep_the_defaults():

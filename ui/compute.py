@@ -1,6 +1,6 @@
 """Per-query metrics computed once per (data content hash, settings), shared by every page.
 
-Caches are keyed on :attr:`metrics.loaders.Dataset.content_hash` and the settings; the data set
+Caches are keyed on :attr:`metrics.io.loaders.Dataset.content_hash` and the settings; the data set
 itself is passed as an ``_dataset`` argument, which Streamlit does not hash. The pure functions
 (``*_of``) do the work and are tested without a server.
 """
@@ -14,12 +14,12 @@ import pandas as pd
 import streamlit as st
 
 from metrics import schema as S
-from metrics.aggregation import curve_summary, summarize
-from metrics.evaluation import Evaluation, curves, per_query_table, rank_run
-from metrics.loaders import Dataset, load_sample
-from metrics.ranking import RankedLists, ranking_key
-from metrics.registry import parse_measure
-from metrics.settings import Settings
+from metrics.engine.aggregation import curve_summary, summarize
+from metrics.engine.evaluation import Evaluation, curves, per_query_table, rank_run
+from metrics.engine.ranking import RankedLists, ranking_key
+from metrics.engine.registry import parse_measure
+from metrics.engine.settings import Settings
+from metrics.io.loaders import Dataset, load_sample
 
 STANDARD_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
 
@@ -48,8 +48,12 @@ def curves_of(lists: dict[str, RankedLists], measure: str, k_to: int) -> dict[st
     return curves(lists, parse_measure(measure, for_curve=True), k_to)
 
 
-def cutoff_evaluation_of(lists: dict[str, RankedLists], settings: Settings,
-                         measures: tuple[str, ...], ks: tuple[int, ...]) -> Evaluation:
+def cutoff_evaluation_of(
+    lists: dict[str, RankedLists],
+    settings: Settings,
+    measures: tuple[str, ...],
+    ks: tuple[int, ...],
+) -> Evaluation:
     """Per-query values of every measure at every cutoff in ``ks``."""
     specs = [parse_measure(m, k=k) for m in measures for k in ks]
     return Evaluation(per_query_table(lists, specs), specs, lists, settings, list(lists))
@@ -70,15 +74,16 @@ def sample_dataset(name: str) -> Dataset:
 
 
 @st.cache_resource(max_entries=6, show_spinner=False)
-def _ranked(content_hash: str, key: tuple, _dataset: Dataset,
-            _settings: Settings) -> dict[str, RankedLists]:
+def _ranked(
+    content_hash: str, key: tuple, _dataset: Dataset, _settings: Settings
+) -> dict[str, RankedLists]:
     return rank_run(_dataset.run, _dataset.qrels, _settings, source=_dataset.name)
 
 
 def ranked_lists(dataset: Dataset, settings: Settings) -> dict[str, RankedLists]:
     """The data set's ranked lists per model under ``settings`` (cached on the content hash).
 
-    Lists are ranked once per :func:`metrics.ranking.ranking_key` (ties, score precision,
+    Lists are ranked once per :func:`metrics.engine.ranking.ranking_key` (ties, score precision,
     duplicates, missing and empty queries); a change of any other setting (relevance level,
     gain, fewer than K, averaging) reuses them, rescored.
     """
@@ -91,19 +96,22 @@ def ranked_lists(dataset: Dataset, settings: Settings) -> dict[str, RankedLists]
 
 
 @st.cache_data(max_entries=64, show_spinner=False)
-def _curves(content_hash: str, key: tuple, measure: str, k_to: int, _dataset: Dataset,
-            _settings: Settings) -> dict[str, np.ndarray]:
+def _curves(
+    content_hash: str, key: tuple, measure: str, k_to: int, _dataset: Dataset, _settings: Settings
+) -> dict[str, np.ndarray]:
     return curves_of(ranked_lists(_dataset, _settings), measure, k_to)
 
 
-def measure_curves(dataset: Dataset, settings: Settings, measure: str,
-                   k_to: int) -> dict[str, np.ndarray]:
+def measure_curves(
+    dataset: Dataset, settings: Settings, measure: str, k_to: int
+) -> dict[str, np.ndarray]:
     """Per-query values of ``measure`` at K = 1..k_to per model (cached)."""
     return _curves(dataset.content_hash, settings_key(settings), measure, k_to, dataset, settings)
 
 
-def curve_table(dataset: Dataset, settings: Settings, measures: tuple[str, ...],
-                k_from: int, k_to: int) -> pd.DataFrame:
+def curve_table(
+    dataset: Dataset, settings: Settings, measures: tuple[str, ...], k_from: int, k_to: int
+) -> pd.DataFrame:
     """Long table of mean, quartiles and n at every K, with a ``measure`` column."""
     frames = []
     for measure in measures:
@@ -111,22 +119,33 @@ def curve_table(dataset: Dataset, settings: Settings, measures: tuple[str, ...],
         summary = summary[summary["k"] >= k_from]
         summary.insert(1, "measure", measure)
         frames.append(summary)
-    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(
-        columns=[S.MODEL, "measure", "k", "mean", "q1", "median", "q3", "n"])
+    return (
+        pd.concat(frames, ignore_index=True)
+        if frames
+        else pd.DataFrame(columns=[S.MODEL, "measure", "k", "mean", "q1", "median", "q3", "n"])
+    )
 
 
 @st.cache_data(max_entries=32, show_spinner=False)
-def _cutoff_table(content_hash: str, key: tuple, measures: tuple[str, ...], ks: tuple[int, ...],
-                  _dataset: Dataset, _settings: Settings) -> pd.DataFrame:
+def _cutoff_table(
+    content_hash: str,
+    key: tuple,
+    measures: tuple[str, ...],
+    ks: tuple[int, ...],
+    _dataset: Dataset,
+    _settings: Settings,
+) -> pd.DataFrame:
     evaluation = cutoff_evaluation_of(ranked_lists(_dataset, _settings), _settings, measures, ks)
     return cutoff_table_of(evaluation, _dataset.segments)
 
 
-def cutoff_table(dataset: Dataset, settings: Settings, measures: tuple[str, ...],
-                 ks: tuple[int, ...]) -> pd.DataFrame:
+def cutoff_table(
+    dataset: Dataset, settings: Settings, measures: tuple[str, ...], ks: tuple[int, ...]
+) -> pd.DataFrame:
     """Averages at the cutoffs ``ks`` under the averaging policy (cached)."""
-    return _cutoff_table(dataset.content_hash, settings_key(settings), tuple(measures),
-                         tuple(ks), dataset, settings)
+    return _cutoff_table(
+        dataset.content_hash, settings_key(settings), tuple(measures), tuple(ks), dataset, settings
+    )
 
 
 @st.cache_data(max_entries=16, show_spinner=False)
@@ -145,10 +164,11 @@ def warm(dataset: Dataset, settings: Settings) -> threading.Thread:
     The cache holds a lock per key: a page asking for the same lists meanwhile waits for this
     computation instead of repeating it.
     """
+
     def work() -> None:
         try:
             ranked_lists(dataset, settings)
-        except Exception:       # the page that needs the lists will show the error
+        except Exception:  # the page that needs the lists will show the error
             pass
 
     thread = threading.Thread(target=work, name="rank-warmup", daemon=True)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from .figures import figure_image
-from .i18n import t
+from ui.figures import figure_image
+from ui.i18n import t
 
 
 def figure_downloads(figures: dict[str, go.Figure], key: str) -> None:
@@ -15,14 +15,23 @@ def figure_downloads(figures: dict[str, go.Figure], key: str) -> None:
         return
     c1, c2, c3 = st.columns([2, 1, 2])
     name = c1.selectbox(t("export.chart"), list(figures), key=f"w_export_{key}_chart")
-    fmt = c2.radio(t("export.format"), ["png", "svg", "html"], key=f"w_export_{key}_fmt",
-                   horizontal=True, format_func=str.upper)
+    fmt = c2.radio(
+        t("export.format"),
+        ["png", "svg", "html"],
+        key=f"w_export_{key}_fmt",
+        horizontal=True,
+        format_func=str.upper,
+    )
     fig = figures[name]
     filename = "".join(ch if ch.isalnum() or ch in "@-_" else "_" for ch in name)
     if fmt == "html":
-        c3.download_button(t("export.download", fmt="HTML"),
-                           fig.to_html(include_plotlyjs="cdn").encode("utf-8"),
-                           f"{filename}.html", "text/html", key=f"dl_{key}_html")
+        c3.download_button(
+            t("export.download", fmt="HTML"),
+            fig.to_html(include_plotlyjs="cdn").encode("utf-8"),
+            f"{filename}.html",
+            "text/html",
+            key=f"dl_{key}_html",
+        )
         return
     made_key = f"export_{key}_bytes"
     if c3.button(t("export.prepare", fmt=fmt.upper()), key=f"btn_{key}_prepare"):
@@ -35,5 +44,10 @@ def figure_downloads(figures: dict[str, go.Figure], key: str) -> None:
     made = st.session_state.get(made_key)
     if made and made[0] == name and made[1] == fmt:
         mime = "image/png" if fmt == "png" else "image/svg+xml"
-        c3.download_button(t("export.download", fmt=fmt.upper()), made[2], f"{filename}.{fmt}",
-                           mime, key=f"dl_{key}_{fmt}")
+        c3.download_button(
+            t("export.download", fmt=fmt.upper()),
+            made[2],
+            f"{filename}.{fmt}",
+            mime,
+            key=f"dl_{key}_{fmt}",
+        )

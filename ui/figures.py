@@ -8,8 +8,18 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
-PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b", "#e377c2",
-           "#7f7f7f", "#bcbd22", "#17becf")
+PALETTE = (
+    "#1f77b4",
+    "#d62728",
+    "#2ca02c",
+    "#9467bd",
+    "#ff7f0e",
+    "#8c564b",
+    "#e377c2",
+    "#7f7f7f",
+    "#bcbd22",
+    "#17becf",
+)
 
 
 def _safe(text: object) -> str:
@@ -17,8 +27,16 @@ def _safe(text: object) -> str:
     return html.escape(str(text))
 
 
-def curve_figure(table: pd.DataFrame, measure: str, *, title: str, x_label: str,
-                 y_label: str, queries_label: str, subtitle: str = "") -> go.Figure:
+def curve_figure(
+    table: pd.DataFrame,
+    measure: str,
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    queries_label: str,
+    subtitle: str = "",
+) -> go.Figure:
     """One line per model of ``measure``'s mean over K.
 
     Parameters
@@ -35,25 +53,39 @@ def curve_figure(table: pd.DataFrame, measure: str, *, title: str, x_label: str,
     fig = go.Figure()
     for i, (model, rows) in enumerate(part.groupby("model", sort=False)):
         name = _safe(model)
-        fig.add_trace(go.Scatter(
-            x=rows["k"], y=rows["mean"], mode="lines+markers" if len(rows) <= 30 else "lines",
-            name=name, line={"color": PALETTE[i % len(PALETTE)], "width": 2},
-            marker={"size": 5}, customdata=np.stack([rows["n"].to_numpy()], axis=-1),
-            hovertemplate=(f"<b>{name}</b><br>{_safe(measure)}@%{{x}} = %{{y:.4f}}"
-                           f"<br>{_safe(queries_label)}: %{{customdata[0]}}<extra></extra>"),
-        ))
+        fig.add_trace(
+            go.Scatter(
+                x=rows["k"],
+                y=rows["mean"],
+                mode="lines+markers" if len(rows) <= 30 else "lines",
+                name=name,
+                line={"color": PALETTE[i % len(PALETTE)], "width": 2},
+                marker={"size": 5},
+                customdata=np.stack([rows["n"].to_numpy()], axis=-1),
+                hovertemplate=(
+                    f"<b>{name}</b><br>{_safe(measure)}@%{{x}} = %{{y:.4f}}"
+                    f"<br>{_safe(queries_label)}: %{{customdata[0]}}<extra></extra>"
+                ),
+            )
+        )
     full_title = _safe(title) + (f"<br><sup>{_safe(subtitle)}</sup>" if subtitle else "")
     fig.update_layout(
-        title={"text": full_title}, xaxis_title=_safe(x_label), yaxis_title=_safe(y_label),
-        hovermode="closest", template="plotly_white", height=380,
-        margin={"l": 50, "r": 20, "t": 70, "b": 45}, legend={"orientation": "h", "y": -0.22},
+        title={"text": full_title},
+        xaxis_title=_safe(x_label),
+        yaxis_title=_safe(y_label),
+        hovermode="closest",
+        template="plotly_white",
+        height=380,
+        margin={"l": 50, "r": 20, "t": 70, "b": 45},
+        legend={"orientation": "h", "y": -0.22},
     )
     fig.update_yaxes(rangemode="tozero")
     return fig
 
 
-def distribution_figure(values: dict[str, np.ndarray], measure_at_k: str, *, kind: str,
-                        title: str, y_label: str) -> go.Figure:
+def distribution_figure(
+    values: dict[str, np.ndarray], measure_at_k: str, *, kind: str, title: str, y_label: str
+) -> go.Figure:
     """Per-query values of one measure at one K, one box (or histogram) per model.
 
     Box statistics (quartiles, median, mean, min and max) and histogram counts are computed
@@ -61,8 +93,10 @@ def distribution_figure(values: dict[str, np.ndarray], measure_at_k: str, *, kin
     draw each model's median as a dotted vertical line.
     """
     fig = go.Figure()
-    clean = {m: np.asarray(v, dtype=float)[~np.isnan(np.asarray(v, dtype=float))]
-             for m, v in values.items()}
+    clean = {
+        m: np.asarray(v, dtype=float)[~np.isnan(np.asarray(v, dtype=float))]
+        for m, v in values.items()
+    }
     finite = [v for v in clean.values() if len(v)]
     lo = min((float(v.min()) for v in finite), default=0.0)
     hi = max((float(v.max()) for v in finite), default=1.0)
@@ -74,18 +108,42 @@ def distribution_figure(values: dict[str, np.ndarray], measure_at_k: str, *, kin
             continue
         if kind == "histogram":
             counts, _ = np.histogram(v, bins=edges)
-            fig.add_trace(go.Bar(x=(edges[:-1] + edges[1:]) / 2, y=counts, name=name,
-                                 width=np.diff(edges), opacity=0.55, marker_color=color,
-                                 hovertemplate=f"{name}: %{{y}}<extra></extra>"))
+            fig.add_trace(
+                go.Bar(
+                    x=(edges[:-1] + edges[1:]) / 2,
+                    y=counts,
+                    name=name,
+                    width=np.diff(edges),
+                    opacity=0.55,
+                    marker_color=color,
+                    hovertemplate=f"{name}: %{{y}}<extra></extra>",
+                )
+            )
             fig.add_vline(x=float(np.median(v)), line_dash="dot", line_color=color)
         else:
             q1, med, q3 = np.percentile(v, [25, 50, 75])
-            fig.add_trace(go.Box(x=[name], q1=[q1], median=[med], q3=[q3], mean=[float(v.mean())],
-                                 lowerfence=[float(v.min())], upperfence=[float(v.max())],
-                                 name=name, marker_color=color, boxmean=True))
-    fig.update_layout(title={"text": _safe(title)}, template="plotly_white", height=380,
-                      margin={"l": 50, "r": 20, "t": 60, "b": 45}, showlegend=kind == "histogram",
-                      barmode="overlay")
+            fig.add_trace(
+                go.Box(
+                    x=[name],
+                    q1=[q1],
+                    median=[med],
+                    q3=[q3],
+                    mean=[float(v.mean())],
+                    lowerfence=[float(v.min())],
+                    upperfence=[float(v.max())],
+                    name=name,
+                    marker_color=color,
+                    boxmean=True,
+                )
+            )
+    fig.update_layout(
+        title={"text": _safe(title)},
+        template="plotly_white",
+        height=380,
+        margin={"l": 50, "r": 20, "t": 60, "b": 45},
+        showlegend=kind == "histogram",
+        barmode="overlay",
+    )
     if kind == "histogram":
         fig.update_xaxes(title=_safe(measure_at_k))
         fig.update_yaxes(title=_safe(y_label))
@@ -94,17 +152,28 @@ def distribution_figure(values: dict[str, np.ndarray], measure_at_k: str, *, kin
     return fig
 
 
-def list_curve_figure(values: pd.DataFrame, *, title: str, x_label: str,
-                      y_label: str) -> go.Figure:
+def list_curve_figure(values: pd.DataFrame, *, title: str, x_label: str, y_label: str) -> go.Figure:
     """Curves of one ranked list: ``values`` has a ``k`` column and one column per measure."""
     fig = go.Figure()
     for i, col in enumerate(c for c in values.columns if c != "k"):
-        fig.add_trace(go.Scatter(x=values["k"], y=values[col], mode="lines+markers",
-                                 name=_safe(col), line={"color": PALETTE[i % len(PALETTE)]},
-                                 hovertemplate=f"{_safe(col)}@%{{x}} = %{{y:.3f}}<extra></extra>"))
-    fig.update_layout(title={"text": _safe(title)}, xaxis_title=_safe(x_label),
-                      yaxis_title=_safe(y_label), template="plotly_white", height=340,
-                      margin={"l": 50, "r": 20, "t": 50, "b": 40})
+        fig.add_trace(
+            go.Scatter(
+                x=values["k"],
+                y=values[col],
+                mode="lines+markers",
+                name=_safe(col),
+                line={"color": PALETTE[i % len(PALETTE)]},
+                hovertemplate=f"{_safe(col)}@%{{x}} = %{{y:.3f}}<extra></extra>",
+            )
+        )
+    fig.update_layout(
+        title={"text": _safe(title)},
+        xaxis_title=_safe(x_label),
+        yaxis_title=_safe(y_label),
+        template="plotly_white",
+        height=340,
+        margin={"l": 50, "r": 20, "t": 50, "b": 40},
+    )
     fig.update_yaxes(range=[0, 1.05])
     fig.update_xaxes(dtick=1)
     return fig
@@ -113,12 +182,22 @@ def list_curve_figure(values: pd.DataFrame, *, title: str, x_label: str,
 def label_figure(labels: pd.Series, *, title: str, x_label: str, y_label: str) -> go.Figure:
     """Bar chart of how many judgments carry each label value (binary or graded at a glance)."""
     counts = labels.value_counts().sort_index()
-    fig = go.Figure(go.Bar(x=[f"{v:g}" for v in counts.index], y=counts.to_numpy(),
-                           marker_color=PALETTE[0],
-                           hovertemplate="%{x}: %{y:,}<extra></extra>"))
-    fig.update_layout(title={"text": _safe(title)}, xaxis_title=_safe(x_label),
-                      yaxis_title=_safe(y_label), template="plotly_white", height=260,
-                      margin={"l": 50, "r": 20, "t": 50, "b": 40})
+    fig = go.Figure(
+        go.Bar(
+            x=[f"{v:g}" for v in counts.index],
+            y=counts.to_numpy(),
+            marker_color=PALETTE[0],
+            hovertemplate="%{x}: %{y:,}<extra></extra>",
+        )
+    )
+    fig.update_layout(
+        title={"text": _safe(title)},
+        xaxis_title=_safe(x_label),
+        yaxis_title=_safe(y_label),
+        template="plotly_white",
+        height=260,
+        margin={"l": 50, "r": 20, "t": 50, "b": 40},
+    )
     fig.update_xaxes(type="category")
     return fig
 
@@ -134,6 +213,8 @@ def figure_image(fig: go.Figure, fmt: str, width: int = 1100, height: int = 500)
     try:
         return fig.to_image(format=fmt, width=width, height=height)
     except Exception as exc:  # kaleido raises several types depending on what is missing
-        raise RuntimeError(f"the {fmt.upper()} image could not be made ({type(exc).__name__}: "
-                           f"{exc}). Download the SVG or the HTML instead, or use the camera "
-                           f"icon of the chart.") from None
+        raise RuntimeError(
+            f"the {fmt.upper()} image could not be made ({type(exc).__name__}: "
+            f"{exc}). Download the SVG or the HTML instead, or use the camera "
+            f"icon of the chart."
+        ) from None

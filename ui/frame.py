@@ -18,16 +18,26 @@ from pathlib import Path
 
 import streamlit as st
 
-from metrics.loaders import Dataset, sample_names
-from metrics.registry import MEASURES
-from metrics.settings import POLICIES, Settings
-
-from . import compute, handbuilt
-from .i18n import LANGUAGE_KEY, LANGUAGES, current_language, has, t
-from .pages_registry import PAGES, page_def
-from .safe import md_escape
-from .view import (HANDBUILT, K_LIMIT, MAIN_POLICIES, MENU_POLICIES, MORE_POLICIES, UPLOAD,
-                   URL_NAMES, View, curve_measure_names, from_query_params, to_query_params)
+from metrics.engine.registry import MEASURES
+from metrics.engine.settings import POLICIES, Settings
+from metrics.io.loaders import Dataset, sample_names
+from ui import compute, handbuilt
+from ui.i18n import LANGUAGE_KEY, LANGUAGES, current_language, has, t
+from ui.pages_registry import PAGES, page_def
+from ui.safe import md_escape
+from ui.view import (
+    HANDBUILT,
+    K_LIMIT,
+    MAIN_POLICIES,
+    MENU_POLICIES,
+    MORE_POLICIES,
+    UPLOAD,
+    URL_NAMES,
+    View,
+    curve_measure_names,
+    from_query_params,
+    to_query_params,
+)
 
 # Session-state keys (see ui/README.md).
 VIEW_KEY = "view"
@@ -39,7 +49,8 @@ SAMPLE_KEY = "w_sample"
 ROOT = Path(__file__).resolve().parent.parent
 
 _inside_navigation: contextvars.ContextVar[bool] = contextvars.ContextVar(
-    "inside_navigation", default=False)
+    "inside_navigation", default=False
+)
 
 
 @dataclass
@@ -67,7 +78,9 @@ class PageContext:
         """The active data set; shows a hint and stops the page when there is none."""
         if self.dataset is None:
             st.info(t("frame.no_dataset"))
-            st.page_link(str(ROOT / page_def("data").path), label=t("page.data"), icon=page_def("data").icon)
+            st.page_link(
+                str(ROOT / page_def("data").path), label=t("page.data"), icon=page_def("data").icon
+            )
             st.stop()
         return self.dataset
 
@@ -81,22 +94,24 @@ def navigation_pages() -> list:
     The root URL is a hidden page that forwards to the first registered page (with the query
     parameters), so every page, the first one included, has its own deep link.
     """
-    pages = [st.Page(ROOT / p.path, title=t(f"page.{p.key}"), icon=p.icon, url_path=p.url_path)
-             for p in PAGES]
+    pages = [
+        st.Page(ROOT / p.path, title=t(f"page.{p.key}"), icon=p.icon, url_path=p.url_path)
+        for p in PAGES
+    ]
     first = pages[0]
 
     def forward() -> None:
         st.switch_page(first, query_params=dict(st.query_params))
 
-    home = st.Page(forward, title=t(f"page.{PAGES[0].key}"), url_path="home", default=True,
-                   visibility="hidden")
+    home = st.Page(
+        forward, title=t(f"page.{PAGES[0].key}"), url_path="home", default=True, visibility="hidden"
+    )
     return [home, *pages]
 
 
 def run_app() -> None:
     """Build the navigation and run the selected page (the body of ``app.py``)."""
-    st.set_page_config(page_title=t("app.title"), page_icon=":material/leaderboard:",
-                       layout="wide")
+    st.set_page_config(page_title=t("app.title"), page_icon=":material/leaderboard:", layout="wide")
     _init_session()
     selected = st.navigation(navigation_pages())
     token = _inside_navigation.set(True)
@@ -134,7 +149,7 @@ def _init_session() -> None:
         state[VIEW_KEY] = view
         _seed_widgets(view)
     for name in [k for k in state if isinstance(k, str) and k.startswith(WIDGET_PREFIX)]:
-        state[name] = state[name]   # a value set by code survives pages that lack the widget
+        state[name] = state[name]  # a value set by code survives pages that lack the widget
     state[LANGUAGE_KEY] = state.get("w_lang", state[VIEW_KEY].lang)
 
 
@@ -206,8 +221,7 @@ def measure_text(name: str, part: str) -> str:
 
 def _sidebar() -> View:
     side = st.sidebar
-    side.selectbox(t("frame.language"), list(LANGUAGES), format_func=LANGUAGES.get,
-                   key="w_lang")
+    side.selectbox(t("frame.language"), list(LANGUAGES), format_func=LANGUAGES.get, key="w_lang")
     st.session_state[LANGUAGE_KEY] = st.session_state["w_lang"]
     data = data_choice()
     view_before: View = st.session_state[VIEW_KEY]
@@ -215,15 +229,25 @@ def _sidebar() -> View:
     _dataset_box(side, data, dataset)
     side.subheader(t("frame.settings"))
     options = curve_measure_names()
-    side.multiselect(t("frame.measures"), options, key="w_measures",
-                     format_func=measure_label,
-                     help="\n\n".join(f"**{n}** — {measure_text(n, 'description')}"
-                                      for n in options))
+    side.multiselect(
+        t("frame.measures"),
+        options,
+        key="w_measures",
+        format_func=measure_label,
+        help="\n\n".join(f"**{n}** — {measure_text(n, 'description')}" for n in options),
+    )
     if not st.session_state["w_measures"]:
         side.caption(t("frame.no_measure"))
     side.slider(t("frame.k_range"), 1, K_LIMIT, key="w_k", help=t("frame.k_range_help"))
-    side.number_input(policy_label("relevance_level"), min_value=0.0, max_value=100.0, step=1.0,
-                      format="%g", key="w_rel", help=POLICIES["relevance_level"].help)
+    side.number_input(
+        policy_label("relevance_level"),
+        min_value=0.0,
+        max_value=100.0,
+        step=1.0,
+        format="%g",
+        key="w_rel",
+        help=POLICIES["relevance_level"].help,
+    )
     for field in MAIN_POLICIES:
         _policy_menu(side, field)
     weight = None
@@ -237,16 +261,26 @@ def _sidebar() -> View:
         for field in MORE_POLICIES:
             _policy_menu(st, field)
     measures = tuple(st.session_state["w_measures"]) or view_before.measures[:1] or ("P",)
-    return View(data=data, measures=measures, k_range=tuple(st.session_state["w_k"]),
-                relevance_level=_level(st.session_state["w_rel"]),
-                weight_column=weight, lang=st.session_state["w_lang"],
-                **{field: st.session_state[f"w_{field}"] for field in MENU_POLICIES})
+    return View(
+        data=data,
+        measures=measures,
+        k_range=tuple(st.session_state["w_k"]),
+        relevance_level=_level(st.session_state["w_rel"]),
+        weight_column=weight,
+        lang=st.session_state["w_lang"],
+        **{field: st.session_state[f"w_{field}"] for field in MENU_POLICIES},
+    )
 
 
 def _policy_menu(where, field: str) -> None:
     """A menu of one policy's values, explained in the session language."""
-    where.selectbox(policy_label(field), list(POLICIES[field].values), key=f"w_{field}",
-                    format_func=lambda v, f=field: policy_text(f, v), help=POLICIES[field].help)
+    where.selectbox(
+        policy_label(field),
+        list(POLICIES[field].values),
+        key=f"w_{field}",
+        format_func=lambda v, f=field: policy_text(f, v),
+        help=POLICIES[field].help,
+    )
 
 
 def _level(value: float) -> float:
@@ -258,8 +292,9 @@ def _numeric_segments(dataset: Dataset | None) -> list[str]:
         return []
     import pandas as pd
 
-    return [c for c in dataset.segment_columns
-            if pd.api.types.is_numeric_dtype(dataset.segments[c])]
+    return [
+        c for c in dataset.segment_columns if pd.api.types.is_numeric_dtype(dataset.segments[c])
+    ]
 
 
 def _dataset_box(side, data: str, dataset: Dataset | None) -> None:
@@ -270,8 +305,16 @@ def _dataset_box(side, data: str, dataset: Dataset | None) -> None:
         return
     n_queries = compute.query_count(dataset)
     warnings = len(dataset.report.warnings)
-    box.text(t("frame.dataset_lines", name=dataset.name, models=", ".join(dataset.models),
-               queries=f"{n_queries:,}", rows=f"{len(dataset.run):,}", warnings=warnings))
+    box.text(
+        t(
+            "frame.dataset_lines",
+            name=dataset.name,
+            models=", ".join(dataset.models),
+            queries=f"{n_queries:,}",
+            rows=f"{len(dataset.run):,}",
+            warnings=warnings,
+        )
+    )
 
 
 def _sync_url(view: View) -> None:

@@ -12,8 +12,8 @@ import hashlib
 import numpy as np
 import pandas as pd
 
-from metrics.export import to_csv_bytes
-from metrics.loaders import Dataset, load_dataset, load_table
+from metrics.io.export import to_csv_bytes
+from metrics.io.loaders import Dataset, load_dataset, load_table
 
 TABLE_KEY = "handbuilt_table"
 _DATASET_KEY = "handbuilt_dataset"
@@ -23,12 +23,14 @@ MODEL_NAME = "hand_built"
 
 def starter_table() -> pd.DataFrame:
     """The first hand-built list: relevant at 1, 3 and 4 of five (P@5 = 0.6)."""
-    return pd.DataFrame({
-        "list": ["my_list"] * 5,
-        "position": [1, 2, 3, 4, 5],
-        "item": ["a", "b", "c", "d", "e"],
-        "label": [1.0, 0.0, 1.0, 1.0, 0.0],
-    })
+    return pd.DataFrame(
+        {
+            "list": ["my_list"] * 5,
+            "position": [1, 2, 3, 4, 5],
+            "item": ["a", "b", "c", "d", "e"],
+            "label": [1.0, 0.0, 1.0, 1.0, 0.0],
+        }
+    )
 
 
 def normalize(table: pd.DataFrame) -> pd.DataFrame:
@@ -58,10 +60,16 @@ def normalize(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def csv_of(table: pd.DataFrame) -> bytes:
-    """The lists as CSV (``query,item,rank,label``), readable by :func:`metrics.loaders.load_table`."""
+    """The lists as CSV (``query,item,rank,label``), readable by :func:`metrics.io.loaders.load_table`."""
     df = normalize(table)
-    out = pd.DataFrame({"query": df["list"], "item": df["item"], "rank": df["position"],
-                        "label": df["label"].map(lambda v: f"{v:g}")})
+    out = pd.DataFrame(
+        {
+            "query": df["list"],
+            "item": df["item"],
+            "rank": df["position"],
+            "label": df["label"].map(lambda v: f"{v:g}"),
+        }
+    )
     return to_csv_bytes(out, bom=False)
 
 
@@ -80,13 +88,22 @@ def to_dataset(table: pd.DataFrame, name: str = "hand-built lists") -> Dataset:
         When the table has no row with an item.
     """
     df = normalize(table)
-    csv = pd.DataFrame({"query": df["list"], "item": df["item"], "rank": df["position"],
-                        "label": df["label"]}).to_csv(index=False).encode("utf-8")
+    csv = (
+        pd.DataFrame(
+            {"query": df["list"], "item": df["item"], "rank": df["position"], "label": df["label"]}
+        )
+        .to_csv(index=False)
+        .encode("utf-8")
+    )
     loaded = load_table(csv, f"{MODEL_NAME}.csv")
-    return load_dataset([loaded], name=name,
-                        mappings={loaded.name: {"query": "query", "item": "item", "rank": "rank",
-                                                "label": "label"}},
-                        k_max=int(df["position"].max()) if len(df) else 1)
+    return load_dataset(
+        [loaded],
+        name=name,
+        mappings={
+            loaded.name: {"query": "query", "item": "item", "rank": "rank", "label": "label"}
+        },
+        k_max=int(df["position"].max()) if len(df) else 1,
+    )
 
 
 def session_table() -> pd.DataFrame:

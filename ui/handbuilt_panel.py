@@ -5,8 +5,8 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from . import handbuilt as hb
-from .i18n import t
+from ui import handbuilt as hb
+from ui.i18n import t
 
 _NONCE_KEY = "handbuilt_nonce"
 _SEEN_KEY = "handbuilt_seen"
@@ -24,27 +24,42 @@ def handbuilt_panel() -> None:
         st.session_state[_NONCE_KEY] = st.session_state.get(_NONCE_KEY, 0) + 1
         st.session_state["handbuilt_base"] = table
     base = st.session_state["handbuilt_base"]
-    scale = st.radio(t("hand.scale"), ["binary", "graded"], key="w_hand_scale", horizontal=True,
-                     format_func=lambda v: t(f"hand.scale.{v}"))
+    scale = st.radio(
+        t("hand.scale"),
+        ["binary", "graded"],
+        key="w_hand_scale",
+        horizontal=True,
+        format_func=lambda v: t(f"hand.scale.{v}"),
+    )
     st.caption(t("hand.help"))
     edited = st.data_editor(
-        base, key=f"hand_editor_{st.session_state[_NONCE_KEY]}", num_rows="dynamic",
-        hide_index=True, width="stretch",
+        base,
+        key=f"hand_editor_{st.session_state[_NONCE_KEY]}",
+        num_rows="dynamic",
+        hide_index=True,
+        width="stretch",
         column_config={
-            "list": st.column_config.TextColumn(t("hand.col.list"), required=True,
-                                                default="my_list"),
-            "position": st.column_config.NumberColumn(t("hand.col.position"), min_value=1,
-                                                      step=1, help=t("hand.col.position_help")),
+            "list": st.column_config.TextColumn(
+                t("hand.col.list"), required=True, default="my_list"
+            ),
+            "position": st.column_config.NumberColumn(
+                t("hand.col.position"), min_value=1, step=1, help=t("hand.col.position_help")
+            ),
             "item": st.column_config.TextColumn(t("hand.col.item"), required=True),
             "label": st.column_config.NumberColumn(
-                t("hand.col.label"), min_value=0, max_value=1 if scale == "binary" else 10,
-                step=1 if scale == "binary" else 0.5, default=0),
-        })
+                t("hand.col.label"),
+                min_value=0,
+                max_value=1 if scale == "binary" else 10,
+                step=1 if scale == "binary" else 0.5,
+                default=0,
+            ),
+        },
+    )
     edited = pd.DataFrame(edited)
     if hb.fingerprint(edited) != fp:
         st.session_state[hb.TABLE_KEY] = edited
         st.session_state[_SEEN_KEY] = hb.fingerprint(edited)
-        st.rerun()      # the sidebar and the report show the edited lists
+        st.rerun()  # the sidebar and the report show the edited lists
     st.session_state[_SEEN_KEY] = fp
     c1, c2, c3, c4 = st.columns(4)
     if c1.button(t("hand.sort"), key="btn_hand_sort", help=t("hand.sort_help")):
@@ -53,8 +68,9 @@ def handbuilt_panel() -> None:
         _replace(_with_new_list(hb.normalize(edited)))
     if c3.button(t("hand.reset"), key="btn_hand_reset"):
         _replace(hb.starter_table())
-    c4.download_button(t("hand.download"), hb.csv_of(edited), "hand_built_lists.csv",
-                       "text/csv", key="dl_hand")
+    c4.download_button(
+        t("hand.download"), hb.csv_of(edited), "hand_built_lists.csv", "text/csv", key="dl_hand"
+    )
 
 
 def _replace(table: pd.DataFrame) -> None:
@@ -67,6 +83,12 @@ def _with_new_list(table: pd.DataFrame) -> pd.DataFrame:
     i = 2
     while f"list_{i}" in names:
         i += 1
-    new = pd.DataFrame({"list": [f"list_{i}"] * 3, "position": [1, 2, 3],
-                        "item": ["x", "y", "z"], "label": [0.0, 1.0, 0.0]})
+    new = pd.DataFrame(
+        {
+            "list": [f"list_{i}"] * 3,
+            "position": [1, 2, 3],
+            "item": ["x", "y", "z"],
+            "label": [0.0, 1.0, 0.0],
+        }
+    )
     return pd.concat([table, new], ignore_index=True)

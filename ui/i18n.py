@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
-from metrics.compare import HEADLINE_TEMPLATES
-from metrics.segment_compare import REVERSAL_TEMPLATES
+from metrics.review.compare import HEADLINE_TEMPLATES
+from metrics.review.segments import REVERSAL_TEMPLATES
 
 LOCALES = Path(__file__).resolve().parent / "locales"
 
@@ -25,7 +25,7 @@ DEFAULT_LANGUAGE = "en"
 LANGUAGE_KEY = "lang"
 
 
-@lru_cache(maxsize=None)
+@cache
 def catalog(lang: str) -> dict[str, str]:
     """The messages of one language, read once from ``ui/locales/<lang>.json``."""
     if lang not in LANGUAGES:
@@ -72,7 +72,8 @@ def templates(defaults: Mapping[str, str], lang: str = DEFAULT_LANGUAGE) -> dict
 
 
 def sentence_templates(lang: str | None = None) -> dict[str, str]:
-    """Wording of :func:`metrics.compare.headline` and the reversal sentences of
-    :mod:`metrics.segment_compare` in ``lang`` (the session's language when ``None``)."""
-    return templates({**HEADLINE_TEMPLATES, **REVERSAL_TEMPLATES},
-                     current_language() if lang is None else lang)
+    """Wording of :func:`metrics.review.compare.headline` and the reversal sentences of
+    :mod:`metrics.review.segments` in ``lang`` (the session's language when ``None``)."""
+    return templates(
+        {**HEADLINE_TEMPLATES, **REVERSAL_TEMPLATES}, current_language() if lang is None else lang
+    )

@@ -8,12 +8,12 @@ import numpy as np
 import pandas as pd
 
 from metrics import schema as S
-from metrics.evaluation import curves, evaluate, rank_run
-from metrics.explain import EXPLAINED, ListExplanation, explain_list, list_frames
-from metrics.loaders import Dataset
-from metrics.ranking import RankedLists
-from metrics.registry import parse_measure
-from metrics.settings import Settings
+from metrics.engine.evaluation import curves, evaluate, rank_run
+from metrics.engine.explain import EXPLAINED, ListExplanation, explain_list, list_frames
+from metrics.engine.ranking import RankedLists
+from metrics.engine.registry import parse_measure
+from metrics.engine.settings import Settings
+from metrics.io.loaders import Dataset
 
 #: Default K of each teaching list (the cutoff of the worked example).
 PRESET_K = {"precision_recall": 5, "ndcg_graded": 4}
@@ -30,7 +30,7 @@ class RankedList:
     unretrieved: tuple[tuple[str, float], ...] = ()
     default_k: int = 5
 
-    def swapped(self, i: int, j: int) -> "RankedList":
+    def swapped(self, i: int, j: int) -> RankedList:
         """A copy with the items at ranks ``i`` and ``j`` (1-based) exchanged."""
         items, labels = list(self.items), list(self.labels)
         a, b = i - 1, j - 1
@@ -39,8 +39,9 @@ class RankedList:
         return replace(self, items=tuple(items), labels=tuple(labels))
 
     def table(self) -> pd.DataFrame:
-        return pd.DataFrame({"rank": np.arange(1, len(self.items) + 1), "item": self.items,
-                             "label": self.labels})
+        return pd.DataFrame(
+            {"rank": np.arange(1, len(self.items) + 1), "item": self.items, "label": self.labels}
+        )
 
 
 def lists_of(dataset: Dataset, lists: dict[str, RankedLists], model: str) -> list[str]:
@@ -48,8 +49,9 @@ def lists_of(dataset: Dataset, lists: dict[str, RankedLists], model: str) -> lis
     return [str(q) for q in lists[model].query_ids]
 
 
-def list_from_ranked(dataset: Dataset, lists: dict[str, RankedLists], model: str,
-                     query: str) -> RankedList:
+def list_from_ranked(
+    dataset: Dataset, lists: dict[str, RankedLists], model: str, query: str
+) -> RankedList:
     """One query's list from ranked lists, with its judged-but-not-retrieved items."""
     ranked = lists[model]
     q = int(np.flatnonzero(ranked.query_ids.astype(str) == str(query))[0])
@@ -58,10 +60,18 @@ def list_from_ranked(dataset: Dataset, lists: dict[str, RankedLists], model: str
     labels = ranked.labels[lo:hi]
     judged = dataset.qrels[dataset.qrels[S.QUERY] == str(query)]
     retrieved = set(map(str, items))
-    extra = tuple((str(i), float(l)) for i, l in zip(judged[S.ITEM], judged[S.RELEVANCE])
-                  if str(i) not in retrieved)
-    return RankedList(str(query), tuple(map(str, items)), tuple(float(x) for x in labels),
-                      extra, min(PRESET_K.get(str(query), 10), hi - lo) or 1)
+    extra = tuple(
+        (str(i), float(l))
+        for i, l in zip(judged[S.ITEM], judged[S.RELEVANCE])
+        if str(i) not in retrieved
+    )
+    return RankedList(
+        str(query),
+        tuple(map(str, items)),
+        tuple(float(x) for x in labels),
+        extra,
+        min(PRESET_K.get(str(query), 10), hi - lo) or 1,
+    )
 
 
 def teaching_lists(dataset: Dataset) -> dict[str, RankedList]:
@@ -73,12 +83,16 @@ def teaching_lists(dataset: Dataset) -> dict[str, RankedList]:
 
 def list_from_table(table: pd.DataFrame, name: str) -> RankedList:
     """One hand-built list (see :mod:`ui.handbuilt`)."""
-    from .handbuilt import normalize
+    from ui.handbuilt import normalize
 
     df = normalize(table)
     df = df[df["list"] == name]
-    return RankedList(name, tuple(df["item"]), tuple(float(x) for x in df["label"]),
-                      default_k=max(1, min(5, len(df))))
+    return RankedList(
+        name,
+        tuple(df["item"]),
+        tuple(float(x) for x in df["label"]),
+        default_k=max(1, min(5, len(df))),
+    )
 
 
 def measure_names(k: int) -> list[str]:
@@ -96,16 +110,21 @@ def evaluate_list(rl: RankedList, k: int, settings: Settings) -> dict[str, float
 
 def explain(rl: RankedList, k: int, settings: Settings) -> ListExplanation:
     """Per-position table and substituted formulas for the list at ``k``."""
-    return explain_list(list(rl.items), list(rl.labels), k, settings,
-                        [l for _, l in rl.unretrieved])
+    return explain_list(
+        list(rl.items), list(rl.labels), k, settings, [l for _, l in rl.unretrieved]
+    )
 
 
 def formulas(rl: RankedList, k: int, settings: Settings) -> pd.DataFrame:
     """One row per measure: name, substituted formula with metrics' value, value."""
     values = evaluate_list(rl, k, settings)
     ex = explain(rl, k, settings)
-    return pd.DataFrame([{"measure": m, "formula": ex.pieces[m].formula(values[m]),
-                          "value": values[m]} for m in EXPLAINED])
+    return pd.DataFrame(
+        [
+            {"measure": m, "formula": ex.pieces[m].formula(values[m]), "value": values[m]}
+            for m in EXPLAINED
+        ]
+    )
 
 
 def list_curve(rl: RankedList, settings: Settings, k_max: int) -> pd.DataFrame:
@@ -122,9 +141,17 @@ def compare_orderings(a: RankedList, b: RankedList, k: int, settings: Settings) 
     """Each measure at ``k`` for two orderings, and whether it changed."""
     va, vb = evaluate_list(a, k, settings), evaluate_list(b, k, settings)
     names = measure_names(k)
-    return pd.DataFrame([{"measure": n, "A": va[m], "B": vb[m],
-                          "changed": not np.isclose(va[m], vb[m], equal_nan=True)}
-                         for m, n in zip(EXPLAINED, names)])
+    return pd.DataFrame(
+        [
+            {
+                "measure": n,
+                "A": va[m],
+                "B": vb[m],
+                "changed": not np.isclose(va[m], vb[m], equal_nan=True),
+            }
+            for m, n in zip(EXPLAINED, names)
+        ]
+    )
 
 
 def mrr_example(teaching: dict[str, RankedList], settings: Settings) -> tuple[str, float]:
@@ -134,8 +161,10 @@ def mrr_example(teaching: dict[str, RankedList], settings: Settings) -> tuple[st
         rl = teaching[name]
         rr = evaluate_list(rl, len(rl.items), settings)["RR"]
         values.append(rr)
-        first = next((i + 1 for i, l in enumerate(rl.labels)
-                      if l == l and l >= settings.relevance_level), None)
+        first = next(
+            (i + 1 for i, l in enumerate(rl.labels) if l == l and l >= settings.relevance_level),
+            None,
+        )
         parts.append(f"1/{first}" if first else "0")
     mrr = float(np.mean(values))
     return f"MRR = ({' + '.join(parts)})/{len(parts)} = {mrr:.3f}", mrr

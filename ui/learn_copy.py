@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 import numpy as np
 import pandas as pd
 
-from .learn import RankedList
+from ui.learn import RankedList
 
 COLUMNS = ("position", "item", "label")
 
@@ -31,9 +31,13 @@ class CopyProblem:
 
 def copy_table(rl: RankedList) -> pd.DataFrame:
     """The chosen list as an editable table: positions 1..n, items, labels."""
-    return pd.DataFrame({"position": np.arange(1, len(rl.items) + 1, dtype="int64"),
-                         "item": pd.Series(rl.items, dtype="object"),
-                         "label": np.asarray(rl.labels, dtype=float)})
+    return pd.DataFrame(
+        {
+            "position": np.arange(1, len(rl.items) + 1, dtype="int64"),
+            "item": pd.Series(rl.items, dtype="object"),
+            "label": np.asarray(rl.labels, dtype=float),
+        }
+    )
 
 
 def fingerprint(table: pd.DataFrame) -> str:
@@ -43,8 +47,12 @@ def fingerprint(table: pd.DataFrame) -> str:
 
 
 def _blank(value: object) -> bool:
-    return value is None or (isinstance(value, float) and np.isnan(value)) or \
-        value is pd.NA or (isinstance(value, str) and not value.strip())
+    return (
+        value is None
+        or (isinstance(value, float) and np.isnan(value))
+        or value is pd.NA
+        or (isinstance(value, str) and not value.strip())
+    )
 
 
 def _number(value: object) -> float | None:
@@ -104,14 +112,24 @@ def list_of_copy(table: pd.DataFrame, original: RankedList) -> RankedList:
     keyed = []
     for order, (_, position, item, label) in enumerate(rows):
         pos = _number(position)
-        keyed.append((np.inf if pos is None or np.isnan(pos) else pos, order,
-                      str(item).strip(), _number(label)))
+        keyed.append(
+            (
+                np.inf if pos is None or np.isnan(pos) else pos,
+                order,
+                str(item).strip(),
+                _number(label),
+            )
+        )
     keyed.sort(key=lambda r: (r[0], r[1]))
     items = tuple(r[2] for r in keyed)
     ranked = set(items)
-    return replace(original, name=f"{original.name} (B)", items=items,
-                   labels=tuple(float(r[3]) for r in keyed),
-                   unretrieved=tuple(u for u in original.unretrieved if u[0] not in ranked))
+    return replace(
+        original,
+        name=f"{original.name} (B)",
+        items=items,
+        labels=tuple(float(r[3]) for r in keyed),
+        unretrieved=tuple(u for u in original.unretrieved if u[0] not in ranked),
+    )
 
 
 def swap_in(rl: RankedList, i: int, j: int) -> pd.DataFrame:
@@ -122,5 +140,12 @@ def swap_in(rl: RankedList, i: int, j: int) -> pd.DataFrame:
     return copy_table(rl.swapped(i, j))
 
 
-__all__ = ["COLUMNS", "CopyProblem", "check_copy", "copy_table", "fingerprint",
-           "list_of_copy", "swap_in"]
+__all__ = [
+    "COLUMNS",
+    "CopyProblem",
+    "check_copy",
+    "copy_table",
+    "fingerprint",
+    "list_of_copy",
+    "swap_in",
+]

@@ -7,10 +7,10 @@ import hashlib
 import pandas as pd
 import streamlit as st
 
-from . import learn_copy as lc
-from .i18n import t
-from .learn import RankedList
-from .safe import md_escape
+from ui import learn_copy as lc
+from ui.i18n import t
+from ui.learn import RankedList
+from ui.safe import md_escape
 
 COPY_KEY = "learn_copy_table"
 _ORIGIN_KEY = "learn_copy_origin"
@@ -32,9 +32,12 @@ def _replace(table: pd.DataFrame) -> None:
 
 def _editor_frame(table: pd.DataFrame) -> tuple[pd.DataFrame, dict[str, bool]]:
     """The table with the three columns; a column that is not numeric is shown as text."""
-    df = pd.DataFrame({c: table[c] if c in table.columns else pd.Series([None] * len(table),
-                                                                         dtype="object")
-                       for c in lc.COLUMNS})
+    df = pd.DataFrame(
+        {
+            c: table[c] if c in table.columns else pd.Series([None] * len(table), dtype="object")
+            for c in lc.COLUMNS
+        }
+    )
     numeric = {}
     for c in ("position", "label"):
         numeric[c] = pd.api.types.is_numeric_dtype(df[c])
@@ -76,19 +79,24 @@ def copy_panel(chosen: RankedList, source: str) -> RankedList:
 
     st.caption(t("learn.copy.help"))
     edited = st.data_editor(
-        base, key=f"learn_copy_editor_{state[_NONCE_KEY]}", num_rows="dynamic",
-        hide_index=True, width="stretch",
+        base,
+        key=f"learn_copy_editor_{state[_NONCE_KEY]}",
+        num_rows="dynamic",
+        hide_index=True,
+        width="stretch",
         column_config={
-            "position": number_column("position", min_value=1, step=1, format="%d",
-                                      help=t("learn.copy.col.position_help")),
+            "position": number_column(
+                "position", min_value=1, step=1, format="%d", help=t("learn.copy.col.position_help")
+            ),
             "item": st.column_config.TextColumn(t("learn.copy.col.item")),
             "label": number_column("label", min_value=0, help=t("learn.copy.col.label_help")),
-        })
+        },
+    )
     edited = pd.DataFrame(edited).reset_index(drop=True)
     if lc.fingerprint(edited) not in (lc.fingerprint(base), fp):
         state[COPY_KEY] = edited
         state[_SEEN_KEY] = lc.fingerprint(edited)
-        st.rerun()      # the comparison below reads the edited copy
+        st.rerun()  # the comparison below reads the edited copy
     state[_SEEN_KEY] = fp
 
     problems = lc.check_copy(table)
@@ -110,7 +118,8 @@ def copy_panel(chosen: RankedList, source: str) -> RankedList:
     b1, b2 = st.columns(2)
     if b1.button(t("learn.copy.swap"), key="btn_learn_swap", help=t("learn.copy.swap_help")):
         _replace(lc.swap_in(copy, int(i), int(j)))
-    if b2.button(t("learn.copy.reset"), key="btn_learn_copy_reset",
-                 help=t("learn.copy.reset_help")):
+    if b2.button(
+        t("learn.copy.reset"), key="btn_learn_copy_reset", help=t("learn.copy.reset_help")
+    ):
         _replace(lc.copy_table(chosen))
     return copy

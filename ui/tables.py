@@ -5,12 +5,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from metrics.export import to_csv_bytes
-
+from metrics.io.export import to_csv_bytes
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:
-    """Excel-safe CSV (UTF-8 with a byte order mark), see :func:`metrics.export.to_csv_bytes`."""
+    """Excel-safe CSV (UTF-8 with a byte order mark), see :func:`metrics.io.export.to_csv_bytes`."""
     return to_csv_bytes(frame)
 
 
@@ -31,8 +30,18 @@ def quartile_table(values: dict[str, np.ndarray]) -> pd.DataFrame:
         v = v[~np.isnan(v)]
         if len(v):
             q1, med, q3 = np.percentile(v, [25, 50, 75])
-            rows.append({"model": model, "n": len(v), "mean": v.mean(), "q1": q1,
-                         "median": med, "q3": q3, "min": v.min(), "max": v.max()})
+            rows.append(
+                {
+                    "model": model,
+                    "n": len(v),
+                    "mean": v.mean(),
+                    "q1": q1,
+                    "median": med,
+                    "q3": q3,
+                    "min": v.min(),
+                    "max": v.max(),
+                }
+            )
         else:
             rows.append({"model": model, "n": 0})
     return pd.DataFrame(rows, columns=["model", "n", "mean", "q1", "median", "q3", "min", "max"])

@@ -11,15 +11,14 @@ import hashlib
 import streamlit as st
 
 from metrics.errors import InputError
-from metrics.formats import SUPPORTED, LoadedTable, load_table
-from metrics.loaders import Dataset, load_dataset
-from metrics.roles import ROLES, RoleMapping, guess_roles
+from metrics.io.formats import SUPPORTED, LoadedTable, load_table
+from metrics.io.loaders import Dataset, load_dataset
+from metrics.io.roles import ROLES, RoleMapping, guess_roles
+from ui import compute
+from ui.i18n import t
+from ui.safe import md_escape
 
-from . import compute
-from .i18n import t
-from .safe import md_escape
-
-TABLES_KEY = "upload_tables"          # {"runs": [LoadedTable], "judgments": ..., "queries": ...}
+TABLES_KEY = "upload_tables"  # {"runs": [LoadedTable], "judgments": ..., "queries": ...}
 DATASET_KEY = "upload_dataset"
 _NONE = "—"
 
@@ -44,8 +43,9 @@ def _read(files) -> list[LoadedTable]:
 
 
 def _table_id(table: LoadedTable) -> str:
-    return hashlib.sha1(f"{table.name}|{list(table.frame.columns)}|{len(table.frame)}"
-                        .encode()).hexdigest()[:10]
+    return hashlib.sha1(
+        f"{table.name}|{list(table.frame.columns)}|{len(table.frame)}".encode()
+    ).hexdigest()[:10]
 
 
 def _mapping_editor(table: LoadedTable, kind: str) -> RoleMapping:
@@ -64,17 +64,25 @@ def _mapping_editor(table: LoadedTable, kind: str) -> RoleMapping:
             guess = guessed.score
         if key not in st.session_state:
             st.session_state[key] = guess if guess in columns else _NONE
-        value = cols[i].selectbox(t(f"role.{role}"), [_NONE, *columns], key=key,
-                                  help=guesses[role].reason if role in guesses else None,
-                                  on_change=_one_role_per_column, args=(tid, role, roles))
+        value = cols[i].selectbox(
+            t(f"role.{role}"),
+            [_NONE, *columns],
+            key=key,
+            help=guesses[role].reason if role in guesses else None,
+            on_change=_one_role_per_column,
+            args=(tid, role, roles),
+        )
         chosen[role] = None if value == _NONE else value
     segments: tuple[str, ...] = ()
     if kind in ("runs", "queries"):
         key = f"w_map_{tid}_segments"
         taken = {v for v in chosen.values() if v}
         options = [c for c in columns if c not in taken]
-        default = guessed.segments if kind == "runs" else tuple(
-            c for c in columns if c != chosen.get("query"))
+        default = (
+            guessed.segments
+            if kind == "runs"
+            else tuple(c for c in columns if c != chosen.get("query"))
+        )
         if key not in st.session_state:
             st.session_state[key] = [c for c in default if c in options]
         else:
@@ -98,21 +106,26 @@ def upload_panel() -> Dataset | None:
     """The upload section of the Data page; returns the session's uploaded data set, if any."""
     st.caption(t("upload.formats", formats=SUPPORTED))
     c1, c2, c3 = st.columns(3)
-    runs = c1.file_uploader(t("upload.runs"), accept_multiple_files=True, key="up_runs",
-                            help=t("upload.runs_help"))
-    judgments = c2.file_uploader(t("upload.judgments"), key="up_judgments",
-                                 help=t("upload.judgments_help"))
-    queries = c3.file_uploader(t("upload.queries"), key="up_queries",
-                               help=t("upload.queries_help"))
+    runs = c1.file_uploader(
+        t("upload.runs"), accept_multiple_files=True, key="up_runs", help=t("upload.runs_help")
+    )
+    judgments = c2.file_uploader(
+        t("upload.judgments"), key="up_judgments", help=t("upload.judgments_help")
+    )
+    queries = c3.file_uploader(t("upload.queries"), key="up_queries", help=t("upload.queries_help"))
     stored = st.session_state.get(TABLES_KEY)
     if runs:
-        tables = {"runs": _read(runs), "judgments": _read([judgments]) if judgments else [],
-                  "queries": _read([queries]) if queries else []}
+        tables = {
+            "runs": _read(runs),
+            "judgments": _read([judgments]) if judgments else [],
+            "queries": _read([queries]) if queries else [],
+        }
         st.session_state[TABLES_KEY] = tables
     elif stored:
         tables = stored
-        st.info(t("upload.kept", files=md_escape(", ".join(x.name for k in tables
-                                                             for x in tables[k]))))
+        st.info(
+            t("upload.kept", files=md_escape(", ".join(x.name for k in tables for x in tables[k])))
+        )
         if st.button(t("upload.forget"), key="btn_forget_upload"):
             st.session_state.pop(TABLES_KEY, None)
             st.session_state.pop(DATASET_KEY, None)
@@ -126,8 +139,15 @@ def upload_panel() -> Dataset | None:
     mappings: dict[str, RoleMapping] = {}
     for kind in ("runs", "judgments", "queries"):
         for table in tables[kind]:
-            with st.expander(t("upload.columns_of", name=md_escape(table.name),
-                               kind=t(f"upload.kind.{kind}"), format=table.format), expanded=True):
+            with st.expander(
+                t(
+                    "upload.columns_of",
+                    name=md_escape(table.name),
+                    kind=t(f"upload.kind.{kind}"),
+                    format=table.format,
+                ),
+                expanded=True,
+            ):
                 mappings[table.name] = _mapping_editor(table, kind)
                 st.dataframe(table.frame.head(5), width="stretch", hide_index=True)
     name = ", ".join(x.name for x in tables["runs"])
@@ -135,9 +155,13 @@ def upload_panel() -> Dataset | None:
     if st.session_state.get("upload_build_key") == build_key and DATASET_KEY in st.session_state:
         return st.session_state[DATASET_KEY]
     try:
-        dataset = load_dataset(tables["runs"], tables["judgments"][0] if tables["judgments"]
-                               else None, tables["queries"][0] if tables["queries"] else None,
-                               mappings=mappings, name=name)
+        dataset = load_dataset(
+            tables["runs"],
+            tables["judgments"][0] if tables["judgments"] else None,
+            tables["queries"][0] if tables["queries"] else None,
+            mappings=mappings,
+            name=name,
+        )
     except InputError as exc:
         st.error(t("upload.error", message=md_escape(exc)))
         st.session_state.pop(DATASET_KEY, None)
@@ -149,5 +173,5 @@ def upload_panel() -> Dataset | None:
         view = st.session_state.get("view")
         if view is not None:
             compute.warm(dataset, view.settings())
-        st.rerun()      # the sidebar shows the new data set
+        st.rerun()  # the sidebar shows the new data set
     return dataset

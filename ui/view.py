@@ -2,18 +2,18 @@
 
 A :class:`View` is what a copied link must reproduce. :func:`to_query_params` and
 :func:`from_query_params` convert it to and from the URL (pure functions, testable without a
-server); :func:`View.settings` builds the engine's :class:`~metrics.settings.Settings`.
+server); :func:`View.settings` builds the engine's :class:`~metrics.engine.settings.Settings`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
-from typing import Any, Mapping
+from typing import Any
 
-from metrics.registry import MEASURES
-from metrics.settings import POLICIES, Settings
-
-from .i18n import DEFAULT_LANGUAGE, LANGUAGES
+from metrics.engine.registry import MEASURES
+from metrics.engine.settings import POLICIES, Settings
+from ui.i18n import DEFAULT_LANGUAGE, LANGUAGES
 
 DEFAULT_DATA = "web_search"
 DEFAULT_CURVE_MEASURES: tuple[str, ...] = ("P", "R", "RR", "nDCG")
@@ -24,16 +24,32 @@ HANDBUILT = "handbuilt"
 #: Policies chosen from a menu, always in view in the sidebar ...
 MAIN_POLICIES = ("gain", "ties", "short_lists", "averaging")
 #: ... and the rest, under "more settings".
-MORE_POLICIES = ("score_precision", "duplicates", "missing_queries", "no_relevant",
-                 "ndcg_relevance_level")
+MORE_POLICIES = (
+    "score_precision",
+    "duplicates",
+    "missing_queries",
+    "no_relevant",
+    "ndcg_relevance_level",
+)
 MENU_POLICIES = MAIN_POLICIES + MORE_POLICIES
 
 #: View field -> URL query parameter name.
 URL_NAMES: dict[str, str] = {
-    "data": "data", "measures": "m", "k_range": "k", "relevance_level": "rel", "gain": "gain",
-    "ties": "ties", "short_lists": "short", "averaging": "avg", "weight_column": "w",
-    "score_precision": "prec", "duplicates": "dup", "missing_queries": "missing",
-    "no_relevant": "norel", "ndcg_relevance_level": "ndcgrel", "lang": "lang",
+    "data": "data",
+    "measures": "m",
+    "k_range": "k",
+    "relevance_level": "rel",
+    "gain": "gain",
+    "ties": "ties",
+    "short_lists": "short",
+    "averaging": "avg",
+    "weight_column": "w",
+    "score_precision": "prec",
+    "duplicates": "dup",
+    "missing_queries": "missing",
+    "no_relevant": "norel",
+    "ndcg_relevance_level": "ndcgrel",
+    "lang": "lang",
 }
 
 
@@ -68,11 +84,14 @@ class View:
         if averaging == "weighted" and not self.weight_column:
             averaging = "macro"
         chosen = {field: getattr(self, field) for field in MENU_POLICIES if field != "averaging"}
-        return Settings(relevance_level=self.relevance_level, averaging=averaging,
-                        weight_column=self.weight_column if averaging == "weighted" else None,
-                        **chosen)
+        return Settings(
+            relevance_level=self.relevance_level,
+            averaging=averaging,
+            weight_column=self.weight_column if averaging == "weighted" else None,
+            **chosen,
+        )
 
-    def with_(self, **changes: Any) -> "View":
+    def with_(self, **changes: Any) -> View:
         """A copy with some fields changed."""
         return replace(self, **changes)
 
@@ -113,7 +132,7 @@ def from_query_params(params: Mapping[str, str], base: View | None = None) -> Vi
     view = base or View()
     changes: dict[str, Any] = {}
     get = {k: str(v) for k, v in params.items()}
-    if "data" in get and get["data"]:
+    if get.get("data"):
         changes["data"] = get["data"]
     if "m" in get:
         known = set(curve_measure_names())
@@ -139,7 +158,7 @@ def from_query_params(params: Mapping[str, str], base: View | None = None) -> Vi
         allowed = {str(value): value for value in POLICIES[field].values}
         if url in get and get[url] in allowed:
             changes[field] = allowed[get[url]]
-    if "w" in get and get["w"]:
+    if get.get("w"):
         changes["weight_column"] = get["w"]
     if "lang" in get and get["lang"] in LANGUAGES:
         changes["lang"] = get["lang"]

@@ -5,14 +5,24 @@ from __future__ import annotations
 
 from playwright.sync_api import sync_playwright
 
-from tests.browser.support import (CHROMIUM, LAUNCH_ARGS, ROOT, streamlit_server,
-                                   upload_run_and_judgments, wait_for_app, wait_for_charts,
-                                   wait_for_tables)
+from tests.browser.support import (
+    CHROMIUM,
+    LAUNCH_ARGS,
+    ROOT,
+    streamlit_server,
+    upload_run_and_judgments,
+    wait_for_app,
+    wait_for_charts,
+    wait_for_tables,
+)
 
 SHOTS = ROOT / "docs" / "screenshots"
 RUN = b"query,item,score,model\n" + b"".join(
-    f"q{q},d{i},{10 - i},{m}\n".encode() for m in ("alpha", "beta") for q in range(1, 4)
-    for i in range(6))
+    f"q{q},d{i},{10 - i},{m}\n".encode()
+    for m in ("alpha", "beta")
+    for q in range(1, 4)
+    for i in range(6)
+)
 QRELS = b"query,item,relevance\nq1,d0,1\nq1,d3,2\nq2,d1,1\nq3,d5,1\n"
 
 
@@ -33,8 +43,10 @@ def main() -> None:
         wait_for_charts(page, 1)
         wait_for_tables(page)
         page.screenshot(path=str(SHOTS / "data_upload.png"))
-        for name, path in (("learn_zh", "/Learn?lang=zh&gain=exponential"),
-                           ("curves_ja", "/Curves?lang=ja&m=nDCG,R&k=1-50")):
+        for name, path in (
+            ("learn_zh", "/Learn?lang=zh&gain=exponential"),
+            ("curves_ja", "/Curves?lang=ja&m=nDCG,R&k=1-50"),
+        ):
             page.goto(url + path)
             wait_for_app(page)
             wait_for_charts(page, 1)

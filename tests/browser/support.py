@@ -16,8 +16,15 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
-LAUNCH_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-               "--disable-component-update", "--disable-sync", "--no-first-run"]
+LAUNCH_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
 
 def require_browser() -> None:
@@ -48,10 +55,25 @@ def streamlit_server(timeout: float = 60):
     port = free_port()
     log = open(os.devnull, "wb")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.headless", "true", "--server.address", "127.0.0.1",
-         "--browser.gatherUsageStats", "false"],
-        cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.port",
+            str(port),
+            "--server.headless",
+            "true",
+            "--server.address",
+            "127.0.0.1",
+            "--browser.gatherUsageStats",
+            "false",
+        ],
+        cwd=ROOT,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout
@@ -84,7 +106,9 @@ def wait_for_app(page, text: str | None = None, timeout: float = 60_000) -> None
     page.wait_for_function(
         """() => !document.querySelector('[data-testid="stStatusWidget"]')
                  || !document.querySelector('[data-testid="stStatusWidget"]').innerText
-                        .includes('Running')""", timeout=timeout)
+                        .includes('Running')""",
+        timeout=timeout,
+    )
     page.wait_for_timeout(300)
 
 
@@ -105,7 +129,7 @@ def open_select(page, label: str, option: str):
     """Open the selectbox labelled ``label``; return the locator of ``option`` (not clicked)."""
     box = page.locator('[data-testid="stSelectbox"]').filter(has_text=label).first
     wanted = page.get_by_role("option").filter(has_text=option).first
-    for _ in range(3):                    # a rerun may close the list just opened
+    for _ in range(3):  # a rerun may close the list just opened
         box.locator('[role="combobox"]').first.click()
         try:
             wanted.wait_for(timeout=5_000)
@@ -130,7 +154,8 @@ def wait_for_tables(page, timeout: float = 60_000) -> None:
     page.wait_for_function(
         """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
                  .every(e => e.querySelector('canvas') && e.getBoundingClientRect().width > 100)""",
-        timeout=timeout)
+        timeout=timeout,
+    )
     page.wait_for_timeout(500)
 
 
@@ -139,17 +164,21 @@ def wait_for_chart_titles(page, text: str, n: int, timeout: float = 120_000) -> 
     page.wait_for_function(
         """([text, n]) => [...document.querySelectorAll('.js-plotly-plot .gtitle')]
                  .filter(e => e.textContent.includes(text)).length >= n""",
-        arg=[text, n], timeout=timeout)
+        arg=[text, n],
+        timeout=timeout,
+    )
 
 
 def upload_run_and_judgments(page, run: bytes, judgments: bytes) -> None:
     """On the Data page's upload panel, give a run CSV and a judgments CSV as a user would."""
     inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
-    inputs.nth(0).set_input_files(files=[{"name": "two models.csv", "mimeType": "text/csv",
-                                          "buffer": run}])
+    inputs.nth(0).set_input_files(
+        files=[{"name": "two models.csv", "mimeType": "text/csv", "buffer": run}]
+    )
     wait_for_app(page)
-    inputs.nth(1).set_input_files(files=[{"name": "judged.csv", "mimeType": "text/csv",
-                                          "buffer": judgments}])
+    inputs.nth(1).set_input_files(
+        files=[{"name": "judged.csv", "mimeType": "text/csv", "buffer": judgments}]
+    )
 
 
 def screenshot_dir() -> Path:

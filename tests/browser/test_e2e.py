@@ -4,17 +4,29 @@ from __future__ import annotations
 
 import pytest
 
+from tests.browser.support import (
+    choose,
+    go_to,
+    screenshot_dir,
+    sidebar_dataset,
+    streamlit_server,
+    title,
+    upload_run_and_judgments,
+    wait_for_app,
+    wait_for_charts,
+    wait_for_tables,
+)
 from ui.pages_registry import PAGES
-from tests.browser.support import (choose, go_to, screenshot_dir, sidebar_dataset,
-                                   streamlit_server, title, upload_run_and_judgments,
-                                   wait_for_app, wait_for_charts, wait_for_tables)
 
 pytestmark = pytest.mark.browser
 
 SHOTS = screenshot_dir()
-RUN = (b"query,item,score,model\n" + b"".join(
-    f"q{q},d{i},{10 - i},{m}\n".encode() for m in ("alpha", "beta") for q in range(1, 4)
-    for i in range(6)))
+RUN = b"query,item,score,model\n" + b"".join(
+    f"q{q},d{i},{10 - i},{m}\n".encode()
+    for m in ("alpha", "beta")
+    for q in range(1, 4)
+    for i in range(6)
+)
 QRELS = b"query,item,relevance\nq1,d0,1\nq1,d3,2\nq2,d1,1\nq3,d5,1\n"
 
 
@@ -30,8 +42,10 @@ def test_every_page_shows_its_content_inside_the_frame(server, page):
     page.goto(server)
     wait_for_app(page, "Validation report")
     assert title(page) == "Data"
-    assert sidebar_dataset(page).splitlines()[:2] == ["web_search",
-                                                      "models: lexical, dense, hybrid"]
+    assert sidebar_dataset(page).splitlines()[:2] == [
+        "web_search",
+        "models: lexical, dense, hybrid",
+    ]
     SHOTS.mkdir(parents=True, exist_ok=True)
     wait_for_charts(page, 1)
     wait_for_tables(page)
@@ -51,12 +65,16 @@ def test_every_page_shows_its_content_inside_the_frame(server, page):
     page.screenshot(path=str(SHOTS / "curves.png"))
 
 
-@pytest.mark.parametrize("path, ready, heading", [
-    ("/Curves?m=P,nDCG&k=1-30&rel=2", "Values at standard cutoffs", "Curves over K"),
-    ("/Learn?lang=ja&gain=exponential", "P@5 = 3/5 = 0.60", "指標を学ぶ"),
-])
-def test_a_deep_link_on_a_fresh_server_opens_the_page_inside_the_frame(browser, path, ready,
-                                                                       heading):
+@pytest.mark.parametrize(
+    "path, ready, heading",
+    [
+        ("/Curves?m=P,nDCG&k=1-30&rel=2", "Values at standard cutoffs", "Curves over K"),
+        ("/Learn?lang=ja&gain=exponential", "P@5 = 3/5 = 0.60", "指標を学ぶ"),
+    ],
+)
+def test_a_deep_link_on_a_fresh_server_opens_the_page_inside_the_frame(
+    browser, path, ready, heading
+):
     with streamlit_server() as url:
         context = browser.new_context(viewport={"width": 1400, "height": 1000})
         page = context.new_page()
@@ -69,12 +87,16 @@ def test_a_deep_link_on_a_fresh_server_opens_the_page_inside_the_frame(browser, 
         assert page.locator('[data-testid="stException"]').count() == 0
         if path.startswith("/Curves"):
             chips = page.locator(
-                '[data-testid="stSidebar"] [data-testid="stMultiSelect"] span[title]')
-            assert list(dict.fromkeys(chips.evaluate_all("es => es.map(e => e.title)"))) == \
-                ["P · Precision", "nDCG"]
-            assert wait_for_charts(page, 3) == 3      # two curves and the distribution
-            assert "label ≥ 2" in page.locator(
-                '[data-testid="stCaptionContainer"]').first.inner_text()
+                '[data-testid="stSidebar"] [data-testid="stMultiSelect"] span[title]'
+            )
+            assert list(dict.fromkeys(chips.evaluate_all("es => es.map(e => e.title)"))) == [
+                "P · Precision",
+                "nDCG",
+            ]
+            assert wait_for_charts(page, 3) == 3  # two curves and the distribution
+            assert (
+                "label ≥ 2" in page.locator('[data-testid="stCaptionContainer"]').first.inner_text()
+            )
             assert "m=P%2CnDCG" in page.url and "rel=2" in page.url
         else:
             assert "lang=ja" in page.url and "gain=exponential" in page.url
@@ -93,8 +115,11 @@ def test_every_registered_page_opens_by_its_link_without_errors(server, page):
 def test_a_changed_setting_is_in_the_link_and_the_link_reopens_it(server, browser, page):
     page.goto(f"{server}/Curves")
     wait_for_app(page, "Values at standard cutoffs")
-    choose(page, "Averaging over queries", "pooled counts over queries (P, R, F1, Success); "
-                                           "other measures macro")
+    choose(
+        page,
+        "Averaging over queries",
+        "pooled counts over queries (P, R, F1, Success); other measures macro",
+    )
     wait_for_app(page)
     assert "avg=micro" in page.url
     other = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
@@ -111,7 +136,8 @@ def test_an_uploaded_csv_is_drawn_on_the_curves_page(server, page):
     wait_for_app(page, "Upload at least one run file")
     upload_run_and_judgments(page, RUN, QRELS)
     page.locator('[data-testid="stSidebar"] [data-testid="stText"]').filter(
-        has_text="two models.csv").wait_for(timeout=60_000)
+        has_text="two models.csv"
+    ).wait_for(timeout=60_000)
     wait_for_app(page)
     assert "models: alpha, beta" in sidebar_dataset(page)
     assert "data=upload" in page.url
@@ -119,7 +145,8 @@ def test_an_uploaded_csv_is_drawn_on_the_curves_page(server, page):
     wait_for_app(page, "Values at standard cutoffs")
     wait_for_charts(page, 2)
     legend = page.locator(".js-plotly-plot .legendtext").evaluate_all(
-        "es => es.map(e => e.textContent)")
+        "es => es.map(e => e.textContent)"
+    )
     assert "alpha" in legend and "beta" in legend
     assert "3 queries" in page.locator('[data-testid="stCaptionContainer"]').first.inner_text()
 
@@ -141,8 +168,10 @@ def test_the_root_url_forwards_to_the_data_page_with_its_parameters(server, page
     page.goto(f"{server}/?data=recommendations")
     wait_for_app(page, "Validation report")
     assert "/Data" in page.url and "data=recommendations" in page.url
-    assert sidebar_dataset(page).splitlines()[:2] == ["recommendations",
-                                                      "models: baseline, candidate"]
+    assert sidebar_dataset(page).splitlines()[:2] == [
+        "recommendations",
+        "models: baseline, candidate",
+    ]
     page.goto(f"{server}/Data?data=teaching")
     wait_for_app(page, "Validation report")
     assert page.get_by_text("Page not found").count() == 0

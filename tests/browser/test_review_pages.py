@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.support import (go_to, screenshot_dir, title, wait_for_app,
-                                   wait_for_charts)
+from tests.browser.support import go_to, screenshot_dir, title, wait_for_app, wait_for_charts
 
 pytestmark = pytest.mark.browser
 
@@ -25,10 +24,10 @@ def test_compare_page_shows_the_delta_table_curves_and_both_lists(server, page):
     wait_for_app(page, "One query, both lists")
     assert title(page) == "Compare models"
     assert page.get_by_text("hybrid beats lexical on nDCG@10", exact=False).count() >= 1
-    assert wait_for_charts(page, 3) >= 3          # delta curves, win/tie/loss, scatter
+    assert wait_for_charts(page, 3) >= 3  # delta curves, win/tie/loss, scatter
     assert page.locator(".js-plotly-plot .legendtext").filter(has_text="hybrid").count() >= 1
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.set_viewport_size({"width": 1400, "height": 3400})   # down to the two lists
+    page.set_viewport_size({"width": 1400, "height": 3400})  # down to the two lists
     wait_for_app(page, "One query, both lists")
     page.screenshot(path=str(SHOTS / "compare.png"), full_page=True)
 
@@ -40,7 +39,7 @@ def test_clicking_a_lost_query_in_the_scatter_opens_its_two_lists(server, page):
     wait_for_app(page, "One query, both lists")
     wait_for_charts(page, 3)
     first = page.get_by_text(re.compile(r"^nDCG@10: [0-9.]+ → [0-9.]+ \(")).first.inner_text()
-    assert "(+" in first                           # the biggest gain is shown first
+    assert "(+" in first  # the biggest gain is shown first
     lost = page.locator(".js-plotly-plot").nth(2).locator(".scatterlayer .trace").nth(2)
     box = lost.locator("path.point").first.bounding_box()
     page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
@@ -54,9 +53,11 @@ def test_segments_page_says_plainly_where_the_winner_loses(server, page):
     wait_for_app(page, "Where the overall winner loses")
     assert title(page) == "Segments"
     alert = page.locator('[data-testid="stAlertContentError"]').first.inner_text()
-    assert "hybrid is best overall on nDCG@10 but loses to lexical where query_type = " \
-           "navigational" in alert
-    assert wait_for_charts(page, 2) == 2          # heatmap and forest plot
+    assert (
+        "hybrid is best overall on nDCG@10 but loses to lexical where query_type = "
+        "navigational" in alert
+    )
+    assert wait_for_charts(page, 2) == 2  # heatmap and forest plot
     page.screenshot(path=str(SHOTS / "segments.png"), full_page=True)
 
 

@@ -10,8 +10,9 @@ from tests.browser import support
 def test_missing_chromium_skips_with_a_clear_message(monkeypatch):
     monkeypatch.setattr(support, "CHROMIUM", "/nonexistent/chromium")
     monkeypatch.delenv("CI", raising=False)
-    with pytest.raises(pytest.skip.Exception, match="Chromium is not installed at "
-                                                    "/nonexistent/chromium"):
+    with pytest.raises(
+        pytest.skip.Exception, match="Chromium is not installed at /nonexistent/chromium"
+    ):
         support.require_browser()
 
 

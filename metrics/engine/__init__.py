@@ -1,0 +1,1 @@
+"""The engine: ranked lists, measure kernels, the measure registry, settings, evaluation, aggregation."""

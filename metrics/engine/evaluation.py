@@ -1,0 +1,165 @@
+"""Table-level entry points: evaluate runs (one or many models) against judgments.
+
+:func:`rank_run` turns a run table into :class:`~metrics.engine.ranking.RankedLists` per model;
+:func:`evaluate` returns per-query values for chosen measures; :func:`curves` returns per-query
+values at every K. Aggregation is in :mod:`metrics.engine.aggregation`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+
+from metrics import schema as S
+from metrics.engine.ranking import RankedLists, rank_lists
+from metrics.engine.registry import DEFAULT_MEASURES, MeasureSpec, parse_measure, parse_measures
+from metrics.engine.settings import Settings
+from metrics.errors import InputError
+
+
+def _column(df: pd.DataFrame, name: str, source: str):
+    if name not in df.columns:
+        raise InputError(
+            f"there is no '{name}' column (columns: {', '.join(map(str, df.columns))}).",
+            source=source,
+            column=name,
+            fix=f"map one column to the {name} role.",
+        )
+    return df[name]
+
+
+def models_of(run: pd.DataFrame) -> list[str]:
+    """Model names in order of first appearance; one default name when there is no model column."""
+    if S.MODEL not in run.columns:
+        return [S.DEFAULT_MODEL]
+    return [str(m) for m in pd.unique(run[S.MODEL].astype(str))]
+
+
+def rank_run(
+    run: pd.DataFrame, qrels: pd.DataFrame, settings: Settings = Settings(), source: str = "run"
+) -> dict[str, RankedLists]:
+    """Rank each model's lists in ``run`` against ``qrels``.
+
+    Returns a dict from model name to its :class:`RankedLists`, in order of first appearance.
+    """
+    _column(run, S.QUERY, source)
+    _column(run, S.ITEM, source)
+    for name in (S.QUERY, S.ITEM, S.RELEVANCE):
+        _column(qrels, name, "judgments")
+    if S.SCORE not in run.columns and S.RANK not in run.columns:
+        raise InputError(
+            "the run has neither a score nor a rank column.",
+            source=source,
+            fix="map a column to the score role (higher is better) or to rank.",
+        )
+    if S.SCORE not in run.columns and settings.ties != "rank":
+        settings = settings.with_(ties="rank")
+    out: dict[str, RankedLists] = {}
+    if S.MODEL in run.columns:
+        model_col = run[S.MODEL].astype(str)
+        groups = {name: np.flatnonzero((model_col == name).to_numpy()) for name in models_of(run)}
+    else:
+        groups = {S.DEFAULT_MODEL: None}
+    for name, rows in groups.items():
+        part = run if rows is None else run.iloc[rows]
+        lists = rank_lists(
+            part[S.QUERY],
+            part[S.ITEM],
+            part[S.SCORE] if S.SCORE in part.columns else None,
+            qrels[S.QUERY],
+            qrels[S.ITEM],
+            qrels[S.RELEVANCE],
+            settings,
+            run_rank=part[S.RANK] if S.RANK in part.columns else None,
+            source=source if rows is None else f"{source} (model {name})",
+        )
+        if rows is not None:
+            lists.row_index = rows[lists.row_index]
+        out[name] = lists
+    return out
+
+
+@dataclass
+class Evaluation:
+    """Per-query values of several measures for one or more models.
+
+    Attributes
+    ----------
+    per_query:
+        Long table: ``model``, ``query``, then one column per measure (names like ``P@10``).
+    measures:
+        The measures evaluated, in column order.
+    lists:
+        The ranked lists per model (for curves, drill-downs and micro averaging).
+    settings:
+        The settings used.
+    """
+
+    per_query: pd.DataFrame
+    measures: list[MeasureSpec]
+    lists: dict[str, RankedLists]
+    settings: Settings
+    models: list[str] = field(default_factory=list)
+
+    @property
+    def measure_names(self) -> list[str]:
+        return [m.name for m in self.measures]
+
+
+def per_query_table(lists: dict[str, RankedLists], specs: list[MeasureSpec]) -> pd.DataFrame:
+    frames = []
+    for model, ranked in lists.items():
+        data = {S.MODEL: np.full(ranked.n_queries, model, dtype=object), S.QUERY: ranked.query_ids}
+        for spec in specs:
+            data[spec.name] = spec.compute(ranked)
+        frames.append(pd.DataFrame(data))
+    if not frames:
+        return pd.DataFrame(columns=[S.MODEL, S.QUERY, *[s.name for s in specs]])
+    return pd.concat(frames, ignore_index=True)
+
+
+def evaluate(
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    measures: list[str] | tuple[str, ...] | None = None,
+    settings: Settings = Settings(),
+    source: str = "run",
+) -> Evaluation:
+    """Evaluate a run table (optionally with a ``model`` column) against judgments.
+
+    Parameters
+    ----------
+    run:
+        Columns ``query``, ``item``, ``score`` (or ``rank``), optional ``model``.
+    qrels:
+        Columns ``query``, ``item``, ``relevance``.
+    measures:
+        Names such as ``["P@10", "nDCG@10", "RR"]``; ``None`` for :data:`DEFAULT_MEASURES`.
+    settings:
+        Definitional choices (defaults follow trec_eval).
+
+    Examples
+    --------
+    >>> import pandas as pd
+    >>> run = pd.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"], "score": [3, 2, 1]})
+    >>> qrels = pd.DataFrame({"query": ["q", "q"], "item": ["a", "c"], "relevance": [1, 1]})
+    >>> evaluate(run, qrels, ["P@2", "RR"]).per_query[["P@2", "RR"]].to_numpy().tolist()
+    [[0.5, 1.0]]
+    """
+    specs = parse_measures(list(measures or DEFAULT_MEASURES))
+    lists = rank_run(run, qrels, settings, source)
+    return Evaluation(per_query_table(lists, specs), specs, lists, settings, list(lists))
+
+
+def curves(
+    lists: dict[str, RankedLists], measure: str | MeasureSpec, k_max: int
+) -> dict[str, np.ndarray]:
+    """Per-query values of ``measure`` at K = 1..k_max for every model.
+
+    Returns a dict from model to an array of shape ``(n_queries, k_max)``.
+    """
+    spec = measure if isinstance(measure, MeasureSpec) else parse_measure(measure, for_curve=True)
+    ks = np.arange(1, int(k_max) + 1)
+    return {model: spec.curve(ranked, ks) for model, ranked in lists.items()}

@@ -1,0 +1,215 @@
+"""Worked explanations of one ranked list: per-position table and formulas with numbers.
+
+Pure and small: given the labels of a list in rank order, the labels of judged items that were
+not retrieved, a cutoff K and the settings, :func:`explain_list` returns the rank-by-rank table
+(gain, discount 1/log2(i+1), contribution, running DCG), the ideal ordering with its IDCG, and
+each measure's numerator and denominator. The app shows these next to the values computed by
+:func:`metrics.evaluate`, and tests check that both agree.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from metrics.engine.settings import Settings
+
+#: Measures explained, in display order; each is evaluated at K (``P@K`` ...).
+EXPLAINED = ("P", "R", "F1", "Success", "RR", "AP", "nDCG")
+
+
+@dataclass(frozen=True)
+class Piece:
+    """A measure's value as a substituted formula.
+
+    Attributes
+    ----------
+    name:
+        ``P@5``.
+    numerator, denominator:
+        The two numbers the value divides (``None`` when the formula is not a fraction).
+    text:
+        The substitution without the result, e.g. ``3/5`` or ``(1/1 + 2/3)/10``.
+    value:
+        The value computed here (the app shows :func:`metrics.evaluate`'s, which must agree).
+    decimals:
+        How many decimals to show.
+    """
+
+    name: str
+    numerator: float | None
+    denominator: float | None
+    text: str
+    value: float
+    decimals: int
+
+    def formula(self, value: float | None = None) -> str:
+        """``P@5 = 3/5 = 0.60`` (with ``value`` instead of :attr:`value` when given)."""
+        v = self.value if value is None else value
+        shown = (
+            "—" if v is None or (isinstance(v, float) and np.isnan(v)) else f"{v:.{self.decimals}f}"
+        )
+        if self.text == shown:
+            return f"{self.name} = {shown}"
+        return f"{self.name} = {self.text} = {shown}"
+
+
+@dataclass(frozen=True)
+class ListExplanation:
+    """Everything needed to explain one list at one K."""
+
+    k: int
+    positions: pd.DataFrame
+    ideal: pd.DataFrame
+    pieces: dict[str, Piece]
+    n_relevant: int
+    dcg: float
+    idcg: float
+
+
+def _num(x: float) -> str:
+    return f"{x:g}" if float(x).is_integer() else f"{x:.3f}"
+
+
+def gain_of(labels: np.ndarray, settings: Settings) -> np.ndarray:
+    """Gain of each label under the settings (unjudged and negative labels give 0)."""
+    labels = np.nan_to_num(np.asarray(labels, dtype=float), nan=0.0)
+    labels = np.clip(labels, 0, None)
+    if settings.ndcg_relevance_level:
+        labels = np.where(labels >= settings.relevance_level, labels, 0.0)
+    return 2.0**labels - 1.0 if settings.gain == "exponential" else labels
+
+
+def explain_list(
+    items: list[str],
+    labels: list[float],
+    k: int,
+    settings: Settings = Settings(),
+    unretrieved_labels: list[float] = (),
+) -> ListExplanation:
+    """Explain P, R, F1, Success, RR, AP and nDCG at ``k`` for one list.
+
+    Parameters
+    ----------
+    items, labels:
+        The list in rank order (``labels`` may hold NaN for unjudged items).
+    k:
+        The cutoff.
+    settings:
+        Relevance level, gain and the fewer-than-K policy are used.
+    unretrieved_labels:
+        Labels of judged items that are not in the list (they count for recall and the ideal).
+    """
+    labels_arr = np.asarray(labels, dtype=float)
+    n = len(labels_arr)
+    level = settings.relevance_level
+    relevant = np.nan_to_num(labels_arr, nan=-np.inf) >= level
+    extra = np.asarray(list(unretrieved_labels), dtype=float)
+    n_relevant = int(relevant.sum() + (extra >= level).sum())
+    rank = np.arange(1, n + 1)
+    discount = 1.0 / np.log2(rank + 1)
+    gain = gain_of(labels_arr, settings)
+    contribution = np.where(rank <= k, gain * discount, 0.0)
+    positions = pd.DataFrame(
+        {
+            "rank": rank,
+            "item": [str(i) for i in items],
+            "label": labels_arr,
+            "relevant": relevant,
+            "gain": gain,
+            "discount": discount,
+            "contribution": contribution,
+            "running_dcg": np.cumsum(contribution),
+        }
+    )
+    judged = np.concatenate([labels_arr[~np.isnan(labels_arr)], extra])
+    ideal_gain = np.sort(gain_of(judged, settings))[::-1][:k]
+    ideal_rank = np.arange(1, len(ideal_gain) + 1)
+    ideal_contrib = ideal_gain / np.log2(ideal_rank + 1)
+    ideal = pd.DataFrame(
+        {
+            "rank": ideal_rank,
+            "gain": ideal_gain,
+            "discount": 1.0 / np.log2(ideal_rank + 1),
+            "contribution": ideal_contrib,
+            "running_idcg": np.cumsum(ideal_contrib),
+        }
+    )
+    dcg = float(contribution.sum())
+    idcg = float(ideal_contrib.sum())
+
+    hits = int(relevant[:k].sum())
+    returned = min(k, n)
+    pieces: dict[str, Piece] = {}
+    if settings.short_lists == "divide_by_returned":
+        p_den = returned
+    else:
+        p_den = k
+    p = hits / p_den if p_den else 0.0
+    if settings.short_lists == "leave_out" and n < k:
+        p = float("nan")
+    pieces["P"] = Piece(f"P@{k}", hits, p_den, f"{hits}/{p_den}", p, 2)
+    r = hits / n_relevant if n_relevant else 0.0
+    pieces["R"] = Piece(f"R@{k}", hits, n_relevant, f"{hits}/{n_relevant}", r, 2)
+    if np.isnan(p):
+        f1 = float("nan")
+    else:
+        f1 = 2 * p * r / (p + r) if p + r > 0 else 0.0
+    pieces["F1"] = Piece(
+        f"F1@{k}", None, None, f"2·{p:.2f}·{r:.2f}/({p:.2f}+{r:.2f})" if p + r > 0 else "0", f1, 2
+    )
+    pieces["Success"] = Piece(
+        f"Success@{k}", None, None, "1" if hits else "0", 1.0 if hits else 0.0, 0
+    )
+    first = np.flatnonzero(relevant[:k])
+    if len(first):
+        rr = 1.0 / (first[0] + 1)
+        pieces["RR"] = Piece(f"RR@{k}", 1, int(first[0] + 1), f"1/{first[0] + 1}", rr, 3)
+    else:
+        pieces["RR"] = Piece(f"RR@{k}", 0, None, "0", 0.0, 3)
+    rel_ranks = np.flatnonzero(relevant[:k]) + 1
+    terms = [f"{j + 1}/{r_}" for j, r_ in enumerate(rel_ranks)]
+    ap_sum = float(sum((j + 1) / r_ for j, r_ in enumerate(rel_ranks)))
+    ap = ap_sum / n_relevant if n_relevant else 0.0
+    ap_text = f"({' + '.join(terms)})/{n_relevant}" if terms and n_relevant else "0"
+    pieces["AP"] = Piece(f"AP@{k}", ap_sum, n_relevant, ap_text, ap, 3)
+    ndcg = dcg / idcg if idcg > 0 else 0.0
+    pieces["nDCG"] = Piece(
+        f"nDCG@{k}", dcg, idcg, f"{dcg:.3f}/{idcg:.3f}" if idcg > 0 else "0", ndcg, 3
+    )
+    return ListExplanation(k, positions, ideal, pieces, n_relevant, dcg, idcg)
+
+
+def list_frames(
+    items: list[str],
+    labels: list[float],
+    unretrieved: list[tuple[str, float]] = (),
+    query: str = "list",
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """A run (rank order as scores) and judgments for one list, for :func:`metrics.evaluate`.
+
+    Unjudged items (NaN labels) get no judgment row.
+    """
+    n = len(items)
+    run = pd.DataFrame(
+        {
+            "query": [query] * n,
+            "item": [str(i) for i in items],
+            "score": np.arange(n, 0, -1, dtype=float),
+        }
+    )
+    judged = [(str(i), float(l)) for i, l in zip(items, labels) if not np.isnan(float(l))]
+    judged += [(str(i), float(l)) for i, l in unretrieved]
+    qrels = pd.DataFrame(
+        {
+            "query": [query] * len(judged),
+            "item": [i for i, _ in judged],
+            "relevance": [l for _, l in judged],
+        }
+    )
+    return run, qrels
+
+
+__all__ = ["EXPLAINED", "ListExplanation", "Piece", "explain_list", "gain_of", "list_frames"]

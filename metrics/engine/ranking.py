@@ -1,0 +1,582 @@
+"""Ranked lists as flat arrays, and the per-query kernels of every measure.
+
+Level one of the engine: :func:`rank_lists` joins a run with its judgments, orders every query's
+list by the tie policy and lays all queries out back to back in flat numpy arrays (one entry per
+ranked item, ``offsets`` marking where each query starts). Every measure is then a cumulative sum
+over those flat arrays, read at the requested cutoffs for all queries at once: no Python loop over
+queries or over K. Aggregation over queries is level two (:mod:`metrics.engine.aggregation`).
+
+Only numpy and pyarrow are imported here, so the command line starts quickly.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from functools import cached_property
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from metrics.engine.settings import Settings
+from metrics.errors import InputError
+
+ArrayLike = "pa.Array | pa.ChunkedArray | np.ndarray | list"
+
+
+def _as_string_array(values, name: str) -> pa.Array:
+    """Query or item ids as one arrow string array (numbers become their text)."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    if not isinstance(values, pa.Array):
+        values = pa.array(
+            np.asarray(values, dtype=object) if not isinstance(values, list) else values
+        )
+    if pa.types.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    if pa.types.is_large_string(values.type):
+        values = values.cast(pa.string())
+    if not pa.types.is_string(values.type):
+        values = values.cast(pa.string())
+    if values.null_count:
+        first = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
+        raise InputError(
+            f"{values.null_count} empty {name} id(s); the first is at row {first + 1}.",
+            column=name,
+            fix=f"give every row a {name} id.",
+        )
+    return values
+
+
+def _as_float_array(values, name: str) -> np.ndarray:
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        values = _numpy_of(values)
+    try:
+        out = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(
+            f"the {name} values are not all numbers ({exc}).",
+            column=name,
+            fix=f"make the {name} column numeric.",
+        ) from None
+    return out
+
+
+def _numpy_of(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A numeric arrow array as numpy, read from its buffer when it has no nulls.
+
+    ``to_numpy()`` goes through pyarrow's pandas shim, which imports pandas (a third of a second
+    of the command line's start-up); the buffer view does not.
+    """
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    t = values.type
+    if (
+        values.null_count == 0
+        and (pa.types.is_integer(t) or pa.types.is_floating(t))
+        and t.bit_width in (8, 16, 32, 64)
+        and not pa.types.is_float16(t)
+    ):
+        if len(values) == 0:
+            return np.zeros(0, dtype=t.to_pandas_dtype())
+        data = np.frombuffer(values.buffers()[1], dtype=t.to_pandas_dtype())
+        return data[values.offset : values.offset + len(values)]
+    return values.to_numpy(zero_copy_only=False)
+
+
+def _arrow_of(values: np.ndarray) -> pa.Array:
+    """A numeric numpy array as an arrow array, without pyarrow's pandas shim."""
+    values = np.ascontiguousarray(values)
+    return pa.Array.from_buffers(
+        pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)]
+    )
+
+
+@dataclass(frozen=True)
+class RankingReport:
+    """What :func:`rank_lists` did besides ranking, for the validation report and exports."""
+
+    dropped_duplicates: int = 0
+    duplicate_examples: tuple[str, ...] = ()
+    run_queries_without_judgments: tuple[str, ...] = ()
+    judged_queries_missing_from_run: tuple[str, ...] = ()
+    queries_without_relevant: tuple[str, ...] = ()
+    left_out_without_relevant: tuple[str, ...] = ()
+    missing_scored_zero: bool = False
+
+
+@dataclass
+class RankedLists:
+    """All evaluated queries of one run, ranked and laid out back to back.
+
+    Attributes
+    ----------
+    query_ids:
+        Query ids in evaluation order (ascending byte order), shape ``(n_queries,)``.
+    offsets:
+        ``offsets[q]:offsets[q+1]`` is query ``q``'s slice of the flat arrays.
+    labels:
+        Judgment of each ranked item in rank order; ``NaN`` where the item is unjudged.
+    row_index:
+        Position of each ranked item in the input run (for drill-downs).
+    ideal_offsets, ideal_labels:
+        Per query, the labels of all its judged items sorted descending (the ideal ranking).
+    settings:
+        The settings the lists were built with (see :meth:`rescored` for changing the ones that
+        leave the lists as they are).
+    report:
+        Dropped duplicates and skipped queries.
+    """
+
+    query_ids: np.ndarray
+    offsets: np.ndarray
+    labels: np.ndarray
+    row_index: np.ndarray
+    ideal_offsets: np.ndarray
+    ideal_labels: np.ndarray
+    settings: Settings
+    report: RankingReport = field(default_factory=RankingReport)
+
+    def rescored(self, settings: Settings) -> RankedLists:
+        """The same lists under other settings that do not change them (relevance level, gain,
+        fewer-than-K, averaging): no new ranking is needed.
+
+        Raises
+        ------
+        ValueError
+            When ``settings`` differ in a field of :func:`ranking_key`.
+        """
+        wanted = dict(ranking_key(settings))
+        if self.settings.ties == "rank":
+            wanted["ties"] = "rank"  # a run without scores was ranked by its rank column
+        if wanted != dict(ranking_key(self.settings)):
+            raise ValueError("these settings change the ranked lists; rank the run again.")
+        return replace(self, settings=settings.with_(ties=self.settings.ties))
+
+    # ----------------------------------------------------------------- basic per-row arrays
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+    @cached_property
+    def num_rel(self) -> np.ndarray:
+        """Number of judged items at or above the relevance level, per query."""
+        with np.errstate(invalid="ignore"):
+            relevant = (self.ideal_labels >= self.settings.relevance_level).astype(np.float64)
+        return _segment_cumsum_total(relevant, self.ideal_offsets)
+
+    @cached_property
+    def ideal_gains(self) -> np.ndarray:
+        """Gains of the ideal ranking (labels are sorted descending, and gains grow with labels)."""
+        return gain_of(self.ideal_labels, self.settings)
+
+    @cached_property
+    def n_returned(self) -> np.ndarray:
+        """Number of ranked items per query."""
+        return np.diff(self.offsets)
+
+    @cached_property
+    def query_of_row(self) -> np.ndarray:
+        return np.repeat(np.arange(self.n_queries), self.n_returned)
+
+    @cached_property
+    def position(self) -> np.ndarray:
+        """0-based rank of each flat entry within its query."""
+        return np.arange(len(self.labels)) - np.repeat(self.offsets[:-1], self.n_returned)
+
+    @cached_property
+    def relevant(self) -> np.ndarray:
+        """Binary relevance: judged and label at or above the relevance level."""
+        with np.errstate(invalid="ignore"):
+            return self.labels >= self.settings.relevance_level
+
+    @cached_property
+    def judged(self) -> np.ndarray:
+        return ~np.isnan(self.labels)
+
+    @cached_property
+    def gains(self) -> np.ndarray:
+        return gain_of(self.labels, self.settings)
+
+    @cached_property
+    def discount(self) -> np.ndarray:
+        return 1.0 / np.log2(self.position + 2.0)
+
+    # ----------------------------------------------------------------- cumulative sums
+    def within_query_cumsum(self, values: np.ndarray) -> np.ndarray:
+        """Cumulative sum that restarts at each query's first item."""
+        return _segment_cumsum(values, self.offsets)
+
+    @cached_property
+    def cum_relevant(self) -> np.ndarray:
+        return self.within_query_cumsum(self.relevant.astype(np.float64))
+
+    @cached_property
+    def cum_judged(self) -> np.ndarray:
+        return self.within_query_cumsum(self.judged.astype(np.float64))
+
+    @cached_property
+    def cum_dcg(self) -> np.ndarray:
+        return self.within_query_cumsum(self.gains * self.discount)
+
+    @cached_property
+    def cum_precision_at_relevant(self) -> np.ndarray:
+        """Running sum of P@rank over relevant ranks (the numerator of AP)."""
+        return self.within_query_cumsum(
+            np.where(self.relevant, self.cum_relevant / (self.position + 1.0), 0.0)
+        )
+
+    @cached_property
+    def n_ideal(self) -> np.ndarray:
+        return np.diff(self.ideal_offsets)
+
+    @cached_property
+    def cum_ideal_dcg(self) -> np.ndarray:
+        position = np.arange(len(self.ideal_gains)) - np.repeat(
+            self.ideal_offsets[:-1], self.n_ideal
+        )
+        return _segment_cumsum(self.ideal_gains / np.log2(position + 2.0), self.ideal_offsets)
+
+    @cached_property
+    def first_relevant_rank(self) -> np.ndarray:
+        """1-based rank of the first relevant item per query; ``inf`` when none is retrieved."""
+        ranks = np.where(self.relevant, self.position + 1.0, np.inf)
+        out = np.full(self.n_queries, np.inf)
+        nonempty = self.n_returned > 0
+        if len(ranks):
+            out[nonempty] = np.minimum.reduceat(ranks, self.offsets[:-1][nonempty])
+        return out
+
+    # ----------------------------------------------------------------- reading cutoffs
+    def at(self, cumulative: np.ndarray, ks: np.ndarray) -> np.ndarray:
+        """Read a within-query cumulative array at cutoffs ``ks`` -> ``(n_queries, len(ks))``.
+
+        Lists shorter than K keep their last value (missing positions add nothing).
+        """
+        return _gather(cumulative, self.offsets, self.n_returned, ks)
+
+    def at_end(self, cumulative: np.ndarray) -> np.ndarray:
+        """Value of a within-query cumulative array after the last item, per query."""
+        return _gather(
+            cumulative, self.offsets, self.n_returned, np.array([np.iinfo(np.int64).max // 4])
+        )[:, 0]
+
+    def ideal_at(self, ks: np.ndarray) -> np.ndarray:
+        """IDCG at each cutoff, from all judged items of the query (retrieved or not)."""
+        return _gather(self.cum_ideal_dcg, self.ideal_offsets, self.n_ideal, ks)
+
+    def ideal_total(self) -> np.ndarray:
+        return _gather(
+            self.cum_ideal_dcg,
+            self.ideal_offsets,
+            self.n_ideal,
+            np.array([np.iinfo(np.int64).max // 4]),
+        )[:, 0]
+
+
+def gain_of(labels: np.ndarray, settings: Settings) -> np.ndarray:
+    """DCG gain of each label under the gain policy; unjudged and negative labels gain 0."""
+    labels = np.nan_to_num(labels, nan=0.0)
+    if settings.ndcg_relevance_level:
+        labels = np.where(labels >= settings.relevance_level, labels, 0.0)
+    labels = np.maximum(labels, 0.0)
+    if settings.gain == "exponential":
+        return np.exp2(labels) - 1.0
+    return labels
+
+
+def ranking_key(settings: Settings) -> tuple:
+    """The settings that decide which rows are ranked, in which order, and which queries are
+    evaluated. Lists ranked under equal keys can be :meth:`RankedLists.rescored`."""
+    fields = ["ties", "score_precision", "duplicates", "missing_queries", "no_relevant"]
+    if settings.no_relevant == "leave_out":
+        fields.append("relevance_level")
+    return tuple((name, getattr(settings, name)) for name in fields)
+
+
+def _segment_cumsum_total(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Sum of ``values`` within each segment."""
+    total = np.concatenate(([0.0], np.cumsum(values, dtype=np.float64)))
+    return total[offsets[1:]] - total[offsets[:-1]]
+
+
+def _segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    total = np.cumsum(values, dtype=np.float64)
+    if len(total) == 0:
+        return total
+    before = np.concatenate(([0.0], total))[offsets[:-1]]
+    return total - np.repeat(before, np.diff(offsets))
+
+
+def _gather(
+    cumulative: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, ks: np.ndarray
+) -> np.ndarray:
+    ks = np.asarray(ks, dtype=np.int64)
+    take = np.minimum(ks[None, :], lengths[:, None])
+    if len(cumulative) == 0:
+        return np.zeros(take.shape)
+    index = np.maximum(offsets[:-1, None] + take - 1, 0)
+    return np.where(take > 0, cumulative[index], 0.0)
+
+
+# ====================================================================== building the lists
+def rank_lists(
+    run_query,
+    run_item,
+    run_score,
+    qrels_query,
+    qrels_item,
+    qrels_relevance,
+    settings: Settings = Settings(),
+    run_rank=None,
+    source: str = "run",
+) -> RankedLists:
+    """Join a run with judgments and rank every query's list by the tie policy.
+
+    Parameters
+    ----------
+    run_query, run_item:
+        Query and item id of each run row (strings; numbers are converted to text).
+    run_score:
+        Score of each row; higher is better. ``NaN`` sorts last.
+    qrels_query, qrels_item, qrels_relevance:
+        The judgments. A repeated (query, item) keeps its highest label.
+    settings:
+        Definitional choices; see :class:`metrics.engine.settings.Settings`.
+    run_rank:
+        Rank column, used only when ``settings.ties == "rank"``.
+    source:
+        Name of the run for error messages.
+
+    Returns
+    -------
+    RankedLists
+    """
+    rq = _as_string_array(run_query, "query")
+    ri = _as_string_array(run_item, "item")
+    n_run = len(rq)
+    score = _as_float_array(run_score, "score") if run_score is not None else None
+    if score is None and settings.ties != "rank":
+        raise InputError(
+            "the run has no score column.",
+            source=source,
+            column="score",
+            fix="add a score column, or set ties='rank' and give a rank column.",
+        )
+    if (score is not None and len(score) != n_run) or len(ri) != n_run:
+        raise InputError("query, item and score columns differ in length.", source=source)
+    jq = _as_string_array(qrels_query, "query")
+    ji = _as_string_array(qrels_item, "item")
+    jrel = _as_float_array(qrels_relevance, "relevance")
+    if len(ji) != len(jq) or len(jrel) != len(jq):
+        raise InputError("judgment columns differ in length.", source="judgments")
+    if np.isnan(jrel).any():
+        row = int(np.flatnonzero(np.isnan(jrel))[0])
+        raise InputError(
+            f"relevance is missing at row {row + 1}.",
+            source="judgments",
+            column="relevance",
+            fix="give every judgment a numeric label.",
+        )
+
+    # shared dictionaries: query and item ids become integer codes
+    q_codes, q_dict = _encode(pa.chunked_array([rq, jq], type=pa.string()))
+    i_codes, i_dict = _encode(pa.chunked_array([ri, ji], type=pa.string()))
+    n_items = max(len(i_dict), 1)
+    run_qc, qrels_qc = q_codes[:n_run], q_codes[n_run:]
+    run_ic, qrels_ic = i_codes[:n_run], i_codes[n_run:]
+    # ascending byte order of query ids -> evaluation order
+    q_order = _numpy_of(pc.sort_indices(q_dict)).astype(np.int64)
+    q_rank = np.empty(len(q_dict), dtype=np.int64)
+    q_rank[q_order] = np.arange(len(q_dict))
+
+    # judgments: dedupe (query, item) keeping the highest label
+    j_key = q_rank[qrels_qc] * n_items + qrels_ic
+    j_sort = np.argsort(j_key)
+    j_key, jrel_sorted = j_key[j_sort], jrel[j_sort]
+    if len(j_key) > 1 and (j_key[1:] == j_key[:-1]).any():
+        starts = np.concatenate(([0], np.flatnonzero(j_key[1:] != j_key[:-1]) + 1))
+        jrel_sorted = np.maximum.reduceat(jrel_sorted, starts)
+        j_key = j_key[starts]
+
+    # order the run
+    order = _run_order(run_qc, q_rank, score, ri, run_rank, settings, source)
+    r_key = (q_rank[run_qc] * n_items + run_ic)[order]
+
+    # duplicates: keep the first (best-ranked) copy
+    dropped, examples = 0, ()
+    sorted_keys = np.sort(r_key)
+    if len(r_key) > 1 and (sorted_keys[1:] == sorted_keys[:-1]).any():
+        by_key = np.argsort(r_key, kind="stable")
+        first_of_key = np.ones(len(r_key), dtype=bool)
+        first_of_key[1:] = r_key[by_key][1:] != r_key[by_key][:-1]
+        keep_rows = np.zeros(len(r_key), dtype=bool)
+        keep_rows[by_key[first_of_key]] = True
+        dropped = int(len(r_key) - keep_rows.sum())
+        dup_rows = order[~keep_rows][:5]
+        examples = tuple(f"{rq[int(i)].as_py()} / {ri[int(i)].as_py()}" for i in dup_rows)
+        if settings.duplicates == "error":
+            raise InputError(
+                f"{dropped} duplicate item(s) within a query, e.g. {examples[0]}.",
+                source=source,
+                fix="remove the repeated rows, or choose duplicates='keep_best'.",
+            )
+        order, r_key = order[keep_rows], r_key[keep_rows]
+
+    # relevance of each ranked row (NaN when unjudged)
+    pos = np.searchsorted(j_key, r_key)
+    pos_c = np.minimum(pos, max(len(j_key) - 1, 0))
+    found = (
+        (pos < len(j_key)) & (j_key[pos_c] == r_key) if len(j_key) else np.zeros(len(r_key), bool)
+    )
+    labels = np.where(found, jrel_sorted[pos_c] if len(j_key) else 0.0, np.nan)
+
+    # which queries are evaluated
+    run_q_sorted = r_key // n_items  # query rank of each ranked row
+    judged_q = np.zeros(len(q_dict), dtype=bool)
+    judged_q[j_key // n_items] = True
+    in_run = np.zeros(len(q_dict), dtype=bool)
+    in_run[run_q_sorted] = True
+    rel_level = settings.relevance_level
+    num_rel_all = np.bincount(
+        j_key // n_items, weights=(jrel_sorted >= rel_level).astype(float), minlength=len(q_dict)
+    )
+    evaluated = judged_q & (in_run | (settings.missing_queries == "zero"))
+    names = np.array(q_dict.to_pylist(), dtype=object)[q_order]
+    no_rel = evaluated & (num_rel_all == 0)
+    left_out = ()
+    if settings.no_relevant == "leave_out":
+        left_out = tuple(names[no_rel])
+        evaluated &= ~no_rel
+    report = RankingReport(
+        dropped_duplicates=dropped,
+        duplicate_examples=examples,
+        run_queries_without_judgments=tuple(names[in_run & ~judged_q]),
+        judged_queries_missing_from_run=tuple(names[judged_q & ~in_run]),
+        queries_without_relevant=tuple(names[judged_q & (num_rel_all == 0)]),
+        left_out_without_relevant=left_out,
+        missing_scored_zero=settings.missing_queries == "zero",
+    )
+
+    keep_rows = evaluated[run_q_sorted]
+    if not keep_rows.all():
+        order, labels, run_q_sorted = order[keep_rows], labels[keep_rows], run_q_sorted[keep_rows]
+    eval_ranks = np.flatnonzero(evaluated)  # query ranks, ascending
+    new_index = np.full(len(q_dict), -1, dtype=np.int64)
+    new_index[eval_ranks] = np.arange(len(eval_ranks))
+    counts = (
+        np.bincount(new_index[run_q_sorted], minlength=len(eval_ranks))
+        if len(eval_ranks)
+        else np.zeros(0, np.int64)
+    )
+    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+
+    # the ideal ranking: labels of all judged items of each evaluated query, descending
+    j_q = j_key // n_items
+    j_keep = evaluated[j_q]
+    j_label = jrel_sorted[j_keep]
+    j_q_new = new_index[j_q[j_keep]]
+    ideal_sort = np.lexsort((-j_label, j_q_new))
+    ideal_counts = (
+        np.bincount(j_q_new, minlength=len(eval_ranks))
+        if len(eval_ranks)
+        else np.zeros(0, np.int64)
+    )
+    ideal_offsets = np.concatenate(([0], np.cumsum(ideal_counts))).astype(np.int64)
+
+    return RankedLists(
+        query_ids=names[eval_ranks],
+        offsets=offsets,
+        labels=labels,
+        row_index=order,
+        ideal_offsets=ideal_offsets,
+        ideal_labels=j_label[ideal_sort],
+        settings=settings,
+        report=report,
+    )
+
+
+def _encode(values: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
+    encoded = pc.dictionary_encode(values).combine_chunks()
+    codes = _numpy_of(encoded.indices).astype(np.int64)
+    return codes, encoded.dictionary
+
+
+def _run_order(
+    run_qc: np.ndarray,
+    q_rank: np.ndarray,
+    score: np.ndarray | None,
+    items: pa.Array,
+    run_rank,
+    settings: Settings,
+    source: str,
+) -> np.ndarray:
+    """Row order: queries ascending, each list by the tie policy."""
+    n = len(run_qc)
+    qr = q_rank[run_qc]
+    if settings.ties == "rank":
+        if run_rank is None:
+            raise InputError(
+                "ties='rank' needs a rank column.",
+                source=source,
+                column="rank",
+                fix="add a rank column or choose another tie policy.",
+            )
+        rank = _as_float_array(run_rank, "rank")
+        if np.isnan(rank).any():
+            raise InputError(
+                "the rank column has empty values.",
+                source=source,
+                column="rank",
+                fix="give every row a rank.",
+            )
+        return np.lexsort((np.arange(n), rank, qr))
+    if settings.score_precision == "float32":
+        with np.errstate(over="ignore"):
+            score = score.astype(np.float32).astype(np.float64)
+    key = np.where(np.isnan(score), -np.inf, score)
+    blocks = _ordered_blocks(qr, key, items, settings)
+    if blocks is not None:
+        return blocks
+    if settings.ties == "input_order":
+        return np.lexsort((np.arange(n), -key, qr))
+    table = pa.table({"q": _arrow_of(qr), "s": _arrow_of(key), "i": items})
+    return _numpy_of(
+        pc.sort_indices(
+            table, sort_keys=[("q", "ascending"), ("s", "descending"), ("i", "descending")]
+        )
+    ).astype(np.int64)
+
+
+def _ordered_blocks(
+    qr: np.ndarray, key: np.ndarray, items: pa.Array, settings: Settings
+) -> np.ndarray | None:
+    """Linear-time check that each query's rows are contiguous and already in the required
+    order; if so, the row order that puts the query blocks in ascending order (no sort of rows).
+    ``None`` when a full sort is needed."""
+    n = len(qr)
+    if n < 2:
+        return np.arange(n)
+    same_q = qr[1:] == qr[:-1]
+    starts = np.concatenate(([0], np.flatnonzero(~same_q) + 1))
+    block_q = qr[starts]
+    if len(np.unique(block_q)) != len(block_q):
+        return None  # a query's rows are not contiguous
+    with np.errstate(invalid="ignore"):
+        ds = key[1:] - key[:-1]
+        if (same_q & (ds > 0)).any():
+            return None
+        tie = same_q & ((ds == 0) | (np.isinf(key[1:]) & np.isinf(key[:-1])))
+    if tie.any() and settings.ties == "item_desc":
+        at = np.flatnonzero(tie)
+        left = pc.take(items, _arrow_of(at))
+        right = pc.take(items, _arrow_of(at + 1))
+        if not pc.all(pc.greater(left, right)).as_py():
+            return None
+    if (np.diff(block_q) > 0).all():
+        return np.arange(n)
+    lengths = np.diff(np.concatenate((starts, [n])))
+    by_query = np.argsort(block_q, kind="stable")
+    new_lengths = lengths[by_query]
+    new_starts = np.concatenate(([0], np.cumsum(new_lengths)[:-1]))
+    return np.arange(n) + np.repeat(starts[by_query] - new_starts, new_lengths)

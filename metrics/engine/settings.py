@@ -1,0 +1,233 @@
+"""Every definitional choice of the evaluation, as one typed, documented settings object.
+
+The defaults reproduce trec_eval 9 (and pytrec_eval, which wraps its C code). Each field is a
+named policy; :data:`POLICIES` documents every value so that the app, the CLI and exports can
+show and record them from one place.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, fields, replace
+from typing import Any, Literal
+
+from metrics.errors import SettingsError
+
+Ties = Literal["item_desc", "input_order", "rank"]
+ScorePrecision = Literal["float32", "float64"]
+Gain = Literal["linear", "exponential"]
+ShortLists = Literal["divide_by_k", "divide_by_returned", "leave_out"]
+Duplicates = Literal["keep_best", "error"]
+MissingQueries = Literal["skip", "zero"]
+NoRelevant = Literal["zero", "leave_out"]
+Averaging = Literal["macro", "micro", "weighted"]
+
+
+@dataclass(frozen=True)
+class Policy:
+    """Documentation of one setting: a label, its values with explanations, and the default."""
+
+    field: str
+    label: str
+    help: str
+    values: dict[Any, str]
+    trec_eval: str
+
+
+POLICIES: dict[str, Policy] = {
+    p.field: p
+    for p in (
+        Policy(
+            "ties",
+            "Tied scores",
+            "How items with the same score are ordered within a query.",
+            {
+                "item_desc": "score descending, then item id descending (byte order)",
+                "input_order": "score descending, then the order of the input rows",
+                "rank": "use the rank column as given (scores ignored)",
+            },
+            "item_desc",
+        ),
+        Policy(
+            "score_precision",
+            "Score precision for ordering",
+            "Precision at which scores are compared when ordering a list. trec_eval stores "
+            "scores as single-precision floats, so scores that differ only beyond about seven "
+            "significant digits tie and are ordered by the tie policy.",
+            {
+                "float32": "single precision, as trec_eval",
+                "float64": "double precision, as given",
+            },
+            "float32",
+        ),
+        Policy(
+            "relevance_level",
+            "Relevance level",
+            "A label at or above this level counts as relevant for binary measures "
+            "(P, R, F1, Success, RR, AP, Rprec). nDCG uses the labels themselves as gains.",
+            {1: "label ≥ 1 is relevant"},
+            "1 (trec_eval -l 1)",
+        ),
+        Policy(
+            "gain",
+            "nDCG gain",
+            "Gain of an item with label r in DCG.",
+            {
+                "linear": "gain = r (trec_eval)",
+                "exponential": "gain = 2^r − 1 (Burges et al.; ranx ndcg_burges)",
+            },
+            "linear",
+        ),
+        Policy(
+            "short_lists",
+            "Fewer than K results",
+            "What P@K, F1@K and position-weighted P@K divide by when a list has fewer than K items.",
+            {
+                "divide_by_k": "divide by K: missing positions count as non-relevant",
+                "divide_by_returned": "divide by the number returned, min(K, n)",
+                "leave_out": "leave the query out of the average at that K",
+            },
+            "divide_by_k",
+        ),
+        Policy(
+            "duplicates",
+            "Duplicate items in a list",
+            "An item listed twice for the same query and model.",
+            {
+                "keep_best": "keep the best-ranked copy, drop the rest and report how many",
+                "error": "refuse the input (trec_eval's behaviour)",
+            },
+            "error (trec_eval refuses such files)",
+        ),
+        Policy(
+            "missing_queries",
+            "Judged queries absent from the run",
+            "Queries that have judgments but no retrieved items.",
+            {
+                "skip": "skip them (trec_eval default)",
+                "zero": "score them as an empty ranking (trec_eval -c)",
+            },
+            "skip",
+        ),
+        Policy(
+            "no_relevant",
+            "Queries with no relevant item",
+            "Queries whose judgments contain nothing at or above the relevance level.",
+            {
+                "zero": "evaluate them; most measures are 0 (trec_eval)",
+                "leave_out": "leave them out of every average",
+            },
+            "zero",
+        ),
+        Policy(
+            "ndcg_relevance_level",
+            "Relevance level filters nDCG",
+            "Whether labels below the relevance level get gain 0 in nDCG.",
+            {
+                False: "no: every positive label is a gain (trec_eval)",
+                True: "yes: labels below the level count as 0 (ranx)",
+            },
+            "no",
+        ),
+        Policy(
+            "averaging",
+            "Averaging over queries",
+            "How per-query values become one number.",
+            {
+                "macro": "mean of per-query values (trec_eval 'all')",
+                "micro": "pooled counts over queries (P, R, F1, Success); other measures macro",
+                "weighted": "mean weighted by a query-level weight column",
+            },
+            "macro",
+        ),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Settings:
+    """Definitional choices of one evaluation. Defaults follow trec_eval 9.
+
+    Attributes
+    ----------
+    relevance_level:
+        Labels ``>= relevance_level`` are relevant for binary measures.
+    gain:
+        ``"linear"`` (gain = label) or ``"exponential"`` (gain = 2**label - 1) for DCG.
+    ties:
+        ``"item_desc"``, ``"input_order"`` or ``"rank"`` (see :data:`POLICIES`).
+    score_precision:
+        ``"float32"`` compares scores in single precision, as trec_eval does; ``"float64"``
+        keeps them as given.
+    short_lists:
+        Denominator of P@K when fewer than K items were returned.
+    duplicates:
+        ``"keep_best"`` drops later copies of an item and reports them; ``"error"`` refuses.
+    missing_queries:
+        ``"skip"`` or ``"zero"`` (trec_eval ``-c``) for judged queries absent from a run.
+    no_relevant:
+        ``"zero"`` evaluates queries without relevant items; ``"leave_out"`` drops them.
+    ndcg_relevance_level:
+        When true, labels below ``relevance_level`` have gain 0 in nDCG.
+    averaging:
+        ``"macro"``, ``"micro"`` or ``"weighted"`` (needs ``weight_column``).
+    weight_column:
+        Query-level column holding weights when ``averaging == "weighted"``.
+    """
+
+    relevance_level: float = 1
+    gain: Gain = "linear"
+    ties: Ties = "item_desc"
+    score_precision: ScorePrecision = "float32"
+    short_lists: ShortLists = "divide_by_k"
+    duplicates: Duplicates = "keep_best"
+    missing_queries: MissingQueries = "skip"
+    no_relevant: NoRelevant = "zero"
+    ndcg_relevance_level: bool = False
+    averaging: Averaging = "macro"
+    weight_column: str | None = None
+
+    def __post_init__(self) -> None:
+        for name, policy in POLICIES.items():
+            value = getattr(self, name)
+            if name == "relevance_level":
+                if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
+                    raise SettingsError(f"relevance_level must be a number, got {value!r}.")
+                continue
+            if value not in policy.values:
+                allowed = ", ".join(repr(v) for v in policy.values)
+                raise SettingsError(f"{name} must be one of {allowed}; got {value!r}.")
+        if self.averaging == "weighted" and not self.weight_column:
+            raise SettingsError(
+                "averaging='weighted' needs weight_column: name the query-level column that "
+                "holds each query's weight."
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain dictionary, for exports and provenance records."""
+        return asdict(self)
+
+    @classmethod
+    def from_dict(cls, values: dict[str, Any]) -> Settings:
+        """Build settings from a dictionary, ignoring unknown keys."""
+        known = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in values.items() if k in known})
+
+    def with_(self, **changes: Any) -> Settings:
+        """A copy with some fields changed (validated)."""
+        return replace(self, **changes)
+
+    def describe(self) -> list[tuple[str, str]]:
+        """(label, chosen value explained) pairs, for display and reports."""
+        rows = []
+        for name, policy in POLICIES.items():
+            value = getattr(self, name)
+            if name == "relevance_level":
+                rows.append((policy.label, f"label ≥ {value:g} is relevant"))
+            else:
+                rows.append((policy.label, policy.values[value]))
+        if self.averaging == "weighted":
+            rows.append(("Weight column", str(self.weight_column)))
+        return rows
+
+
+TREC_EVAL = Settings()

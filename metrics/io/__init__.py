@@ -1,0 +1,1 @@
+"""Reading data: file formats, TREC files, column roles, validation, loaders, export."""

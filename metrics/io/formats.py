@@ -1,0 +1,1053 @@
+"""Reading one table from bytes or a path: compression, format, encoding, delimiter and header.
+
+Supported layouts, detected from the content (the file name is only a hint):
+
+- delimited text: comma, tab, semicolon, pipe, or runs of whitespace; with or without a header;
+- TREC runs ``qid Q0 docid rank score tag`` and TREC qrels ``qid iter docid rel`` (no header);
+- Parquet (read with pyarrow), Excel ``.xlsx`` (read with openpyxl, first sheet);
+- JSON Lines, a JSON array of records, and the ``{query: {item: value}}`` dictionary layout of
+  pytrec_eval and ranx;
+- any of the above gzip-compressed.
+
+Nothing read is ever evaluated or unpickled. Every failure is an :class:`~metrics.errors.InputError`
+naming the file, the line when known, and the fix.
+"""
+
+from __future__ import annotations
+
+import codecs
+import csv
+import io
+import json
+import re
+import zlib
+from collections import Counter
+from dataclasses import dataclass
+from itertools import chain
+from pathlib import Path
+from typing import Literal
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+
+from metrics.errors import InputError, file_line
+from metrics.schema import ITEM, MODEL, QUERY, RANK, RELEVANCE, SCORE
+
+Kind = Literal["run", "qrels", "table"]
+
+#: Largest decompressed size accepted (bytes).
+MAX_BYTES = 2 * 1024**3
+
+SUPPORTED = (
+    "CSV, TSV, semicolon- or pipe-delimited text, Parquet, JSON Lines, Excel (.xlsx), "
+    "TREC run or qrels files, or {query: {item: score}} JSON, optionally gzip-compressed"
+)
+
+#: Column names that hold identifiers: never converted to numbers.
+ID_NAMES = frozenset(
+    {
+        "query",
+        "qid",
+        "query_id",
+        "queryid",
+        "q",
+        "user",
+        "user_id",
+        "userid",
+        "uid",
+        "session",
+        "session_id",
+        "topic",
+        "topic_id",
+        "item",
+        "item_id",
+        "itemid",
+        "doc",
+        "docid",
+        "doc_id",
+        "docno",
+        "document",
+        "document_id",
+        "product",
+        "product_id",
+        "sku",
+        "pid",
+        "passage_id",
+        "model",
+        "system",
+        "run",
+        "variant",
+        "tag",
+        "method",
+    }
+)
+
+_NULL_TOKENS = ["NA", "N/A", "n/a", "NaN", "nan", "null", "NULL", "None", "none", "-", "?"]
+_NUMBER = re.compile(
+    r"^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity|nan)$", re.IGNORECASE
+)
+_INT = re.compile(r"^[+-]?\d+$")
+_EXTENSIONS = (
+    ".gz",
+    ".gzip",
+    ".csv",
+    ".tsv",
+    ".tab",
+    ".txt",
+    ".psv",
+    ".dat",
+    ".run",
+    ".qrels",
+    ".qrel",
+    ".trec",
+    ".parquet",
+    ".pq",
+    ".jsonl",
+    ".ndjson",
+    ".json",
+    ".xlsx",
+)
+
+
+@dataclass
+class LoadedTable:
+    """A table read from one file, before column roles are applied.
+
+    Attributes
+    ----------
+    name:
+        File name (used in messages and, without its extensions, as a model name).
+    frame:
+        The table. Text columns have the ``str`` dtype; identifier-like columns are never
+        converted to numbers.
+    format:
+        ``"csv"``, ``"tsv"``, ``"semicolon"``, ``"pipe"``, ``"whitespace"``, ``"trec_run"``,
+        ``"trec_qrels"``, ``"parquet"``, ``"excel"``, ``"jsonl"``, ``"json_records"`` or
+        ``"json_dict"``.
+    kind:
+        ``"run"`` or ``"qrels"`` when the layout says so (TREC, dictionary JSON), else ``"table"``.
+    compressed:
+        Whether the bytes were gzip-compressed.
+    encoding:
+        Text encoding used (``None`` for binary formats).
+    header:
+        Whether the first line was a header.
+    first_line:
+        Line (or spreadsheet row) number of the first data row, for messages; ``None`` when
+        rows have no line numbers (Parquet, dictionary JSON).
+    skipped_lines:
+        Ascending line numbers at or after ``first_line`` that hold no row (blank lines), so
+        that :meth:`line_of` counts every physical line.
+    notes:
+        Plain-English remarks on what was detected.
+    """
+
+    name: str
+    frame: pd.DataFrame
+    format: str
+    kind: Kind = "table"
+    compressed: bool = False
+    encoding: str | None = None
+    header: bool = True
+    first_line: int | None = 2
+    notes: tuple[str, ...] = ()
+    skipped_lines: tuple[int, ...] = ()
+
+    @property
+    def stem(self) -> str:
+        """The file name without directories and known extensions (``"bm25.run.gz"`` → ``"bm25"``)."""
+        return file_stem(self.name)
+
+    def line_of(self, position: int) -> int | None:
+        """File line of the data row at 0-based ``position`` (``None`` if rows have no lines)."""
+        return file_line(self.first_line, position, self.skipped_lines)
+
+
+def file_stem(name: str) -> str:
+    """Strip directories and known extensions from a file name.
+
+    Parameters
+    ----------
+    name:
+        A file name or path.
+
+    Returns
+    -------
+    str
+        The stem, or the name itself when nothing is left.
+    """
+    base = Path(str(name)).name
+    stem = base
+    changed = True
+    while changed:
+        changed = False
+        for ext in _EXTENSIONS:
+            if stem.lower().endswith(ext) and len(stem) > len(ext):
+                stem = stem[: -len(ext)]
+                changed = True
+    return stem or base
+
+
+def load_table(
+    data: bytes | str | Path, name: str | None = None, *, kind: Kind | None = None
+) -> LoadedTable:
+    """Read a table from bytes or a file path, detecting its format from the content.
+
+    Parameters
+    ----------
+    data:
+        The file's bytes, or a path (``str`` or :class:`~pathlib.Path`) to read.
+    name:
+        File name for messages and model naming; defaults to the path's name.
+    kind:
+        Force ``"run"`` or ``"qrels"`` for layouts that cannot tell (dictionary JSON).
+
+    Returns
+    -------
+    LoadedTable
+
+    Raises
+    ------
+    InputError
+        When the bytes are not a readable table; the message names the line when known.
+    """
+    raw, source = _read_source(data, name)
+    compressed = False
+    for _ in range(2):
+        if raw[:2] == b"\x1f\x8b":
+            raw = _gunzip(raw, source)
+            compressed = True
+    table = _dispatch(raw, source, kind)
+    table.compressed = compressed
+    if compressed:
+        table.notes = ("gzip-compressed",) + table.notes
+    return table
+
+
+def _read_source(data: bytes | str | Path, name: str | None) -> tuple[bytes, str]:
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        return bytes(data), name or "table"
+    if not isinstance(data, (str, Path)):
+        raise InputError(
+            f"Expected file bytes or a path, got {type(data).__name__}.",
+            source=name,
+            fix="Pass the file's bytes or its path.",
+        )
+    path = Path(data)
+    source = name or path.name
+    try:
+        return path.read_bytes(), source
+    except OSError as exc:
+        raise InputError(
+            f"Cannot read the file ({exc.strerror or exc}).",
+            source=source,
+            fix="Check that the path exists and is a readable file.",
+        ) from None
+
+
+def _gunzip(raw: bytes, source: str) -> bytes:
+    parts: list[bytes] = []
+    total = 0
+    rest = raw
+    try:
+        while rest[:2] == b"\x1f\x8b":
+            inflater = zlib.decompressobj(wbits=31)
+            chunk = inflater.decompress(rest, MAX_BYTES - total + 1)
+            total += len(chunk)
+            if total > MAX_BYTES or inflater.unconsumed_tail:
+                raise InputError(
+                    "The decompressed file is larger than 2 GB.",
+                    source=source,
+                    fix="Split the file or sample it before uploading.",
+                )
+            if not inflater.eof:
+                raise zlib.error("truncated gzip stream")
+            parts.append(chunk)
+            rest = inflater.unused_data
+    except zlib.error as exc:
+        raise InputError(
+            f"The file starts like a gzip archive but cannot be decompressed ({exc}).",
+            source=source,
+            fix="Compress it again with gzip, or upload the uncompressed file.",
+        ) from None
+    return b"".join(parts)
+
+
+_BINARY_MAGIC = {
+    b"\xd0\xcf\x11\xe0": (
+        "This is an old Excel (.xls) or other OLE file.",
+        "Save it as .xlsx or CSV.",
+    ),
+    b"\x28\xb5\x2f\xfd": ("The file is zstd-compressed.", "Decompress it or use gzip."),
+    b"BZh": ("The file looks bzip2-compressed.", "Decompress it or use gzip."),
+    b"\xfd7zXZ": ("The file is xz-compressed.", "Decompress it or use gzip."),
+    b"\x80\x04": (
+        "The file looks like a Python pickle, which is never read.",
+        "Export the table as CSV or Parquet.",
+    ),
+    b"\x80\x05": (
+        "The file looks like a Python pickle, which is never read.",
+        "Export the table as CSV or Parquet.",
+    ),
+}
+
+
+def _dispatch(raw: bytes, source: str, kind: Kind | None) -> LoadedTable:
+    if not raw.strip():
+        raise InputError(
+            "The file is empty.",
+            source=source,
+            fix="Choose a file with a header row and at least one data row.",
+        )
+    if raw[:4] == b"PAR1":
+        return _read_parquet(raw, source)
+    if raw[:4] == b"PK\x03\x04":
+        return _read_excel(raw, source)
+    for magic, (message, fix) in _BINARY_MAGIC.items():
+        if raw.startswith(magic):
+            raise InputError(message, source=source, fix=fix)
+    text, encoding, utf8 = _decode(raw, source)
+    head = text.lstrip()[:1]
+    if head in ("{", "["):
+        table = _read_json(text, source, kind)
+    else:
+        table = _read_text(text, utf8, source)
+    table.encoding = encoding
+    return table
+
+
+def _decode(raw: bytes, source: str) -> tuple[str, str, bytes]:
+    """Decode to text; also return UTF-8 bytes without BOM for the fast parsers."""
+    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        try:
+            text = raw.decode("utf-16")
+        except UnicodeDecodeError:
+            raise InputError(
+                "The file has a UTF-16 byte-order mark but is not valid UTF-16.",
+                source=source,
+                fix="Save it as UTF-8.",
+            ) from None
+        return text, "utf-16", text.encode("utf-8")
+    body = raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw
+    encoding = "utf-8-sig" if body is not raw else "utf-8"
+    try:
+        text = body.decode("utf-8")
+        utf8 = body
+    except UnicodeDecodeError:
+        text = body.decode("latin-1")
+        encoding = "latin-1"
+        utf8 = text.encode("utf-8")
+    if "\x00" in text[:65536]:
+        raise InputError(
+            "The file looks binary (it contains NUL bytes), not a text table.",
+            source=source,
+            fix=f"Upload {SUPPORTED}.",
+        )
+    return text, encoding, utf8
+
+
+# --------------------------------------------------------------------------- binary formats
+
+
+def _read_parquet(raw: bytes, source: str) -> LoadedTable:
+    import pyarrow.parquet as pq
+
+    try:
+        table = pq.read_table(pa.BufferReader(raw))
+        frame = _arrow_to_pandas(table)
+    except (pa.ArrowException, OSError, ValueError, TypeError, KeyError) as exc:
+        raise InputError(
+            f"The Parquet file cannot be read ({_short(exc)}).",
+            source=source,
+            fix="Write it again with pyarrow or pandas, or export CSV.",
+        ) from None
+    return LoadedTable(source, frame, "parquet", first_line=None, encoding=None)
+
+
+def _arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
+    columns = {}
+    for name, col in zip(table.column_names, table.columns):
+        t = col.type
+        if pa.types.is_dictionary(t):
+            col = col.cast(t.value_type)
+            t = col.type
+        if pa.types.is_nested(t) or pa.types.is_binary(t) or pa.types.is_large_binary(t):
+            col = pa.chunked_array(
+                [pa.array([None if v is None else str(v) for v in col.to_pylist()], pa.string())]
+            )
+        elif pa.types.is_large_string(t):
+            col = col.cast(pa.string())
+        elif pa.types.is_temporal(t) or pa.types.is_decimal(t):
+            col = col.cast(pa.string()) if not pa.types.is_decimal(t) else col.cast(pa.float64())
+        columns[str(name)] = col
+    frame = pa.table(columns).to_pandas() if columns else pd.DataFrame()
+    frame.columns = _unique_names([str(c) for c in frame.columns])
+    return frame
+
+
+def _read_excel(raw: bytes, source: str) -> LoadedTable:
+    from openpyxl import load_workbook
+
+    try:
+        book = load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
+        sheet = book.worksheets[0]
+        title = sheet.title
+        rows = [tuple(r) for r in sheet.iter_rows(values_only=True)]
+        sheets = len(book.worksheets)
+        book.close()
+    except Exception as exc:  # openpyxl raises many unrelated types on broken archives
+        raise InputError(
+            f"The file is a zip archive but not a readable Excel workbook ({_short(exc)}).",
+            source=source,
+            fix="Save it from Excel as .xlsx, or export CSV.",
+        ) from None
+    rows = [r for r in rows if any(v is not None and str(v).strip() != "" for v in r)]
+    if not rows:
+        raise InputError(
+            f"The first sheet ('{title}') is empty.",
+            source=source,
+            fix="Put the table in the first sheet, starting with a header row.",
+        )
+    width = max(len(r) for r in rows)
+    rows = [tuple(r) + (None,) * (width - len(r)) for r in rows]
+    text_rows = [[_cell_text(v) for v in r] for r in rows[:50]]
+    header = _looks_like_header(text_rows)
+    names = _column_names(text_rows[0], header, width)
+    body = rows[1:] if header else rows
+    columns = {}
+    for j, name in enumerate(names):
+        columns[name] = _excel_column([r[j] for r in body])
+    frame = pd.DataFrame(columns, index=pd.RangeIndex(len(body)))
+    frame = _drop_empty_unnamed(frame)
+    notes = (f"read the first of {sheets} sheets ('{title}')",) if sheets > 1 else ()
+    return LoadedTable(
+        source, frame, "excel", header=header, first_line=2 if header else 1, notes=notes
+    )
+
+
+def _cell_text(value: object) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if hasattr(value, "isoformat"):
+        return value.isoformat()  # type: ignore[no-any-return, attr-defined]
+    return str(value)
+
+
+def _excel_column(values: list[object]) -> pd.Series:
+    present = [v for v in values if v is not None and v != ""]
+    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        return pd.Series([np.nan if v is None or v == "" else v for v in values], dtype="float64")
+    if present and all(isinstance(v, bool) for v in present):
+        return pd.Series([None if v is None else v for v in values], dtype="object")
+    return pd.Series([None if v is None or v == "" else _cell_text(v) for v in values], dtype="str")
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def _read_json(text: str, source: str, kind: Kind | None) -> LoadedTable:
+    stripped = text.strip()
+    try:
+        obj = json.loads(stripped)
+    except json.JSONDecodeError as exc:
+        if exc.msg == "Extra data" and stripped.startswith("{"):
+            return _read_jsonl(text, source)
+        raise InputError(
+            f"Invalid JSON: {exc.msg} (column {exc.colno}).",
+            source=source,
+            line=exc.lineno,
+            fix="Repair the JSON, or export the table as CSV.",
+        ) from None
+    except RecursionError:
+        raise InputError(
+            "The JSON is nested too deeply to be a table.",
+            source=source,
+            fix="Use JSON Lines (one object per line) or {query: {item: score}}.",
+        ) from None
+    if isinstance(obj, dict) and obj and all(isinstance(v, dict) for v in obj.values()):
+        return _read_json_dict(obj, source, kind)
+    if isinstance(obj, dict):
+        # one JSON Lines record, or a column-oriented table {"col": [values...]}
+        if obj and all(isinstance(v, list) for v in obj.values()):
+            lengths = {len(v) for v in obj.values()}
+            if len(lengths) != 1:
+                raise InputError(
+                    "The JSON object's lists have different lengths.",
+                    source=source,
+                    fix="Give every column the same number of values.",
+                )
+            return _records_table(pd.DataFrame(obj), source, "json_records")
+        return _records_table(pd.DataFrame([obj]), source, "jsonl")
+    if isinstance(obj, list):
+        if not obj:
+            raise InputError(
+                "The JSON array is empty.",
+                source=source,
+                fix='Give one object per row: [{"query": ..., "item": ...}, ...].',
+            )
+        if not all(isinstance(r, dict) for r in obj):
+            raise InputError(
+                "The JSON array must hold objects (one per row).",
+                source=source,
+                fix='Give one object per row: [{"query": ..., "item": ...}, ...].',
+            )
+        return _records_table(pd.DataFrame.from_records(obj), source, "json_records")
+    raise InputError(
+        "The JSON is a single value, not a table.",
+        source=source,
+        fix="Use JSON Lines (one object per line) or {query: {item: score}}.",
+    )
+
+
+def _read_jsonl(text: str, source: str) -> LoadedTable:
+    import pyarrow.json as pajson
+
+    data = text.encode("utf-8")
+    try:
+        table = pajson.read_json(
+            io.BytesIO(data),
+            read_options=pajson.ReadOptions(block_size=max(1 << 20, min(len(data) + 1, 1 << 26))),
+        )
+        frame = _arrow_to_pandas(table)
+        loaded = _records_table(frame, source, "jsonl")
+    except (pa.ArrowException, ValueError, TypeError):
+        loaded = None
+    if loaded is not None:
+        loaded.skipped_lines = _blank_lines(text, 1, whitespace=True)
+        return loaded
+    records = []
+    for number, line in enumerate(text.split("\n"), start=1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except (json.JSONDecodeError, RecursionError) as exc:
+            raise InputError(
+                f"Invalid JSON on this line ({getattr(exc, 'msg', 'too deep')}).",
+                source=source,
+                line=number,
+                fix="Give exactly one JSON object per line.",
+            ) from None
+        if not isinstance(record, dict):
+            raise InputError(
+                "This line is not a JSON object.",
+                source=source,
+                line=number,
+                fix="Give exactly one JSON object per line.",
+            )
+        records.append(record)
+    loaded = _records_table(pd.DataFrame.from_records(records), source, "jsonl")
+    loaded.skipped_lines = _blank_lines(text, 1, whitespace=True)
+    return loaded
+
+
+def _records_table(frame: pd.DataFrame, source: str, fmt: str) -> LoadedTable:
+    frame.columns = _unique_names([str(c) for c in frame.columns])
+    for name in frame.columns:
+        col = frame[name]
+        if col.dtype == object:
+            present = col.dropna()
+            if (
+                len(present)
+                and all(isinstance(v, str) for v in present.head(1000))
+                and present.map(type).eq(str).all()
+            ):
+                frame[name] = col.astype("str")
+            elif len(present) and present.map(lambda v: isinstance(v, (dict, list))).any():
+                frame[name] = col.map(lambda v: v if v is None else json.dumps(v)).astype("str")
+    return LoadedTable(
+        source, frame.reset_index(drop=True), fmt, first_line=1 if fmt == "jsonl" else None
+    )
+
+
+_EMPTY_LINE = re.compile(r"\n(?=\r?\n)")
+_WHITESPACE_LINE = re.compile(r"\n(?=[ \t\r\f\v]*\n)")
+
+
+def _blank_lines(text: str, first_line: int, *, whitespace: bool) -> tuple[int, ...]:
+    """Lines at or after ``first_line`` that the parser skips: empty ones, or whitespace-only
+    ones when ``whitespace`` (the whitespace and JSON Lines readers skip those too)."""
+    pattern = _WHITESPACE_LINE if whitespace else _EMPTY_LINE
+    found = []
+    end = text.find("\n")
+    head = text if end < 0 else text[:end]
+    if first_line <= 1 and (not head.strip() if whitespace else head in ("", "\r")):
+        found.append(1)
+    line, last = 1, 0
+    for match in pattern.finditer(text):
+        line += text.count("\n", last, match.start())
+        last = match.start()
+        if line + 1 >= first_line:
+            found.append(line + 1)
+    return tuple(found)
+
+
+def _read_json_dict(obj: dict, source: str, kind: Kind | None) -> LoadedTable:
+    inner = list(obj.values())
+    lengths = np.fromiter((len(d) for d in inner), dtype=np.int64, count=len(inner))
+    queries = np.repeat(np.array([str(q) for q in obj], dtype=object), lengths)
+    items = [str(i) for i in chain.from_iterable(inner)]
+    raw_values = list(chain.from_iterable(d.values() for d in inner))
+    is_number = np.fromiter(
+        ((isinstance(v, (int, float)) and not isinstance(v, bool)) for v in raw_values),
+        dtype=bool,
+        count=len(raw_values),
+    )
+    if not is_number.all():
+        bad = int(np.argmin(is_number))
+        raise InputError(
+            f"The value for query '{queries[bad]}', item '{items[bad]}' is "
+            f"{raw_values[bad]!r}, not a number.",
+            source=source,
+            fix="Every inner value must be a number: {query: {item: score}}.",
+        )
+    values = np.asarray(raw_values, dtype="float64")
+    if kind is None:
+        hint = source.lower()
+        integral = bool(len(values)) and bool(
+            np.all(np.isfinite(values) & (values == np.round(values)))
+        )
+        labelled = any(w in hint for w in ("qrel", "judg", "label", "truth", "gold"))
+        kind = "qrels" if labelled or (integral and len(np.unique(values)) <= 10) else "run"
+    value_col = RELEVANCE if kind == "qrels" else SCORE
+    frame = pd.DataFrame(
+        {
+            QUERY: pd.array(queries, dtype="str"),
+            ITEM: pd.array(items, dtype="str"),
+            value_col: values,
+        }
+    )
+    note = "values read as relevance labels" if kind == "qrels" else "values read as scores"
+    return LoadedTable(source, frame, "json_dict", kind=kind, first_line=None, notes=(note,))
+
+
+# --------------------------------------------------------------------------- text tables
+
+
+def _sample_lines(text: str, limit: int = 200) -> list[str]:
+    head = text[:131072]
+    lines = head.splitlines()
+    if len(head) < len(text) and lines:
+        lines = lines[:-1]  # may be cut in the middle
+    return [ln for ln in lines if ln.strip()][:limit]
+
+
+def _read_text(text: str, utf8: bytes, source: str) -> LoadedTable:
+    lines = _sample_lines(text)
+    if not lines:
+        raise InputError(
+            "The file has no rows.",
+            source=source,
+            fix="Choose a file with a header row and at least one data row.",
+        )
+    leading_blank = len(text) - len(text.lstrip("\r\n"))
+    blank_lines = text[:leading_blank].count("\n")
+    trec = _detect_trec(lines)
+    if trec is not None:
+        layout, skip = trec
+        return _read_trec(utf8, text, lines, source, layout, skip, blank_lines)
+    delimiter = _sniff_delimiter(lines)
+    if delimiter is None:
+        raise InputError(
+            "Found only one column: no comma, tab, semicolon or pipe separates the values.",
+            source=source,
+            line=blank_lines + 1,
+            fix="Save the table as CSV with a header row such as query,item,score.",
+        )
+    rows = _split_rows(lines[:50], delimiter)
+    header = _looks_like_header(rows)
+    width = Counter(len(r) for r in rows).most_common(1)[0][0]
+    names = _column_names(rows[0], header, width)
+    first_line = blank_lines + (2 if header else 1)
+    table = _parse_delimited(utf8, text, delimiter, names, header, source, blank_lines)
+    frame = _infer_types(table, delimiter)
+    frame = _drop_empty_unnamed(frame)
+    fmt = {",": "csv", "\t": "tsv", ";": "semicolon", "|": "pipe", " ": "whitespace"}[delimiter]
+    notes = [
+        f"{_DELIMITER_NAMES.get(delimiter, 'whitespace')}-separated",
+        "header row" if header else "no header row: columns named column_1, column_2, ...",
+    ]
+    skipped = _blank_lines(text, first_line, whitespace=delimiter == " ")
+    return LoadedTable(
+        source,
+        frame,
+        fmt,
+        header=header,
+        first_line=first_line,
+        notes=tuple(notes),
+        skipped_lines=skipped,
+    )
+
+
+_DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe", " ": "whitespace"}
+
+
+def _detect_trec(lines: list[str]) -> tuple[str, int] | None:
+    """Recognise TREC runs and qrels by shape; returns (layout, header lines to skip)."""
+    if any(("," in ln or ";" in ln or "|" in ln) for ln in lines[:20]):
+        return None
+    tokens = [ln.split() for ln in lines]
+
+    def is_run(t: list[str]) -> bool:
+        return len(t) == 6 and bool(_INT.match(t[3])) and bool(_NUMBER.match(t[4]))
+
+    def is_qrels(t: list[str]) -> bool:
+        return (
+            len(t) == 4
+            and bool(_INT.match(t[1]) or t[1].upper() == "Q0")
+            and bool(_NUMBER.match(t[3]))
+        )
+
+    for layout, test, width in (("trec_run", is_run, 6), ("trec_qrels", is_qrels, 4)):
+        for skip in (0, 1):
+            body = tokens[skip:]
+            if not body or (skip and (len(tokens[0]) != width or test(tokens[0]))):
+                continue
+            shaped = [t for t in body if len(t) == width]
+            # A few malformed lines are still a TREC file: the reader names the first one.
+            if (
+                len(shaped) * 2 > len(body)
+                and len({t[1] for t in shaped}) == 1
+                and test(body[0])
+                and sum(map(test, body)) * 2 > len(body)
+            ):
+                return layout, skip
+    return None
+
+
+def _read_trec(
+    utf8: bytes, text: str, lines: list[str], source: str, layout: str, skip: int, blank_lines: int
+) -> LoadedTable:
+    width = 6 if layout == "trec_run" else 4
+    names = [f"f{i}" for i in range(width)]
+    single_space = all(
+        ln.count(" ") == width - 1 and "\t" not in ln and ln == ln.strip() for ln in lines
+    )
+    tabbed = all(ln.count("\t") == width - 1 for ln in lines)
+    first_line = blank_lines + 1 + skip
+    if single_space or tabbed:
+        table = _parse_delimited(
+            utf8, None, " " if single_space else "\t", names, bool(skip), source, blank_lines
+        )
+        frame = table.to_pandas()
+    else:
+        try:
+            frame = pd.read_csv(
+                io.BytesIO(utf8),
+                sep=r"\s+",
+                header=None,
+                names=names,
+                dtype=str,
+                skiprows=skip + blank_lines,
+                engine="c",
+                keep_default_na=False,
+                na_values=[],
+                on_bad_lines="error",
+            )
+        except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as exc:
+            match = re.search(r"line (\d+)", str(exc))
+            raise InputError(
+                f"Every line of a TREC {'run' if width == 6 else 'qrels'} file needs "
+                f"{width} whitespace-separated fields.",
+                source=source,
+                line=int(match.group(1)) if match else None,
+                fix=_trec_fix(width),
+            ) from None
+    skipped = _blank_lines(text, first_line, whitespace=not (single_space or tabbed))
+    loaded = LoadedTable(
+        source, frame, layout, header=False, first_line=first_line, skipped_lines=skipped
+    )
+    last = frame[names[-1]]
+    short = (last.isna() | (last == "")).to_numpy()
+    if short.any():
+        pos = int(np.argmax(short))
+        found = int((frame.iloc[pos].notna() & (frame.iloc[pos] != "")).sum())
+        raise InputError(
+            f"Every line of a TREC {'run' if width == 6 else 'qrels'} file needs "
+            f"{width} whitespace-separated fields; this one has {found}.",
+            source=source,
+            line=loaded.line_of(pos),
+            fix=_trec_fix(width),
+        )
+    frame = frame.astype("str")
+    if layout == "trec_run":
+        rank = _strict_numbers(frame["f3"], loaded, "rank", integer=True)
+        score = _strict_numbers(frame["f4"], loaded, "score")
+        out = pd.DataFrame(
+            {QUERY: frame["f0"], ITEM: frame["f2"], RANK: rank, SCORE: score, MODEL: frame["f5"]}
+        )
+        kind: Kind = "run"
+        note = "TREC run (qid Q0 docid rank score tag)"
+    else:
+        relevance = _strict_numbers(frame["f3"], loaded, "relevance")
+        out = pd.DataFrame({QUERY: frame["f0"], ITEM: frame["f2"], RELEVANCE: relevance})
+        kind = "qrels"
+        note = "TREC qrels (qid iter docid rel)"
+    loaded.frame = out
+    loaded.kind = kind
+    loaded.notes = (note,)
+    return loaded
+
+
+def _trec_fix(width: int) -> str:
+    if width == 6:
+        return "Write one result per line: qid Q0 docid rank score tag."
+    return "Write one judgment per line: qid 0 docid relevance."
+
+
+def _strict_numbers(
+    values: pd.Series, table: LoadedTable, column: str, *, integer: bool = False
+) -> pd.Series:
+    numbers = pd.to_numeric(values, errors="coerce")
+    bad = numbers.isna() & ~values.str.lower().isin(["nan"])
+    if integer:
+        bad |= numbers.notna() & (numbers != np.round(numbers))
+    if bad.any():
+        pos = int(np.argmax(bad.to_numpy()))
+        raise InputError(
+            f"The {column} '{values.iloc[pos]}' is not {'an integer' if integer else 'a number'}.",
+            source=table.name,
+            line=table.line_of(pos),
+            column=column,
+            fix=_trec_fix(6 if table.format == "trec_run" else 4),
+        )
+    return numbers.astype("int64") if integer else numbers.astype("float64")
+
+
+def _split_rows(lines: list[str], delimiter: str) -> list[list[str]]:
+    if delimiter == " ":
+        return [ln.split() for ln in lines]
+    try:
+        return [[f.strip() for f in row] for row in csv.reader(lines, delimiter=delimiter)]
+    except csv.Error:
+        return [[f.strip() for f in ln.split(delimiter)] for ln in lines]
+
+
+def _sniff_delimiter(lines: list[str]) -> str | None:
+    best: tuple[float, int] | None = None
+    choice = None
+    sample = lines[:100]
+    for delimiter in (",", "\t", ";", "|", " "):
+        if delimiter == " " and choice is not None:
+            break
+        counts = [len(r) for r in _split_rows(sample, delimiter)]
+        modal, freq = Counter(counts).most_common(1)[0]
+        if modal < 2:
+            continue
+        key = (freq / len(counts), modal)
+        if best is None or key > best:
+            best, choice = key, delimiter
+    return choice
+
+
+def _is_number(value: str) -> bool:
+    return bool(_NUMBER.match(value.strip()))
+
+
+def _normalize(name: str) -> str:
+    return re.sub(r"[\s\-.]+", "_", str(name).strip().lower())
+
+
+def _looks_like_header(rows: list[list[str]]) -> bool:
+    """A first row is a header unless it looks like data: numeric where the columns are."""
+    from metrics.io.roles import KNOWN_NAMES
+
+    first, rest = rows[0], rows[1:]
+    if any(_normalize(v) in KNOWN_NAMES for v in first):
+        return True
+    if not rest:
+        return True
+    numeric_cols = []
+    for j in range(len(first)):
+        values = [r[j] for r in rest if j < len(r) and r[j].strip() != ""]
+        if values and all(_is_number(v) for v in values):
+            numeric_cols.append(j)
+    if not numeric_cols:
+        return True
+    return any(not _is_number(first[j]) for j in numeric_cols if first[j].strip() != "")
+
+
+def _column_names(first: list[str], header: bool, width: int) -> list[str]:
+    names = []
+    for j in range(width):
+        value = first[j].strip() if header and j < len(first) else ""
+        names.append(value if value else f"column_{j + 1}")
+    return _unique_names(names)
+
+
+def _unique_names(names: list[str]) -> list[str]:
+    seen: dict[str, int] = {}
+    out = []
+    for name in names:
+        if name in seen:
+            seen[name] += 1
+            candidate = f"{name}_{seen[name]}"
+            while candidate in seen:
+                seen[name] += 1
+                candidate = f"{name}_{seen[name]}"
+            seen[candidate] = 1
+            out.append(candidate)
+        else:
+            seen[name] = 1
+            out.append(name)
+    return out
+
+
+def _parse_delimited(
+    utf8: bytes,
+    text: str | None,
+    delimiter: str,
+    names: list[str],
+    header: bool,
+    source: str,
+    blank_lines: int,
+) -> pa.Table:
+    buf = utf8.lstrip(b"\r\n") if utf8[:1] in (b"\r", b"\n") else utf8
+    if delimiter == " " and text is not None:
+        return _parse_whitespace(
+            buf, names, header, source, utf8[: len(utf8) - len(buf)].count(b"\n")
+        )
+    try:
+        return pacsv.read_csv(
+            io.BytesIO(buf),
+            read_options=pacsv.ReadOptions(
+                column_names=names, skip_rows=1 if header else 0, block_size=1 << 24
+            ),
+            parse_options=pacsv.ParseOptions(
+                delimiter=delimiter,
+                ignore_empty_lines=True,
+                quote_char='"' if delimiter != " " else False,
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={n: pa.string() for n in names},
+                strings_can_be_null=True,
+                null_values=[""],
+                quoted_strings_can_be_null=True,
+            ),
+        )
+    except (pa.ArrowException, ValueError) as exc:
+        line, found = _find_ragged_line(
+            text if text is not None else utf8.decode("utf-8", "replace"),
+            delimiter,
+            len(names),
+            blank_lines,
+            header,
+        )
+        if line is not None:
+            raise InputError(
+                f"Expected {len(names)} values separated by "
+                f"{_DELIMITER_NAMES.get(delimiter, repr(delimiter))}s, found {found}.",
+                source=source,
+                line=line,
+                fix="Quote values that contain the separator, and give every row "
+                "the same number of values.",
+            ) from None
+        raise InputError(
+            f"The table cannot be parsed ({_short(exc)}).",
+            source=source,
+            fix="Check the quoting, or export the table again as CSV.",
+        ) from None
+
+
+def _parse_whitespace(
+    buf: bytes, names: list[str], header: bool, source: str, stripped: int = 0
+) -> pa.Table:
+    try:
+        frame = pd.read_csv(
+            io.BytesIO(buf),
+            sep=r"\s+",
+            header=None,
+            names=names,
+            dtype=str,
+            skiprows=1 if header else 0,
+            engine="c",
+            keep_default_na=False,
+            na_values=[""],
+            skip_blank_lines=True,
+        )
+    except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as exc:
+        match = re.search(r"line (\d+)", str(exc))
+        raise InputError(
+            f"Expected {len(names)} whitespace-separated values on every line.",
+            source=source,
+            line=int(match.group(1)) + stripped if match else None,
+            fix="Give every row the same number of values, or save the table as CSV.",
+        ) from None
+    return pa.Table.from_pandas(
+        frame.astype(object).where(frame.notna(), None),
+        preserve_index=False,
+        schema=pa.schema([(n, pa.string()) for n in names]),
+    )
+
+
+def _find_ragged_line(
+    text: str, delimiter: str, width: int, blank_lines: int, header: bool
+) -> tuple[int | None, int]:
+    """Locate the first row with the wrong number of fields (error path only)."""
+    lines = text.split("\n")
+    start = blank_lines + (1 if header else 0)
+    for number, line in enumerate(lines[start:], start=start + 1):
+        line = line.removesuffix("\r")
+        if not line:
+            continue  # the reader skips empty lines; whitespace-only ones are rows
+        try:
+            fields = (
+                next(csv.reader([line], delimiter=delimiter))
+                if delimiter != " "
+                else line.split(" ")
+            )
+        except (csv.Error, StopIteration):
+            return number, 0
+        if len(fields) != width:
+            return number, len(fields)
+    return None, 0
+
+
+def _infer_types(table: pa.Table, delimiter: str) -> pd.DataFrame:
+    """Strip strings; convert fully numeric, non-identifier columns to numbers."""
+    nulls = pa.array(_NULL_TOKENS, pa.string())
+    columns = {}
+    for name, col in zip(table.column_names, table.columns):
+        col = pc.utf8_trim_whitespace(col)
+        col = pc.if_else(pc.equal(col, ""), pa.scalar(None, pa.string()), col)
+        columns[name] = col
+        if _normalize(name) in ID_NAMES or col.null_count == len(col):
+            continue
+        if pc.any(pc.match_substring_regex(col, r"^[+-]?0\d")).as_py():
+            continue  # leading zeros: an identifier such as "007"
+        numeric_src = pc.if_else(pc.is_in(col, value_set=nulls), pa.scalar(None, pa.string()), col)
+        if numeric_src.null_count == len(numeric_src):
+            continue
+        converted = _try_cast(numeric_src)
+        if converted is None and delimiter == ";":
+            if pc.all(pc.match_substring_regex(numeric_src, r"^[+-]?\d*,\d+$|^[+-]?\d+$")).as_py():
+                converted = _try_cast(pc.replace_substring(numeric_src, ",", "."))
+        if converted is not None:
+            columns[name] = converted
+    return pa.table(columns).to_pandas()
+
+
+def _try_cast(col: pa.ChunkedArray) -> pa.ChunkedArray | None:
+    for target in (pa.int64(), pa.float64()):
+        try:
+            return pc.cast(col, target)
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            continue
+    return None
+
+
+def _drop_empty_unnamed(frame: pd.DataFrame) -> pd.DataFrame:
+    drop = [
+        c for c in frame.columns if re.fullmatch(r"column_\d+", str(c)) and frame[c].isna().all()
+    ]
+    return frame.drop(columns=drop) if drop and len(drop) < len(frame.columns) else frame
+
+
+def _short(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    return text[:160]

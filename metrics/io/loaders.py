@@ -1,0 +1,603 @@
+"""The data-input layer: files in, canonical run and judgments frames out.
+
+Typical use::
+
+    run = load_table("bm25.run")                     # any supported format, detected
+    qrels = load_table("qrels.txt")
+    data = load_dataset([run], qrels, k_max=10)      # roles guessed, validated
+    data.run, data.qrels, data.segments, data.report, data.content_hash
+
+Steps, each usable on its own: :func:`load_table` reads bytes (:mod:`metrics.io.formats`);
+:func:`~metrics.io.roles.guess_roles` proposes a :class:`~metrics.io.roles.RoleMapping` that a user may
+edit; :func:`canonical_run` / :func:`canonical_qrels` apply it; :func:`split_inline_labels` turns a
+labelled table into a run and judgments; :func:`~metrics.io.validation.validate` reports problems.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from metrics.errors import InputError
+from metrics.io.formats import LoadedTable, file_stem, load_table
+from metrics.io.roles import (
+    ROLES,
+    Guess,
+    RoleMapping,
+    apply_roles,
+    guess_roles,
+    label_values,
+    score_values,
+)
+from metrics.io.validation import Finding, Report, check_table, validate
+from metrics.schema import DEFAULT_MODEL, ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE
+
+SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
+
+MappingLike = RoleMapping | Mapping[str, Any]
+
+
+def content_hash(*frames: pd.DataFrame | None) -> str:
+    """SHA-256 over the column names, dtypes and values of the given frames.
+
+    Parameters
+    ----------
+    *frames:
+        Frames (``None`` allowed) to hash, in order.
+
+    Returns
+    -------
+    str
+        Hex digest; equal frames give equal digests, independent of the index.
+    """
+    digest = hashlib.sha256()
+    for frame in frames:
+        if frame is None:
+            digest.update(b"<none>")
+            continue
+        digest.update(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
+        digest.update(str(len(frame)).encode())
+        if len(frame.columns):
+            values = pd.util.hash_pandas_object(frame, index=False).to_numpy()
+            digest.update(values.tobytes())
+    return digest.hexdigest()
+
+
+@dataclass(frozen=True, eq=False)
+class Dataset:
+    """Canonical, validated input of an evaluation.
+
+    Attributes
+    ----------
+    name:
+        Display name.
+    run:
+        ``query``, ``item``, ``score``, [``rank``], ``model``, then segment columns.
+    qrels:
+        ``query``, ``item``, ``relevance`` (one row per judged item).
+    segments:
+        One row per query: ``query`` and the segment columns; ``None`` without segments.
+    report:
+        Warnings and remarks found while loading (errors raise instead).
+    description:
+        What the data set is (for samples).
+    content_hash:
+        SHA-256 of the three frames, computed once; a cache key.
+    """
+
+    name: str
+    run: pd.DataFrame
+    qrels: pd.DataFrame
+    segments: pd.DataFrame | None = None
+    report: Report = field(default_factory=Report)
+    description: str = ""
+    content_hash: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "content_hash", content_hash(self.run, self.qrels, self.segments))
+
+    @property
+    def models(self) -> list[str]:
+        """Model names in order of first appearance."""
+        return list(pd.unique(self.run[MODEL]))
+
+    @property
+    def segment_columns(self) -> list[str]:
+        """Names of the segment columns."""
+        return [] if self.segments is None else [c for c in self.segments.columns if c != QUERY]
+
+
+# --------------------------------------------------------------------------- canonical frames
+
+
+def _raise_errors(findings: list[Finding]) -> None:
+    Report(findings).raise_for_errors()
+
+
+def _table_and_mapping(
+    table: LoadedTable | pd.DataFrame,
+    mapping: MappingLike | None,
+) -> tuple[pd.DataFrame, RoleMapping, str | None, int | None, tuple[int, ...]]:
+    if isinstance(table, LoadedTable):
+        frame, source, first_line = table.frame, table.name, table.first_line
+        skipped = table.skipped_lines
+    else:
+        frame, source, first_line = table, table.attrs.get("source"), table.attrs.get("first_line")
+        skipped = tuple(table.attrs.get("skipped_lines", ()))
+    roles = (
+        RoleMapping.coerce(mapping)
+        if mapping is not None
+        else RoleMapping.from_guesses(guess_roles(frame))
+    )
+    return frame, roles, source, first_line, skipped
+
+
+def canonical_run(
+    table: LoadedTable | pd.DataFrame,
+    mapping: MappingLike | None = None,
+    *,
+    model_name: str | None = None,
+) -> pd.DataFrame:
+    """Apply a role mapping to a run table and convert its values.
+
+    Parameters
+    ----------
+    table:
+        A loaded table (or a frame).
+    mapping:
+        Column roles; guessed with :func:`~metrics.io.roles.guess_roles` when ``None``.
+    model_name:
+        Model of a table without a model column; defaults to the file stem.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``query``, ``item``, ``score`` (float; ``-rank`` when only a rank is given), [``rank``],
+        ``model``, [``label`` (float) when mapped], then segment columns. Rows are not dropped.
+
+    Raises
+    ------
+    InputError
+        For missing columns and values that are not numbers (naming the line).
+    """
+    frame, roles, source, first_line, skipped = _table_and_mapping(table, mapping)
+    mapped = apply_roles(frame, roles, source=source)
+    _raise_errors(
+        check_table(mapped, "run", source=source, first_line=first_line, skipped_lines=skipped)
+    )
+    out = pd.DataFrame({QUERY: mapped[QUERY], ITEM: mapped[ITEM]})
+    if SCORE in mapped.columns:
+        out[SCORE] = score_values(mapped[SCORE])[0]
+    else:
+        out[SCORE] = -score_values(mapped[RANK])[0]
+    if RANK in mapped.columns:
+        rank = score_values(mapped[RANK])[0]
+        out[RANK] = (
+            rank.astype("int64") if rank.notna().all() and np.all(rank == np.round(rank)) else rank
+        )
+    if MODEL in mapped.columns:
+        out[MODEL] = mapped[MODEL].fillna(DEFAULT_MODEL).astype("str")
+    else:
+        name = model_name or (file_stem(source) if source else DEFAULT_MODEL)
+        out[MODEL] = pd.Series(name, index=out.index, dtype="str")
+    if LABEL in mapped.columns:
+        out[LABEL] = label_values(mapped[LABEL])[0]
+    for col in roles.segments:
+        out[col] = mapped[col]
+    out.attrs = {
+        "source": source,
+        "columns": mapped.attrs.get("columns", {}),
+        "score_from_rank": SCORE not in mapped.columns,
+    }
+    return out
+
+
+def canonical_qrels(
+    table: LoadedTable | pd.DataFrame, mapping: MappingLike | None = None
+) -> pd.DataFrame:
+    """Apply a role mapping to a judgments table and convert labels to floats.
+
+    Parameters
+    ----------
+    table:
+        A loaded judgments table (or a frame).
+    mapping:
+        Column roles (``query``, ``item``, ``label``); guessed when ``None``.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``query``, ``item``, ``relevance`` (float). Duplicates and missing labels are kept for
+        :func:`~metrics.io.validation.validate` to report; :func:`clean_qrels` removes them.
+
+    Raises
+    ------
+    InputError
+        For missing columns and labels that are not numbers (naming the line).
+    """
+    frame, roles, source, first_line, skipped = _table_and_mapping(table, mapping)
+    if roles.label is None and roles.score is not None:
+        roles = roles.with_(label=roles.score, score=None)
+    mapped = apply_roles(
+        frame, roles.with_(segments=(), rank=None, model=None, score=None), source=source
+    )
+    _raise_errors(
+        check_table(mapped, "qrels", source=source, first_line=first_line, skipped_lines=skipped)
+    )
+    out = pd.DataFrame(
+        {QUERY: mapped[QUERY], ITEM: mapped[ITEM], RELEVANCE: label_values(mapped[LABEL])[0]}
+    )
+    out.attrs = {"source": source, "columns": {RELEVANCE: mapped.attrs["columns"].get(LABEL)}}
+    return out
+
+
+def clean_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
+    """Drop judgments without ids or label and keep the highest label of repeated ones."""
+    keep = qrels[QUERY].notna() & qrels[ITEM].notna() & qrels[RELEVANCE].notna()
+    keep &= (qrels[QUERY] != "") & (qrels[ITEM] != "")
+    q = qrels.loc[keep, [QUERY, ITEM, RELEVANCE]]
+    if q.duplicated([QUERY, ITEM]).any():
+        q = q.groupby([QUERY, ITEM], sort=False, as_index=False)[RELEVANCE].max()
+    return q.reset_index(drop=True)
+
+
+def split_inline_labels(run: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Split a labelled run into a run and judgments.
+
+    Every row becomes a judgment (repeated judgments keep the highest label). Rows without a
+    score are judgment-only: items that were judged but not retrieved.
+
+    Parameters
+    ----------
+    run:
+        Canonical run with a numeric ``label`` column.
+
+    Returns
+    -------
+    (run, qrels)
+        The run without ``label`` (rows with a score only) and the judgments.
+    """
+    if LABEL not in run.columns:
+        raise InputError(
+            "The table has no label column to split off.",
+            column=LABEL,
+            fix="Map the column holding relevance labels or clicks to the label role.",
+        )
+    labels = label_values(run[LABEL])[0]
+    qrels = clean_qrels(pd.DataFrame({QUERY: run[QUERY], ITEM: run[ITEM], RELEVANCE: labels}))
+    ranked = run[run[SCORE].notna()].drop(columns=[LABEL])
+    ranked.attrs = dict(run.attrs)
+    return ranked.reset_index(drop=True), qrels
+
+
+# --------------------------------------------------------------------------- data sets
+
+
+def _as_table(value: LoadedTable | str | Path) -> LoadedTable:
+    return value if isinstance(value, LoadedTable) else load_table(value)
+
+
+def _rename_colliding_models(parts: list[tuple[pd.DataFrame, str]]) -> None:
+    if len(parts) < 2:
+        return
+    seen: dict[str, int] = {}
+    for frame, _ in parts:
+        for m in pd.unique(frame[MODEL]):
+            seen[m] = seen.get(m, 0) + 1
+    for frame, stem in parts:
+        models = pd.unique(frame[MODEL])
+        if any(seen[m] > 1 for m in models):
+            frame[MODEL] = stem if len(models) == 1 else stem + "/" + frame[MODEL]
+
+
+def load_dataset(
+    runs: Sequence[LoadedTable | str | Path] | LoadedTable | str | Path,
+    judgments: LoadedTable | str | Path | None = None,
+    queries: LoadedTable | str | Path | None = None,
+    *,
+    mappings: Mapping[str, MappingLike] | None = None,
+    name: str = "dataset",
+    description: str = "",
+    k_max: int = 10,
+    relevance_level: float = 1,
+) -> Dataset:
+    """Build a validated :class:`Dataset` from run files, judgments and query metadata.
+
+    Parameters
+    ----------
+    runs:
+        One or more run tables (one file per model, or one file with a model column). A table
+        with a label column carries its own judgments.
+    judgments:
+        A separate judgments table, if any.
+    queries:
+        A query-metadata table: a query column and segment columns, joined on the query id.
+    mappings:
+        Column roles per table name; guessed for tables not listed.
+    name, description:
+        For display.
+    k_max:
+        Largest cutoff to be evaluated (lists shorter than this are reported).
+    relevance_level:
+        Labels at or above it are relevant (for the report).
+
+    Returns
+    -------
+    Dataset
+
+    Raises
+    ------
+    InputError
+        When the input cannot be evaluated: unreadable files, missing columns, values that are
+        not numbers, no judgments, or no query shared by run and judgments.
+    """
+    mappings = dict(mappings or {})
+    run_tables = [
+        _as_table(r) for r in ([runs] if isinstance(runs, (LoadedTable, str, Path)) else list(runs))
+    ]
+    if not run_tables:
+        raise InputError("No run was given.", fix="Load at least one run file.")
+    extra: list[Finding] = []
+    parts: list[tuple[pd.DataFrame, str]] = []
+    inline_qrels: list[pd.DataFrame] = []
+    for table in run_tables:
+        part = canonical_run(table, mappings.get(table.name))
+        if LABEL in part.columns:
+            judged_only = int(part[SCORE].isna().sum())
+            if judged_only:
+                extra.append(
+                    Finding(
+                        "judgment_only_rows",
+                        "info",
+                        f"{judged_only} labelled rows have no score or rank; they are used as "
+                        "judgments of items that were not retrieved.",
+                        judged_only,
+                        [],
+                        "",
+                        source=table.name,
+                    )
+                )
+            part, q = split_inline_labels(part)
+            inline_qrels.append(q)
+        if part.attrs.get("score_from_rank"):
+            extra.append(
+                Finding(
+                    "score_from_rank",
+                    "info",
+                    "The run has ranks but no scores; scores are set to -rank.",
+                    0,
+                    [],
+                    "",
+                    source=table.name,
+                )
+            )
+        parts.append((part, table.stem))
+    _rename_colliding_models(parts)
+    run = pd.concat([p for p, _ in parts], ignore_index=True) if len(parts) > 1 else parts[0][0]
+    qrels_parts = (
+        [clean_qrels(pd.concat(inline_qrels, ignore_index=True))]
+        if len(inline_qrels) > 1
+        else list(inline_qrels)
+    )
+    if judgments is not None:
+        jt = _as_table(judgments)
+        qrels_parts.insert(0, canonical_qrels(jt, mappings.get(jt.name)))
+    if not qrels_parts:
+        raise InputError(
+            "There are no judgments: the run has no label column and no judgments file was given.",
+            source=run_tables[0].name,
+            fix="Add a judgments (qrels) file, or map a label column of the run.",
+        )
+    qrels_all = (
+        pd.concat(qrels_parts, ignore_index=True) if len(qrels_parts) > 1 else qrels_parts[0]
+    )
+    segments, seg_findings = _segments(run, queries, mappings)
+    report = validate(run, qrels_all, k_max=k_max, relevance_level=relevance_level)
+    report.raise_for_errors()
+    report.findings.extend(seg_findings + extra)
+    run = _clean_run(run, segments)
+    return Dataset(name, run, clean_qrels(qrels_all), segments, report, description)
+
+
+def _segments(
+    run: pd.DataFrame, queries: LoadedTable | str | Path | None, mappings: dict[str, MappingLike]
+) -> tuple[pd.DataFrame | None, list[Finding]]:
+    from metrics.io.validation import _segment_findings
+
+    inline = [c for c in run.columns if c not in ROLES]
+    frames = []
+    if inline:
+        frames.append(run.groupby(QUERY, sort=False, as_index=False)[inline].first())
+    findings: list[Finding] = []
+    if queries is not None:
+        qt = _as_table(queries)
+        mapping = mappings.get(qt.name)
+        roles = RoleMapping.coerce(mapping) if mapping is not None else None
+        if roles is None:
+            guesses = guess_roles(qt.frame)
+            if QUERY not in guesses:
+                raise InputError(
+                    "The query table has no query column.",
+                    source=qt.name,
+                    fix="Name the query id column 'query' (or qid, user_id, ...).",
+                )
+            query_col = guesses[QUERY].column
+            roles = RoleMapping(
+                query=query_col,
+                segments=tuple(str(c) for c in qt.frame.columns if str(c) != query_col),
+            )
+        meta = apply_roles(
+            qt.frame, RoleMapping(query=roles.query, segments=roles.segments), source=qt.name
+        )
+        meta = meta[meta[QUERY].notna()]
+        findings += _segment_findings(meta)
+        meta = meta.groupby(QUERY, sort=False, as_index=False).first()
+        findings += _metadata_coverage(run, meta, qt.name)
+        if frames:
+            base = frames[0]
+            meta = base.drop(
+                columns=[c for c in base.columns if c in meta.columns and c != QUERY]
+            ).merge(meta, on=QUERY, how="outer", sort=False)
+            frames = []
+        frames.append(meta)
+    if not frames:
+        return None, findings
+    return frames[0].reset_index(drop=True), findings
+
+
+def _metadata_coverage(run: pd.DataFrame, meta: pd.DataFrame, source: str) -> list[Finding]:
+    """Run queries absent from the query table (warning) and the other way round (info)."""
+    ids = run[QUERY][run[QUERY].notna()].astype("str")
+    run_queries = pd.Index(pd.unique(ids[ids.str.strip() != ""]))
+    meta_queries = pd.Index(pd.unique(meta[QUERY].astype("str")))
+    findings: list[Finding] = []
+    unknown = run_queries.difference(meta_queries, sort=False)
+    if len(unknown):
+        findings.append(
+            Finding(
+                "queries_missing_metadata",
+                "warning",
+                f"{len(unknown)} of {len(run_queries)} queries in the run are not in the query "
+                f"table; their segment values show as '(missing)'.",
+                len(unknown),
+                [str(q) for q in unknown[:5]],
+                "Add these queries to the query table, or check that both files write query ids "
+                "the same way (for example '7', 'q7' and '007' differ).",
+                source=source,
+                column=QUERY,
+            )
+        )
+    unused = meta_queries.difference(run_queries, sort=False)
+    if len(unused):
+        findings.append(
+            Finding(
+                "metadata_queries_not_in_run",
+                "info",
+                f"{len(unused)} of {len(meta_queries)} queries in the query table are not in the "
+                "run; their rows are not used.",
+                len(unused),
+                [str(q) for q in unused[:5]],
+                "",
+                source=source,
+                column=QUERY,
+            )
+        )
+    return findings
+
+
+def _clean_run(run: pd.DataFrame, segments: pd.DataFrame | None) -> pd.DataFrame:
+    keep = run[QUERY].notna() & run[ITEM].notna() & run[SCORE].notna()
+    keep &= (run[QUERY] != "") & (run[ITEM] != "")
+    core = [c for c in (QUERY, ITEM, SCORE, RANK, MODEL) if c in run.columns]
+    out = run.loc[keep, core].reset_index(drop=True)
+    if segments is not None:
+        indexed = segments.set_index(QUERY)
+        for col in indexed.columns:
+            out[col] = out[QUERY].map(indexed[col])
+    return out
+
+
+# --------------------------------------------------------------------------- samples
+
+
+@dataclass(frozen=True)
+class Sample:
+    """Files and description of one bundled sample data set."""
+
+    name: str
+    description: str
+    runs: tuple[str, ...]
+    judgments: str | None = None
+    queries: str | None = None
+    k_max: int = 10
+
+
+SAMPLES: dict[str, Sample] = {
+    s.name: s
+    for s in (
+        Sample(
+            "web_search",
+            "Web search: 300 queries x 50 results from three models (lexical, dense, "
+            "hybrid), graded 0-3, with query_type and traffic segments. Hybrid is best on "
+            "average but loses to lexical on navigational queries.",
+            ("web_search/run.csv",),
+            "web_search/qrels.csv",
+            "web_search/queries.csv",
+        ),
+        Sample(
+            "recommendations",
+            "Recommendations: 2,000 users x up to 20 candidates, binary clicks as labels, "
+            "models baseline and candidate (one file each), segments tenure and activity.",
+            ("recommendations/baseline.csv", "recommendations/candidate.csv"),
+        ),
+        Sample(
+            "teaching",
+            "Teaching: the worked examples of the metric notes as small named lists "
+            "(P@5 = 0.6, P@10 = 0.4, R@5 = 0.3, MRR = 0.583, nDCG@4 = 0.985).",
+            ("teaching/teaching.csv",),
+            k_max=5,
+        ),
+    )
+}
+
+
+def sample_names() -> list[str]:
+    """Names of the bundled samples."""
+    return list(SAMPLES)
+
+
+def load_sample(name: str, *, directory: str | Path | None = None) -> Dataset:
+    """Open a bundled sample data set by name.
+
+    Parameters
+    ----------
+    name:
+        One of :func:`sample_names`.
+    directory:
+        Where the sample files are (defaults to the repository's ``sample_data``).
+
+    Returns
+    -------
+    Dataset
+    """
+    if name not in SAMPLES:
+        raise InputError(
+            f"There is no sample named '{name}'.", fix=f"Choose one of: {', '.join(SAMPLES)}."
+        )
+    spec = SAMPLES[name]
+    base = Path(directory) if directory is not None else SAMPLE_DIR
+    runs = [load_table(base / r, r) for r in spec.runs]
+    judgments = load_table(base / spec.judgments, spec.judgments) if spec.judgments else None
+    queries = load_table(base / spec.queries, spec.queries) if spec.queries else None
+    return load_dataset(
+        runs, judgments, queries, name=name, description=spec.description, k_max=spec.k_max
+    )
+
+
+__all__ = [
+    "SAMPLES",
+    "Dataset",
+    "Finding",
+    "Guess",
+    "LoadedTable",
+    "Report",
+    "RoleMapping",
+    "Sample",
+    "canonical_qrels",
+    "canonical_run",
+    "clean_qrels",
+    "content_hash",
+    "guess_roles",
+    "load_dataset",
+    "load_sample",
+    "load_table",
+    "sample_names",
+    "split_inline_labels",
+    "validate",
+]

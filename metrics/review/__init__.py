@@ -1,0 +1,1 @@
+"""Model review: paired statistics, comparisons, segments, drill-down, the stakeholder report."""

@@ -1,0 +1,479 @@
+"""Comparison tables built from an :class:`~metrics.engine.evaluation.Evaluation`.
+
+A *baseline* model is compared with one or more *candidates* on each measure (and, optionally,
+within each value of one or two segment columns), using the paired statistics of
+:mod:`metrics.review.statistics`:
+
+* :func:`comparison_table` — one row per candidate × measure (× segment): means, delta, CI,
+  p-values, corrected p-value, wins/ties/losses, effect size;
+* :func:`delta_curves` — delta and CI at every K (one vectorized bootstrap for all K);
+* :func:`query_deltas` — per-query values of baseline and candidate (scatter, biggest movers);
+* :func:`headline` — the table in plain sentences.
+
+Means here are macro means over the *paired* queries (the per-query values the tests use).
+The family of a multiple-testing correction is every row of one table.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import numpy as np
+import pandas as pd
+
+from metrics import schema as S
+from metrics.engine.evaluation import Evaluation, curves
+from metrics.engine.registry import parse_measure
+from metrics.review.statistics import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    Correction,
+    MissingPolicy,
+    adjust_pvalues,
+    bootstrap_ci,
+    compare_pairs,
+    pair_values,
+)
+
+#: Which p-value the correction and the "significant" flag use, by default.
+DEFAULT_TEST = "p_randomization"
+TESTS: dict[str, str] = {
+    "p_randomization": "paired randomization (sign-flip) test",
+    "p_ttest": "paired t-test",
+    "p_wilcoxon": "Wilcoxon signed-rank test",
+}
+DEFAULT_ALPHA = 0.05
+
+COLUMNS = [
+    "baseline",
+    "candidate",
+    "measure",
+    "n",
+    "mean_a",
+    "mean_b",
+    "delta",
+    "relative_delta",
+    "ci_low",
+    "ci_high",
+    "p_randomization",
+    "p_ttest",
+    "p_wilcoxon",
+    "p_adjusted",
+    "significant",
+    "direction",
+    "wins",
+    "ties",
+    "losses",
+    "effect_size",
+    "only_in_baseline",
+    "only_in_candidate",
+    "undefined",
+]
+
+
+@dataclass(frozen=True)
+class CompareOptions:
+    """Choices of one comparison (for provenance and reports).
+
+    Attributes
+    ----------
+    policy:
+        Queries scored by one model only: ``"intersection"`` or ``"zero"``.
+    resamples:
+        Bootstrap and randomization resamples.
+    seed:
+        Random seed (results are deterministic given it).
+    confidence:
+        Level of the bootstrap interval.
+    correction:
+        ``"holm"``, ``"bh"`` or ``"none"``.
+    test:
+        The p-value that is corrected and flags significance (a key of :data:`TESTS`).
+    alpha:
+        Significance level for the corrected p-value.
+    """
+
+    policy: MissingPolicy = "intersection"
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = DEFAULT_SEED
+    confidence: float = DEFAULT_CONFIDENCE
+    correction: Correction = "holm"
+    test: str = DEFAULT_TEST
+    alpha: float = DEFAULT_ALPHA
+
+    def __post_init__(self) -> None:
+        if self.test not in TESTS:
+            raise ValueError(f"test must be one of {', '.join(TESTS)}; got {self.test!r}.")
+        if int(self.resamples) < 1:
+            raise ValueError(f"resamples must be at least 1; got {self.resamples!r}.")
+
+    def describe(self) -> list[tuple[str, str]]:
+        """(label, value explained) pairs, for display and reports."""
+        from metrics.review.statistics import CORRECTIONS, MISSING_POLICIES
+
+        return [
+            ("Queries in one model only", f"{self.policy}: {MISSING_POLICIES[self.policy]}"),
+            (
+                "Confidence interval",
+                f"{self.confidence:.0%} paired bootstrap over queries "
+                f"(percentile, {self.resamples:,} resamples)",
+            ),
+            (
+                "Significance test",
+                f"{TESTS[self.test]} ({self.resamples:,} resamples where random), two-sided",
+            ),
+            ("Multiple testing", CORRECTIONS[self.correction]),
+            ("Significance level", f"corrected p < {self.alpha:g}"),
+            ("Random seed", str(self.seed)),
+        ]
+
+
+def model_values(
+    evaluation: Evaluation, model: str, measure: str, rows: pd.Index | None = None
+) -> pd.Series:
+    """Per-query values of one model and measure, indexed by query id.
+
+    ``rows`` (query ids) restricts the result, e.g. to one segment.
+    """
+    table = evaluation.per_query
+    if model not in evaluation.models:
+        raise ValueError(f"no model named {model!r}; models: {', '.join(evaluation.models)}.")
+    part = table.loc[table[S.MODEL] == model, [S.QUERY, measure]]
+    series = pd.Series(
+        part[measure].to_numpy(dtype=np.float64), index=part[S.QUERY].astype(str).to_numpy()
+    )
+    if rows is not None:
+        series = series[series.index.isin(rows)]
+    return series
+
+
+def _direction(delta: float, significant: bool) -> str:
+    if not significant or math.isnan(delta) or delta == 0:
+        return "no clear difference"
+    return "better" if delta > 0 else "worse"
+
+
+def segment_of_query(segments: pd.DataFrame, by: list[str]) -> pd.DataFrame:
+    """Query id (as text) and the ``by`` columns as text (``(missing)`` for empty values)."""
+    missing = [c for c in by if c not in segments.columns]
+    if missing:
+        raise ValueError(
+            f"no segment column {missing[0]!r}; columns: "
+            f"{', '.join(c for c in segments.columns if c != S.QUERY)}."
+        )
+    table = segments.drop_duplicates(S.QUERY)[[S.QUERY, *by]].copy()
+    table[S.QUERY] = table[S.QUERY].astype(str)
+    for c in by:
+        table[c] = table[c].astype(object).where(table[c].notna(), "(missing)").astype(str)
+    return table
+
+
+def _segment_groups(segments: pd.DataFrame | None, by: list[str]) -> list[tuple[tuple, pd.Index]]:
+    if not by:
+        return [((), None)]
+    if segments is None:
+        raise ValueError("segment columns were given but there is no segment table.")
+    groups = []
+    for key, part in segment_of_query(segments, by).groupby(by, sort=True, observed=True):
+        key = key if isinstance(key, tuple) else (key,)
+        groups.append((key, pd.Index(part[S.QUERY])))
+    return groups
+
+
+def comparison_table(
+    evaluation: Evaluation,
+    baseline: str,
+    candidates: list[str] | None = None,
+    measures: list[str] | None = None,
+    *,
+    segments: pd.DataFrame | None = None,
+    by: list[str] | None = None,
+    options: CompareOptions = CompareOptions(),
+) -> pd.DataFrame:
+    """Paired comparison of each candidate with the baseline, per measure (and segment).
+
+    Parameters
+    ----------
+    evaluation:
+        Per-query values of every model (:func:`metrics.evaluate`).
+    baseline:
+        The reference model.
+    candidates:
+        Models compared with it; every other model when ``None``.
+    measures:
+        Measure names (columns of ``evaluation.per_query``); all when ``None``.
+    segments, by:
+        Query-level table and one or two of its columns: one row per segment value.
+    options:
+        Missing-query policy, resamples, seed, confidence, correction, test, alpha.
+
+    Returns
+    -------
+    DataFrame
+        Columns :data:`COLUMNS` (the ``by`` columns after ``candidate``); ``p_adjusted`` is
+        ``options.test`` corrected over all rows; ``direction`` is ``better``/``worse`` when the
+        corrected p-value is below ``alpha``, ``no clear difference`` otherwise; the
+        ``only_in_*`` and ``undefined`` columns count queries left out of the pairs.
+    """
+    by = list(by or [])
+    candidates = [m for m in (candidates or evaluation.models) if m != baseline]
+    measures = list(measures or evaluation.measure_names)
+    values = {
+        (model, measure): model_values(evaluation, model, measure)
+        for model in [baseline, *candidates]
+        for measure in measures
+    }
+    rows = []
+    for key, queries in _segment_groups(segments, by):
+        for candidate in candidates:
+            for measure in measures:
+                a, b = values[(baseline, measure)], values[(candidate, measure)]
+                if queries is not None:
+                    a, b = a[a.index.isin(queries)], b[b.index.isin(queries)]
+                pairs = pair_values(a, b, options.policy)
+                result = compare_pairs(
+                    pairs,
+                    resamples=options.resamples,
+                    seed=options.seed,
+                    confidence=options.confidence,
+                )
+                row = {
+                    "baseline": baseline,
+                    "candidate": candidate,
+                    **dict(zip(by, key)),
+                    "measure": measure,
+                    **result.to_dict(),
+                }
+                for name in ("only_in_baseline", "only_in_candidate", "undefined"):
+                    row[name] = len(row[name])
+                rows.append(row)
+    columns = COLUMNS[:2] + by + COLUMNS[2:]
+    table = pd.DataFrame(rows, columns=columns)
+    table["p_adjusted"] = (
+        adjust_pvalues(table[options.test].to_numpy(dtype=np.float64), options.correction)
+        if len(table)
+        else []
+    )
+    table["significant"] = table["p_adjusted"] < options.alpha
+    table["direction"] = [_direction(d, s) for d, s in zip(table["delta"], table["significant"])]
+    return table
+
+
+def delta_curves(
+    evaluation: Evaluation,
+    baseline: str,
+    candidate: str,
+    measure: str,
+    k_max: int,
+    *,
+    options: CompareOptions = CompareOptions(),
+) -> pd.DataFrame:
+    """Mean of each model, delta and bootstrap CI of the delta at every K = 1..k_max.
+
+    One bootstrap draws the resampled queries once and reads every K from them, so the band at
+    K equals the interval of :func:`comparison_table` for the measure at that K (same seed).
+
+    Returns
+    -------
+    DataFrame
+        Columns ``k``, ``mean_a``, ``mean_b``, ``delta``, ``ci_low``, ``ci_high``, ``n``.
+    """
+    spec = parse_measure(measure, for_curve=True)
+    per_k = curves({m: evaluation.lists[m] for m in (baseline, candidate)}, spec, k_max)
+    frames = {}
+    for model in (baseline, candidate):
+        ids = evaluation.lists[model].query_ids.astype(str)
+        frames[model] = pd.DataFrame(per_k[model], index=ids)
+    a, b = frames[baseline], frames[candidate]
+    if options.policy == "intersection":
+        index = a.index.intersection(b.index, sort=False)
+        a, b = a.reindex(index), b.reindex(index)
+    else:
+        index = a.index.append(b.index.difference(a.index))
+        a, b = a.reindex(index, fill_value=0.0), b.reindex(index, fill_value=0.0)
+    defined = ~(a.isna().any(axis=1).to_numpy() | b.isna().any(axis=1).to_numpy())
+    va, vb = a.to_numpy()[defined], b.to_numpy()[defined]
+    diff = vb - va
+    n = len(diff)
+    if n:
+        low, high = bootstrap_ci(diff, options.resamples, options.seed, options.confidence)
+        mean_a, mean_b = va.mean(axis=0), vb.mean(axis=0)
+    else:
+        low = high = mean_a = mean_b = np.full(k_max, np.nan)
+    return pd.DataFrame(
+        {
+            "k": np.arange(1, k_max + 1),
+            "mean_a": mean_a,
+            "mean_b": mean_b,
+            "delta": mean_b - mean_a,
+            "ci_low": low,
+            "ci_high": high,
+            "n": n,
+        }
+    )
+
+
+def query_deltas(
+    evaluation: Evaluation,
+    baseline: str,
+    candidate: str,
+    measure: str,
+    *,
+    policy: MissingPolicy = "intersection",
+) -> pd.DataFrame:
+    """Per-query values of baseline and candidate and their difference, biggest gains first.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``query``, ``baseline``, ``candidate``, ``delta``, sorted by ``delta``
+        descending (ties by query id).
+    """
+    pairs = pair_values(
+        model_values(evaluation, baseline, measure),
+        model_values(evaluation, candidate, measure),
+        policy,
+    )
+    table = pd.DataFrame(
+        {
+            S.QUERY: pairs.queries.astype(str),
+            "baseline": pairs.a,
+            "candidate": pairs.b,
+            "delta": pairs.diff,
+        }
+    )
+    return table.sort_values(
+        ["delta", S.QUERY], ascending=[False, True], kind="stable"
+    ).reset_index(drop=True)
+
+
+def biggest_movers(deltas: pd.DataFrame, count: int = 10) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The ``count`` queries that gained most and lost most (only strict gains/losses)."""
+    gained = deltas[deltas["delta"] > 0].head(count)
+    lost = deltas[deltas["delta"] < 0].sort_values(["delta", S.QUERY], kind="stable").head(count)
+    return gained.reset_index(drop=True), lost.reset_index(drop=True)
+
+
+#: English wording of :func:`headline` and :func:`format_p`; pass a mapping with the same keys
+#: (and the same ``{placeholders}``) to word the sentences in another language. Numbers are
+#: formatted before they are put in, so every language shows them the same way.
+HEADLINE_TEMPLATES: dict[str, str] = {
+    "sentence.headline.better": (
+        "{candidate} beats {baseline} on {measure}: {mean_b} vs {mean_a}, delta {delta}"
+        "{relative}; {confidence} CI [{ci_low}, {ci_high}]; corrected {p} ({sure}; {wins} "
+        "queries better, {losses} worse, {ties} tied)."
+    ),
+    "sentence.headline.worse": (
+        "{candidate} is worse than {baseline} on {measure}: {mean_b} vs {mean_a}, delta "
+        "{delta}{relative}; {confidence} CI [{ci_low}, {ci_high}]; corrected {p} ({sure}; "
+        "{wins} queries better, {losses} worse, {ties} tied)."
+    ),
+    "sentence.headline.unclear": (
+        "{candidate} is not clearly different from {baseline} on {measure}: {mean_b} vs "
+        "{mean_a}, delta {delta}{relative}; {confidence} CI [{ci_low}, {ci_high}]; corrected "
+        "{p} ({sure}; {wins} queries better, {losses} worse, {ties} tied)."
+    ),
+    "sentence.headline.relative": " ({value})",
+    "sentence.headline.clear": "clear",
+    "sentence.headline.not_significant": "not significant",
+    "sentence.headline.no_shared": "{candidate} and {baseline} share no query on {measure}.",
+    "sentence.p.undefined": "p undefined",
+}
+
+
+def _template(templates: Mapping[str, str] | None, key: str, defaults: Mapping[str, str]) -> str:
+    """``templates[key]`` when given, the English default otherwise."""
+    if templates is not None and key in templates:
+        return templates[key]
+    return defaults[key]
+
+
+def format_p(p: float, templates: Mapping[str, str] | None = None) -> str:
+    """A p-value for people: ``p < 0.001`` or ``p = 0.042`` (``p undefined`` when NaN).
+
+    ``templates`` may word the undefined case (key ``sentence.p.undefined``).
+    """
+    if p is None or (isinstance(p, float) and math.isnan(p)):
+        return _template(templates, "sentence.p.undefined", HEADLINE_TEMPLATES)
+    return "p < 0.001" if p < 0.001 else f"p = {p:.3f}"
+
+
+def headline(
+    table: pd.DataFrame,
+    confidence: float = DEFAULT_CONFIDENCE,
+    templates: Mapping[str, str] | None = None,
+) -> list[str]:
+    """One plain sentence per row of a :func:`comparison_table` (without segment columns).
+
+    Parameters
+    ----------
+    table:
+        A :func:`comparison_table`.
+    confidence:
+        Level of the intervals in the table (shown as ``95%``).
+    templates:
+        Wording by key (see :data:`HEADLINE_TEMPLATES`); missing keys fall back to English.
+
+    Examples
+    --------
+    ``"hybrid beats lexical on nDCG@10: 0.773 vs 0.540, delta +0.233 (+43.3%); 95% CI
+    [+0.20, +0.27]; corrected p < 0.001 (clear; 228 queries better, 65 worse, 7 tied)."``
+    """
+
+    def word(key: str) -> str:
+        return _template(templates, key, HEADLINE_TEMPLATES)
+
+    sentences = []
+    for row in table.itertuples(index=False):
+        names = {"candidate": row.candidate, "baseline": row.baseline, "measure": row.measure}
+        if row.n == 0:
+            sentences.append(word("sentence.headline.no_shared").format(**names))
+            continue
+        kind = {"better": "better", "worse": "worse"}.get(row.direction, "unclear")
+        relative = (
+            ""
+            if math.isnan(row.relative_delta)
+            else word("sentence.headline.relative").format(value=f"{row.relative_delta:+.1%}")
+        )
+        sure = word(
+            "sentence.headline.clear" if row.significant else "sentence.headline.not_significant"
+        )
+        sentences.append(
+            word(f"sentence.headline.{kind}").format(
+                **names,
+                mean_b=f"{row.mean_b:.3f}",
+                mean_a=f"{row.mean_a:.3f}",
+                delta=f"{row.delta:+.3f}",
+                relative=relative,
+                confidence=f"{confidence:.0%}",
+                ci_low=f"{row.ci_low:+.3f}",
+                ci_high=f"{row.ci_high:+.3f}",
+                p=format_p(row.p_adjusted, templates),
+                sure=sure,
+                wins=row.wins,
+                losses=row.losses,
+                ties=row.ties,
+            )
+        )
+    return sentences
+
+
+__all__ = [
+    "COLUMNS",
+    "DEFAULT_ALPHA",
+    "DEFAULT_TEST",
+    "HEADLINE_TEMPLATES",
+    "TESTS",
+    "CompareOptions",
+    "biggest_movers",
+    "comparison_table",
+    "delta_curves",
+    "format_p",
+    "headline",
+    "model_values",
+    "query_deltas",
+    "segment_of_query",
+]

@@ -1,0 +1,229 @@
+"""Comparison results of the review pages, computed once per (data hash, settings, choices).
+
+The pure functions (``*_of``) do the work and are tested without a server; the cached wrappers
+key on :attr:`Dataset.content_hash`, the settings and the page's choices, and take the data set
+as an unhashed ``_dataset`` argument (see ``ui/compute.py``).
+"""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from metrics.engine.evaluation import Evaluation
+from metrics.engine.settings import Settings
+from metrics.io.loaders import Dataset
+from metrics.review.compare import CompareOptions, comparison_table, delta_curves, query_deltas
+from metrics.review.segments import reversals, segment_means
+from ui.compute import cutoff_evaluation_of, ranked_lists, settings_key
+
+#: Resample counts offered on the pages (the CLI accepts any).
+RESAMPLE_CHOICES = (1_000, 2_000, 5_000, 10_000)
+
+
+def options_key(options: CompareOptions) -> tuple:
+    """A hashable key of the comparison options."""
+    return (
+        options.policy,
+        options.resamples,
+        options.seed,
+        options.confidence,
+        options.correction,
+        options.test,
+        options.alpha,
+    )
+
+
+def evaluation_at(
+    dataset: Dataset, settings: Settings, measures: tuple[str, ...], k: int
+) -> Evaluation:
+    """Per-query values of ``measures`` at cutoff ``k`` for every model (ranked lists cached)."""
+    return cutoff_evaluation_of(ranked_lists(dataset, settings), settings, tuple(measures), (k,))
+
+
+# --------------------------------------------------------------------------- cached tables
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _comparison(
+    content_hash: str,
+    key: tuple,
+    measures: tuple[str, ...],
+    k: int,
+    baseline: str,
+    candidates: tuple[str, ...],
+    by: tuple[str, ...],
+    okey: tuple,
+    _dataset: Dataset,
+    _settings: Settings,
+    _options: CompareOptions,
+) -> pd.DataFrame:
+    evaluation = evaluation_at(_dataset, _settings, measures, k)
+    return comparison_table(
+        evaluation,
+        baseline,
+        list(candidates),
+        segments=_dataset.segments,
+        by=list(by),
+        options=_options,
+    )
+
+
+def comparison(
+    dataset: Dataset,
+    settings: Settings,
+    measures: tuple[str, ...],
+    k: int,
+    baseline: str,
+    candidates: tuple[str, ...],
+    options: CompareOptions,
+    by: tuple[str, ...] = (),
+) -> pd.DataFrame:
+    """:func:`metrics.review.compare.comparison_table` of ``measures`` at ``k`` (cached)."""
+    return _comparison(
+        dataset.content_hash,
+        settings_key(settings),
+        tuple(measures),
+        int(k),
+        baseline,
+        tuple(candidates),
+        tuple(by),
+        options_key(options),
+        dataset,
+        settings,
+        options,
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _delta_curve(
+    content_hash: str,
+    key: tuple,
+    measure: str,
+    k_to: int,
+    baseline: str,
+    candidate: str,
+    okey: tuple,
+    _dataset: Dataset,
+    _settings: Settings,
+    _options: CompareOptions,
+) -> pd.DataFrame:
+    lists = ranked_lists(_dataset, _settings)
+    evaluation = Evaluation(pd.DataFrame(), [], lists, _settings, list(lists))
+    return delta_curves(evaluation, baseline, candidate, measure, k_to, options=_options)
+
+
+def delta_curve(
+    dataset: Dataset,
+    settings: Settings,
+    measure: str,
+    k_from: int,
+    k_to: int,
+    baseline: str,
+    candidate: str,
+    options: CompareOptions,
+) -> pd.DataFrame:
+    """Delta and bootstrap band of ``measure`` at K = k_from..k_to (cached)."""
+    table = _delta_curve(
+        dataset.content_hash,
+        settings_key(settings),
+        measure,
+        int(k_to),
+        baseline,
+        candidate,
+        options_key(options),
+        dataset,
+        settings,
+        options,
+    )
+    return table[table["k"] >= k_from].reset_index(drop=True)
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _query_deltas(
+    content_hash: str,
+    key: tuple,
+    measure: str,
+    k: int,
+    baseline: str,
+    candidate: str,
+    policy: str,
+    _dataset: Dataset,
+    _settings: Settings,
+) -> pd.DataFrame:
+    evaluation = evaluation_at(_dataset, _settings, (measure,), k)
+    return query_deltas(evaluation, baseline, candidate, evaluation.measure_names[0], policy=policy)
+
+
+def per_query_deltas(
+    dataset: Dataset,
+    settings: Settings,
+    measure: str,
+    k: int,
+    baseline: str,
+    candidate: str,
+    policy: str,
+) -> pd.DataFrame:
+    """:func:`metrics.review.compare.query_deltas` of ``measure`` at ``k`` (cached)."""
+    return _query_deltas(
+        dataset.content_hash,
+        settings_key(settings),
+        measure,
+        int(k),
+        baseline,
+        candidate,
+        policy,
+        dataset,
+        settings,
+    )
+
+
+@st.cache_data(max_entries=32, show_spinner=False)
+def _segments(
+    content_hash: str,
+    key: tuple,
+    measure: str,
+    k: int,
+    by: tuple[str, ...],
+    okey: tuple,
+    _dataset: Dataset,
+    _settings: Settings,
+    _options: CompareOptions,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    evaluation = evaluation_at(_dataset, _settings, (measure,), k)
+    means = segment_means(evaluation, _dataset.segments, list(by), evaluation.measure_names[0])
+    found = reversals(evaluation, _dataset.segments, list(by), options=_options)
+    return means, found
+
+
+def segment_results(
+    dataset: Dataset,
+    settings: Settings,
+    measure: str,
+    k: int,
+    by: tuple[str, ...],
+    options: CompareOptions,
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(:func:`segment_means`, :func:`reversals`) of ``measure`` at ``k`` (cached)."""
+    return _segments(
+        dataset.content_hash,
+        settings_key(settings),
+        measure,
+        int(k),
+        tuple(by),
+        options_key(options),
+        dataset,
+        settings,
+        options,
+    )
+
+
+__all__ = [
+    "RESAMPLE_CHOICES",
+    "comparison",
+    "delta_curve",
+    "evaluation_at",
+    "options_key",
+    "per_query_deltas",
+    "segment_results",
+]
