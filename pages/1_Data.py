@@ -1,10 +1,10 @@
-"""Data page: choose a sample, upload files or build lists by hand; see the validation report."""
+"""Data page: choose a sample, upload files or build lists by hand; see the data's health."""
 
 import streamlit as st
 
-from metrics.io.loaders import SAMPLES, sample_names
+from metrics.io.loaders import sample_names
 from ui import frame
-from ui.findings_view import show_preview, show_report
+from ui.findings_view import show_health, show_preview
 from ui.handbuilt_panel import handbuilt_panel
 from ui.i18n import t
 from ui.upload_panel import upload_panel
@@ -23,7 +23,7 @@ source = st.radio(
 
 if source == "sample":
     name = st.selectbox(t("data.sample"), sample_names(), key="w_sample")
-    st.caption(SAMPLES[name].description)
+    st.caption(t(f"sample.{name}.description"))
 elif source == "upload":
     upload_panel()
 else:
@@ -35,7 +35,7 @@ dataset = (
     else frame.active_dataset(ctx.view.with_(data=frame.data_choice()))
 )
 if dataset is not None:
-    show_report(dataset)
+    show_health(dataset)
     show_preview(dataset)
 else:
     st.info(t("frame.no_dataset"))

@@ -2,32 +2,34 @@
 
 import streamlit as st
 
-from metrics.engine.registry import MEASURES
 from ui import compute, frame
 from ui.downloads import figure_downloads
 from ui.figures import curve_figure, distribution_figure
-from ui.i18n import t
-from ui.tables import csv_bytes, quartile_table, wide_cutoff_table
+from ui.i18n import number, t
+from ui.tables import QUARTILE_COLUMNS, csv_bytes, quartile_table, translated, wide_cutoff_table
 
 ctx = frame.page("curves")
 st.title(t("curves.title"))
 dataset = ctx.require_dataset()
 view, settings = ctx.view, ctx.settings
 k_from, k_to = view.k_range
+n_queries = compute.query_count(dataset)
 subtitle = t(
     "curves.subtitle",
     averaging=frame.policy_text("averaging", settings.averaging),
     short=frame.policy_text("short_lists", settings.short_lists),
     level=f"{settings.relevance_level:g}",
-    queries=f"{compute.query_count(dataset):,}",
+    n=n_queries,
+    queries=number(n_queries),
 )
 st.caption(subtitle)
 chart_subtitle = t(
     "curves.chart_subtitle",
-    averaging=settings.averaging,
-    short=settings.short_lists.replace("_", " "),
+    averaging=frame.policy_name("averaging", settings.averaging),
+    short=frame.policy_name("short_lists", settings.short_lists),
     level=f"{settings.relevance_level:g}",
-    queries=f"{compute.query_count(dataset):,}",
+    n=n_queries,
+    queries=number(n_queries),
 )
 if settings.averaging != "macro":
     st.caption(t("curves.macro_lines"))
@@ -36,7 +38,7 @@ table = compute.curve_table(dataset, settings, view.measures, k_from, k_to)
 figures = {}
 columns = st.columns(2)
 for i, measure in enumerate(view.measures):
-    pretty = MEASURES[measure].pretty
+    pretty = frame.measure_pretty(measure)
     chart_title = (
         t("curves.chart_title_plain", measure=measure)
         if pretty == measure
@@ -51,7 +53,7 @@ for i, measure in enumerate(view.measures):
         queries_label=t("curves.queries"),
         subtitle=chart_subtitle,
     )
-    figures[measure] = fig
+    figures[t("curves.export.curve", measure=measure)] = fig
     with columns[i % 2]:
         st.plotly_chart(fig, width="stretch", key=f"chart_{measure}")
         st.caption(frame.measure_text(measure, "description"))
@@ -61,13 +63,17 @@ ks = tuple(compute.cutoffs_within(k_from, k_to))
 long = compute.cutoff_table(dataset, settings, view.measures, ks)
 wide = wide_cutoff_table(long, dataset.models)
 st.dataframe(
-    wide.reset_index(),
+    translated(wide.reset_index(), t),
     hide_index=True,
     width="stretch",
     column_config={c: st.column_config.NumberColumn(c, format="%.4f") for c in wide.columns},
 )
 st.download_button(
-    t("curves.download_csv"), csv_bytes(long), "curves_table.csv", "text/csv", key="dl_curves_csv"
+    t("curves.download_csv"),
+    csv_bytes(translated(long, t)),
+    f"{t('file.curves_table')}.csv",
+    "text/csv",
+    key="dl_curves_csv",
 )
 
 st.subheader(t("curves.dist_title"))
@@ -92,15 +98,16 @@ dist = distribution_figure(
     title=t("curves.dist_chart", measure=f"{measure}@{int(k)}"),
     y_label=t("curves.queries"),
 )
-figures[f"{measure}@{int(k)} distribution"] = dist
+figures[t("curves.export.distribution", measure=f"{measure}@{int(k)}")] = dist
 st.plotly_chart(dist, width="stretch", key="chart_distribution")
+quartiles = translated(quartile_table(values), t)
 st.dataframe(
-    quartile_table(values),
+    quartiles,
     hide_index=True,
     width="stretch",
     column_config={
-        c: st.column_config.NumberColumn(c, format="%.4f")
-        for c in ("mean", "q1", "median", "q3", "min", "max")
+        t(f"column.{c}"): st.column_config.NumberColumn(t(f"column.{c}"), format="%.4f")
+        for c in QUARTILE_COLUMNS
     },
 )
 

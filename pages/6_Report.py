@@ -123,7 +123,7 @@ inputs = ReportInputs(
     segment_by=by,
     segment_table=segment_table,
     reversal_sentences=reversal_sentences,
-    findings=dataset.report.to_frame(),
+    findings=dataset.health.to_frame(),
     figures=figures,
     generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     extra_provenance=software_versions(),
@@ -187,7 +187,7 @@ for i, (title, figure) in enumerate(figures):
         st.plotly_chart(figure, width="stretch", key=f"report_chart_{i}")
 
 st.subheader(t("review_report.health"))
-findings = dataset.report.to_frame()
+findings = dataset.health.to_frame()
 if findings.empty:
     st.success(t("review_report.no_problems"))
 else:

@@ -154,7 +154,7 @@ def test_queries_without_relevant_items_are_zero_by_default_and_can_be_left_out(
     assert default.set_index("query").loc["b", "RR"] == 0
     left = rank_run(run, qrels, Settings(no_relevant="leave_out"))["run"]
     assert list(left.query_ids) == ["a"]
-    assert left.report.left_out_without_relevant == ("b",)
+    assert left.notes.left_out_without_relevant == ("b",)
 
 
 def test_relevance_level_does_not_change_ndcg_unless_asked():

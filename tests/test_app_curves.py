@@ -74,8 +74,8 @@ def test_distribution_table_gives_median_and_quartiles_of_per_query_values(web_s
     per_query = evaluate(web_search.run, web_search.qrels, ["nDCG@10"]).per_query
     hybrid = per_query[per_query["model"] == "hybrid"]["nDCG@10"]
     assert table.loc["hybrid", "median"] == pytest.approx(hybrid.median())
-    assert table.loc["hybrid", "q1"] == pytest.approx(hybrid.quantile(0.25))
-    assert table.loc["hybrid", "n"] == 300
+    assert table.loc["hybrid", "first quartile"] == pytest.approx(hybrid.quantile(0.25))
+    assert table.loc["hybrid", "queries"] == 300
 
 
 def test_table_csv_keeps_numbers_numeric_and_neutralises_formula_text():

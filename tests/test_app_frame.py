@@ -79,18 +79,33 @@ def test_a_link_with_a_language_opens_in_that_language():
     assert "P@5 = 3/5 = 0.60" in [c.value for c in at.code]
 
 
+def _placeholders(message: str | dict[str, str]) -> set[str]:
+    forms = message.values() if isinstance(message, dict) else [message]
+    return {name for form in forms for name in re.findall(r"{(\w+)}", form)}
+
+
 def test_every_language_has_every_message_with_the_same_placeholders():
     english = catalog("en")
     for lang in LANGUAGES:
         messages = catalog(lang)
         assert set(english) - set(messages) == set(), lang
-        assert {
-            k for k in set(messages) - set(english) if not k.startswith(("measure.", "policy."))
-        } == set(), lang
+        assert {k for k in set(messages) - set(english) if not k.startswith("measure.")} == set(), (
+            lang
+        )
         for key, text in english.items():
-            assert set(re.findall(r"{(\w+)}", messages[key])) == set(
-                re.findall(r"{(\w+)}", text)
-            ), (lang, key)
+            assert _placeholders(messages[key]) == _placeholders(text), (lang, key)
+
+
+def test_plural_forms_are_one_and_other_in_english_and_one_text_in_chinese_and_japanese():
+    plural = {k: v for k, v in catalog("en").items() if isinstance(v, dict)}
+    assert "health.n_warnings" in plural
+    for key, forms in plural.items():
+        assert set(forms) == {"one", "other"} and "{n}" not in forms["one"], key
+    for lang in ("zh", "ja"):
+        assert [k for k, v in catalog(lang).items() if not isinstance(v, str)] == [], lang
+    assert translate("health.n_warnings", "en", n=1).startswith("1 warning:")
+    assert translate("health.n_warnings", "en", n=3).startswith("3 warnings:")
+    assert translate("health.n_warnings", "ja", n=1).startswith("警告 1 件")
 
 
 def test_chinese_and_japanese_are_translated_not_copied():

@@ -187,7 +187,7 @@ def test_report_page_shows_headline_segments_health_and_provenance(web_search):
     assert provenance["Baseline"] == "lexical"
     assert provenance["Random seed"] == "0"
     findings = at.dataframe[-2].value
-    assert "severity" in findings.columns and len(findings) == len(data.report.findings)
+    assert "severity" in findings.columns and len(findings) == len(data.health.findings)
     assert len(at.get("download_button")) == 2
 
 

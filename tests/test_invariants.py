@@ -198,8 +198,8 @@ DUP_QRELS = pd.DataFrame({"query": "q", "item": ["a", "c"], "relevance": [1, 1]}
 
 def test_duplicates_keep_the_best_ranked_copy_and_report_how_many_were_dropped():
     lists = rank_run(DUP_RUN, DUP_QRELS, Settings(duplicates="keep_best"))["run"]
-    assert lists.report.dropped_duplicates == 1
-    assert lists.report.duplicate_examples == ("q / a",)
+    assert lists.notes.dropped_duplicates == 1
+    assert lists.notes.duplicate_examples == ("q / a",)
     assert lists.n_returned.tolist() == [3]
     assert DUP_RUN["item"].iloc[lists.row_index].tolist() == ["a", "b", "c"]
     values = by_query(DUP_RUN, DUP_QRELS, ["P@3", "RR"])

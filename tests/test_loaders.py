@@ -360,7 +360,7 @@ def _error(data: bytes, name: str = "run.csv") -> InputError:
 
 def test_a_bad_score_after_blank_lines_names_its_physical_line():
     error = _error(b"query,item,score\nq1,a,1\n\nq1,b,2\n\nq1,c,oops\n")
-    assert error.line == 6 and "the first is 'oops' at line 6" in str(error)
+    assert error.line == 6 and "'oops' at line 6" in str(error)
 
 
 def test_a_bad_score_after_blank_lines_in_a_crlf_file_names_its_physical_line():

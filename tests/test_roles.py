@@ -56,6 +56,7 @@ def test_roles_are_guessed_from_contents_when_names_say_nothing():
         "score": "c",
         "label": "d",
     }
+    assert guesses["query"].code == "repeated_text"
     assert guesses["query"].reason == "'a' is the first text column with repeated values"
 
 

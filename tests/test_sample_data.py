@@ -42,7 +42,7 @@ def test_every_sample_opens_by_name_as_a_dataset():
     for name in sample_names():
         data = load_sample(name)
         assert isinstance(data, Dataset) and data.name == name and data.description
-        assert not data.report.has_errors
+        assert not data.health.has_errors
         assert data.run.columns[:3].tolist() == ["query", "item", "score"]
         assert data.qrels.columns.tolist() == ["query", "item", "relevance"]
         assert len(data.content_hash) == 64
@@ -73,7 +73,7 @@ def test_web_search_has_the_promised_shape_and_segments():
     assert data.segment_columns == ["query_type", "traffic"]
     assert set(data.segments["query_type"]) == {"navigational", "informational", "transactional"}
     assert set(data.segments["traffic"]) == {"head", "torso", "tail"}
-    assert data.report.get("relevant_not_retrieved").count > 100
+    assert data.health.get("relevant_not_retrieved").count > 100
 
 
 def test_web_search_csv_and_trec_files_hold_the_same_data():

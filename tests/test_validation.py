@@ -1,4 +1,4 @@
-"""Validation report: every error and warning, with its exact message."""
+"""Data health: every error and warning, as a code with parameters and its exact English message."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import pytest
 
 from metrics.errors import InputError
 from metrics.io.loaders import load_dataset, load_table
-from metrics.io.validation import Finding, Report, validate
+from metrics.io.validation import DataHealth, Finding, validate
 
 
 def _run(rows: list[tuple], columns=("query", "item", "score", "model")) -> pd.DataFrame:
@@ -24,13 +24,13 @@ GOOD_RUN = _run([("q", f"d{i}", 10.0 - i, "m") for i in range(3)])
 GOOD_QRELS = _qrels([("q", "d0", 1), ("q", "d1", 0)])
 
 
-def _finding(report: Report, code: str) -> Finding:
+def _finding(report: DataHealth, code: str) -> Finding:
     found = report.get(code)
     assert found is not None, f"no {code} in {report.codes()}"
     return found
 
 
-def _raises(report: Report, message: str) -> InputError:
+def _raises(report: DataHealth, message: str) -> InputError:
     with pytest.raises(InputError, match=re.escape(message)) as info:
         report.raise_for_errors()
     return info.value
@@ -40,8 +40,8 @@ def test_clean_input_has_only_a_summary():
     report = validate(GOOD_RUN, GOOD_QRELS, k_max=3)
     assert report.codes() == ["summary"] and not report.has_errors
     assert report.findings[0].message == (
-        "3 results for 1 queries from 1 model(s); 2 judgments "
-        "for 1 queries (1 relevant); 1 queries in both."
+        "Results: 3 (queries: 1, models: 1); judgments: 2 (queries: 1, relevant: 1); "
+        "queries in both: 1."
     )
 
 
@@ -108,8 +108,8 @@ def test_non_numeric_label_is_an_error_with_examples():
     assert finding.examples == ["maybe"] and finding.count == 1
     _raises(
         report,
-        "column 'relevance': Column 'relevance' has 1 labels that are not numbers; the "
-        "first is 'maybe' in row 2.",
+        "column 'relevance': Column 'relevance' has 1 label that is not a number: 'maybe' "
+        "in row 2.",
     )
 
 
@@ -132,28 +132,28 @@ def test_duplicate_items_in_a_list_are_a_warning():
     f = _finding(validate(run, GOOD_QRELS, k_max=2), "duplicate_items")
     assert (f.severity, f.count, f.examples) == ("warning", 1, ["query q, item d0 (m)"])
     assert f.message == (
-        "1 items appear more than once in the same list; the best-ranked copy is kept."
+        "1 item appears more than once in the same list; the best-ranked copy is kept."
     )
 
 
 def test_missing_scores_are_a_warning_and_the_rows_are_dropped():
     run = _run([("q", "d0", 3.0, "m"), ("q", "d1", None, "m")])
     f = _finding(validate(run, GOOD_QRELS, k_max=1), "missing_scores")
-    assert f.message == "1 rows have no score; they are left out of the rankings."
+    assert f.message == "1 row has no score; it is left out of the rankings."
     assert f.examples == ["query q, item d1"]
 
 
 def test_infinite_scores_are_a_warning():
     run = _run([("q", "d0", float("inf"), "m"), ("q", "d1", 1.0, "m")])
     f = _finding(validate(run, GOOD_QRELS, k_max=1), "infinite_scores")
-    assert f.message == "1 scores are infinite; +inf ranks first and -inf last."
+    assert f.message == "1 score is infinite; +inf ranks first and -inf last."
 
 
 def test_tied_scores_are_a_warning():
     run = _run([("q", "d0", 1.0, "m"), ("q", "d1", 1.0, "m"), ("q", "d2", 0.5, "m")])
     f = _finding(validate(run, GOOD_QRELS, k_max=1), "tied_scores")
     assert f.message == (
-        "1 lists have tied scores (2 rows share their score with another item "
+        "1 list has tied scores (2 rows share their score with another item "
         "of the same list); ties are broken by item id, descending."
     )
 
@@ -161,7 +161,7 @@ def test_tied_scores_are_a_warning():
 def test_lists_shorter_than_the_largest_k_are_a_warning():
     f = _finding(validate(GOOD_RUN, GOOD_QRELS, k_max=10), "short_lists")
     assert f.message == (
-        "1 of 1 lists have fewer than 10 items (the shortest has 3); at K = 10, "
+        "1 of 1 lists has fewer than 10 items (it has 3); at K = 10, "
         "missing positions count as not relevant."
     )
     assert f.examples == ["query q: 3 items (m)"]
@@ -171,8 +171,8 @@ def test_queries_without_relevant_items_are_a_warning():
     qrels = _qrels([("q", "d0", 1), ("r", "d9", 0)])
     f = _finding(validate(GOOD_RUN, qrels, k_max=1), "no_relevant")
     assert f.message == (
-        "1 of 2 judged queries have no relevant item (label ≥ 1); they are "
-        "evaluated and score 0 on most measures."
+        "1 of 2 judged queries has no relevant item (label ≥ 1); it is "
+        "evaluated and scores 0 on most measures."
     )
     assert f.examples == ["r"]
 
@@ -181,14 +181,14 @@ def test_run_queries_without_judgments_are_a_warning():
     run = pd.concat([GOOD_RUN, _run([("extra", "d0", 1.0, "m")])], ignore_index=True)
     f = _finding(validate(run, GOOD_QRELS, k_max=1), "unjudged_queries")
     assert f.message == (
-        "1 of 2 queries in the run have no judgments; they are left out of the evaluation."
+        "1 of 2 queries in the run has no judgments; it is left out of the evaluation."
     )
 
 
 def test_judged_queries_missing_from_the_run_are_a_warning():
     qrels = pd.concat([GOOD_QRELS, _qrels([("lost", "d0", 1)])], ignore_index=True)
     f = _finding(validate(GOOD_RUN, qrels, k_max=1), "missing_run_queries")
-    assert f.message == "1 of 2 judged queries are missing from the run; they are skipped."
+    assert f.message == "1 of 2 judged queries is missing from the run; it is skipped."
 
 
 def test_judged_queries_missing_for_one_of_several_models_are_a_warning():
@@ -196,8 +196,8 @@ def test_judged_queries_missing_for_one_of_several_models_are_a_warning():
     qrels = _qrels([("q", "d0", 1), ("r", "d0", 1)])
     f = _finding(validate(run, qrels, k_max=1), "missing_run_queries")
     assert f.message == (
-        "1 of 2 judged queries are missing from at least one model's run (1 "
-        "model-query pairs); they are skipped for that model."
+        "1 of 2 judged queries is missing from at least one model's run (model-query "
+        "pairs: 1); it is skipped for that model."
     )
     assert f.examples == ["b: r"]
 
@@ -206,8 +206,8 @@ def test_relevant_items_outside_the_candidate_pool_are_a_warning():
     qrels = _qrels([("q", "d0", 1), ("q", "never", 2)])
     f = _finding(validate(GOOD_RUN, qrels, k_max=1), "relevant_not_retrieved")
     assert f.message == (
-        "1 relevant judged items in 1 queries were not retrieved by any model; "
-        "recall cannot reach 1 for those queries."
+        "1 relevant judged item was not retrieved by any model (queries concerned: 1); "
+        "recall cannot reach 1 for that query."
     )
     assert f.examples == ["query q, item never"]
 
@@ -215,7 +215,7 @@ def test_relevant_items_outside_the_candidate_pool_are_a_warning():
 def test_negative_labels_are_a_warning():
     qrels = _qrels([("q", "d0", 1), ("q", "d1", -2)])
     f = _finding(validate(GOOD_RUN, qrels, k_max=1), "negative_labels")
-    assert f.message == ("1 labels are negative; they count as judged but not relevant (gain 0).")
+    assert f.message == ("1 label is negative; it counts as judged but not relevant (gain 0).")
     assert f.examples == ["query q, item d1: -2"]
 
 
@@ -238,7 +238,7 @@ def test_segment_values_that_vary_within_a_query_are_a_warning():
     run = GOOD_RUN.assign(market=["us", "us", "de"])
     f = _finding(validate(run, GOOD_QRELS, k_max=1), "segment_varies")
     assert f.message == (
-        "Segment 'market' varies within 1 queries; the first value of each query is used."
+        "Segment 'market' varies within 1 query; the first value of the query is used."
     )
 
 
@@ -246,7 +246,7 @@ def test_repeated_judgments_are_a_warning():
     qrels = _qrels([("q", "d0", 1), ("q", "d0", 2)])
     f = _finding(validate(GOOD_RUN, qrels, k_max=1), "duplicate_judgments")
     assert f.message == (
-        "1 judgments repeat an item already judged for the same query; the highest label is kept."
+        "1 judgment repeats an item already judged for the same query; the highest label is kept."
     )
 
 
@@ -255,11 +255,9 @@ def test_empty_ids_and_missing_labels_are_warnings():
     qrels = _qrels([("q", "d0", 1), ("q", "d1", None)])
     report = validate(run, qrels, k_max=1)
     assert _finding(report, "missing_ids").message == (
-        "1 rows of the run have an empty query or item id; they are dropped."
+        "1 row of the run has an empty query or item id; it is dropped."
     )
-    assert _finding(report, "missing_labels").message == (
-        "1 judgments have no label; they are dropped."
-    )
+    assert _finding(report, "missing_labels").message == ("1 judgment has no label; it is dropped.")
 
 
 # ----------------------------------------------------------------------------------- the report
@@ -273,16 +271,23 @@ def test_report_as_a_frame_has_one_row_per_finding():
 
 
 def test_report_text_puts_errors_first_with_examples_and_fixes():
-    report = Report(
-        [Finding("a", "info", "Note."), Finding("b", "error", "Broken.", 1, ["x"], "Repair it.")]
+    report = DataHealth(
+        [
+            Finding("score_from_rank", "info"),
+            Finding("missing_ids", "error", {"n": 1}, 1, ({"row": 2},), variant="run"),
+        ]
     )
-    assert report.to_text() == "ERROR: Broken.\n  e.g. x\n  -> Repair it.\nINFO: Note."
+    assert report.to_text() == (
+        "ERROR: 1 row of the run has an empty query or item id; it is dropped.\n"
+        "  e.g. row 2\n  -> Fill in the ids if these rows matter.\n"
+        "INFO: The run has ranks but no scores; scores are set to -rank."
+    )
 
 
 def test_dataset_keeps_warnings_and_drops_unusable_rows():
     run = load_table(b"query,item,score\nq,a,1\nq,b,\nq,a,0.5\n", "r.csv")
     data = load_dataset([run], load_table(b"q 0 a 1\n", "j.qrels"), k_max=2)
-    assert {"missing_scores", "duplicate_items"} <= set(data.report.codes())
+    assert {"missing_scores", "duplicate_items"} <= set(data.health.codes())
     assert data.run["item"].tolist() == ["a", "a"]
 
 
@@ -301,7 +306,7 @@ def _with_query_table(meta: bytes):
 
 def test_run_queries_missing_from_the_query_table_are_reported_with_examples():
     data = _with_query_table(b"query,kind\nq7,nav\n")
-    found = _finding(data.report, "queries_missing_metadata")
+    found = _finding(data.health, "queries_missing_metadata")
     assert found.severity == "warning" and found.count == 6
     assert found.message == (
         "6 of 7 queries in the run are not in the query table; their "
@@ -317,24 +322,24 @@ def test_query_table_rows_for_queries_outside_the_run_are_a_remark():
     data = _with_query_table(
         b"query,kind\n" + b"".join(f"q{i},nav\n".encode() for i in range(1, 10))
     )
-    found = _finding(data.report, "metadata_queries_not_in_run")
+    found = _finding(data.health, "metadata_queries_not_in_run")
     assert found.severity == "info" and found.count == 2 and found.examples == ["q8", "q9"]
     assert found.message == (
         "2 of 9 queries in the query table are not in the run; their rows are not used."
     )
-    assert data.report.get("queries_missing_metadata") is None
+    assert data.health.get("queries_missing_metadata") is None
 
 
 def test_a_query_table_covering_exactly_the_run_adds_no_coverage_finding():
     data = _with_query_table(
         b"query,kind\n" + b"".join(f"q{i},nav\n".encode() for i in range(1, 8))
     )
-    codes = data.report.codes()
+    codes = data.health.codes()
     assert "queries_missing_metadata" not in codes and "metadata_queries_not_in_run" not in codes
 
 
 def test_the_web_search_sample_query_table_covers_its_run():
     from metrics.io.loaders import load_sample
 
-    codes = load_sample("web_search").report.codes()
+    codes = load_sample("web_search").health.codes()
     assert "queries_missing_metadata" not in codes and "metadata_queries_not_in_run" not in codes

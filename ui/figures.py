@@ -1,4 +1,10 @@
-"""Pure plotly figure builders (no Streamlit): curves over K, per-query distributions."""
+"""Pure plotly figure builders (no Streamlit): curves over K, per-query distributions.
+
+Importing this module gives every figure of the app (ours and ``ui.review.figures``', which name
+``plotly_white`` too) a font family that covers Chinese and Japanese, so that PNG and SVG exports
+(kaleido) and screenshots draw CJK text instead of empty boxes. Debian's ``fonts-noto-cjk``
+provides the first families of :data:`FONT_FAMILY`.
+"""
 
 from __future__ import annotations
 
@@ -7,6 +13,25 @@ import html
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+import plotly.io as pio
+
+#: Latin first, then families with Chinese and Japanese glyphs, then generic fallbacks.
+FONT_FAMILY = (
+    '"Open Sans", "Noto Sans", "Noto Sans CJK SC", "Noto Sans CJK JP", "Source Han Sans SC", '
+    '"Source Han Sans JP", "PingFang SC", "Hiragino Sans", "Microsoft YaHei", "Yu Gothic", '
+    "Arial, sans-serif"
+)
+#: The template every figure uses (plotly's white template with :data:`FONT_FAMILY`).
+TEMPLATE = "plotly_white"
+
+
+def _register_template() -> None:
+    """Set :data:`FONT_FAMILY` on :data:`TEMPLATE` and make it the default template."""
+    pio.templates[TEMPLATE].layout.font.family = FONT_FAMILY
+    pio.templates.default = TEMPLATE
+
+
+_register_template()
 
 PALETTE = (
     "#1f77b4",
@@ -74,7 +99,7 @@ def curve_figure(
         xaxis_title=_safe(x_label),
         yaxis_title=_safe(y_label),
         hovermode="closest",
-        template="plotly_white",
+        template=TEMPLATE,
         height=380,
         margin={"l": 50, "r": 20, "t": 70, "b": 45},
         legend={"orientation": "h", "y": -0.22},
@@ -138,7 +163,7 @@ def distribution_figure(
             )
     fig.update_layout(
         title={"text": _safe(title)},
-        template="plotly_white",
+        template=TEMPLATE,
         height=380,
         margin={"l": 50, "r": 20, "t": 60, "b": 45},
         showlegend=kind == "histogram",
@@ -170,7 +195,7 @@ def list_curve_figure(values: pd.DataFrame, *, title: str, x_label: str, y_label
         title={"text": _safe(title)},
         xaxis_title=_safe(x_label),
         yaxis_title=_safe(y_label),
-        template="plotly_white",
+        template=TEMPLATE,
         height=340,
         margin={"l": 50, "r": 20, "t": 50, "b": 40},
     )
@@ -194,7 +219,7 @@ def label_figure(labels: pd.Series, *, title: str, x_label: str, y_label: str) -
         title={"text": _safe(title)},
         xaxis_title=_safe(x_label),
         yaxis_title=_safe(y_label),
-        template="plotly_white",
+        template=TEMPLATE,
         height=260,
         margin={"l": 50, "r": 20, "t": 50, "b": 40},
     )

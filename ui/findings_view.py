@@ -1,51 +1,147 @@
-"""Validation report and preview of a data set (Streamlit)."""
+"""The data set's health (validation findings) and preview, in the session's language.
+
+:mod:`metrics.io.validation` gives each finding as a code with parameters; the texts come from the
+catalogs: ``finding.message.<code>[.<variant>]``, ``finding.fix.<code>``,
+``finding.example.<kind>`` and ``finding.where.line|row``. A fix that names a setting names it by
+its label in the catalog (``policy.<field>.label``) and the value to choose by its explanation.
+"""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+import pandas as pd
 import streamlit as st
 
 from metrics.io.loaders import Dataset
+from metrics.io.validation import (
+    ACTION_SETTINGS,
+    WHERE,
+    DataHealth,
+    Example,
+    Finding,
+    example_kind,
+    plural_form,
+)
 from ui.figures import label_figure
-from ui.i18n import t
+from ui.i18n import DEFAULT_LANGUAGE, catalog, current_language, has, number, t, translate
 
 
-def show_report(dataset: Dataset) -> None:
+@dataclass(frozen=True)
+class FindingText:
+    """One finding in one language."""
+
+    message: str
+    examples: list[str]
+    action: str
+
+
+def _values(params: Mapping[str, object]) -> dict[str, object]:
+    """Counts written with thousands separators; other values as they are."""
+    return {
+        k: number(v) if isinstance(v, int) and not isinstance(v, bool) else v
+        for k, v in params.items()
+    }
+
+
+def _message(key: str, lang: str, params: Mapping[str, object]) -> str:
+    """Catalog message ``key`` with plural forms chosen by the raw ``n`` and counts formatted."""
+    messages = catalog(lang)
+    if key not in messages:
+        lang, messages = DEFAULT_LANGUAGE, catalog(DEFAULT_LANGUAGE)
+    template = messages.get(key, key)
+    return plural_form(template, lang, params).format(**_values(params))
+
+
+def example_text(example: Example, lang: str) -> str:
+    """One example of a finding in ``lang``."""
+    return _message(f"finding.example.{example_kind(example)}", lang, example)
+
+
+def finding_text(finding: Finding, lang: str) -> FindingText:
+    """Message, examples and fix of ``finding`` in ``lang``."""
+    params = dict(finding.params)
+    for name in WHERE:
+        if name in params:
+            params["where"] = translate(f"finding.where.{name}", lang, **{name: params[name]})
+            break
+    action = ""
+    if has(f"finding.fix.{finding.code}"):
+        names: dict[str, object] = {}
+        setting = ACTION_SETTINGS.get(finding.code)
+        if setting is not None:
+            field, value = setting
+            names["setting"] = translate(f"policy.{field}.label", lang)
+            names["value"] = translate(f"policy.{field}.{value}", lang) if value is not None else ""
+        action = translate(f"finding.fix.{finding.code}", lang, **names)
+    return FindingText(
+        _message(f"finding.message.{finding.key}", lang, params),
+        [example_text(e, lang) for e in finding.example_values],
+        action,
+    )
+
+
+def findings_frame(health: DataHealth, lang: str) -> pd.DataFrame:
+    """One row per finding, texts in ``lang``: the columns of
+    :meth:`~metrics.io.validation.DataHealth.to_frame` (``code`` and ``severity`` stay codes)."""
+    rows = []
+    for f in health.findings:
+        text = finding_text(f, lang)
+        rows.append(
+            {
+                "code": f.code,
+                "severity": f.severity,
+                "message": text.message,
+                "count": f.count,
+                "examples": translate("finding.examples_separator", lang).join(text.examples),
+                "action": text.action,
+            }
+        )
+    return pd.DataFrame(
+        rows, columns=["code", "severity", "message", "count", "examples", "action"]
+    )
+
+
+def show_health(dataset: Dataset) -> None:
     """Every finding as a card: what was found, examples, what happens or how to fix it.
 
     Errors never get here (they stop loading with a message). Texts are shown with ``st.text``,
     since examples carry ids from the user's files.
     """
-    st.subheader(t("report.title"))
-    report = dataset.report.sorted()
-    warnings = len(report.warnings)
+    lang = current_language()
+    st.subheader(t("health.title"))
+    health = dataset.health.sorted()
+    warnings = len(health.warnings)
     if warnings:
-        st.warning(t("report.n_warnings", n=warnings))
+        st.warning(t("health.n_warnings", n=warnings))
     else:
-        st.success(t("report.no_warnings"))
+        st.success(t("health.no_warnings"))
     columns = st.columns(2)
-    for i, finding in enumerate(report.findings):
+    for i, finding in enumerate(health.findings):
+        text = finding_text(finding, lang)
         with columns[i % 2].container(border=True):
             icon = {"error": ":material/error:", "warning": ":material/warning:"}.get(
                 finding.severity, ":material/info:"
             )
-            st.markdown(f"{icon} **{t(f'report.severity.{finding.severity}')}**")
-            st.text(finding.message)
-            if finding.examples:
-                st.caption(t("report.col.examples"))
-                st.text("; ".join(finding.examples))
-            if finding.action:
-                st.caption(t("report.col.action"))
-                st.text(finding.action)
+            st.markdown(f"{icon} **{t(f'health.severity.{finding.severity}')}**")
+            st.text(text.message)
+            if text.examples:
+                st.caption(t("health.examples"))
+                st.text(t("finding.examples_separator").join(text.examples))
+            if text.action:
+                st.caption(t("health.action"))
+                st.text(text.action)
 
 
 def show_preview(dataset: Dataset, rows: int = 20) -> None:
-    """First rows of the run and of the judgments, as text cells."""
+    """First rows of the run and of the judgments, as text cells, with translated headers."""
     st.subheader(t("preview.title"))
     c1, c2 = st.columns([3, 2])
-    c1.caption(t("preview.run", rows=f"{len(dataset.run):,}"))
-    c1.dataframe(dataset.run.head(rows), hide_index=True, width="stretch")
-    c2.caption(t("preview.qrels", rows=f"{len(dataset.qrels):,}"))
-    c2.dataframe(dataset.qrels.head(rows), hide_index=True, width="stretch")
+    c1.caption(t("preview.run", n=len(dataset.run), rows=number(len(dataset.run))))
+    c1.dataframe(column_names(dataset.run.head(rows)), hide_index=True, width="stretch")
+    c2.caption(t("preview.qrels", n=len(dataset.qrels), rows=number(len(dataset.qrels))))
+    c2.dataframe(column_names(dataset.qrels.head(rows)), hide_index=True, width="stretch")
     c2.plotly_chart(
         label_figure(
             dataset.qrels["relevance"],
@@ -55,4 +151,12 @@ def show_preview(dataset: Dataset, rows: int = 20) -> None:
         ),
         width="stretch",
         key="chart_labels",
+    )
+
+
+def column_names(frame: pd.DataFrame) -> pd.DataFrame:
+    """``frame`` with the canonical column names (query, item, score, ...) in the session's
+    language; segment columns keep the user's names."""
+    return frame.rename(
+        columns={c: t(f"column.{c}") for c in frame.columns if f"column.{c}" in catalog("en")}
     )

@@ -22,7 +22,8 @@ from metrics.engine.registry import MEASURES
 from metrics.engine.settings import POLICIES, Settings
 from metrics.io.loaders import Dataset, sample_names
 from ui import compute, handbuilt
-from ui.i18n import LANGUAGE_KEY, LANGUAGES, current_language, has, t
+from ui import figures as _figures  # noqa: F401  (every figure gets the CJK font family)
+from ui.i18n import LANGUAGE_KEY, LANGUAGES, current_language, has, number, t
 from ui.pages_registry import PAGES, page_def
 from ui.safe import md_escape
 from ui.view import (
@@ -192,14 +193,25 @@ def active_dataset(view: View) -> Dataset | None:
 
 
 def policy_text(field: str, value: object) -> str:
-    """A setting value explained, in the session language (English from POLICIES otherwise)."""
-    key = f"policy.{field}.{value}"
-    return t(key) if has(key, current_language()) else POLICIES[field].values[value]
+    """A setting value explained, in the session language (``policy.<field>.<value>``)."""
+    return t(f"policy.{field}.{value}")
 
 
 def policy_label(field: str) -> str:
-    key = f"policy.{field}.label"
-    return t(key) if has(key, current_language()) else POLICIES[field].label
+    """The label of a setting in the session language (``policy.<field>.label``)."""
+    return t(f"policy.{field}.label")
+
+
+def policy_help(field: str) -> str:
+    """What a setting decides, in the session language (``policy.<field>.help``)."""
+    return t(f"policy.{field}.help")
+
+
+def policy_name(field: str, value: object) -> str:
+    """The short name of a setting value (``macro average``) for chart subtitles, in the session
+    language (``policy.<field>.name.<value>``; the explained value where there is none)."""
+    key = f"policy.{field}.name.{value}"
+    return t(key) if has(key) else policy_text(field, value)
 
 
 def measure_pretty(name: str) -> str:
@@ -246,7 +258,7 @@ def _sidebar() -> View:
         step=1.0,
         format="%g",
         key="w_rel",
-        help=POLICIES["relevance_level"].help,
+        help=policy_help("relevance_level"),
     )
     for field in MAIN_POLICIES:
         _policy_menu(side, field)
@@ -279,7 +291,7 @@ def _policy_menu(where, field: str) -> None:
         list(POLICIES[field].values),
         key=f"w_{field}",
         format_func=lambda v, f=field: policy_text(f, v),
-        help=POLICIES[field].help,
+        help=policy_help(field),
     )
 
 
@@ -304,15 +316,15 @@ def _dataset_box(side, data: str, dataset: Dataset | None) -> None:
         box.caption(t("frame.no_dataset_short"))
         return
     n_queries = compute.query_count(dataset)
-    warnings = len(dataset.report.warnings)
+    warnings = len(dataset.health.warnings)
     box.text(
         t(
             "frame.dataset_lines",
             name=dataset.name,
             models=", ".join(dataset.models),
-            queries=f"{n_queries:,}",
-            rows=f"{len(dataset.run):,}",
-            warnings=warnings,
+            queries=number(n_queries),
+            rows=number(len(dataset.run)),
+            warnings=number(warnings),
         )
     )
 

@@ -69,7 +69,11 @@ def handbuilt_panel() -> None:
     if c3.button(t("hand.reset"), key="btn_hand_reset"):
         _replace(hb.starter_table())
     c4.download_button(
-        t("hand.download"), hb.csv_of(edited), "hand_built_lists.csv", "text/csv", key="dl_hand"
+        t("hand.download"),
+        hb.csv_of(edited),
+        f"{t('file.hand_built_lists')}.csv",
+        "text/csv",
+        key="dl_hand",
     )
 
 

@@ -1,8 +1,12 @@
 """One message catalog for every user-facing text, in English, Simplified Chinese and Japanese.
 
 Messages live in ``ui/locales/<lang>.json`` as flat ``{"key": "text with {placeholders}"}``
-objects. :func:`translate` is pure (testable without a server); :func:`t` reads the language
-chosen in the sidebar from the session state.
+objects. A message that depends on a count is an object of plural forms instead,
+``{"one": "1 query", "other": "{n} queries"}``, chosen by the ``n`` placeholder under the
+language's rule (:func:`metrics.io.validation.plural_form`: English has ``one`` and ``other``,
+Chinese and Japanese only ``other``, so their catalogs write one plain string).
+:func:`translate` is pure (testable without a server); :func:`t` reads the language chosen in the
+sidebar from the session state.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from collections.abc import Mapping
 from functools import cache
 from pathlib import Path
 
+from metrics.io.validation import plural_form
 from metrics.review.compare import HEADLINE_TEMPLATES
 from metrics.review.segments import REVERSAL_TEMPLATES
 
@@ -25,8 +30,12 @@ DEFAULT_LANGUAGE = "en"
 LANGUAGE_KEY = "lang"
 
 
+#: A catalog entry: a text, or plural forms by category (``"one"``, ``"other"``).
+Message = str | dict[str, str]
+
+
 @cache
-def catalog(lang: str) -> dict[str, str]:
+def catalog(lang: str) -> dict[str, Message]:
     """The messages of one language, read once from ``ui/locales/<lang>.json``."""
     if lang not in LANGUAGES:
         lang = DEFAULT_LANGUAGE
@@ -42,12 +51,24 @@ def has(key: str, lang: str = DEFAULT_LANGUAGE) -> bool:
 def translate(key: str, lang: str = DEFAULT_LANGUAGE, **values: object) -> str:
     """The message ``key`` in ``lang`` with ``{placeholders}`` filled in.
 
-    Falls back to English, then to the key itself, so a missing translation never breaks a page.
+    Plural forms are chosen by the ``n`` value. Falls back to English, then to the key itself, so
+    a missing translation never breaks a page.
     """
-    text = catalog(lang).get(key)
-    if text is None:
-        text = catalog(DEFAULT_LANGUAGE).get(key, key)
+    message = catalog(lang).get(key)
+    if message is None:
+        lang, message = DEFAULT_LANGUAGE, catalog(DEFAULT_LANGUAGE).get(key, key)
+    text = plural_form(message, lang, values)
     return text.format(**values) if values else text
+
+
+def number(value: float | int, digits: int | None = None) -> str:
+    """A count with thousands separators (``12,345``), or a value with ``digits`` decimals.
+
+    The same in the three languages: Chinese and Japanese write Arabic numerals with commas.
+    """
+    if digits is None and float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.{digits if digits is not None else 4}f}"
 
 
 def current_language() -> str:

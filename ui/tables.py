@@ -1,11 +1,37 @@
-"""Pure table builders: cutoff tables, quartiles, Excel-safe CSV."""
+"""Pure table builders: cutoff tables, quartiles, Excel-safe CSV.
+
+Tables are built with the engine's column names (``model``, ``measure``, ``mean``, ...), so code
+and tests can read them; :func:`translated` renames the columns for display and downloads.
+"""
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 import numpy as np
 import pandas as pd
 
 from metrics.io.export import to_csv_bytes
+
+#: Columns of :func:`quartile_table` holding values of the measure (not counts).
+QUARTILE_COLUMNS = ("mean", "q1", "median", "q3", "min", "max")
+#: Columns that :func:`translated` renames through ``column.<name>`` catalog keys.
+TRANSLATED_COLUMNS = (
+    *("query", "item", "score", "rank", "model", "relevance", "n", "measure", "k", "value", "std"),
+    *QUARTILE_COLUMNS,
+)
+
+
+def translated(frame: pd.DataFrame, t: Callable[[str], str]) -> pd.DataFrame:
+    """``frame`` with its engine column names (and index name) in the language of ``t``.
+
+    Other columns (``P@10``, segment columns named by the user) keep their names.
+    """
+    names = {c: t(f"column.{c}") for c in frame.columns if c in TRANSLATED_COLUMNS}
+    out = frame.rename(columns=names)
+    if out.index.name in TRANSLATED_COLUMNS:
+        out.index.name = t(f"column.{out.index.name}")
+    return out
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:

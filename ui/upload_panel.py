@@ -13,9 +13,9 @@ import streamlit as st
 from metrics.errors import InputError
 from metrics.io.formats import SUPPORTED, LoadedTable, load_table
 from metrics.io.loaders import Dataset, load_dataset
-from metrics.io.roles import ROLES, RoleMapping, guess_roles
+from metrics.io.roles import ROLES, Guess, RoleMapping, guess_roles
 from ui import compute
-from ui.i18n import t
+from ui.i18n import number, t
 from ui.safe import md_escape
 
 TABLES_KEY = "upload_tables"  # {"runs": [LoadedTable], "judgments": ..., "queries": ...}
@@ -68,7 +68,7 @@ def _mapping_editor(table: LoadedTable, kind: str) -> RoleMapping:
             t(f"role.{role}"),
             [_NONE, *columns],
             key=key,
-            help=guesses[role].reason if role in guesses else None,
+            help=guess_reason(guesses[role], role) if role in guesses else None,
             on_change=_one_role_per_column,
             args=(tid, role, roles),
         )
@@ -87,8 +87,24 @@ def _mapping_editor(table: LoadedTable, kind: str) -> RoleMapping:
             st.session_state[key] = [c for c in default if c in options]
         else:
             st.session_state[key] = [c for c in st.session_state[key] if c in options]
-        segments = tuple(st.multiselect(t("role.segments"), options, key=key))
+        reasons = [
+            guess_reason(g, "segments") for k, g in guesses.items() if k.startswith("segment:")
+        ]
+        segments = tuple(
+            st.multiselect(t("role.segments"), options, key=key, help="\n\n".join(reasons) or None)
+        )
     return RoleMapping(**chosen, segments=segments)
+
+
+def guess_reason(guess: Guess, role: str) -> str:
+    """Why a column was guessed for ``role``, in the session's language (``guess.<code>``)."""
+    return t(
+        f"guess.{guess.code}",
+        column=guess.column,
+        role=t(f"role.{role}"),
+        n=guess.distinct,
+        distinct=number(guess.distinct),
+    )
 
 
 def _one_role_per_column(tid: str, changed: str, roles: tuple[str, ...]) -> None:

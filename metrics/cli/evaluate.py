@@ -228,14 +228,14 @@ def _load_tables(qrels_path: str, run_paths: list[str], settings: Settings, k_ma
     warnings = [
         f"{f.source + ': ' if f.source else ''}{f.message}"
         + (f" (e.g. {'; '.join(f.examples)})" if f.examples else "")
-        for f in data.report.warnings
+        for f in data.health.warnings
     ]
     return Inputs(lists, warnings)
 
 
 def ranking_warnings(ranked: RankedLists, source: str, settings: Settings) -> list[str]:
     """Plain-English warnings from what :func:`~metrics.engine.ranking.rank_lists` reported."""
-    r = ranked.report
+    r = ranked.notes
     out = []
 
     def examples(values: tuple[str, ...]) -> str:

@@ -93,8 +93,9 @@ def _arrow_of(values: np.ndarray) -> pa.Array:
 
 
 @dataclass(frozen=True)
-class RankingReport:
-    """What :func:`rank_lists` did besides ranking, for the validation report and exports."""
+class RankingNotes:
+    """What :func:`rank_lists` did besides ranking (dropped copies, skipped queries), for warnings
+    and exports."""
 
     dropped_duplicates: int = 0
     duplicate_examples: tuple[str, ...] = ()
@@ -124,7 +125,7 @@ class RankedLists:
     settings:
         The settings the lists were built with (see :meth:`rescored` for changing the ones that
         leave the lists as they are).
-    report:
+    notes:
         Dropped duplicates and skipped queries.
     """
 
@@ -135,7 +136,7 @@ class RankedLists:
     ideal_offsets: np.ndarray
     ideal_labels: np.ndarray
     settings: Settings
-    report: RankingReport = field(default_factory=RankingReport)
+    notes: RankingNotes = field(default_factory=RankingNotes)
 
     def rescored(self, settings: Settings) -> RankedLists:
         """The same lists under other settings that do not change them (relevance level, gain,
@@ -448,7 +449,7 @@ def rank_lists(
     if settings.no_relevant == "leave_out":
         left_out = tuple(names[no_rel])
         evaluated &= ~no_rel
-    report = RankingReport(
+    notes = RankingNotes(
         dropped_duplicates=dropped,
         duplicate_examples=examples,
         run_queries_without_judgments=tuple(names[in_run & ~judged_q]),
@@ -492,7 +493,7 @@ def rank_lists(
         ideal_offsets=ideal_offsets,
         ideal_labels=j_label[ideal_sort],
         settings=settings,
-        report=report,
+        notes=notes,
     )
 
 

@@ -5,12 +5,12 @@ Typical use::
     run = load_table("bm25.run")                     # any supported format, detected
     qrels = load_table("qrels.txt")
     data = load_dataset([run], qrels, k_max=10)      # roles guessed, validated
-    data.run, data.qrels, data.segments, data.report, data.content_hash
+    data.run, data.qrels, data.segments, data.health, data.content_hash
 
 Steps, each usable on its own: :func:`load_table` reads bytes (:mod:`metrics.io.formats`);
 :func:`~metrics.io.roles.guess_roles` proposes a :class:`~metrics.io.roles.RoleMapping` that a user may
 edit; :func:`canonical_run` / :func:`canonical_qrels` apply it; :func:`split_inline_labels` turns a
-labelled table into a run and judgments; :func:`~metrics.io.validation.validate` reports problems.
+labelled table into a run and judgments; :func:`~metrics.io.validation.validate` finds problems.
 """
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ from metrics.io.roles import (
     label_values,
     score_values,
 )
-from metrics.io.validation import Finding, Report, check_table, validate
+from metrics.io.validation import DataHealth, Finding, check_table, validate
 from metrics.schema import DEFAULT_MODEL, ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE
 
 SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
@@ -83,10 +83,11 @@ class Dataset:
         ``query``, ``item``, ``relevance`` (one row per judged item).
     segments:
         One row per query: ``query`` and the segment columns; ``None`` without segments.
-    report:
+    health:
         Warnings and remarks found while loading (errors raise instead).
     description:
-        What the data set is (for samples).
+        What the data set is, in English (for samples; the app shows the catalog's
+        ``sample.<name>.description``).
     content_hash:
         SHA-256 of the three frames, computed once; a cache key.
     """
@@ -95,7 +96,7 @@ class Dataset:
     run: pd.DataFrame
     qrels: pd.DataFrame
     segments: pd.DataFrame | None = None
-    report: Report = field(default_factory=Report)
+    health: DataHealth = field(default_factory=DataHealth)
     description: str = ""
     content_hash: str = field(init=False)
 
@@ -117,7 +118,7 @@ class Dataset:
 
 
 def _raise_errors(findings: list[Finding]) -> None:
-    Report(findings).raise_for_errors()
+    DataHealth(findings).raise_for_errors()
 
 
 def _table_and_mapping(
@@ -355,11 +356,8 @@ def load_dataset(
                     Finding(
                         "judgment_only_rows",
                         "info",
-                        f"{judged_only} labelled rows have no score or rank; they are used as "
-                        "judgments of items that were not retrieved.",
+                        {"n": judged_only},
                         judged_only,
-                        [],
-                        "",
                         source=table.name,
                     )
                 )
@@ -370,10 +368,6 @@ def load_dataset(
                 Finding(
                     "score_from_rank",
                     "info",
-                    "The run has ranks but no scores; scores are set to -rank.",
-                    0,
-                    [],
-                    "",
                     source=table.name,
                 )
             )
@@ -398,11 +392,11 @@ def load_dataset(
         pd.concat(qrels_parts, ignore_index=True) if len(qrels_parts) > 1 else qrels_parts[0]
     )
     segments, seg_findings = _segments(run, queries, mappings)
-    report = validate(run, qrels_all, k_max=k_max, relevance_level=relevance_level)
-    report.raise_for_errors()
-    report.findings.extend(seg_findings + extra)
+    health = validate(run, qrels_all, k_max=k_max, relevance_level=relevance_level)
+    health.raise_for_errors()
+    health.findings.extend(seg_findings + extra)
     run = _clean_run(run, segments)
-    return Dataset(name, run, clean_qrels(qrels_all), segments, report, description)
+    return Dataset(name, run, clean_qrels(qrels_all), segments, health, description)
 
 
 def _segments(
@@ -463,12 +457,9 @@ def _metadata_coverage(run: pd.DataFrame, meta: pd.DataFrame, source: str) -> li
             Finding(
                 "queries_missing_metadata",
                 "warning",
-                f"{len(unknown)} of {len(run_queries)} queries in the run are not in the query "
-                f"table; their segment values show as '(missing)'.",
+                {"n": len(unknown), "total": len(run_queries)},
                 len(unknown),
-                [str(q) for q in unknown[:5]],
-                "Add these queries to the query table, or check that both files write query ids "
-                "the same way (for example '7', 'q7' and '007' differ).",
+                tuple({"id": str(q)} for q in unknown[:5]),
                 source=source,
                 column=QUERY,
             )
@@ -479,11 +470,9 @@ def _metadata_coverage(run: pd.DataFrame, meta: pd.DataFrame, source: str) -> li
             Finding(
                 "metadata_queries_not_in_run",
                 "info",
-                f"{len(unused)} of {len(meta_queries)} queries in the query table are not in the "
-                "run; their rows are not used.",
+                {"n": len(unused), "total": len(meta_queries)},
                 len(unused),
-                [str(q) for q in unused[:5]],
-                "",
+                tuple({"id": str(q)} for q in unused[:5]),
                 source=source,
                 column=QUERY,
             )
@@ -582,11 +571,11 @@ def load_sample(name: str, *, directory: str | Path | None = None) -> Dataset:
 
 __all__ = [
     "SAMPLES",
+    "DataHealth",
     "Dataset",
     "Finding",
     "Guess",
     "LoadedTable",
-    "Report",
     "RoleMapping",
     "Sample",
     "canonical_qrels",

@@ -139,11 +139,19 @@ class Guess:
         guesses from contents only.
     reason:
         Why, in plain English.
+    code:
+        Why, as a stable code for translated texts: ``name_means``, ``name_suggests``,
+        ``repeated_text``, ``distinct_text``, ``fractional``, ``small_whole_numbers`` or
+        ``constant_in_query``.
+    distinct:
+        For ``constant_in_query``: how many distinct values the column has.
     """
 
     column: str
     confidence: float
     reason: str
+    code: str = ""
+    distinct: int = 0
 
 
 @dataclass(frozen=True)
@@ -217,7 +225,9 @@ def guess_roles(df: pd.DataFrame) -> dict[str, Guess]:
     for role in ROLES:  # exact names first
         for col in columns:
             if col not in taken and normalize_name(col) in ROLE_NAMES[role]:
-                guesses[role] = Guess(col, 0.95, f"column name '{col}' means {_ROLE_TEXT[role]}")
+                guesses[role] = Guess(
+                    col, 0.95, f"column name '{col}' means {_ROLE_TEXT[role]}", "name_means"
+                )
                 taken.add(col)
                 break
     for role in ROLES:  # then names containing a role word
@@ -228,13 +238,21 @@ def guess_roles(df: pd.DataFrame) -> dict[str, Guess]:
             if col not in taken and any(
                 w in tokens or normalize_name(col).startswith(w) for w in ROLE_WORDS[role]
             ):
-                guesses[role] = Guess(col, 0.7, f"column name '{col}' suggests {_ROLE_TEXT[role]}")
+                guesses[role] = Guess(
+                    col, 0.7, f"column name '{col}' suggests {_ROLE_TEXT[role]}", "name_suggests"
+                )
                 taken.add(col)
                 break
     _guess_from_contents(df, guesses, taken)
     if QUERY in guesses:
-        for col, reason in _segment_candidates(df, guesses[QUERY].column, taken):
-            guesses[f"segment:{col}"] = Guess(col, 0.6, reason)
+        for col, distinct in _segment_candidates(df, guesses[QUERY].column, taken):
+            guesses[f"segment:{col}"] = Guess(
+                col,
+                0.6,
+                f"'{col}' is constant within each query ({distinct} distinct values)",
+                "constant_in_query",
+                distinct,
+            )
     return guesses
 
 
@@ -260,7 +278,10 @@ def _guess_from_contents(df: pd.DataFrame, guesses: dict[str, Guess], taken: set
         for col in text_cols:
             if n and df[col].nunique(dropna=True) < n:
                 guesses[QUERY] = Guess(
-                    col, 0.4, f"'{col}' is the first text column with repeated values"
+                    col,
+                    0.4,
+                    f"'{col}' is the first text column with repeated values",
+                    "repeated_text",
                 )
                 taken.add(col)
                 break
@@ -269,7 +290,10 @@ def _guess_from_contents(df: pd.DataFrame, guesses: dict[str, Guess], taken: set
         if rest:
             col = max(rest, key=lambda c: df[c].nunique(dropna=True))
             guesses[ITEM] = Guess(
-                col, 0.4, f"'{col}' is the text column with the most distinct values"
+                col,
+                0.4,
+                f"'{col}' is the text column with the most distinct values",
+                "distinct_text",
             )
             taken.add(col)
     numeric = [c for c in free if c not in taken and _is_numeric(df[c])]
@@ -277,7 +301,7 @@ def _guess_from_contents(df: pd.DataFrame, guesses: dict[str, Guess], taken: set
         for col in numeric:
             values = df[col].dropna().to_numpy(dtype="float64")
             if len(values) and not np.all(values == np.round(values)):
-                guesses[SCORE] = Guess(col, 0.4, f"'{col}' holds fractional numbers")
+                guesses[SCORE] = Guess(col, 0.4, f"'{col}' holds fractional numbers", "fractional")
                 taken.add(col)
                 break
     if LABEL not in guesses:
@@ -286,7 +310,9 @@ def _guess_from_contents(df: pd.DataFrame, guesses: dict[str, Guess], taken: set
         ]:
             values = df[col].dropna()
             if len(values) and values.nunique() <= 10 and _integral(values):
-                guesses[LABEL] = Guess(col, 0.35, f"'{col}' holds a few small whole numbers")
+                guesses[LABEL] = Guess(
+                    col, 0.35, f"'{col}' holds a few small whole numbers", "small_whole_numbers"
+                )
                 taken.add(col)
                 break
 
@@ -296,8 +322,9 @@ def _integral(values: pd.Series) -> bool:
     return bool(np.all(arr == np.round(arr)))
 
 
-def _segment_candidates(df: pd.DataFrame, query_col: str, taken: set[str]) -> list[tuple[str, str]]:
-    out: list[tuple[str, str]] = []
+def _segment_candidates(df: pd.DataFrame, query_col: str, taken: set[str]) -> list[tuple[str, int]]:
+    """Columns constant within each query, with their number of distinct values."""
+    out: list[tuple[str, int]] = []
     n_queries = df[query_col].nunique(dropna=True)
     if n_queries == 0:
         return out
@@ -310,7 +337,7 @@ def _segment_candidates(df: pd.DataFrame, query_col: str, taken: set[str]) -> li
             continue
         per_query = df.groupby(query_col, sort=False, observed=True)[col].nunique(dropna=True)
         if (per_query <= 1).all():
-            out.append((col, f"'{col}' is constant within each query ({distinct} distinct values)"))
+            out.append((col, int(distinct)))
     return out
 
 

@@ -1,32 +1,259 @@
-"""Validation of a run and its judgments, reported as data.
+"""Validation of a run and its judgments, reported as data: the data set's health.
 
-:func:`validate` returns a :class:`Report`: a list of :class:`Finding` objects, each with a
-code, a severity (``"error"`` stops the evaluation, ``"warning"`` and ``"info"`` do not), a
-plain-English message, a count, up to five examples, and the action taken or the fix.
+:func:`validate` returns a :class:`DataHealth`: a list of :class:`Finding` objects, each with a
+stable code, a severity (``"error"`` stops the evaluation, ``"warning"`` and ``"info"`` do not),
+parameters (counts, column names, the cutoff), a count, up to five structured examples, and
+where it was found. Nothing here is display text: :func:`message_text`, :func:`action_text` and
+:func:`example_text` render a finding in English from :data:`MESSAGES`, :data:`ACTIONS` and
+:data:`EXAMPLES` (for the command line and exceptions); the app renders the same codes from its
+message catalogs in the user's language.
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
 import numpy as np
 import pandas as pd
 
+from metrics.engine.settings import POLICIES
 from metrics.errors import InputError, file_line
 from metrics.io.roles import ROLES, label_values, score_values
 from metrics.schema import ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE
 
 Severity = Literal["error", "warning", "info"]
 TableRole = Literal["run", "qrels"]
+#: A message: one text, or plural forms (``"one"``, ``"other"``) chosen by the ``n`` parameter.
+Template = str | Mapping[str, str]
+#: One example: named values (ids, counts); its kind is the tuple of its names, in order.
+Example = Mapping[str, object]
 
 _SEVERITY_ORDER = {"error": 0, "warning": 1, "info": 2}
 _MAX_EXAMPLES = 5
 
 
+def _plural(one: str, other: str) -> dict[str, str]:
+    return {"one": one, "other": other}
+
+
+#: English messages by :attr:`Finding.key`. ``{where}`` is filled in from the ``line`` or ``row``
+#: parameter (:data:`WHERE`).
+MESSAGES: dict[str, Template] = {
+    "no_rows.run": "The run has no rows.",
+    "no_rows.qrels": "The judgments have no rows.",
+    "no_query_column.run": "The run has no query column.",
+    "no_query_column.qrels": "The judgments have no query column.",
+    "no_item_column.run": "The run has no item column.",
+    "no_item_column.qrels": "The judgments have no item column.",
+    "no_score_or_rank": "The run has neither a score nor a rank column.",
+    "no_label_column": "The judgments have no relevance label column.",
+    "non_numeric_score": _plural(
+        "Column '{column}' has 1 score that is not a number: '{value}' {where}.",
+        "Column '{column}' has {n} scores that are not numbers; the first is '{value}' {where}.",
+    ),
+    "non_numeric_rank": _plural(
+        "Column '{column}' has 1 rank that is not a number: '{value}' {where}.",
+        "Column '{column}' has {n} ranks that are not numbers; the first is '{value}' {where}.",
+    ),
+    "non_numeric_label": _plural(
+        "Column '{column}' has 1 label that is not a number: '{value}' {where}.",
+        "Column '{column}' has {n} labels that are not numbers; the first is '{value}' {where}.",
+    ),
+    "missing_ids.run": _plural(
+        "1 row of the run has an empty query or item id; it is dropped.",
+        "{n} rows of the run have an empty query or item id; they are dropped.",
+    ),
+    "missing_ids.qrels": _plural(
+        "1 row of the judgments has an empty query or item id; it is dropped.",
+        "{n} rows of the judgments have an empty query or item id; they are dropped.",
+    ),
+    "no_shared_query": "No query appears in both the run and the judgments.",
+    "missing_scores": _plural(
+        "1 row has no {column}; it is left out of the rankings.",
+        "{n} rows have no {column}; they are left out of the rankings.",
+    ),
+    "infinite_scores": _plural(
+        "1 score is infinite; +inf ranks first and -inf last.",
+        "{n} scores are infinite; +inf ranks first and -inf last.",
+    ),
+    "duplicate_items": _plural(
+        "1 item appears more than once in the same list; the best-ranked copy is kept.",
+        "{n} items appear more than once in the same list; the best-ranked copy is kept.",
+    ),
+    "tied_scores": _plural(
+        "1 list has tied scores ({rows} rows share their score with another item of the same "
+        "list); ties are broken by item id, descending.",
+        "{n} lists have tied scores ({rows} rows share their score with another item of the same "
+        "list); ties are broken by item id, descending.",
+    ),
+    "short_lists": _plural(
+        "1 of {total} lists has fewer than {k} items (it has {shortest}); at K = {k}, missing "
+        "positions count as not relevant.",
+        "{n} of {total} lists have fewer than {k} items (the shortest has {shortest}); at K = "
+        "{k}, missing positions count as not relevant.",
+    ),
+    "missing_labels": _plural(
+        "1 judgment has no label; it is dropped.", "{n} judgments have no label; they are dropped."
+    ),
+    "duplicate_judgments": _plural(
+        "1 judgment repeats an item already judged for the same query; the highest label is kept.",
+        "{n} judgments repeat an item already judged for the same query; the highest label is "
+        "kept.",
+    ),
+    "negative_labels": _plural(
+        "1 label is negative; it counts as judged but not relevant (gain 0).",
+        "{n} labels are negative; they count as judged but not relevant (gain 0).",
+    ),
+    "labels_look_like_ranks": "The labels in '{column}' look like rank positions (1, 2, 3, ... "
+    "within each query), not relevance grades; higher labels are treated as more relevant.",
+    "no_relevant": _plural(
+        "1 of {total} judged queries has no relevant item (label ≥ {level}); it is evaluated and "
+        "scores 0 on most measures.",
+        "{n} of {total} judged queries have no relevant item (label ≥ {level}); they are "
+        "evaluated and score 0 on most measures.",
+    ),
+    "unjudged_queries": _plural(
+        "1 of {total} queries in the run has no judgments; it is left out of the evaluation.",
+        "{n} of {total} queries in the run have no judgments; they are left out of the evaluation.",
+    ),
+    "missing_run_queries.one_model": _plural(
+        "1 of {total} judged queries is missing from the run; it is skipped.",
+        "{n} of {total} judged queries are missing from the run; they are skipped.",
+    ),
+    "missing_run_queries.models": _plural(
+        "1 of {total} judged queries is missing from at least one model's run (model-query "
+        "pairs: {pairs}); it is skipped for that model.",
+        "{n} of {total} judged queries are missing from at least one model's run (model-query "
+        "pairs: {pairs}); they are skipped for that model.",
+    ),
+    "relevant_not_retrieved": _plural(
+        "1 relevant judged item was not retrieved by any model (queries concerned: {queries}); "
+        "recall cannot reach 1 for that query.",
+        "{n} relevant judged items were not retrieved by any model (queries concerned: "
+        "{queries}); recall cannot reach 1 for those queries.",
+    ),
+    "segment_varies": _plural(
+        "Segment '{column}' varies within 1 query; the first value of the query is used.",
+        "Segment '{column}' varies within {n} queries; the first value of each query is used.",
+    ),
+    "summary": "Results: {rows} (queries: {queries}, models: {models}); judgments: {judgments} "
+    "(queries: {judged}, relevant: {relevant}); queries in both: {shared}.",
+    "judgment_only_rows": _plural(
+        "1 labelled row has no score or rank; it is used as the judgment of an item that was not "
+        "retrieved.",
+        "{n} labelled rows have no score or rank; they are used as judgments of items that were "
+        "not retrieved.",
+    ),
+    "score_from_rank": "The run has ranks but no scores; scores are set to -rank.",
+    "queries_missing_metadata": _plural(
+        "1 of {total} queries in the run is not in the query table; its segment values show as "
+        "'(missing)'.",
+        "{n} of {total} queries in the run are not in the query table; their segment values "
+        "show as '(missing)'.",
+    ),
+    "metadata_queries_not_in_run": _plural(
+        "1 of {total} queries in the query table is not in the run; its rows are not used.",
+        "{n} of {total} queries in the query table are not in the run; their rows are not used.",
+    ),
+}
+
+#: Where a bad value is: by the ``line`` parameter (a file line) or the ``row`` parameter.
+WHERE: dict[str, str] = {"line": "at line {line}", "row": "in row {row}"}
+
+#: English fixes (or what is done) by :attr:`Finding.code`. ``{setting}`` is the label of the
+#: setting :data:`ACTION_SETTINGS` names, ``{value}`` the explanation of the value to choose.
+ACTIONS: dict[str, str] = {
+    "no_rows": "Load a file with at least one data row below the header.",
+    "no_query_column": "Map the column that identifies the query, user or session to the query "
+    "role.",
+    "no_item_column": "Map the column that identifies the document, product or item to the item "
+    "role.",
+    "no_score_or_rank": "Map the model's score (higher is better) or the rank position (1 is "
+    "best) column.",
+    "no_label_column": "Map the column holding relevance grades or clicks to the label role.",
+    "non_numeric_score": "Map a numeric column to score, or clean the values that are not numbers.",
+    "non_numeric_rank": "Map a numeric column to rank, or clean the values that are not numbers.",
+    "non_numeric_label": "Use numbers (0, 1, 2, ...) or true/false, yes/no for labels.",
+    "missing_ids": "Fill in the ids if these rows matter.",
+    "no_shared_query": "Check that both files use the same query ids (for example '7', 'q7' and "
+    "'007' differ).",
+    "missing_scores": "Fill in the missing values if these items were retrieved.",
+    "infinite_scores": "Replace them with finite numbers if that is not intended.",
+    "duplicate_items": "Remove the copies, or set '{setting}' to '{value}' to refuse such input "
+    "(trec_eval's behaviour).",
+    "tied_scores": "Choose another rule for '{setting}' in the settings, or add a rank column.",
+    "short_lists": "Choose another rule for '{setting}' in the settings if missing positions "
+    "should not count.",
+    "missing_labels": "Fill in the labels, or 0 for items judged not relevant.",
+    "duplicate_judgments": "Remove the repeated judgments if the highest label is not the right "
+    "one.",
+    "negative_labels": "Use 0 for items that are not relevant if negative values are not intended.",
+    "labels_look_like_ranks": "Map this column to the rank role and map the relevance grades or "
+    "clicks to the label role.",
+    "no_relevant": "Set '{setting}' to '{value}' in the settings if they should not lower the "
+    "averages.",
+    "unjudged_queries": "Add judgments for them, or ignore this if they are out of scope.",
+    "missing_run_queries": "Set '{setting}' to '{value}' (trec_eval -c) in the settings to count "
+    "them as 0.",
+    "relevant_not_retrieved": "Nothing to fix if the candidate lists are meant to be incomplete; "
+    "otherwise add these items to the lists.",
+    "segment_varies": "Make the column query-level, or do not use it as a segment.",
+    "queries_missing_metadata": "Add these queries to the query table, or check that both files "
+    "write query ids the same way (for example '7', 'q7' and '007' differ).",
+}
+
+#: The setting (and the value to choose, if one) that a fix names, by finding code.
+ACTION_SETTINGS: dict[str, tuple[str, object]] = {
+    "duplicate_items": ("duplicates", "error"),
+    "tied_scores": ("ties", None),
+    "short_lists": ("short_lists", None),
+    "no_relevant": ("no_relevant", "leave_out"),
+    "missing_run_queries": ("missing_queries", "zero"),
+}
+
+#: English examples by kind (the names of an example's values, joined by ``_``).
+EXAMPLES: dict[str, Template] = {
+    "value": "{value}",
+    "id": "{id}",
+    "row": "row {row}",
+    "query": "query {query}",
+    "query_model": "query {query} ({model})",
+    "query_item": "query {query}, item {item}",
+    "query_item_model": "query {query}, item {item} ({model})",
+    "query_item_value": "query {query}, item {item}: {value}",
+    "query_n": _plural("query {query}: 1 item", "query {query}: {n} items"),
+    "query_n_model": _plural(
+        "query {query}: 1 item ({model})", "query {query}: {n} items ({model})"
+    ),
+    "model_query": "{model}: {query}",
+    "run_ids": "run: {run_ids}",
+    "judged_ids": "judgments: {judged_ids}",
+}
+
+
+def plural_form(template: Template, lang: str, values: Mapping[str, object]) -> str:
+    """The form of ``template`` for the ``n`` of ``values`` under ``lang``'s plural rule.
+
+    English has ``"one"`` (n = 1) and ``"other"``; Chinese and Japanese have only ``"other"``.
+    A plain string is its own only form.
+    """
+    if isinstance(template, str):
+        return template
+    n = values.get("n")
+    category = "one" if lang == "en" and n == 1 else "other"
+    return template.get(category, template.get("other", ""))
+
+
+def example_kind(example: Example) -> str:
+    """The kind of an example: the names of its values, joined by ``_``."""
+    return "_".join(example)
+
+
 @dataclass(frozen=True)
 class Finding:
-    """One problem (or remark) about the input.
+    """One problem (or remark) about the input, as data.
 
     Attributes
     ----------
@@ -34,27 +261,48 @@ class Finding:
         Stable identifier, e.g. ``"duplicate_items"``.
     severity:
         ``"error"`` (evaluation cannot go on), ``"warning"`` or ``"info"``.
-    message:
-        Plain-English description, naming what will be done.
+    params:
+        The values its message names (counts ``n`` and ``total``, ``column``, ``k``, ...).
     count:
         How many rows, lists or queries are concerned.
-    examples:
-        Up to five examples, as text.
-    action:
-        The fix, or the policy applied.
+    example_values:
+        Up to five examples, each a mapping of names to values (see :data:`EXAMPLES`).
+    variant:
+        Which wording of the code applies (``"run"``/``"qrels"``, ``"one_model"``/``"models"``),
+        or ``""``.
     source, line, column:
         Where, when known.
     """
 
     code: str
     severity: Severity
-    message: str
+    params: Mapping[str, object] = field(default_factory=dict)
     count: int = 0
-    examples: list[str] = field(default_factory=list)
-    action: str = ""
+    example_values: tuple[Example, ...] = ()
+    variant: str = ""
     source: str | None = None
     line: int | None = None
     column: str | None = None
+
+    @property
+    def key(self) -> str:
+        """``code`` or ``code.variant``: which message applies."""
+        return f"{self.code}.{self.variant}" if self.variant else self.code
+
+    @property
+    def message(self) -> str:
+        """What was found, in English."""
+        return message_text(self)
+
+    @property
+    def action(self) -> str:
+        """The fix, or what is done, in English (``""`` when there is nothing to do)."""
+        return action_text(self)
+
+    @property
+    def examples(self) -> list[str]:
+        """The examples, in English."""
+        return [example_text(e) for e in self.example_values]
 
     def to_error(self) -> InputError:
         """This finding as an :class:`~metrics.errors.InputError`."""
@@ -67,9 +315,39 @@ class Finding:
         )
 
 
+def _filled(template: Template, values: Mapping[str, object]) -> str:
+    return plural_form(template, "en", values).format(**values)
+
+
+def message_text(finding: Finding) -> str:
+    """The English message of ``finding``."""
+    values = dict(finding.params)
+    for name, where in WHERE.items():
+        if name in values:
+            values["where"] = where.format(**values)
+            break
+    return _filled(MESSAGES.get(finding.key, finding.key), values)
+
+
+def action_text(finding: Finding) -> str:
+    """The English fix of ``finding`` (naming settings by their label)."""
+    template = ACTIONS.get(finding.code, "")
+    setting = ACTION_SETTINGS.get(finding.code)
+    if setting is None:
+        return template
+    policy = POLICIES[setting[0]]
+    value = policy.values.get(setting[1], "") if setting[1] is not None else ""
+    return template.format(setting=policy.label, value=value)
+
+
+def example_text(example: Example) -> str:
+    """One example in English."""
+    return _filled(EXAMPLES.get(example_kind(example), "{value}"), example)
+
+
 @dataclass
-class Report:
-    """All findings about one data set."""
+class DataHealth:
+    """All findings about one data set: what the Data page shows as its health."""
 
     findings: list[Finding] = field(default_factory=list)
 
@@ -96,12 +374,12 @@ class Report:
         """The first finding with this code, if any."""
         return next((f for f in self.findings if f.code == code), None)
 
-    def sorted(self) -> Report:
+    def sorted(self) -> DataHealth:
         """Errors first, then warnings, then remarks (stable within a severity)."""
-        return Report(sorted(self.findings, key=lambda f: _SEVERITY_ORDER[f.severity]))
+        return DataHealth(sorted(self.findings, key=lambda f: _SEVERITY_ORDER[f.severity]))
 
     def to_frame(self) -> pd.DataFrame:
-        """One row per finding: code, severity, message, count, examples, action."""
+        """One row per finding in English: code, severity, message, count, examples, action."""
         rows = [
             {
                 "code": f.code,
@@ -138,17 +416,23 @@ class Report:
                 raise f.to_error()
 
 
-def _examples(values: object) -> list[str]:
-    out: list[str] = []
-    for v in values:  # type: ignore[attr-defined]
-        out.append(str(v))
+def _examples(values: Iterable[object], name: str = "id") -> tuple[Example, ...]:
+    out: list[Example] = []
+    for v in values:
+        out.append({name: str(v)})
         if len(out) == _MAX_EXAMPLES:
             break
-    return out
+    return tuple(out)
 
 
-def _name(role: TableRole) -> str:
-    return "run" if role == "run" else "judgments"
+def _ids(values: Iterable[object]) -> str:
+    return ", ".join(str(e["id"]) for e in _examples(values))
+
+
+def _with_model(example: dict[str, object], model: object, has_model: bool) -> Example:
+    if has_model:
+        example["model"] = str(model)
+    return example
 
 
 def _column_label(frame: pd.DataFrame, role: str) -> str:
@@ -190,111 +474,95 @@ def check_table(
     first_line = first_line if first_line is not None else frame.attrs.get("first_line")
     if skipped_lines is None:
         skipped_lines = tuple(frame.attrs.get("skipped_lines", ()))
-    what = _name(role)
-    has = "has" if role == "run" else "have"
-    found: list[Finding] = []
     if len(frame) == 0:
-        found.append(
-            Finding(
-                "no_rows",
-                "error",
-                f"The {what} {has} no rows.",
-                0,
-                [],
-                "Load a file with at least one data row below the header.",
-                source=source,
-            )
-        )
-        return found
-    for col, code, noun in ((QUERY, "no_query_column", "query"), (ITEM, "no_item_column", "item")):
-        if col not in frame.columns:
-            fix = (
-                "Map the column that identifies the query, user or session to the query role."
-                if col == QUERY
-                else "Map the column that identifies the document, product or item to the item role."
-            )
-            found.append(
-                Finding(
-                    code, "error", f"The {what} {has} no {noun} column.", 0, [], fix, source=source
-                )
-            )
+        return [Finding("no_rows", "error", variant=role, source=source)]
+    return [
+        *_missing_columns(frame, role, source),
+        *_non_numeric_values(frame, role, source, first_line, skipped_lines),
+        *_empty_ids(frame, role, source),
+    ]
+
+
+def _label_column(frame: pd.DataFrame) -> str:
+    return RELEVANCE if RELEVANCE in frame.columns else LABEL
+
+
+def _missing_columns(frame: pd.DataFrame, role: TableRole, source: str | None) -> list[Finding]:
+    """Errors for each role column the table lacks."""
+    found = [
+        Finding(code, "error", variant=role, source=source)
+        for col, code in ((QUERY, "no_query_column"), (ITEM, "no_item_column"))
+        if col not in frame.columns
+    ]
     if role == "run" and SCORE not in frame.columns and RANK not in frame.columns:
-        found.append(
-            Finding(
-                "no_score_or_rank",
-                "error",
-                "The run has neither a score nor a rank column.",
-                0,
-                [],
-                "Map the model's score (higher is better) or the rank position (1 is best) column.",
-                source=source,
-            )
-        )
-    label_col = RELEVANCE if RELEVANCE in frame.columns else LABEL
-    if role == "qrels" and label_col not in frame.columns:
-        found.append(
-            Finding(
-                "no_label_column",
-                "error",
-                "The judgments have no relevance label column.",
-                0,
-                [],
-                "Map the column holding relevance grades or clicks to the label role.",
-                source=source,
-            )
-        )
+        found.append(Finding("no_score_or_rank", "error", source=source))
+    if role == "qrels" and _label_column(frame) not in frame.columns:
+        found.append(Finding("no_label_column", "error", source=source))
+    return found
+
+
+def _non_numeric_values(
+    frame: pd.DataFrame,
+    role: TableRole,
+    source: str | None,
+    first_line: int | None,
+    skipped_lines: tuple[int, ...],
+) -> list[Finding]:
+    """One error per numeric column (score, rank, label) holding values that are not numbers."""
+    label_col = _label_column(frame)
     numeric = [(SCORE, score_values), (RANK, score_values)] if role == "run" else []
     numeric.append((label_col, label_values))
+    found: list[Finding] = []
     for col, convert in numeric:
         if col not in frame.columns:
             continue
         _, bad = convert(frame[col])
-        if bad.any():
-            positions = np.flatnonzero(bad.to_numpy())
-            first = int(positions[0])
-            value = frame[col].iloc[first]
-            shown = _column_label(frame, col)
-            line = file_line(first_line, first, skipped_lines)
-            where = f" at line {line}" if line is not None else f" in row {first + 1}"
-            noun = "labels" if col in (LABEL, RELEVANCE) else f"{col}s"
-            fix = (
-                "Use numbers (0, 1, 2, ...) or true/false, yes/no for labels."
-                if col in (LABEL, RELEVANCE)
-                else f"Map a numeric column to {col}, or clean the values that are not numbers."
+        if not bad.any():
+            continue
+        positions = np.flatnonzero(bad.to_numpy())
+        first = int(positions[0])
+        shown = _column_label(frame, col)
+        line = file_line(first_line, first, skipped_lines)
+        where = {"line": line} if line is not None else {"row": first + 1}
+        kind = "label" if col in (LABEL, RELEVANCE) else col
+        found.append(
+            Finding(
+                f"non_numeric_{kind}",
+                "error",
+                {"n": len(positions), "column": shown, "value": str(frame[col].iloc[first])}
+                | where,
+                len(positions),
+                _examples(frame[col].iloc[positions[:_MAX_EXAMPLES]], "value"),
+                source=source,
+                line=line,
+                column=shown,
             )
-            found.append(
-                Finding(
-                    f"non_numeric_{'label' if col in (LABEL, RELEVANCE) else col}",
-                    "error",
-                    f"Column '{shown}' has {len(positions)} {noun} that are not "
-                    f"numbers; the first is '{value}'{where}.",
-                    len(positions),
-                    _examples(frame[col].iloc[positions[:_MAX_EXAMPLES]]),
-                    fix,
-                    source=source,
-                    line=line,
-                    column=shown,
-                )
-            )
-    present = [c for c in (QUERY, ITEM) if c in frame.columns]
-    if present:
-        empty = np.zeros(len(frame), dtype=bool)
-        for c in present:
-            empty |= (frame[c].isna() | (frame[c].astype("str").str.strip() == "")).to_numpy()
-        if empty.any():
-            n = int(empty.sum())
-            found.append(
-                Finding(
-                    "missing_ids",
-                    "warning",
-                    f"{n} rows of the {what} have an empty query or item id; they are dropped.",
-                    n,
-                    _examples(f"row {i + 1}" for i in np.flatnonzero(empty)),
-                    "Fill in the ids if these rows matter.",
-                    source=source,
-                )
-            )
+        )
     return found
+
+
+def _empty_ids(frame: pd.DataFrame, role: TableRole, source: str | None) -> list[Finding]:
+    """A warning for rows whose query or item id is empty (they are dropped)."""
+    present = [c for c in (QUERY, ITEM) if c in frame.columns]
+    if not present:
+        return []
+    empty = np.zeros(len(frame), dtype=bool)
+    for c in present:
+        empty |= (frame[c].isna() | (frame[c].astype("str").str.strip() == "")).to_numpy()
+    if not empty.any():
+        return []
+    n = int(empty.sum())
+    return [
+        Finding(
+            "missing_ids",
+            "warning",
+            {"n": n},
+            n,
+            tuple({"row": int(i) + 1} for i in np.flatnonzero(empty)[:_MAX_EXAMPLES]),
+            variant=role,
+            source=source,
+        )
+    ]
 
 
 def run_scores(run: pd.DataFrame) -> pd.Series:
@@ -312,7 +580,7 @@ def qrels_labels(qrels: pd.DataFrame) -> pd.Series:
 
 def validate(
     run: pd.DataFrame, qrels: pd.DataFrame, k_max: int = 10, *, relevance_level: float = 1
-) -> Report:
+) -> DataHealth:
     """Check a run and its judgments; never raises for data problems.
 
     Parameters
@@ -329,7 +597,7 @@ def validate(
 
     Returns
     -------
-    Report
+    DataHealth
         Errors (no rows, missing columns, non-numeric values, no shared query), warnings
         (duplicates, missing or infinite scores, ties, short lists, queries without relevant
         items, unjudged and missing queries, relevant items never retrieved, negative labels,
@@ -337,7 +605,7 @@ def validate(
     """
     findings = check_table(run, "run") + check_table(qrels, "qrels")
     if any(f.severity == "error" for f in findings):
-        return Report(findings)
+        return DataHealth(findings)
     run = _clean_ids(run)
     qrels = _clean_ids(qrels)
     scores = run_scores(run)
@@ -351,18 +619,14 @@ def validate(
             Finding(
                 "no_shared_query",
                 "error",
-                "No query appears in both the run and the judgments.",
-                0,
-                [
-                    f"run: {', '.join(_examples(run_queries))}",
-                    f"judgments: {', '.join(_examples(judged_queries))}",
-                ],
-                "Check that both files use the same query ids (for example '7', 'q7' and '007' "
-                "differ).",
+                example_values=(
+                    {"run_ids": _ids(run_queries)},
+                    {"judged_ids": _ids(judged_queries)},
+                ),
                 column=QUERY,
             )
         )
-        return Report(findings)
+        return DataHealth(findings)
     codes = _Codes.of(run, qrels, models)
     findings += _score_findings(run, scores, models, k_max, codes)
     findings += _label_findings(qrels, labels, relevance_level, codes)
@@ -375,15 +639,19 @@ def validate(
         Finding(
             "summary",
             "info",
-            f"{len(run)} results for {len(run_queries)} queries from {models.nunique()} model(s); "
-            f"{len(qrels)} judgments for {len(judged_queries)} queries ({n_rel} relevant); "
-            f"{len(shared)} queries in both.",
+            {
+                "rows": len(run),
+                "queries": len(run_queries),
+                "models": models.nunique(),
+                "judgments": len(qrels),
+                "judged": len(judged_queries),
+                "relevant": n_rel,
+                "shared": len(shared),
+            },
             len(shared),
-            [],
-            "",
         )
     )
-    return Report(findings)
+    return DataHealth(findings)
 
 
 @dataclass(frozen=True)
@@ -437,19 +705,9 @@ def _score_findings(
     found: list[Finding] = []
     shown = _column_label(run, SCORE if SCORE in run.columns else RANK)
     missing = scores.isna().to_numpy()
-    for code, mask, message, action in (
-        (
-            "missing_scores",
-            missing,
-            "{n} rows have no " + shown + "; they are left out of the rankings.",
-            "Fill in the missing values if these items were retrieved.",
-        ),
-        (
-            "infinite_scores",
-            np.isinf(scores.to_numpy(dtype="float64")),
-            "{n} scores are infinite; +inf ranks first and -inf last.",
-            "Replace them with finite numbers if that is not intended.",
-        ),
+    for code, mask in (
+        ("missing_scores", missing),
+        ("infinite_scores", np.isinf(scores.to_numpy(dtype="float64"))),
     ):
         if mask.any():
             n = int(mask.sum())
@@ -457,13 +715,12 @@ def _score_findings(
                 Finding(
                     code,
                     "warning",
-                    message.format(n=n),
+                    {"n": n, "column": shown},
                     n,
-                    _examples(
-                        f"query {q}, item {i}"
+                    tuple(
+                        {"query": str(q), "item": str(i)}
                         for q, i in zip(run[QUERY][mask].head(5), run[ITEM][mask].head(5))
                     ),
-                    action,
                     column=shown,
                 )
             )
@@ -478,14 +735,12 @@ def _score_findings(
             Finding(
                 "duplicate_items",
                 "warning",
-                f"{n} items appear more than once in the same list; the best-ranked copy is kept.",
+                {"n": n},
                 n,
-                _examples(
-                    f"query {q}, item {i}" + (f" ({m})" if has_model else "")
+                tuple(
+                    _with_model({"query": str(q), "item": str(i)}, m, has_model)
                     for q, i, m in zip(q_text[dup][:5], i_text[dup][:5], m_text[dup][:5])
                 ),
-                "Remove the copies, or choose 'error' for duplicates to refuse such input "
-                "(trec_eval's behaviour).",
             )
         )
     ok = ~missing
@@ -499,14 +754,11 @@ def _score_findings(
             Finding(
                 "tied_scores",
                 "warning",
-                f"{len(tied_lists)} lists have tied scores ({int(tied.sum())} rows share their score "
-                "with another item of the same list); ties are broken by item id, descending.",
+                {"n": len(tied_lists), "rows": int(tied.sum())},
                 len(tied_lists),
-                _examples(
-                    f"query {q_text[p]}" + (f" ({m_text[p]})" if has_model else "")
-                    for p in shown_pos
+                tuple(
+                    _with_model({"query": str(q_text[p])}, m_text[p], has_model) for p in shown_pos
                 ),
-                "Choose another tie-breaking rule in the settings, or add a rank column.",
             )
         )
     unique_rows = ok & ~dup
@@ -527,15 +779,12 @@ def _score_findings(
             Finding(
                 "short_lists",
                 "warning",
-                f"{len(short)} of {len(sizes)} lists have fewer than {k_max} items (the shortest has "
-                f"{int(short.min())}); at K = {k_max}, missing positions count as not relevant.",
+                {"n": len(short), "total": len(sizes), "k": k_max, "shortest": int(short.min())},
                 len(short),
-                _examples(
-                    f"query {q}: {n} item{'' if n == 1 else 's'}" + (f" ({m})" if has_model else "")
+                tuple(
+                    _with_model({"query": str(q), "n": int(n)}, m, has_model)
                     for (m, q), n in short.head(5).items()
                 ),
-                "Choose another rule for short lists in the settings if missing positions "
-                "should not count.",
             )
         )
     return found
@@ -553,13 +802,12 @@ def _label_findings(
             Finding(
                 "missing_labels",
                 "warning",
-                f"{n} judgments have no label; they are dropped.",
+                {"n": n},
                 n,
-                _examples(
-                    f"query {q}, item {i}"
+                tuple(
+                    {"query": str(q), "item": str(i)}
                     for q, i in zip(qrels[QUERY][missing].head(5), qrels[ITEM][missing].head(5))
                 ),
-                "Fill in the labels, or 0 for items judged not relevant.",
                 column=shown,
             )
         )
@@ -570,14 +818,12 @@ def _label_findings(
             Finding(
                 "duplicate_judgments",
                 "warning",
-                f"{n} judgments repeat an item already judged for the same query; the highest label "
-                "is kept.",
+                {"n": n},
                 n,
-                _examples(
-                    f"query {q}, item {i}"
+                tuple(
+                    {"query": str(q), "item": str(i)}
                     for q, i in zip(qrels[QUERY][dup].head(5), qrels[ITEM][dup].head(5))
                 ),
-                "Remove the repeated judgments if the highest label is not the right one.",
             )
         )
     negative = (labels < 0).to_numpy()
@@ -587,17 +833,16 @@ def _label_findings(
             Finding(
                 "negative_labels",
                 "warning",
-                f"{n} labels are negative; they count as judged but not relevant (gain 0).",
+                {"n": n},
                 n,
-                _examples(
-                    f"query {q}, item {i}: {v:g}"
+                tuple(
+                    {"query": str(q), "item": str(i), "value": f"{v:g}"}
                     for q, i, v in zip(
                         qrels[QUERY][negative].head(5),
                         qrels[ITEM][negative].head(5),
                         labels[negative].head(5),
                     )
                 ),
-                "Use 0 for items that are not relevant if negative values are not intended.",
                 column=shown,
             )
         )
@@ -606,12 +851,7 @@ def _label_findings(
             Finding(
                 "labels_look_like_ranks",
                 "warning",
-                f"The labels in '{shown}' look like rank positions (1, 2, 3, ... within each query), "
-                "not relevance grades; higher labels are treated as more relevant.",
-                0,
-                [],
-                "Map this column to the rank role and map the relevance grades or clicks to the "
-                "label role.",
+                {"column": shown},
                 column=shown,
             )
         )
@@ -626,12 +866,9 @@ def _label_findings(
             Finding(
                 "no_relevant",
                 "warning",
-                f"{len(none)} of {len(has_rel)} judged queries have no relevant item (label ≥ "
-                f"{relevance_level:g}); they are evaluated and score 0 on most measures.",
+                {"n": len(none), "total": len(has_rel), "level": f"{relevance_level:g}"},
                 len(none),
                 _examples(none.index),
-                "Leave them out in the settings ('Queries with no relevant item') if they should "
-                "not lower the averages.",
             )
         )
     return found
@@ -672,11 +909,9 @@ def _coverage_findings(
             Finding(
                 "unjudged_queries",
                 "warning",
-                f"{len(unjudged)} of {len(run_queries)} queries in the run have no judgments; they "
-                "are left out of the evaluation.",
+                {"n": len(unjudged), "total": len(run_queries)},
                 len(unjudged),
                 _examples(unjudged),
-                "Add judgments for them, or ignore this if they are out of scope.",
             )
         )
     nq = np.int64(max(len(codes.queries), 1))
@@ -687,30 +922,23 @@ def _coverage_findings(
     absent = expected[~pd.Series(expected).isin(present).to_numpy()]
     if len(absent):
         missing_queries = pd.unique(codes.queries[absent % nq])
+        params: dict[str, object] = {"n": len(missing_queries), "total": len(judged_q)}
         if n_models == 1:
-            message = (
-                f"{len(missing_queries)} of {len(judged_q)} judged queries are "
-                "missing from the run; they are skipped."
-            )
-            examples = _examples(missing_queries)
+            variant, examples = "one_model", _examples(missing_queries)
         else:
-            message = (
-                f"{len(missing_queries)} of {len(judged_q)} judged queries are "
-                f"missing from at least one model's run ({len(absent)} model-query pairs); "
-                "they are skipped for that model."
-            )
-            examples = _examples(
-                f"{codes.models[k // nq]}: {codes.queries[k % nq]}" for k in absent[:5]
+            variant, params["pairs"] = "models", len(absent)
+            examples = tuple(
+                {"model": str(codes.models[k // nq]), "query": str(codes.queries[k % nq])}
+                for k in absent[:5]
             )
         found.append(
             Finding(
                 "missing_run_queries",
                 "warning",
-                message,
+                params,
                 len(missing_queries),
                 examples,
-                "Choose 'score them as an empty ranking' (trec_eval -c) in the settings to count "
-                "them as 0.",
+                variant=variant,
             )
         )
     is_rel = (labels >= relevance_level).to_numpy()
@@ -726,15 +954,12 @@ def _coverage_findings(
             Finding(
                 "relevant_not_retrieved",
                 "warning",
-                f"{len(outside)} relevant judged items in {n_q} queries were not retrieved by any "
-                "model; recall cannot reach 1 for those queries.",
+                {"n": len(outside), "queries": n_q},
                 len(outside),
-                _examples(
-                    f"query {codes.queries[k // ni]}, item {codes.items[k % ni]}"
+                tuple(
+                    {"query": str(codes.queries[k // ni]), "item": str(codes.items[k % ni])}
                     for k in outside[:5]
                 ),
-                "Nothing to fix if the candidate lists are meant to be incomplete; otherwise add "
-                "these items to the lists.",
             )
         )
     return found
@@ -759,15 +984,31 @@ def _segment_findings(
                 Finding(
                     "segment_varies",
                     "warning",
-                    f"Segment '{col}' varies within {len(varying)} queries; the first value of each "
-                    "query is used.",
+                    {"n": len(varying), "column": str(col)},
                     len(varying),
                     _examples(names),
-                    "Make the column query-level, or do not use it as a segment.",
                     column=col,
                 )
             )
     return found
 
 
-__all__ = ["Finding", "Report", "Severity", "check_table", "qrels_labels", "run_scores", "validate"]
+__all__ = [
+    "ACTIONS",
+    "ACTION_SETTINGS",
+    "EXAMPLES",
+    "MESSAGES",
+    "WHERE",
+    "DataHealth",
+    "Finding",
+    "Severity",
+    "action_text",
+    "check_table",
+    "example_kind",
+    "example_text",
+    "message_text",
+    "plural_form",
+    "qrels_labels",
+    "run_scores",
+    "validate",
+]
