@@ -18,7 +18,12 @@ class InputError(MetricsError):
         1-based line number in the file, if known.
     column:
         Column name, if the problem is confined to one column.
+    finding:
+        The :class:`~metrics.io.validation.Finding` this error reports (its code and
+        parameters, for a translated message), if it came from validation.
     """
+
+    finding: object | None = None
 
     def __init__(
         self,

@@ -6,7 +6,7 @@ from metrics.io.loaders import sample_names
 from ui import frame
 from ui.findings_view import show_health, show_preview
 from ui.handbuilt_panel import handbuilt_panel
-from ui.i18n import t
+from ui.i18n import option_text, t
 from ui.upload_panel import upload_panel
 
 ctx = frame.page("data")
@@ -17,7 +17,7 @@ source = st.radio(
     t("data.source"),
     ["sample", "upload", "handbuilt"],
     key="w_source",
-    format_func=lambda v: t(f"data.source.{v}"),
+    format_func=option_text("data.source."),
     horizontal=True,
 )
 

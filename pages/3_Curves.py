@@ -5,7 +5,7 @@ import streamlit as st
 from ui import compute, frame
 from ui.downloads import figure_downloads
 from ui.figures import curve_figure, distribution_figure
-from ui.i18n import number, t
+from ui.i18n import number, option_text, t
 from ui.tables import QUARTILE_COLUMNS, csv_bytes, quartile_table, translated, wide_cutoff_table
 
 ctx = frame.page("curves")
@@ -87,7 +87,7 @@ kind = c3.radio(
     ["box", "histogram"],
     key="w_dist_kind",
     horizontal=True,
-    format_func=lambda v: t(f"curves.dist_kind.{v}"),
+    format_func=option_text("curves.dist_kind."),
 )
 per_query = compute.measure_curves(dataset, settings, measure, k_to)
 values = {model: v[:, int(k) - 1] for model, v in per_query.items()}

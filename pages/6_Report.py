@@ -16,7 +16,8 @@ from metrics.review.stakeholder_report import (
 )
 from ui import compute, frame
 from ui.figures import curve_figure
-from ui.i18n import sentence_templates, t
+from ui.findings_view import findings_frame, findings_table
+from ui.i18n import current_language, sentence_templates, t
 from ui.review import compute as review_compute
 from ui.review.controls import require_review_choice
 from ui.review.figures import (
@@ -123,7 +124,7 @@ inputs = ReportInputs(
     segment_by=by,
     segment_table=segment_table,
     reversal_sentences=reversal_sentences,
-    findings=dataset.health.to_frame(),
+    findings=findings_frame(dataset.health, current_language()),
     figures=figures,
     generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     extra_provenance=software_versions(),
@@ -187,12 +188,12 @@ for i, (title, figure) in enumerate(figures):
         st.plotly_chart(figure, width="stretch", key=f"report_chart_{i}")
 
 st.subheader(t("review_report.health"))
-findings = dataset.health.to_frame()
+findings = findings_table(dataset.health, current_language())
 if findings.empty:
     st.success(t("review_report.no_problems"))
 else:
     st.dataframe(
-        findings[["severity", "message", "count", "examples", "action"]],
+        findings,
         hide_index=True,
         width="stretch",
         key="report_findings",

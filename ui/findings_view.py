@@ -103,6 +103,22 @@ def findings_frame(health: DataHealth, lang: str) -> pd.DataFrame:
     )
 
 
+def findings_table(health: DataHealth, lang: str) -> pd.DataFrame:
+    """The findings as a table to show: severity, what was found, count, examples, fix; headers
+    and severities in ``lang``."""
+    frame = findings_frame(health, lang)
+    frame["severity"] = [translate(f"health.severity.{s}", lang) for s in frame["severity"]]
+    return frame[["severity", "message", "count", "examples", "action"]].rename(
+        columns={
+            "severity": translate("health.col.severity", lang),
+            "message": translate("health.col.message", lang),
+            "count": translate("health.col.count", lang),
+            "examples": translate("health.col.examples", lang),
+            "action": translate("health.col.action", lang),
+        }
+    )
+
+
 def show_health(dataset: Dataset) -> None:
     """Every finding as a card: what was found, examples, what happens or how to fix it.
 
@@ -127,10 +143,10 @@ def show_health(dataset: Dataset) -> None:
             st.markdown(f"{icon} **{t(f'health.severity.{finding.severity}')}**")
             st.text(text.message)
             if text.examples:
-                st.caption(t("health.examples"))
+                st.caption(t("health.col.examples"))
                 st.text(t("finding.examples_separator").join(text.examples))
             if text.action:
-                st.caption(t("health.action"))
+                st.caption(t("health.col.action"))
                 st.text(text.action)
 
 

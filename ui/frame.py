@@ -23,7 +23,16 @@ from metrics.engine.settings import POLICIES, Settings
 from metrics.io.loaders import Dataset, sample_names
 from ui import compute, handbuilt
 from ui import figures as _figures  # noqa: F401  (every figure gets the CJK font family)
-from ui.i18n import LANGUAGE_KEY, LANGUAGES, current_language, has, number, t
+from ui.i18n import (
+    LANGUAGE_KEY,
+    LANGUAGES,
+    current_language,
+    has,
+    number,
+    option_text,
+    t,
+    translate,
+)
 from ui.pages_registry import PAGES, page_def
 from ui.safe import md_escape
 from ui.view import (
@@ -214,21 +223,23 @@ def policy_name(field: str, value: object) -> str:
     return t(key) if has(key) else policy_text(field, value)
 
 
-def measure_pretty(name: str) -> str:
-    """The display name of a measure (``Precision``) in the session language."""
-    return measure_text(name, "pretty")
+def measure_pretty(name: str, lang: str | None = None) -> str:
+    """The display name of a measure (``Precision``) in ``lang`` (the session's by default)."""
+    return measure_text(name, "pretty", lang)
 
 
-def measure_label(name: str) -> str:
+def measure_label(name: str, lang: str | None = None) -> str:
     """``P · Precision`` (just ``nDCG`` when the two are the same)."""
-    pretty = measure_pretty(name)
+    pretty = measure_pretty(name, lang)
     return name if pretty == name else f"{name} · {pretty}"
 
 
-def measure_text(name: str, part: str) -> str:
-    """``pretty``, ``description`` or ``pitfall`` of a measure in the session language."""
+def measure_text(name: str, part: str, lang: str | None = None) -> str:
+    """``pretty``, ``description`` or ``pitfall`` of a measure in ``lang`` (the session's by
+    default), from the catalog or, where it has none, the registry's English."""
+    lang = lang or current_language()
     key = f"measure.{name}.{part}"
-    return t(key) if has(key, current_language()) else getattr(MEASURES[name], part)
+    return translate(key, lang) if has(key, lang) else getattr(MEASURES[name], part)
 
 
 def _sidebar() -> View:
@@ -241,11 +252,12 @@ def _sidebar() -> View:
     _dataset_box(side, data, dataset)
     side.subheader(t("frame.settings"))
     options = curve_measure_names()
+    lang = current_language()  # menus format their options later, outside this run
     side.multiselect(
         t("frame.measures"),
         options,
         key="w_measures",
-        format_func=measure_label,
+        format_func=lambda name: measure_label(name, lang),
         help="\n\n".join(f"**{n}** — {measure_text(n, 'description')}" for n in options),
     )
     if not st.session_state["w_measures"]:
@@ -290,7 +302,7 @@ def _policy_menu(where, field: str) -> None:
         policy_label(field),
         list(POLICIES[field].values),
         key=f"w_{field}",
-        format_func=lambda v, f=field: policy_text(f, v),
+        format_func=option_text(f"policy.{field}."),
         help=policy_help(field),
     )
 

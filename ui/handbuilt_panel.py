@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from ui import handbuilt as hb
-from ui.i18n import t
+from ui.i18n import option_text, t
 
 _NONCE_KEY = "handbuilt_nonce"
 _SEEN_KEY = "handbuilt_seen"
@@ -29,7 +29,7 @@ def handbuilt_panel() -> None:
         ["binary", "graded"],
         key="w_hand_scale",
         horizontal=True,
-        format_func=lambda v: t(f"hand.scale.{v}"),
+        format_func=option_text("hand.scale."),
     )
     st.caption(t("hand.help"))
     edited = st.data_editor(

@@ -12,7 +12,7 @@ sidebar from the session state.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import cache
 from pathlib import Path
 
@@ -82,6 +82,14 @@ def current_language() -> str:
 def t(key: str, **values: object) -> str:
     """The message ``key`` in the session's language."""
     return translate(key, current_language(), **values)
+
+
+def option_text(prefix: str) -> Callable[[object], str]:
+    """A ``format_func`` for a menu: ``value -> message "<prefix><value>"`` in the session's
+    language, fixed when the menu is drawn (Streamlit may call it again outside the page's run).
+    """
+    lang = current_language()
+    return lambda value: translate(f"{prefix}{value}", lang)
 
 
 def templates(defaults: Mapping[str, str], lang: str = DEFAULT_LANGUAGE) -> dict[str, str]:

@@ -11,11 +11,13 @@ import hashlib
 import streamlit as st
 
 from metrics.errors import InputError
-from metrics.io.formats import SUPPORTED, LoadedTable, load_table
+from metrics.io.formats import LoadedTable, load_table
 from metrics.io.loaders import Dataset, load_dataset
 from metrics.io.roles import ROLES, Guess, RoleMapping, guess_roles
+from metrics.io.validation import Finding
 from ui import compute
-from ui.i18n import number, t
+from ui.findings_view import finding_text
+from ui.i18n import current_language, number, t
 from ui.safe import md_escape
 
 TABLES_KEY = "upload_tables"  # {"runs": [LoadedTable], "judgments": ..., "queries": ...}
@@ -96,6 +98,20 @@ def _mapping_editor(table: LoadedTable, kind: str) -> RoleMapping:
     return RoleMapping(**chosen, segments=segments)
 
 
+def error_text(error: InputError) -> str:
+    """An input error in the session's language when it reports a validation finding (the
+    engine's English message otherwise)."""
+    if not isinstance(error.finding, Finding):
+        return str(error)
+    text = finding_text(error.finding, current_language())
+    return t(
+        "upload.finding_error",
+        source=error.source or "—",
+        message=text.message,
+        fix=text.action or "—",
+    )
+
+
 def guess_reason(guess: Guess, role: str) -> str:
     """Why a column was guessed for ``role``, in the session's language (``guess.<code>``)."""
     return t(
@@ -120,7 +136,8 @@ def _one_role_per_column(tid: str, changed: str, roles: tuple[str, ...]) -> None
 
 def upload_panel() -> Dataset | None:
     """The upload section of the Data page; returns the session's uploaded data set, if any."""
-    st.caption(t("upload.formats", formats=SUPPORTED))
+    layout = "{" + t("column.query") + ": {" + t("column.item") + ": " + t("column.score") + "}}"
+    st.caption(t("upload.formats", example=layout))
     c1, c2, c3 = st.columns(3)
     runs = c1.file_uploader(
         t("upload.runs"), accept_multiple_files=True, key="up_runs", help=t("upload.runs_help")
@@ -179,7 +196,7 @@ def upload_panel() -> Dataset | None:
             name=name,
         )
     except InputError as exc:
-        st.error(t("upload.error", message=md_escape(exc)))
+        st.error(t("upload.error", message=md_escape(error_text(exc))))
         st.session_state.pop(DATASET_KEY, None)
         return None
     previous = st.session_state.get(DATASET_KEY)

@@ -305,14 +305,16 @@ class Finding:
         return [example_text(e) for e in self.example_values]
 
     def to_error(self) -> InputError:
-        """This finding as an :class:`~metrics.errors.InputError`."""
-        return InputError(
+        """This finding as an :class:`~metrics.errors.InputError` (carrying the finding)."""
+        error = InputError(
             self.message,
             source=self.source,
             line=self.line,
             column=self.column,
             fix=self.action or None,
         )
+        error.finding = self
+        return error
 
 
 def _filled(template: Template, values: Mapping[str, object]) -> str:
