@@ -86,7 +86,7 @@ def main() -> None:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
             page = browser.new_page(viewport={"width": 1400, "height": 1000})
             page.goto(url)
-            wait_for_app(page, "Validation report")
+            wait_for_app(page, "Data health")
             page.get_by_text("Upload files", exact=True).click()
             wait_for_app(page, "Upload at least one run file")
             inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')

@@ -9,7 +9,14 @@ from streamlit.testing.v1 import AppTest
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
-PAGE = {"data": "pages/1_Data.py", "learn": "pages/2_Learn.py", "curves": "pages/3_Curves.py"}
+PAGE = {
+    "data": "pages/1_Data.py",
+    "learn": "pages/2_Learn.py",
+    "curves": "pages/3_Curves.py",
+    "compare": "pages/4_Compare.py",
+    "segments": "pages/5_Segments.py",
+    "report": "pages/6_Report.py",
+}
 
 
 def fresh_app(query_params: dict[str, str] | None = None) -> AppTest:

@@ -201,7 +201,7 @@ def _english_fragments() -> list[tuple[str, re.Pattern[str]]]:
                 if not re.search(r"[A-Za-z]{3,}", part) or part in kept:
                     continue
                 # a whole word, not part of an id or a file name (run.csv)
-                pattern = rf"(?<![\w.])(?<!\w\.){re.escape(part)}(?![\w]|\\?\.\w)"
+                pattern = rf"(?<![\w.])(?<!\\_){re.escape(part)}(?![\w]|\\?[._]\w)"
                 out.append((key, re.compile(pattern)))
     return out
 

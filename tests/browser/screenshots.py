@@ -1,7 +1,15 @@
 """Screenshots of every page at 1400 px wide into docs/screenshots (``python -m
-tests.browser.screenshots``). The end-to-end test takes the three main ones as well."""
+tests.browser.screenshots [NAME ...]``, all of them without names). The end-to-end test takes the
+three main ones as well.
+
+The Chinese and Japanese ones (``data_zh``, ``compare_ja``, ...) show the pages as a user of that
+language sees them: look at them for English left over and for empty boxes where a font lacks
+glyphs.
+"""
 
 from __future__ import annotations
+
+import sys
 
 from playwright.sync_api import sync_playwright
 
@@ -26,11 +34,38 @@ RUN = b"query,item,score,model\n" + b"".join(
 QRELS = b"query,item,relevance\nq1,d0,1\nq1,d3,2\nq2,d1,1\nq3,d5,1\n"
 
 
-def main() -> None:
+#: name -> (URL path, catalog key of a text to wait for, charts to wait for), in two languages.
+LANGUAGE_SHOTS = {
+    f"{page}_{lang}": (f"/{path}?lang={lang}", key, charts)
+    for lang in ("zh", "ja")
+    for page, path, key, charts in (
+        ("data", "Data", "health.title", 1),
+        ("compare", "Compare", "compare.headline", 2),
+        ("report", "Report", "review_report.health", 2),
+    )
+}
+ENGLISH_SHOTS = ("data_handbuilt", "data_upload", "learn_zh", "curves_ja")
+
+
+def main(names: list[str]) -> None:
+    from ui.i18n import translate
+
+    wanted = set(names or [*ENGLISH_SHOTS, *LANGUAGE_SHOTS])
     SHOTS.mkdir(parents=True, exist_ok=True)
     with streamlit_server() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        for name, (path, key, charts) in LANGUAGE_SHOTS.items():
+            if name not in wanted:
+                continue
+            page.goto(url + path)
+            wait_for_app(page, translate(key, name.rsplit("_", 1)[1]))
+            wait_for_charts(page, charts)
+            wait_for_tables(page)
+            page.screenshot(path=str(SHOTS / f"{name}.png"))
+        if not wanted & set(ENGLISH_SHOTS):
+            browser.close()
+            return
         page.goto(f"{url}/Data?data=handbuilt")
         wait_for_app(page, "Sort by position")
         wait_for_charts(page, 1)
@@ -39,7 +74,7 @@ def main() -> None:
         page.goto(f"{url}/Data?data=upload")
         wait_for_app(page, "Upload at least one run file")
         upload_run_and_judgments(page, RUN, QRELS)
-        wait_for_app(page, "Validation report")
+        wait_for_app(page, "Data health")
         wait_for_charts(page, 1)
         wait_for_tables(page)
         page.screenshot(path=str(SHOTS / "data_upload.png"))
@@ -56,4 +91,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    main()
+    main(sys.argv[1:])

@@ -40,7 +40,7 @@ def page(browser):
 
 def test_every_page_shows_its_content_inside_the_frame(server, page):
     page.goto(server)
-    wait_for_app(page, "Validation report")
+    wait_for_app(page, "Data health")
     assert title(page) == "Data"
     assert sidebar_dataset(page).splitlines()[:2] == [
         "web_search",
@@ -131,7 +131,7 @@ def test_a_changed_setting_is_in_the_link_and_the_link_reopens_it(server, browse
 
 def test_an_uploaded_csv_is_drawn_on_the_curves_page(server, page):
     page.goto(server)
-    wait_for_app(page, "Validation report")
+    wait_for_app(page, "Data health")
     page.get_by_text("Upload files", exact=True).click()
     wait_for_app(page, "Upload at least one run file")
     upload_run_and_judgments(page, RUN, QRELS)
@@ -166,13 +166,13 @@ def test_switching_language_translates_the_frame_and_the_page(server, page):
 
 def test_the_root_url_forwards_to_the_data_page_with_its_parameters(server, page):
     page.goto(f"{server}/?data=recommendations")
-    wait_for_app(page, "Validation report")
+    wait_for_app(page, "Data health")
     assert "/Data" in page.url and "data=recommendations" in page.url
     assert sidebar_dataset(page).splitlines()[:2] == [
         "recommendations",
         "models: baseline, candidate",
     ]
     page.goto(f"{server}/Data?data=teaching")
-    wait_for_app(page, "Validation report")
+    wait_for_app(page, "Data health")
     assert page.get_by_text("Page not found").count() == 0
     assert sidebar_dataset(page).startswith("teaching")

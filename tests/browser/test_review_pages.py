@@ -78,7 +78,7 @@ def test_report_page_downloads_one_self_contained_html_file(server, page, tmp_pa
 
 def test_the_review_pages_are_in_the_navigation(server, page):
     page.goto(server)
-    wait_for_app(page, "Validation report")
+    wait_for_app(page, "Data health")
     go_to(page, "Segments")
     wait_for_app(page, "Where the overall winner loses")
     nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
