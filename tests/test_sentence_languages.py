@@ -92,12 +92,12 @@ def test_chinese_headline_keeps_the_numbers_formatted_the_same_way():
     )
     better, unclear = headline(table, templates=sentence_templates("zh"))
     assert better == (
-        "hybrid 在 nDCG@10 上优于 lexical：0.773 对 0.540，差值 +0.233（+43.2%）；"
-        "95% 置信区间 [+0.206, +0.265]；校正后 p = 0.002（差异明确；228 个查询更好，"
+        "hybrid 在 nDCG@10 上优于 lexical：0.773 vs 0.540，差值 +0.233（+43.2%）；"
+        "95% 置信区间 [+0.206, +0.265]；校正后 p = 0.002（显著；228 个查询更好，"
         "65 个更差，7 个持平）。"
     )
     assert unclear.startswith(
-        "hybrid 与 lexical 在 nDCG@10 上没有明显差异：0.773 对 0.540，差值 +0.233；"
+        "hybrid 与 lexical 在 nDCG@10 上没有明显差异：0.773 vs 0.540，差值 +0.233；"
     )
     assert "校正后 p 无法计算（不显著；" in unclear
 
@@ -107,8 +107,8 @@ def test_japanese_reversal_names_the_segment_and_the_small_sample():
     sentence = reversal_sentence(two, ["query_type", "traffic"], 0.9, sentence_templates("ja"))
     assert sentence == (
         "hybrid は nDCG@10 で全体では最良だが、query_type が navigational、"
-        "traffic が head のクエリでは lexical を下回る：0.754 対 0.885（-0.131、"
-        "90% 信頼区間 [-0.180, -0.083]、補正後 p < 0.001；差は有意でない）。"
+        "traffic が head のクエリでは lexical を下回る：0.754 vs 0.885（-0.131、"
+        "90% 信頼区間 [-0.180, -0.083]、補正後 p < 0.001、差は有意でない）。"
         "クエリは 11 件のみ。慎重に解釈してください。"
     )
 
@@ -123,7 +123,7 @@ def test_segments_page_in_chinese_says_hybrid_loses_to_lexical_on_navigational_q
     assert any(
         e.startswith(
             "hybrid 在 nDCG@10 上总体最佳，但在 query_type 为 navigational "
-            "的查询中输给 lexical：0.754 对 0.885（"
+            "的查询中输给 lexical：0.754 vs 0.885（"
         )
         for e in errors
     ), errors
@@ -134,7 +134,7 @@ def test_compare_page_linked_in_japanese_gives_the_headline_in_japanese():
     at = open_review("4_Compare", {"lang": "ja"})
     text = shown_text(at)
     assert (
-        "hybrid は nDCG@10 で lexical を上回る：0.773 対 0.540、差 +0.233（+43.3%）；"
+        "hybrid は nDCG@10 で lexical を上回る：0.773 vs 0.540、差 +0.233（+43.3%）、"
         "95% 信頼区間 [" in text
     )
     assert "hybrid beats lexical" not in text
