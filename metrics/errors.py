@@ -18,6 +18,9 @@ class InputError(MetricsError):
         1-based line number in the file, if known.
     column:
         Column name, if the problem is confined to one column.
+    code, params:
+        A stable code of the problem and the values its message names, for a translated
+        message (``None`` and ``{}`` for errors without one).
     finding:
         The :class:`~metrics.io.validation.Finding` this error reports (its code and
         parameters, for a translated message), if it came from validation.
@@ -33,7 +36,11 @@ class InputError(MetricsError):
         line: int | None = None,
         column: str | None = None,
         fix: str | None = None,
+        code: str | None = None,
+        params: dict[str, object] | None = None,
     ) -> None:
+        self.code = code
+        self.params = dict(params or {})
         self.source = source
         self.line = line
         self.column = column

@@ -378,3 +378,41 @@ def test_exported_png_draws_chinese_and_japanese_characters_not_empty_boxes():
             pytest.skip(str(exc))
 
     assert png("精确率 適合率") != png("召回率 再現率")
+
+
+# ----------------------------------------------------------------------------------- findings
+
+
+def test_a_japanese_fix_names_the_setting_and_its_value_by_their_japanese_labels():
+    from metrics.io.validation import Finding
+    from ui.findings_view import finding_text
+
+    text = finding_text(
+        Finding("no_relevant", "warning", {"n": 4, "total": 300, "level": "1"}), "ja"
+    )
+    setting = catalog("ja")["policy.no_relevant.label"]
+    value = catalog("ja")["policy.no_relevant.leave_out"]
+    assert f"「{setting}」を「{value}」に" in text.action
+    assert text.message.startswith("判定済みクエリ 300 件のうち 4 件")
+
+
+def test_counts_read_naturally_in_each_language():
+    from metrics.io.validation import Finding
+    from ui.findings_view import finding_text
+
+    one = Finding("missing_labels", "warning", {"n": 1}, 1)
+    many = Finding("missing_labels", "warning", {"n": 12345}, 12345)
+    assert finding_text(one, "en").message == "1 judgment has no label; it is dropped."
+    assert finding_text(many, "en").message.startswith("12,345 judgments have no label")
+    assert finding_text(one, "ja").message.startswith("ラベルのない関連判定が 1 件")
+    assert finding_text(many, "zh").message.startswith("有 12,345 条标注没有标签")
+
+
+def test_an_upload_without_judgments_is_explained_in_the_session_language():
+    at = fresh_app({"lang": "ja"})
+    open_page(at, "data")
+    at.radio(key="w_source").set_value("upload").run()
+    at.file_uploader(key="up_runs").set_value([("run.csv", RUN, "text/csv")]).run()
+    errors = " ".join(e.value for e in at.error)
+    assert catalog("ja")["error.no_judgments.message"] in errors
+    assert "There are no judgments" not in errors

@@ -17,7 +17,7 @@ from metrics.io.roles import ROLES, Guess, RoleMapping, guess_roles
 from metrics.io.validation import Finding
 from ui import compute
 from ui.findings_view import finding_text
-from ui.i18n import current_language, number, t
+from ui.i18n import current_language, has, number, t
 from ui.safe import md_escape
 
 TABLES_KEY = "upload_tables"  # {"runs": [LoadedTable], "judgments": ..., "queries": ...}
@@ -101,15 +101,15 @@ def _mapping_editor(table: LoadedTable, kind: str) -> RoleMapping:
 def error_text(error: InputError) -> str:
     """An input error in the session's language when it reports a validation finding (the
     engine's English message otherwise)."""
-    if not isinstance(error.finding, Finding):
+    if isinstance(error.finding, Finding):
+        text = finding_text(error.finding, current_language())
+        message, fix = text.message, text.action or "—"
+    elif error.code is not None and has(f"error.{error.code}.message"):
+        message = t(f"error.{error.code}.message", **error.params)
+        fix = t(f"error.{error.code}.fix", **error.params)
+    else:
         return str(error)
-    text = finding_text(error.finding, current_language())
-    return t(
-        "upload.finding_error",
-        source=error.source or "—",
-        message=text.message,
-        fix=text.action or "—",
-    )
+    return t("upload.finding_error", source=error.source or "—", message=message, fix=fix)
 
 
 def guess_reason(guess: Guess, role: str) -> str:

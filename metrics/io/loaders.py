@@ -387,6 +387,7 @@ def load_dataset(
             "There are no judgments: the run has no label column and no judgments file was given.",
             source=run_tables[0].name,
             fix="Add a judgments (qrels) file, or map a label column of the run.",
+            code="no_judgments",
         )
     qrels_all = (
         pd.concat(qrels_parts, ignore_index=True) if len(qrels_parts) > 1 else qrels_parts[0]
@@ -420,6 +421,7 @@ def _segments(
                     "The query table has no query column.",
                     source=qt.name,
                     fix="Name the query id column 'query' (or qid, user_id, ...).",
+                    code="query_table_without_query",
                 )
             query_col = guesses[QUERY].column
             roles = RoleMapping(

@@ -405,6 +405,8 @@ def apply_roles(
                 source=source,
                 column=col,
                 fix="Rename the segment column.",
+                code="segment_named_like_a_role",
+                params={"column": col},
             )
         out[col] = id_strings(df[col]) if not _is_numeric(df[col]) else df[col]
     out = out.reset_index(drop=True)
