@@ -4,7 +4,7 @@ import streamlit as st
 
 from ui import compute, frame
 from ui.downloads import figure_downloads
-from ui.figures import curve_figure, distribution_figure
+from ui.figures import BOX_STATS, curve_figure, distribution_figure
 from ui.i18n import number, option_text, t
 from ui.tables import QUARTILE_COLUMNS, csv_bytes, quartile_table, translated, wide_cutoff_table
 
@@ -97,6 +97,7 @@ dist = distribution_figure(
     kind=kind,
     title=t("curves.dist_chart", measure=f"{measure}@{int(k)}"),
     y_label=t("curves.queries"),
+    stat_labels={s: t(f"column.{s}") for s in BOX_STATS},
 )
 figures[t("curves.export.distribution", measure=f"{measure}@{int(k)}")] = dist
 st.plotly_chart(dist, width="stretch", key="chart_distribution")

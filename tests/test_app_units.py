@@ -111,6 +111,27 @@ def test_distribution_boxes_carry_quartiles_of_the_non_missing_values():
     assert (box.lowerfence[0], box.upperfence[0], box.mean[0]) == pytest.approx((0.1, 0.9, 0.45))
 
 
+def test_distribution_box_hover_names_its_statistics_in_the_given_words():
+    labels = {
+        "max": "最大",
+        "q3": "第 3 四分位",
+        "median": "中央値",
+        "mean": "平均",
+        "q1": "第 1 四分位",
+    }
+    fig = distribution_figure(
+        {"a": np.array([0.1, 0.3, 0.5, 0.9])},
+        "P@10",
+        kind="box",
+        title="t",
+        y_label="queries",
+        stat_labels={**labels, "min": "最小"},
+    )
+    box, hover = fig.data
+    assert box.hoverinfo == "skip"
+    assert "中央値: 0.4000" in hover.hovertemplate and "最小: 0.1000" in hover.hovertemplate
+
+
 def test_distribution_histogram_counts_every_query_once():
     values = np.array([0.0, 0.0, 0.5, 1.0, np.nan])
     fig = distribution_figure({"a": values}, "P@10", kind="histogram", title="t", y_label="queries")

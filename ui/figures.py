@@ -108,16 +108,29 @@ def curve_figure(
     return fig
 
 
+#: The box statistics named in a box's hover, top to bottom (``stat_labels`` keys).
+BOX_STATS = ("max", "q3", "median", "mean", "q1", "min")
+
+
 def distribution_figure(
-    values: dict[str, np.ndarray], measure_at_k: str, *, kind: str, title: str, y_label: str
+    values: dict[str, np.ndarray],
+    measure_at_k: str,
+    *,
+    kind: str,
+    title: str,
+    y_label: str,
+    stat_labels: dict[str, str] | None = None,
 ) -> go.Figure:
     """Per-query values of one measure at one K, one box (or histogram) per model.
 
     Box statistics (quartiles, median, mean, min and max) and histogram counts are computed
     here, so the browser receives a few numbers per model, not one point per query. Histograms
-    draw each model's median as a dotted vertical line.
+    draw each model's median as a dotted vertical line. With ``stat_labels`` (names of
+    :data:`BOX_STATS`, translated by the caller) a box's hover names its statistics with them,
+    instead of plotly's own English names.
     """
     fig = go.Figure()
+    hovers: list[go.Scatter] = []
     clean = {
         m: np.asarray(v, dtype=float)[~np.isnan(np.asarray(v, dtype=float))]
         for m, v in values.items()
@@ -159,8 +172,24 @@ def distribution_figure(
                     name=name,
                     marker_color=color,
                     boxmean=True,
+                    hoverinfo="skip" if stat_labels else None,
                 )
             )
+            if stat_labels:
+                stats = dict(
+                    zip(BOX_STATS, (float(v.max()), q3, med, float(v.mean()), q1, float(v.min())))
+                )
+                lines = "<br>".join(f"{_safe(stat_labels[s])}: {stats[s]:.4f}" for s in BOX_STATS)
+                hovers.append(
+                    go.Scatter(
+                        x=[name],
+                        y=[med],
+                        mode="markers",
+                        marker={"size": 40, "opacity": 0, "color": color},
+                        showlegend=False,
+                        hovertemplate=f"<b>{name}</b><br>{lines}<extra></extra>",
+                    )
+                )
     fig.update_layout(
         title={"text": _safe(title)},
         template=TEMPLATE,
@@ -169,6 +198,8 @@ def distribution_figure(
         showlegend=kind == "histogram",
         barmode="overlay",
     )
+    for hover in hovers:
+        fig.add_trace(hover)
     if kind == "histogram":
         fig.update_xaxes(title=_safe(measure_at_k))
         fig.update_yaxes(title=_safe(y_label))
