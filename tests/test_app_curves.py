@@ -238,3 +238,11 @@ def test_precision_recall_labels_follow_the_session_language():
     chart = json.loads(at.get("plotly_chart")[-1].proto.spec)
     assert chart["layout"]["xaxis"]["title"]["text"] == "再現率"
     assert any(trace["name"].endswith("補間") for trace in chart["data"])
+
+
+def test_a_measure_that_cannot_be_computed_on_the_data_says_why_instead_of_failing():
+    at = fresh_app({"data": "teaching", "m": "cwP"})
+    at.switch_page("pages/3_Curves.py")
+    at.run()
+    assert not at.exception
+    assert any("every score must be a number ≥ 0" in e.value for e in at.error)

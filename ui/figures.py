@@ -114,7 +114,7 @@ def precision_recall_figure(
                 mode="lines+markers",
                 name=f"{name} · {_safe(interpolated_label)}",
                 legendgroup=name,
-                line={"color": color, "width": 2, "shape": "hv"},
+                line={"color": color, "width": 2},
                 marker={"size": 6},
                 hovertemplate=(
                     f"<b>{name}</b><br>{_safe(x_label)} %{{x:.1f}}: "

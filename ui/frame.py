@@ -20,6 +20,7 @@ import streamlit as st
 
 from metrics.engine.registry import MEASURES
 from metrics.engine.settings import POLICIES, Settings
+from metrics.errors import MeasureError
 from metrics.io.loaders import Dataset, sample_names
 from ui import compute, handbuilt
 from ui.i18n import LANGUAGE_KEY, LANGUAGES, current_language, has, t
@@ -118,6 +119,8 @@ def run_app() -> None:
     token = _inside_navigation.set(True)
     try:
         selected.run()
+    except MeasureError as exc:  # a measure that cannot be computed on these data
+        st.error(t("frame.measure_error", message=str(exc)))
     finally:
         _inside_navigation.reset(token)
 
