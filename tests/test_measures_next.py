@@ -472,3 +472,35 @@ def test_new_measure_names_parse_and_carry_trec_eval_names(text, canonical, trec
 def test_bad_new_measure_names_are_refused_with_a_message(text, message):
     with pytest.raises(MeasureError, match=f"^{message.replace('(', '[(]').replace(')', '[)]')}$"):
         parse_measure(text)
+
+
+RATES = ["Bpref", "infAP", "IPrec@0.5", "IPrec11", "ERR@5", "RBP", "gP@3", "Judged@5"]
+
+
+@hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=collections(), judged_only=st.booleans())
+def test_rates_stay_within_0_and_1_and_rbp_plus_its_residual_never_exceeds_1(data, judged_only):
+    run, qrels = data
+    settings = Settings(judged_only=judged_only)
+    table = evaluate(run, qrels, [*RATES, "RBPResid", "RBPResid@3", "NumRet"], settings)
+    values = table.per_query
+    for name in RATES:
+        assert ((values[name] >= 0) & (values[name] <= 1 + 1e-12)).all(), name
+    assert (values["RBP"] + values["RBPResid"] <= 1 + 1e-12).all()
+    if judged_only:  # nothing unjudged is left: only the tail past the depth remains
+        depth = np.minimum(values["NumRet"], 3)
+        np.testing.assert_allclose(values["RBPResid@3"], 0.8**depth)
+        assert (values["Judged@5"] * 5 == np.minimum(values["NumRet"], 5)).all()
+
+
+def test_curves_of_the_new_measures_agree_with_single_cutoffs():
+    from metrics import rank_run
+
+    run = pd.DataFrame({"query": ["q"] * 5, "item": list("abcde"), "score": [5, 4, 3, 2, 1]})
+    qrels = pd.DataFrame({"query": ["q"] * 4, "item": list("bdef"), "relevance": [1, 3, -1, 2]})
+    lists = rank_run(run, qrels)["run"]
+    for name in ["ERR", "RBP", "RBPResid", "gP", "cwP", "NumRet", "NumRelRet"]:
+        curve = parse_measure(name, for_curve=True).curve(lists, np.arange(1, 8))
+        for k in range(1, 8):
+            single = parse_measure(name, k=k).compute(lists)[0]
+            assert curve[0, k - 1] == pytest.approx(single), (name, k)

@@ -199,8 +199,10 @@ class RankedLists:
         """Gains of the ideal ranking: each query's judged gains sorted descending, stopping at
         the first gain of 0 or less (trec_eval m_ndcg.c), so later entries are 0."""
         gains = gain_of(self.ideal_labels, self.settings)
-        query = np.repeat(np.arange(self.n_queries), self.n_ideal)
-        return np.maximum(gains[np.lexsort((-gains, query))], 0.0)
+        if self.settings.gain_map is not None:  # gains need not grow with labels
+            query = np.repeat(np.arange(self.n_queries), self.n_ideal)
+            gains = gains[np.lexsort((-gains, query))]
+        return np.maximum(gains, 0.0)
 
     @cached_property
     def n_returned(self) -> np.ndarray:
