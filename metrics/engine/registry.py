@@ -338,8 +338,9 @@ MEASURES: dict[str, MeasureDef] = {
             None,
             trec_eval_full="iprec_at_recall_{recall:.2f}",
             ir_measures="IPrec@{recall:g}",
-            pitfall="0 when the list never reaches recall p; trec_eval 9 and 10 turn p into a "
-            "number of relevant items differently (the recall-rounding policy).",
+            pitfall="0 when the list never reaches recall p, and for an empty list (trec_eval "
+            "prints NaN at recall 0 there); trec_eval 9 and 10 turn p into a number of relevant "
+            "items differently (the recall-rounding policy).",
             params=(Param("recall", float, None, "recall level p between 0 and 1"),),
             cutoff_param="recall",
         ),
