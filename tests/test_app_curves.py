@@ -246,3 +246,31 @@ def test_a_measure_that_cannot_be_computed_on_the_data_says_why_instead_of_faili
     at.run()
     assert not at.exception
     assert any("every score must be a number ≥ 0" in e.value for e in at.error)
+
+
+def test_judged_only_maximum_results_and_custom_gains_change_the_values_and_the_link():
+    data = load_sample("recommendations")
+    at = open_page(fresh_app({"data": "recommendations"}), "curves")
+    at.sidebar.selectbox(key="w_judged_only").set_value(True).run()
+    at.sidebar.number_input(key="w_max_results").set_value(5).run()
+    at.sidebar.text_input(key="w_gain_map").set_value("1:3,2:9,3:20").run()
+    settings = Settings(judged_only=True, max_results=5, gain_map="1:3,2:9,3:20")
+    expected = mean_table(evaluate(data.run, data.qrels, ["P@10", "nDCG@10"], settings))
+    shown = cutoff_table(at)
+    assert shown.loc["candidate", "P@10"] == pytest.approx(expected.loc["candidate", "P@10"])
+    assert shown.loc["candidate", "nDCG@10"] == pytest.approx(expected.loc["candidate", "nDCG@10"])
+    default = mean_table(evaluate(data.run, data.qrels, ["P@10"]))
+    assert shown.loc["candidate", "P@10"] != pytest.approx(default.loc["candidate", "P@10"])
+    params = {k: at.query_params.get(k) for k in ("J", "M", "gains")}
+    assert [v if isinstance(v, str) else v[0] for v in params.values()] == [
+        "True",
+        "5",
+        "1:3,2:9,3:20",
+    ]
+
+
+def test_a_gain_map_that_cannot_be_read_is_named_and_not_used():
+    at = open_page(fresh_app(), "curves")
+    at.sidebar.text_input(key="w_gain_map").set_value("1:x").run()
+    assert any("Custom gains not used: gain_map: '1:x'" in c.value for c in at.sidebar.caption)
+    assert "gains" not in at.query_params
