@@ -504,3 +504,15 @@ def test_curves_of_the_new_measures_agree_with_single_cutoffs():
         for k in range(1, 8):
             single = parse_measure(name, k=k).compute(lists)[0]
             assert curve[0, k - 1] == pytest.approx(single), (name, k)
+
+
+def test_err_under_a_custom_gain_map_reads_each_gain_as_2_to_the_grade_minus_1():
+    run = pd.DataFrame({"query": "q", "item": list("abc"), "score": [3, 2, 1]})
+    qrels = pd.DataFrame({"query": "q", "item": list("abc"), "relevance": [1, 0, 2]})
+    default = evaluate(run, qrels, ["ERR@3"]).per_query.loc[0, "ERR@3"]
+    same = evaluate(run, qrels, ["ERR@3"], Settings(gain_map="0:0,1:1,2:3")).per_query
+    assert same.loc[0, "ERR@3"] == pytest.approx(default)
+    custom = evaluate(run, qrels, ["ERR@3"], Settings(gain_map="1:8,2:16")).per_query
+    assert custom.loc[0, "ERR@3"] == pytest.approx(0.5 + (1 - 0.5) * 1.0 / 3)
+    with pytest.raises(MeasureError, match="every custom gain must lie between 0 and 16"):
+        evaluate(run, qrels, ["ERR@3"], Settings(gain_map="2:17"))

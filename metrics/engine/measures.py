@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics.engine.ranking import RankedLists
+from metrics.engine.ranking import RankedLists, gain_of
 from metrics.errors import MeasureError
 
 
@@ -314,14 +314,24 @@ def num_rel_ret(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:
 # ====================================================================== user models
 def err(lists: RankedLists, ks: np.ndarray | None = None, gmax: int = 4) -> np.ndarray:
     """Expected reciprocal rank (Chapelle et al. 2009): the user stops at rank r with
-    probability R = (2^g − 1)/2^gmax; labels ≤ 0 and unjudged items have g = 0."""
-    grades = np.maximum(np.nan_to_num(lists.labels, nan=0.0), 0.0)
-    if len(grades) and grades.max() > gmax:
-        raise MeasureError(
-            f"ERR: a label of {grades.max():g} is above the maximum grade {gmax}; "
-            f"write ERR(gmax={int(np.ceil(grades.max()))}) or relabel the judgments."
-        )
-    stop = (np.exp2(grades) - 1.0) / 2.0**gmax
+    probability R = (2^g − 1)/2^gmax; labels ≤ 0 and unjudged items have g = 0. Under a custom
+    gain map the map gives 2^g − 1 directly: R = gain/2^gmax."""
+    if lists.settings.gain_map is not None:
+        gains = gain_of(lists.labels, lists.settings)
+        if len(gains) and (gains.max() > 2.0**gmax or gains.min() < 0):
+            raise MeasureError(
+                f"ERR: with gmax={gmax} every custom gain must lie between 0 and {2**gmax:g} "
+                f"(2^gmax); write ERR(gmax=...) with a larger maximum grade."
+            )
+        stop = np.minimum(gains / 2.0**gmax, np.nextafter(1.0, 0.0))
+    else:
+        grades = np.maximum(np.nan_to_num(lists.labels, nan=0.0), 0.0)
+        if len(grades) and grades.max() > gmax:
+            raise MeasureError(
+                f"ERR: a label of {grades.max():g} is above the maximum grade {gmax}; "
+                f"write ERR(gmax={int(np.ceil(grades.max()))}) or relabel the judgments."
+            )
+        stop = (np.exp2(grades) - 1.0) / 2.0**gmax
     reach = np.exp(_exclusive_cumsum(lists, np.log1p(-stop)))
     total = lists.within_query_cumsum(stop * reach / (lists.position + 1.0))
     return _at(lists, total, ks)

@@ -427,7 +427,8 @@ MEASURES: dict[str, MeasureDef] = {
             r"R_i = \frac{2^{g_i}-1}{2^{g_{max}}}",
             "Cascade model: the user stops at the first satisfying item, a top grade nearly "
             "always. The maximum grade defaults to 4, fixed as in gdeval and ir_measures, so "
-            "values do not move when new judgments raise a collection's largest label.",
+            "values do not move when new judgments raise a collection's largest label; a "
+            "custom gain map gives 2^g − 1 directly.",
             False,
             m.err,
             None,

@@ -158,7 +158,8 @@ POLICIES: dict[str, Policy] = {
             "Gain of each label in nDCG and DCG, written label:gain,... such as 0:0,1:1,2:3,3:7 "
             "(trec_eval -m ndcg.1=1,2=3,3=7). Labels not listed keep their label as gain; the "
             "ideal ordering stops at the first gain of 0 or less. It replaces the nDCG gain "
-            "policy. trec_eval orders gains less than 1 apart wrongly in the ideal list (it "
+            "policy. ERR reads the gain as 2^g − 1, so its stopping probability becomes "
+            "gain/2^gmax. trec_eval orders gains less than 1 apart wrongly in the ideal list (it "
             "compares them as whole numbers); here the ideal list is sorted exactly.",
             {None: "none: the nDCG gain policy decides"},
             "none",
