@@ -511,3 +511,12 @@ def test_bad_maximum_results_and_gain_maps_exit_with_status_2(csv_pair, flags, m
     qrels_path, run_path, _, _ = csv_pair
     status, _, err = cli(qrels_path, run_path, "-m", "P@1", *flags)
     assert status == 2 and err.startswith(f"python -m metrics: error: {message}")
+
+
+def test_counts_print_as_whole_numbers_and_sum_over_queries_like_trec_eval(csv_pair):
+    qrels_path, run_path, run, qrels = csv_pair
+    status, out, _ = cli(qrels_path, run_path, "--quiet", "-q", "-m", "num_ret", "-m", "P@1")
+    lines = [line.split("\t") for line in out.splitlines()]
+    counts = {q: v for m, q, v in lines if m == "NumRet"}
+    assert status == 0 and counts == {"a": "3", "b": "5", "c": "2", "all": "10"}
+    assert {v for m, _, v in lines if m == "P@1"} <= {"0.0000", "1.0000", "0.3333", "0.6667"}

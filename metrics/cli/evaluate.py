@@ -398,7 +398,9 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     if not args.quiet:
         for warning in inputs.warnings:
             err.write(f"warning: {warning}\n")
-    results = Results([s.name for s in specs], settings)
+    results = Results(
+        [s.name for s in specs], settings, counts=[s.aggregate == "sum" for s in specs]
+    )
     for model, lists in inputs.lists.items():
         values = compute_matrix(lists, specs)
         results.models[model] = (lists, values, mean_values(lists, specs, values, settings))
