@@ -514,7 +514,7 @@ def test_bad_maximum_results_and_gain_maps_exit_with_status_2(csv_pair, flags, m
 
 
 def test_counts_print_as_whole_numbers_and_sum_over_queries_like_trec_eval(csv_pair):
-    qrels_path, run_path, run, qrels = csv_pair
+    qrels_path, run_path, _, _ = csv_pair
     status, out, _ = cli(qrels_path, run_path, "--quiet", "-q", "-m", "num_ret", "-m", "P@1")
     lines = [line.split("\t") for line in out.splitlines()]
     counts = {q: v for m, q, v in lines if m == "NumRet"}
