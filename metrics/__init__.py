@@ -36,6 +36,7 @@ _EXPORTS: dict[str, str] = {
     "parse_measures": "engine.registry",
     "POLICIES": "engine.settings",
     "Settings": "engine.settings",
+    "profile": "engine.settings",
     "summarize": "engine.aggregation",
 }
 

@@ -4,7 +4,7 @@ import streamlit as st
 
 from ui import compute, frame
 from ui.downloads import figure_downloads
-from ui.figures import BOX_STATS, curve_figure, distribution_figure
+from ui.figures import BOX_STATS, curve_figure, distribution_figure, precision_recall_figure
 from ui.i18n import number, option_text, t
 from ui.tables import QUARTILE_COLUMNS, csv_bytes, quartile_table, translated, wide_cutoff_table
 
@@ -76,6 +76,36 @@ st.download_button(
     key="dl_curves_csv",
 )
 
+st.markdown(f"**{t('curves.judged_title')}**")
+judged_k = 10 if 10 in ks else ks[-1]
+notes = compute.judgment_notes(dataset, settings, judged_k, "RBP" in view.measures)
+for note in notes.to_dict("records"):
+    judged = note[f"Judged@{judged_k}"]
+    key = "curves.judged_ok" if judged >= 0.95 else "curves.judged_line"
+    st.caption(
+        t(
+            key,
+            model=frame.escape(note["model"]),
+            k=judged_k,
+            judged=f"{judged:.2f}",
+            share=f"{1 - judged:.0%}",
+        )
+    )
+    if "RBP" in view.measures:
+        rbp, resid = note[f"RBP@{judged_k}"], note[f"RBPResid@{judged_k}"]
+        st.caption(
+            t(
+                "curves.rbp_line",
+                model=frame.escape(note["model"]),
+                k=judged_k,
+                rbp=f"{rbp:.4f}",
+                resid=f"{resid:.4f}",
+                upper=f"{rbp + resid:.4f}",
+            )
+        )
+if (notes[f"Judged@{judged_k}"] < 0.8).any():
+    st.warning(t("curves.judged_warning"))
+
 st.subheader(t("curves.dist_title"))
 c1, c2, c3 = st.columns(3)
 measure = c1.selectbox(t("curves.dist_measure"), list(view.measures), key="w_dist_measure")
@@ -111,6 +141,20 @@ st.dataframe(
         for c in QUARTILE_COLUMNS
     },
 )
+
+st.subheader(t("curves.pr_title"))
+pr = compute.precision_recall(dataset, settings, k_to)
+pr_fig = precision_recall_figure(
+    pr,
+    title=t("curves.pr_title"),
+    x_label=t("curves.pr_recall"),
+    y_label=t("curves.pr_precision"),
+    interpolated_label=t("curves.pr_interpolated"),
+    raw_label=t("curves.pr_raw", k=k_to),
+)
+figures["precision-recall"] = pr_fig
+st.plotly_chart(pr_fig, width="stretch", key="chart_precision_recall")
+st.caption(t("curves.pr_caption", k=k_to))
 
 st.subheader(t("curves.export_title"))
 figure_downloads(figures, key="curves")

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import base64
+import json
+
+import numpy as np
 import pytest
 
 from metrics import Settings, evaluate
@@ -62,7 +66,7 @@ def test_raising_the_relevance_level_lowers_precision_as_metrics_says(web_search
 def test_choosing_measures_changes_the_charts_and_the_table():
     at = open_page(fresh_app(), "curves")
     at.sidebar.multiselect(key="w_measures").set_value(["AP"]).run()
-    assert len(at.get("plotly_chart")) == 2  # one curve chart and the distribution
+    assert len(at.get("plotly_chart")) == 3  # one curve chart, the distribution, precision-recall
     assert [c for c in cutoff_table(at).columns] == ["AP@1", "AP@3", "AP@5", "AP@10", "AP@20"]
 
 
@@ -194,3 +198,79 @@ def test_more_settings_leave_out_queries_without_relevant_items(web_search):
     default = mean_table(evaluate(web_search.run, web_search.qrels, ["nDCG@10"]))
     assert shown.loc["hybrid", "nDCG@10"] > default.loc["hybrid", "nDCG@10"]
     assert at.query_params.get("norel") in ("leave_out", ["leave_out"])
+
+
+def plotly_values(data) -> np.ndarray:
+    """Numbers of a plotly trace field (plain list, or a base64 typed array)."""
+    if isinstance(data, dict):
+        return np.frombuffer(base64.b64decode(data["bdata"]), dtype=data["dtype"])
+    return np.asarray(data, dtype=float)
+
+
+def test_precision_recall_chart_shows_the_interpolated_precision_metrics_computes(web_search):
+    at = open_page(fresh_app(), "curves")
+    chart = json.loads(at.get("plotly_chart")[-1].proto.spec)
+    traces = {trace["name"]: trace for trace in chart["data"]}
+    hybrid = traces["hybrid · interpolated"]
+    expected = evaluate(
+        web_search.run, web_search.qrels, [f"IPrec@{p / 10:g}" for p in range(11)]
+    ).per_query
+    means = expected[expected["model"] == "hybrid"].iloc[:, 2:].mean().to_numpy()
+    assert list(plotly_values(hybrid["x"])) == pytest.approx([p / 10 for p in range(11)])
+    assert list(plotly_values(hybrid["y"])) == pytest.approx(list(means))
+    assert "hybrid · raw, K = 1 ... 20" in traces
+
+
+def test_judged_share_is_shown_next_to_the_measures_it_qualifies(web_search):
+    at = open_page(fresh_app(), "curves")
+    at.sidebar.multiselect(key="w_measures").set_value(["P", "RBP"]).run()
+    judged = evaluate(web_search.run, web_search.qrels, ["Judged@10", "RBP@10", "RBPResid@10"])
+    means = mean_table(judged).loc["lexical"]
+    captions = [c.value for c in at.caption]
+    assert any(c.startswith(f"lexical: Judged@10 = {means['Judged@10']:.2f}") for c in captions)
+    rbp_line = next(c for c in captions if c.startswith("lexical: RBP@10"))
+    assert f"{means['RBP@10']:.4f}" in rbp_line and f"{means['RBPResid@10']:.4f}" in rbp_line
+
+
+def test_precision_recall_labels_follow_the_session_language():
+    at = open_page(fresh_app(), "curves")
+    at.sidebar.selectbox(key="w_lang").set_value("ja").run()
+    chart = json.loads(at.get("plotly_chart")[-1].proto.spec)
+    assert chart["layout"]["xaxis"]["title"]["text"] == "再現率"
+    assert any(trace["name"].endswith("補間") for trace in chart["data"])
+
+
+def test_a_measure_that_cannot_be_computed_on_the_data_says_why_instead_of_failing():
+    at = fresh_app({"data": "teaching", "m": "cwP"})
+    at.switch_page("pages/3_Curves.py")
+    at.run()
+    assert not at.exception
+    assert any("every score must be a number ≥ 0" in e.value for e in at.error)
+
+
+def test_judged_only_maximum_results_and_custom_gains_change_the_values_and_the_link():
+    data = load_sample("recommendations")
+    at = open_page(fresh_app({"data": "recommendations"}), "curves")
+    at.sidebar.selectbox(key="w_judged_only").set_value(True).run()
+    at.sidebar.number_input(key="w_max_results").set_value(5).run()
+    at.sidebar.text_input(key="w_gain_map").set_value("1:3,2:9,3:20").run()
+    settings = Settings(judged_only=True, max_results=5, gain_map="1:3,2:9,3:20")
+    expected = mean_table(evaluate(data.run, data.qrels, ["P@10", "nDCG@10"], settings))
+    shown = cutoff_table(at)
+    assert shown.loc["candidate", "P@10"] == pytest.approx(expected.loc["candidate", "P@10"])
+    assert shown.loc["candidate", "nDCG@10"] == pytest.approx(expected.loc["candidate", "nDCG@10"])
+    default = mean_table(evaluate(data.run, data.qrels, ["P@10"]))
+    assert shown.loc["candidate", "P@10"] != pytest.approx(default.loc["candidate", "P@10"])
+    params = {k: at.query_params.get(k) for k in ("J", "M", "gains")}
+    assert [v if isinstance(v, str) else v[0] for v in params.values()] == [
+        "True",
+        "5",
+        "1:3,2:9,3:20",
+    ]
+
+
+def test_a_gain_map_that_cannot_be_read_is_named_and_not_used():
+    at = open_page(fresh_app(), "curves")
+    at.sidebar.text_input(key="w_gain_map").set_value("1:x").run()
+    assert any("Custom gains not used: gain_map: '1:x'" in c.value for c in at.sidebar.caption)
+    assert "gains" not in at.query_params

@@ -273,11 +273,23 @@ def csv_pair(tmp_path) -> tuple[Path, Path, pd.DataFrame, pd.DataFrame]:
             ["--relevance-level", "2", "--ndcg-relevance-level"],
             Settings(relevance_level=2, ndcg_relevance_level=True),
         ),
+        (["-J"], Settings(judged_only=True)),
+        (["-M", "2"], Settings(max_results=2)),
+        (["--gain-map", "1:3,2:9,3:20"], Settings(gain_map="1:3,2:9,3:20")),
+        (["--averaging", "geometric"], Settings(averaging="geometric")),
+        (
+            ["--profile", "trec_eval10"],
+            Settings(score_precision="float64", recall_rounding="lround"),
+        ),
+        (
+            ["--profile", "trec_eval10", "--score-precision", "float32"],
+            Settings(recall_rounding="lround"),
+        ),
     ],
 )
 def test_every_policy_flag_gives_the_library_s_averages(csv_pair, flags, settings):
     qrels_path, run_path, run, qrels = csv_pair
-    names = ["P@4", "R@4", "nDCG@3", "AP", "RR", "Success@1"]
+    names = ["P@4", "R@4", "nDCG@3", "AP", "RR", "Success@1", "Bpref", "IPrec@0.4", "NumRet"]
     args = [qrels_path, run_path, "--digits", "10", "--quiet", *flags]
     for name in names:
         args += ["-m", name]
@@ -287,6 +299,14 @@ def test_every_policy_flag_gives_the_library_s_averages(csv_pair, flags, setting
     assert {m: v for (m, _), v in parse_tsv(out).items()} == pytest.approx(
         expected.to_dict(), abs=1e-9
     )
+
+
+def test_new_measures_print_with_trec_eval_names(csv_pair):
+    qrels_path, run_path, _, _ = csv_pair
+    args = ["--names", "trec", "--quiet", "-m", "bpref", "-m", "iprec_at_recall_0.30"]
+    status, out, _ = cli(qrels_path, run_path, *args, "-m", "num_ret", "-m", "11pt_avg")
+    names = [line.split("\t")[0].strip() for line in out.splitlines()]
+    assert status == 0 and names == ["bpref", "iprec_at_recall_0.30", "num_ret", "11pt_avg"]
 
 
 def test_short_lists_left_out_print_no_line_for_those_queries(csv_pair):
@@ -478,3 +498,25 @@ def test_fixed_point_text_matches_printf_rounding_including_halves():
     for digits in (0, 1, 2, 4, 6):
         assert format_fixed(values, digits).to_pylist() == [f"{v:.{digits}f}" for v in values]
     assert format_fixed(np.array([-0.25, 1e300]), 2).to_pylist() == ["-0.25", f"{1e300:.2f}"]
+
+
+@pytest.mark.parametrize(
+    "flags, message",
+    [
+        (["-M", "0"], "max_results must be a whole number of 1 or more, or None; got 0."),
+        (["--gain-map", "1:x"], "gain_map: '1:x' is not label:gain with a whole label ≥ 0"),
+    ],
+)
+def test_bad_maximum_results_and_gain_maps_exit_with_status_2(csv_pair, flags, message):
+    qrels_path, run_path, _, _ = csv_pair
+    status, _, err = cli(qrels_path, run_path, "-m", "P@1", *flags)
+    assert status == 2 and err.startswith(f"python -m metrics: error: {message}")
+
+
+def test_counts_print_as_whole_numbers_and_sum_over_queries_like_trec_eval(csv_pair):
+    qrels_path, run_path, _, _ = csv_pair
+    status, out, _ = cli(qrels_path, run_path, "--quiet", "-q", "-m", "num_ret", "-m", "P@1")
+    lines = [line.split("\t") for line in out.splitlines()]
+    counts = {q: v for m, q, v in lines if m == "NumRet"}
+    assert status == 0 and counts == {"a": "3", "b": "5", "c": "2", "all": "10"}
+    assert {v for m, _, v in lines if m == "P@1"} <= {"0.0000", "1.0000", "0.3333", "0.6667"}

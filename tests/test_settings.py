@@ -48,7 +48,7 @@ def test_every_setting_except_the_weight_column_is_a_documented_policy():
         ({"missing_queries": "drop"}, "missing_queries must be one of 'skip', 'zero'; got 'drop'."),
         (
             {"averaging": "median"},
-            "averaging must be one of 'macro', 'micro', 'weighted'; got 'median'.",
+            "averaging must be one of 'macro', 'micro', 'weighted', 'geometric'; got 'median'.",
         ),
         ({"relevance_level": "high"}, "relevance_level must be a number, got 'high'."),
         ({"relevance_level": True}, "relevance_level must be a number, got True."),

@@ -15,7 +15,13 @@ import streamlit as st
 
 from metrics import schema as S
 from metrics.engine.aggregation import curve_summary, summarize
-from metrics.engine.evaluation import Evaluation, curves, per_query_table, rank_run
+from metrics.engine.evaluation import (
+    Evaluation,
+    curves,
+    per_query_table,
+    precision_recall_table,
+    rank_run,
+)
 from metrics.engine.ranking import RankedLists, ranking_key
 from metrics.engine.registry import parse_measure
 from metrics.engine.settings import Settings
@@ -146,6 +152,42 @@ def cutoff_table(
     return _cutoff_table(
         dataset.content_hash, settings_key(settings), tuple(measures), tuple(ks), dataset, settings
     )
+
+
+def judgment_notes_of(lists: dict[str, RankedLists], k: int, rbp: bool) -> pd.DataFrame:
+    """Per model: Judged@k (mean share of the top k with a judgment) and, when ``rbp``, mean
+    RBP@k and its mean residual (the true RBP lies in [RBP, RBP + residual])."""
+    names = [f"Judged@{k}"] + ([f"RBP@{k}", f"RBPResid@{k}"] if rbp else [])
+    specs = [parse_measure(n) for n in names]
+    rows = []
+    for model, ranked in lists.items():
+        values = {s.name: float(np.nanmean(s.compute(ranked))) for s in specs}
+        rows.append({S.MODEL: model, **values})
+    return pd.DataFrame(rows, columns=[S.MODEL, *names])
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _precision_recall(
+    content_hash: str, key: tuple, k_to: int, _dataset: Dataset, _settings: Settings
+) -> pd.DataFrame:
+    return precision_recall_table(ranked_lists(_dataset, _settings), k_to)
+
+
+def precision_recall(dataset: Dataset, settings: Settings, k_to: int) -> pd.DataFrame:
+    """Interpolated and raw precision–recall points per model (cached)."""
+    return _precision_recall(dataset.content_hash, settings_key(settings), k_to, dataset, settings)
+
+
+@st.cache_data(max_entries=16, show_spinner=False)
+def _judgment_notes(
+    content_hash: str, key: tuple, k: int, rbp: bool, _dataset: Dataset, _settings: Settings
+) -> pd.DataFrame:
+    return judgment_notes_of(ranked_lists(_dataset, _settings), k, rbp)
+
+
+def judgment_notes(dataset: Dataset, settings: Settings, k: int, rbp: bool) -> pd.DataFrame:
+    """Judged@k per model, with RBP@k and its residual when ``rbp`` (cached)."""
+    return _judgment_notes(dataset.content_hash, settings_key(settings), k, rbp, dataset, settings)
 
 
 @st.cache_data(max_entries=16, show_spinner=False)

@@ -112,6 +112,75 @@ def curve_figure(
 BOX_STATS = ("max", "q3", "median", "mean", "q1", "min")
 
 
+def precision_recall_figure(
+    table: pd.DataFrame,
+    *,
+    title: str,
+    x_label: str,
+    y_label: str,
+    interpolated_label: str,
+    raw_label: str,
+) -> go.Figure:
+    """Precision against recall, one colour per model: the interpolated curve as a solid line
+    with markers at the 11 recall levels, the raw (mean R@K, mean P@K) points as a dotted line.
+
+    Parameters
+    ----------
+    table:
+        Rows of :func:`metrics.engine.evaluation.precision_recall_table`.
+    title, x_label, y_label, interpolated_label, raw_label:
+        Texts (translated by the caller); the two labels name the kinds of line in the legend.
+    """
+    fig = go.Figure()
+    for i, (model, rows) in enumerate(table.groupby("model", sort=False)):
+        name, color = _safe(model), PALETTE[i % len(PALETTE)]
+        interp = rows[rows["kind"] == "interpolated"]
+        raw = rows[rows["kind"] == "raw"]
+        fig.add_trace(
+            go.Scatter(
+                x=interp["recall"],
+                y=interp["precision"],
+                mode="lines+markers",
+                name=f"{name} · {_safe(interpolated_label)}",
+                legendgroup=name,
+                line={"color": color, "width": 2},
+                marker={"size": 6},
+                hovertemplate=(
+                    f"<b>{name}</b><br>{_safe(x_label)} %{{x:.1f}}: "
+                    f"{_safe(y_label)} %{{y:.4f}}<extra></extra>"
+                ),
+            )
+        )
+        if len(raw):
+            fig.add_trace(
+                go.Scatter(
+                    x=raw["recall"],
+                    y=raw["precision"],
+                    mode="lines",
+                    name=f"{name} · {_safe(raw_label)}",
+                    legendgroup=name,
+                    line={"color": color, "width": 1.5, "dash": "dot"},
+                    customdata=raw["k"].to_numpy(),
+                    hovertemplate=(
+                        f"<b>{name}</b><br>K = %{{customdata:.0f}}<br>{_safe(x_label)} "
+                        f"%{{x:.4f}}, {_safe(y_label)} %{{y:.4f}}<extra></extra>"
+                    ),
+                )
+            )
+    fig.update_layout(
+        title={"text": _safe(title)},
+        xaxis_title=_safe(x_label),
+        yaxis_title=_safe(y_label),
+        template=TEMPLATE,
+        height=420,
+        margin={"l": 50, "r": 20, "t": 60, "b": 45},
+        legend={"orientation": "h", "y": -0.2},
+    )
+    fig.update_xaxes(range=[0, 1.02])
+    fig.update_yaxes(range=[0, 1.05])
+    return fig
+
+
 def distribution_figure(
     values: dict[str, np.ndarray],
     measure_at_k: str,

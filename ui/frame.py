@@ -20,6 +20,7 @@ import streamlit as st
 
 from metrics.engine.registry import MEASURES
 from metrics.engine.settings import POLICIES, Settings
+from metrics.errors import MeasureError
 from metrics.io.loaders import Dataset, sample_names
 from ui import compute, handbuilt
 from ui import figures as _figures  # noqa: F401  (every figure gets the CJK font family)
@@ -46,6 +47,7 @@ from ui.view import (
     View,
     curve_measure_names,
     from_query_params,
+    gain_map_problem,
     to_query_params,
 )
 
@@ -127,6 +129,8 @@ def run_app() -> None:
     token = _inside_navigation.set(True)
     try:
         selected.run()
+    except MeasureError as exc:  # a measure that cannot be computed on these data
+        st.error(t("frame.measure_error", message=str(exc)))
     finally:
         _inside_navigation.reset(token)
 
@@ -178,6 +182,8 @@ def _seed_widgets(view: View) -> None:
     state["w_rel"] = float(view.relevance_level)
     for field in MENU_POLICIES:
         state[f"w_{field}"] = getattr(view, field)
+    state["w_max_results"] = view.max_results or 0
+    state["w_gain_map"] = view.gain_map or ""
     if view.weight_column:
         state["w_weight_column"] = view.weight_column
 
@@ -284,6 +290,7 @@ def _sidebar() -> View:
     with side.expander(t("frame.more_settings")):
         for field in MORE_POLICIES:
             _policy_menu(st, field)
+        limits = _input_policies()
     measures = tuple(st.session_state["w_measures"]) or view_before.measures[:1] or ("P",)
     return View(
         data=data,
@@ -293,7 +300,35 @@ def _sidebar() -> View:
         weight_column=weight,
         lang=st.session_state["w_lang"],
         **{field: st.session_state[f"w_{field}"] for field in MENU_POLICIES},
+        **limits,
     )
+
+
+def _input_policies() -> dict[str, object]:
+    """The maximum number of results (0: no limit) and the custom gains, typed in."""
+    st.number_input(
+        policy_label("max_results"),
+        min_value=0,
+        max_value=1_000_000,
+        step=10,
+        key="w_max_results",
+        help=t("policy.max_results.help"),
+    )
+    st.text_input(
+        policy_label("gain_map"),
+        key="w_gain_map",
+        placeholder="0:0,1:1,2:3,3:7",
+        help=t("policy.gain_map.help"),
+    )
+    limit = int(st.session_state["w_max_results"] or 0)
+    gains = str(st.session_state["w_gain_map"] or "").strip()
+    problem = gain_map_problem(gains) if gains else None
+    if problem:
+        st.caption(t("policy.gain_map.invalid", problem=problem))
+    return {
+        "max_results": limit if limit > 0 else None,
+        "gain_map": gains if gains and problem is None else None,
+    }
 
 
 def _policy_menu(where, field: str) -> None:

@@ -12,7 +12,8 @@ from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from metrics.engine.registry import MEASURES
-from metrics.engine.settings import POLICIES, Settings
+from metrics.engine.settings import POLICIES, Settings, parse_gain_map
+from metrics.errors import SettingsError
 from ui.i18n import DEFAULT_LANGUAGE, LANGUAGES
 
 DEFAULT_DATA = "web_search"
@@ -30,8 +31,12 @@ MORE_POLICIES = (
     "missing_queries",
     "no_relevant",
     "ndcg_relevance_level",
+    "judged_only",
+    "recall_rounding",
 )
 MENU_POLICIES = MAIN_POLICIES + MORE_POLICIES
+#: Policies typed in rather than chosen (under "more settings" too).
+INPUT_POLICIES = ("max_results", "gain_map")
 
 #: View field -> URL query parameter name.
 URL_NAMES: dict[str, str] = {
@@ -49,6 +54,10 @@ URL_NAMES: dict[str, str] = {
     "missing_queries": "missing",
     "no_relevant": "norel",
     "ndcg_relevance_level": "ndcgrel",
+    "judged_only": "J",
+    "recall_rounding": "rround",
+    "max_results": "M",
+    "gain_map": "gains",
     "lang": "lang",
 }
 
@@ -76,6 +85,10 @@ class View:
     missing_queries: str = Settings.missing_queries
     no_relevant: str = Settings.no_relevant
     ndcg_relevance_level: bool = Settings.ndcg_relevance_level
+    judged_only: bool = Settings.judged_only
+    recall_rounding: str = Settings.recall_rounding
+    max_results: int | None = Settings.max_results
+    gain_map: str | None = Settings.gain_map
     lang: str = DEFAULT_LANGUAGE
 
     def settings(self) -> Settings:
@@ -83,7 +96,11 @@ class View:
         averaging = self.averaging
         if averaging == "weighted" and not self.weight_column:
             averaging = "macro"
-        chosen = {field: getattr(self, field) for field in MENU_POLICIES if field != "averaging"}
+        chosen = {
+            field: getattr(self, field)
+            for field in MENU_POLICIES + INPUT_POLICIES
+            if field != "averaging"
+        }
         return Settings(
             relevance_level=self.relevance_level,
             averaging=averaging,
@@ -97,6 +114,26 @@ class View:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def gain_map_problem(text: str) -> str | None:
+    """Why a typed gain map is refused (the engine's message), or ``None`` when it is valid."""
+    try:
+        parse_gain_map(text)
+    except SettingsError as exc:
+        return str(exc)
+    return None
+
+
+def _typed_policies(get: dict[str, str]) -> dict[str, Any]:
+    """The maximum number of results and the custom gains of a link, when valid."""
+    changes: dict[str, Any] = {}
+    limit = get.get("M", "")
+    if limit.isdigit() and int(limit) >= 1:
+        changes["max_results"] = int(limit)
+    if get.get("gains") and gain_map_problem(get["gains"]) is None:
+        changes["gain_map"] = get["gains"]
+    return changes
 
 
 def _number(text: str) -> float:
@@ -158,6 +195,7 @@ def from_query_params(params: Mapping[str, str], base: View | None = None) -> Vi
         allowed = {str(value): value for value in POLICIES[field].values}
         if url in get and get[url] in allowed:
             changes[field] = allowed[get[url]]
+    changes.update(_typed_policies(get))
     if get.get("w"):
         changes["weight_column"] = get["w"]
     if "lang" in get and get["lang"] in LANGUAGES:

@@ -26,7 +26,11 @@ CLI_FLAGS: dict[str, str | None] = {
     "missing_queries": "-c / --complete (zero)",
     "no_relevant": "--no-relevant",
     "ndcg_relevance_level": "--ndcg-relevance-level",
-    "averaging": "--averaging (macro, micro)",
+    "judged_only": "-J / --judged-only",
+    "max_results": "-M / --max-results N",
+    "gain_map": "--gain-map L:G,...",
+    "recall_rounding": "--recall-rounding",
+    "averaging": "--averaging (macro, micro, geometric)",
 }
 
 

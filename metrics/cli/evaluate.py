@@ -17,7 +17,6 @@ from __future__ import annotations
 import argparse
 import importlib
 import importlib.util
-import re
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,66 +26,24 @@ import numpy as np
 
 from metrics.cli.output import TREC_NAME_WIDTH, Results, write_csv, write_json, write_tsv
 from metrics.engine.ranking import RankedLists, rank_lists
-from metrics.engine.registry import DEFAULT_MEASURES, MEASURES, MeasureSpec, parse_measure
-from metrics.engine.settings import POLICIES, Settings
-from metrics.errors import InputError, MeasureError, MetricsError
+from metrics.engine.registry import (
+    DEFAULT_MEASURES,
+    MEASURES,
+    MeasureSpec,
+    expand_measure_names,
+    parse_measures,
+)
+from metrics.engine.settings import POLICIES, PROFILES, Settings, profile
+from metrics.errors import InputError, MetricsError
 
 EXIT_OK, EXIT_USAGE = 0, 2
-_RANGE = re.compile(r"^(?P<head>.+?[@._])(?P<ks>\d+(?:\.\.\d+|(?:,\d+)+))$")
 
 
 # ====================================================================== measures
-def expand_measure_names(names: list[str]) -> list[str]:
-    """Expand cutoff ranges and lists: ``P@1..3`` -> P@1, P@2, P@3; ``P.5,10`` -> P.5, P.10.
-
-    Parameters
-    ----------
-    names:
-        Measure names as typed.
-
-    Returns
-    -------
-    list of str
-        One name per measure and cutoff, in order.
-
-    Raises
-    ------
-    MeasureError
-        For an empty or reversed range.
-    """
-    out: list[str] = []
-    for name in names:
-        match = _RANGE.match(name.strip())
-        if match is None:
-            out.append(name)
-            continue
-        head, ks = match["head"], match["ks"]
-        if ".." in ks:
-            low, high = (int(x) for x in ks.split(".."))
-            if low < 1 or high < low:
-                raise MeasureError(
-                    f"{name!r}: a cutoff range runs from 1 or more upwards, like P@1..100."
-                )
-            cutoffs = range(low, high + 1)
-        else:
-            cutoffs = [int(x) for x in ks.split(",")]
-        out += [f"{head}{k}" for k in cutoffs]
-    return out
-
-
 def curve_measure_names(k_max: int) -> list[str]:
     """Every curve measure (P, R, AP, nDCG) at K = 1..k_max, then RR."""
     names = [f"{d.name}@1..{k_max}" for d in MEASURES.values() if d.curve_default]
     return expand_measure_names(names) + ["RR"]
-
-
-def parse_specs(names: list[str]) -> list[MeasureSpec]:
-    """Parse measure names (with ranges), keeping order and dropping repeats."""
-    seen: dict[str, MeasureSpec] = {}
-    for text in expand_measure_names(names):
-        spec = parse_measure(text)
-        seen.setdefault(spec.name, spec)
-    return list(seen.values())
 
 
 def compute_matrix(lists: RankedLists, specs: list[MeasureSpec]) -> np.ndarray:
@@ -112,18 +69,11 @@ def compute_matrix(lists: RankedLists, specs: list[MeasureSpec]) -> np.ndarray:
 def mean_values(
     lists: RankedLists, specs: list[MeasureSpec], values: np.ndarray, settings: Settings
 ) -> np.ndarray:
-    """One value per spec: the mean over queries (``NaN`` = left out), or pooled counts for P, R,
-    F1 and Success when ``settings.averaging == "micro"``."""
-    with np.errstate(invalid="ignore"):
-        counts = (~np.isnan(values)).sum(axis=0)
-        means = np.where(counts > 0, np.nansum(values, axis=0) / np.maximum(counts, 1), np.nan)
-    if settings.averaging == "micro":
-        from metrics.engine.aggregation import has_micro, micro_value
+    """One value per spec under the averaging policy (``NaN`` = left out): the mean over
+    queries, pooled counts under micro averaging, sums for counts, geometric means for gm_*."""
+    from metrics.engine.averaging import average
 
-        for j, spec in enumerate(specs):
-            if has_micro(spec):
-                means[j] = micro_value(spec, lists)
-    return means
+    return np.array([average(spec, values[:, j], settings, lists) for j, spec in enumerate(specs)])
 
 
 # ====================================================================== inputs
@@ -346,6 +296,7 @@ def build_parser() -> argparse.ArgumentParser:
         ("short_lists", "--short-lists"),
         ("duplicates", "--duplicates"),
         ("no_relevant", "--no-relevant"),
+        ("recall_rounding", "--recall-rounding"),
     ):
         policy = POLICIES[field]
         default = getattr(Settings(), field)
@@ -353,17 +304,46 @@ def build_parser() -> argparse.ArgumentParser:
         p.add_argument(
             flag,
             choices=choices,
-            default=default,
+            default=None,
             help=f"{policy.help} "
             + "; ".join(f"{v}: {text}" for v, text in policy.values.items())
             + f" (default {default})",
         )
     p.add_argument(
         "--averaging",
-        choices=("macro", "micro"),
+        choices=("macro", "micro", "geometric"),
         default="macro",
         help=POLICIES["averaging"].help + " macro: mean of per-query values; micro: "
-        "pooled counts for P, R, F1, Success (default macro)",
+        "pooled counts for P, R, F1, Success; geometric: trec_eval's gm_map rule, values "
+        "floored at 1e-5 (default macro)",
+    )
+    p.add_argument(
+        "-J",
+        "--judged-only",
+        action="store_true",
+        help=POLICIES["judged_only"].help,
+    )
+    p.add_argument(
+        "-M",
+        "--max-results",
+        type=int,
+        default=None,
+        metavar="N",
+        help=POLICIES["max_results"].help,
+    )
+    p.add_argument(
+        "--gain-map",
+        default=None,
+        metavar="L:G,...",
+        help=POLICIES["gain_map"].help,
+    )
+    p.add_argument(
+        "--profile",
+        choices=tuple(PROFILES),
+        default="trec_eval9",
+        help="which trec_eval to reproduce: trec_eval9 (9.0.8, as pytrec_eval; default) or "
+        "trec_eval10 (10.0: scores ordered in double precision, recall levels rounded with "
+        "lround); flags given explicitly win over the profile",
     )
     p.add_argument(
         "--ndcg-relevance-level",
@@ -376,17 +356,29 @@ def build_parser() -> argparse.ArgumentParser:
 def settings_from(args: argparse.Namespace) -> Settings:
     """The :class:`Settings` chosen on the command line."""
     level = args.relevance_level
-    return Settings(
+    chosen = {
+        name: getattr(args, name)
+        for name in (
+            "gain",
+            "ties",
+            "score_precision",
+            "short_lists",
+            "duplicates",
+            "no_relevant",
+            "recall_rounding",
+        )
+        if getattr(args, name, None) is not None
+    }
+    return profile(
+        args.profile,
         relevance_level=int(level) if float(level).is_integer() else level,
-        gain=args.gain,
-        ties=args.ties,
-        score_precision=args.score_precision,
-        short_lists=args.short_lists,
-        duplicates=args.duplicates,
-        no_relevant=args.no_relevant,
         missing_queries="zero" if args.complete else "skip",
         ndcg_relevance_level=args.ndcg_relevance_level,
         averaging=args.averaging,
+        judged_only=args.judged_only,
+        max_results=args.max_results,
+        gain_map=args.gain_map,
+        **chosen,
     )
 
 
@@ -400,13 +392,15 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     names = list(args.measure)
     if args.curves:
         names += curve_measure_names(args.curves)
-    specs = parse_specs(names or list(DEFAULT_MEASURES))
+    specs = parse_measures(names or list(DEFAULT_MEASURES))
     k_max = max([s.k for s in specs if s.k is not None], default=10)
     inputs = load_inputs(args.qrels, args.runs, settings, k_max)
     if not args.quiet:
         for warning in inputs.warnings:
             err.write(f"warning: {warning}\n")
-    results = Results([s.name for s in specs], settings)
+    results = Results(
+        [s.name for s in specs], settings, counts=[s.aggregate == "sum" for s in specs]
+    )
     for model, lists in inputs.lists.items():
         values = compute_matrix(lists, specs)
         results.models[model] = (lists, values, mean_values(lists, specs, values, settings))

@@ -94,6 +94,8 @@ class Results:
     names: list[str]
     settings: Settings
     models: dict[str, tuple[RankedLists, np.ndarray, np.ndarray]] = field(default_factory=dict)
+    #: Per measure, whether it is a count printed without decimals (trec_eval's num_ret, ...).
+    counts: list[bool] = field(default_factory=list)
 
 
 _BLOCK_LINES = 1 << 20
@@ -104,7 +106,8 @@ def _line_blocks(
 ) -> Iterator[tuple[pa.Array, pa.Array, pa.Array, np.ndarray]]:
     """Model, measure, query and value of the output lines, in blocks of about ``block_lines``
     lines and in trec_eval's order: per query all measures (query-major), then the means under
-    the query ``all``. Left-out (``NaN``) values have no line."""
+    the query ``all``. Left-out (``NaN``) values have no line. The last item of each block is
+    the index of each line's measure."""
     label_arr = arrow_strings(labels)
 
     def block(
@@ -113,13 +116,14 @@ def _line_blocks(
         measure_idx: np.ndarray,
         query_idx: np.ndarray,
         values: np.ndarray,
-    ) -> tuple[pa.Array, pa.Array, pa.Array, np.ndarray]:
+    ) -> tuple[pa.Array, pa.Array, pa.Array, np.ndarray, np.ndarray]:
         models = pc.take(arrow_strings([model]), arrow_numbers(np.zeros(len(values), np.int64)))
         return (
             models,
             pc.take(label_arr, arrow_numbers(measure_idx)),
             pc.take(query_arr, arrow_numbers(query_idx)),
             values,
+            measure_idx,
         )
 
     for model, (lists, per_q, means) in results.models.items():
@@ -148,6 +152,18 @@ def _long_columns(
     )
 
 
+def _formatted(results: Results, values: np.ndarray, measure_idx: np.ndarray, digits: int):
+    """Values with ``digits`` decimals, counts (num_ret, ...) as whole numbers like trec_eval."""
+    text = format_fixed(values, digits)
+    if not any(results.counts):
+        return text
+    whole = np.asarray(results.counts, dtype=bool)[measure_idx]
+    if not whole.any():
+        return text
+    mask = pc.cast(arrow_numbers(whole.astype(np.uint8)), pa.bool_())
+    return pc.replace_with_mask(text, mask, format_fixed(values[whole], 0))
+
+
 def write_tsv(
     results: Results, labels: list[str], per_query: bool, digits: int, out: TextIO
 ) -> None:
@@ -156,10 +172,10 @@ def write_tsv(
     buffer = getattr(out, "buffer", None)
     if buffer is not None:
         out.flush()
-    for model, measure, query, value in _line_blocks(results, labels, per_query):
+    for model, measure, query, value, measure_idx in _line_blocks(results, labels, per_query):
         if len(value) == 0:
             continue
-        parts = [measure, query, format_fixed(value, digits)]
+        parts = [measure, query, _formatted(results, value, measure_idx, digits)]
         if len(results.models) > 1:
             parts.insert(0, model)
         lines = pc.binary_join_element_wise(*parts, arrow_text("\t"))

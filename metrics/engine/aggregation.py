@@ -3,9 +3,13 @@
 Averaging follows :attr:`Settings.averaging`:
 
 * ``macro`` — mean of per-query values (trec_eval's ``all``); ``NaN`` (left-out) queries skipped;
-* ``micro`` — pooled counts over queries for P, R, F1 and Success (sum of numerators over sum of
-  denominators); other measures fall back to macro;
-* ``weighted`` — mean weighted by a query-level column of ``segments``.
+* ``micro`` — pooled counts over queries for the measures whose registry entry has a pooled
+  kernel (P, R, F1, Success); other measures fall back to macro;
+* ``weighted`` — mean weighted by a query-level column of ``segments``;
+* ``geometric`` — trec_eval's gm_map rule (values floored at 1e-5).
+
+Counts (NumRet, NumRel, NumRelRet) are summed and gm_map/gm_bpref are geometric whatever the
+policy (the registry's ``aggregate``); see :mod:`metrics.engine.averaging`.
 """
 
 from __future__ import annotations
@@ -14,14 +18,22 @@ import numpy as np
 import pandas as pd
 
 from metrics import schema as S
+from metrics.engine.averaging import average, has_micro, micro_value
 from metrics.engine.evaluation import Evaluation
-from metrics.engine.measures import precision_micro, recall_micro
-from metrics.engine.ranking import RankedLists
-from metrics.engine.registry import MeasureSpec
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
 
 STATS = ("mean", "median", "q1", "q3", "std", "n")
+
+__all__ = [
+    "STATS",
+    "curve_summary",
+    "describe",
+    "has_micro",
+    "mean_table",
+    "micro_value",
+    "summarize",
+]
 
 
 def describe(values: np.ndarray, weights: np.ndarray | None = None) -> dict[str, float]:
@@ -45,44 +57,6 @@ def describe(values: np.ndarray, weights: np.ndarray | None = None) -> dict[str,
         "std": float(v.std(ddof=1)) if len(v) > 1 else 0.0,
         "n": len(v),
     }
-
-
-def micro_value(spec: MeasureSpec, lists: RankedLists, rows: np.ndarray | None = None) -> float:
-    """Pooled value of P, R, F1 or Success over the queries ``rows`` (all when ``None``).
-
-    Raises
-    ------
-    ValueError
-        For measures that have no pooled form (use macro).
-    """
-    name = spec.definition.name
-    ks = np.array([spec.k])
-
-    def pooled(kernel) -> float:
-        num, den = kernel(lists, ks)
-        num, den = num[:, 0], den[:, 0]
-        if rows is not None:
-            num, den = num[rows], den[rows]
-        keep = ~np.isnan(den)
-        total = den[keep].sum()
-        return float(num[keep].sum() / total) if total > 0 else 0.0
-
-    if name == "P":
-        return pooled(precision_micro)
-    if name == "R":
-        return pooled(recall_micro)
-    if name == "F1":
-        p, r = pooled(precision_micro), pooled(recall_micro)
-        return 2 * p * r / (p + r) if p + r > 0 else 0.0
-    if name == "Success":
-        values = spec.compute(lists)
-        values = values if rows is None else values[rows]
-        return float(values.mean()) if len(values) else np.nan
-    raise ValueError(f"{spec.name} has no pooled (micro) form.")
-
-
-def has_micro(spec: MeasureSpec) -> bool:
-    return spec.definition.name in ("P", "R", "F1", "Success") and spec.k is not None
 
 
 def _weights_for(
@@ -159,10 +133,14 @@ def summarize(
         w = None if weights is None else weights[part.index.to_numpy()]
         for spec in evaluation.measures:
             stats = describe(part[spec.name].to_numpy(), w)
-            value = stats["mean"]
-            if settings.averaging == "micro" and has_micro(spec):
-                idx = positions[model].get_indexer(part[S.QUERY])
-                value = micro_value(spec, evaluation.lists[model], idx)
+            idx = (
+                positions[model].get_indexer(part[S.QUERY])
+                if settings.averaging == "micro" and has_micro(spec)
+                else None
+            )
+            value = average(
+                spec, part[spec.name].to_numpy(), settings, evaluation.lists[model], idx, w
+            )
             rows.append(
                 {**dict(zip(group_cols, key)), "measure": spec.name, "value": value, **stats}
             )

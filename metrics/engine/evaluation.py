@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from metrics import schema as S
+from metrics.engine.measures import RECALL_LEVELS, interpolated_precision
 from metrics.engine.ranking import RankedLists, rank_lists
 from metrics.engine.registry import DEFAULT_MEASURES, MeasureSpec, parse_measure, parse_measures
 from metrics.engine.settings import Settings
@@ -163,3 +164,52 @@ def curves(
     spec = measure if isinstance(measure, MeasureSpec) else parse_measure(measure, for_curve=True)
     ks = np.arange(1, int(k_max) + 1)
     return {model: spec.curve(ranked, ks) for model, ranked in lists.items()}
+
+
+def precision_recall_table(lists: dict[str, RankedLists], k_max: int) -> pd.DataFrame:
+    """Points of the precision–recall curve of every model, averaged over queries.
+
+    ``interpolated`` rows: at recall 0, 0.1, ..., 1 the mean of trec_eval's iprec_at_recall (the
+    best precision at or after the rank where the list reaches that recall; their mean is the
+    11-point average). ``raw`` rows: at K = 1..k_max the mean R@K and the mean P@K.
+
+    Returns
+    -------
+    DataFrame
+        Columns ``model``, ``kind`` (``interpolated`` or ``raw``), ``k`` (``NaN`` for
+        interpolated points), ``recall``, ``precision``.
+    """
+    frames = []
+    levels = np.array(RECALL_LEVELS)
+    ks = np.arange(1, int(k_max) + 1)
+    precision_at, recall_at = parse_measure("P", for_curve=True), parse_measure("R", for_curve=True)
+    for model, ranked in lists.items():
+        interpolated = [
+            float(np.mean(interpolated_precision(ranked, None, p))) if ranked.n_queries else np.nan
+            for p in levels
+        ]
+        frames.append(
+            pd.DataFrame(
+                {
+                    S.MODEL: model,
+                    "kind": "interpolated",
+                    "k": np.nan,
+                    "recall": levels,
+                    "precision": interpolated,
+                }
+            )
+        )
+        if ranked.n_queries:
+            frames.append(
+                pd.DataFrame(
+                    {
+                        S.MODEL: model,
+                        "kind": "raw",
+                        "k": ks.astype(float),
+                        "recall": recall_at.curve(ranked, ks).mean(axis=0),
+                        "precision": np.nanmean(precision_at.curve(ranked, ks), axis=0),
+                    }
+                )
+            )
+    columns = [S.MODEL, "kind", "k", "recall", "precision"]
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=columns)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from metrics.engine.ranking import gain_of
 from metrics.engine.settings import Settings
 
 #: Measures explained, in display order; each is evaluated at K (``P@K`` ...).
@@ -73,15 +74,6 @@ def _num(x: float) -> str:
     return f"{x:g}" if float(x).is_integer() else f"{x:.3f}"
 
 
-def gain_of(labels: np.ndarray, settings: Settings) -> np.ndarray:
-    """Gain of each label under the settings (unjudged and negative labels give 0)."""
-    labels = np.nan_to_num(np.asarray(labels, dtype=float), nan=0.0)
-    labels = np.clip(labels, 0, None)
-    if settings.ndcg_relevance_level:
-        labels = np.where(labels >= settings.relevance_level, labels, 0.0)
-    return 2.0**labels - 1.0 if settings.gain == "exponential" else labels
-
-
 def explain_list(
     items: list[str],
     labels: list[float],
@@ -105,9 +97,11 @@ def explain_list(
     labels_arr = np.asarray(labels, dtype=float)
     n = len(labels_arr)
     level = settings.relevance_level
-    relevant = np.nan_to_num(labels_arr, nan=-np.inf) >= level
+    relevant = (np.nan_to_num(labels_arr, nan=-np.inf) >= level) & (
+        np.nan_to_num(labels_arr, nan=-1.0) >= 0
+    )
     extra = np.asarray(list(unretrieved_labels), dtype=float)
-    n_relevant = int(relevant.sum() + (extra >= level).sum())
+    n_relevant = int(relevant.sum() + ((extra >= level) & (extra >= 0)).sum())
     rank = np.arange(1, n + 1)
     discount = 1.0 / np.log2(rank + 1)
     gain = gain_of(labels_arr, settings)
@@ -125,7 +119,7 @@ def explain_list(
         }
     )
     judged = np.concatenate([labels_arr[~np.isnan(labels_arr)], extra])
-    ideal_gain = np.sort(gain_of(judged, settings))[::-1][:k]
+    ideal_gain = np.maximum(np.sort(gain_of(judged, settings))[::-1][:k], 0.0)
     ideal_rank = np.arange(1, len(ideal_gain) + 1)
     ideal_contrib = ideal_gain / np.log2(ideal_rank + 1)
     ideal = pd.DataFrame(

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from metrics.engine.ranking import RankedLists
+from metrics.engine.ranking import RankedLists, gain_of
+from metrics.errors import MeasureError
 
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -112,8 +113,9 @@ def r_precision(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:
 
 
 def judged(lists: RankedLists, ks: np.ndarray) -> np.ndarray:
-    """Share of the top K that has a judgment: P@K with every judged item counted (as in
-    ir_measures' Judged@k); the denominator follows the fewer-than-K policy like P@K."""
+    """Share of the top K that has a judgment: an item in the judgments with a label ≥ 0 (a
+    negative label means "in the pool but unjudged", as trec_eval). The denominator follows the
+    fewer-than-K policy like P@K (K by default, as 1 − trec_eval 10's unj@K)."""
     den = precision_denominator(lists, ks)
     return _with_leave_out(_safe_div(lists.at(lists.cum_judged, ks), np.nan_to_num(den)), den)
 
@@ -161,3 +163,233 @@ def weighted_precision(
     if lists.settings.short_lists == "leave_out":
         out = np.where(lists.n_returned[:, None] >= ks[None, :], out, np.nan)
     return out
+
+
+# ====================================================================== pooled (micro) values
+def pooled_ratio(lists: RankedLists, ks: np.ndarray, rows: np.ndarray | None, kernel) -> np.ndarray:
+    """Sum of a micro kernel's numerators over sum of its denominators, per cutoff, over the
+    queries ``rows`` (all when ``None``); left-out queries (``NaN``) are skipped."""
+    num, den = kernel(lists, ks)
+    if rows is not None:
+        num, den = num[rows], den[rows]
+    keep = ~np.isnan(den)
+    total = np.where(keep, den, 0.0).sum(axis=0)
+    hits = np.where(keep, num, 0.0).sum(axis=0)
+    return _safe_div(hits, total)
+
+
+def precision_pooled(lists: RankedLists, ks: np.ndarray, rows=None) -> np.ndarray:
+    return pooled_ratio(lists, ks, rows, precision_micro)
+
+
+def recall_pooled(lists: RankedLists, ks: np.ndarray, rows=None) -> np.ndarray:
+    return pooled_ratio(lists, ks, rows, recall_micro)
+
+
+def f1_pooled(lists: RankedLists, ks: np.ndarray, rows=None) -> np.ndarray:
+    """Harmonic mean of pooled precision and pooled recall."""
+    p, r = precision_pooled(lists, ks, rows), recall_pooled(lists, ks, rows)
+    return _safe_div(2 * p * r, p + r)
+
+
+def success_pooled(lists: RankedLists, ks: np.ndarray, rows=None) -> np.ndarray:
+    return pooled_ratio(lists, ks, rows, success_micro)
+
+
+# ====================================================================== helpers
+def _exclusive_cumsum(lists: RankedLists, values: np.ndarray) -> np.ndarray:
+    """Within-query sum of the values ranked above each item."""
+    return lists.within_query_cumsum(values) - values
+
+
+def _at(lists: RankedLists, cumulative: np.ndarray, ks: np.ndarray | None) -> np.ndarray:
+    return lists.at_end(cumulative) if ks is None else lists.at(cumulative, ks)
+
+
+def _suffix_max(lists: RankedLists, values: np.ndarray) -> np.ndarray:
+    # Reversed, queries come in descending order: adding 2·(n_queries − q) makes every later
+    # query's values larger than any earlier one's, so a running maximum never crosses a query.
+    shift = 2.0 * (lists.n_queries - lists.query_of_row).astype(np.float64)
+    running = np.maximum.accumulate((values + shift)[::-1])[::-1]
+    return running - shift
+
+
+# ====================================================================== judged-based measures
+def bpref(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:
+    """trec_eval's bpref (m_bpref.c, with the 2005 correction): each relevant retrieved item
+    scores 1 − min(n, R)/min(N, R), n judged non-relevant items above it, N all judged
+    non-relevant items of the query; summed and divided by R. Unjudged items are skipped."""
+    r = lists.num_rel
+    n_total = lists.num_judged_nonrelevant
+    above = _exclusive_cumsum(lists, lists.judged_nonrelevant.astype(np.float64))
+    q = lists.query_of_row
+    den = np.minimum(n_total, r)[q]
+    term = np.where(above > 0, 1.0 - _safe_div(np.minimum(above, r[q]), den), 1.0)
+    total = lists.within_query_cumsum(np.where(lists.relevant, term, 0.0))
+    return _safe_div(_at(lists, total, ks), r if ks is None else r[:, None])
+
+
+INFAP_EPSILON = 1e-5
+
+
+def infap(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:
+    """Inferred AP (Yilmaz & Aslam 2006) as trec_eval m_infap.c computes it."""
+    rel = lists.relevant.astype(np.float64)
+    r = _exclusive_cumsum(lists, rel)
+    m = _exclusive_cumsum(lists, lists.judged_nonrelevant.astype(np.float64))
+    u = _exclusive_cumsum(lists, lists.pooled_unjudged.astype(np.float64))
+    k = lists.position + 1.0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        term = 1.0 / k + ((k - 1.0) / k) * ((r + m + u) / (k - 1.0)) * (
+            (r + INFAP_EPSILON) / (r + m + 2.0 * INFAP_EPSILON)
+        )
+    term = np.where(k == 1.0, 1.0, term)
+    total = lists.within_query_cumsum(np.where(lists.relevant, term, 0.0))
+    num_rel = lists.num_rel
+    return _safe_div(_at(lists, total, ks), num_rel if ks is None else num_rel[:, None])
+
+
+# ====================================================================== interpolated precision
+RECALL_LEVELS = tuple(i / 10 for i in range(11))
+
+
+def relevant_needed(num_rel: np.ndarray, level: float, rounding: str) -> np.ndarray:
+    """Relevant items needed to reach recall ``level``: trunc(p·R + 0.9) (trec_eval 9.0.8) or
+    round(p·R) with halves away from zero (trec_eval 10.0)."""
+    target = level * num_rel
+    if rounding == "lround":
+        return np.floor(target + 0.5)
+    return np.trunc(target + 0.9)
+
+
+def interpolated_precision(
+    lists: RankedLists, ks: np.ndarray | None = None, recall: float = 0.0
+) -> np.ndarray:
+    """trec_eval's iprec_at_recall: the highest precision at or below the rank where the list
+    reaches ``recall``; 0 when it never does (also 0 for an empty list)."""
+    n = lists.n_returned
+    r = lists.num_rel
+    found = lists.at_end(lists.cum_relevant)
+    needed = relevant_needed(r, recall, lists.settings.recall_rounding).astype(np.int64)
+    best = _suffix_max(lists, _safe_div(lists.cum_relevant, lists.position + 1.0))
+    rel_rows = np.flatnonzero(lists.relevant)
+    first_rel = np.concatenate(([0], np.cumsum(found)[:-1])).astype(np.int64)
+    reach = needed <= found
+    row = np.where(
+        needed > 0,
+        rel_rows[np.clip(first_rel + needed - 1, 0, max(len(rel_rows) - 1, 0))]
+        if len(rel_rows)
+        else 0,
+        lists.offsets[:-1],
+    )
+    ok = reach & (n > 0)
+    out = np.zeros(lists.n_queries)
+    if len(best):
+        out[ok] = best[np.minimum(row[ok], len(best) - 1)]
+    return out if ks is None else np.repeat(out[:, None], len(ks), axis=1)
+
+
+def eleven_point_average(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:
+    """trec_eval's 11pt_avg: mean interpolated precision at recall 0, 0.1, ..., 1."""
+    return np.mean([interpolated_precision(lists, None, p) for p in RECALL_LEVELS], axis=0)
+
+
+# ====================================================================== counts
+def num_ret(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:
+    """Items retrieved (in the top K)."""
+    n = lists.n_returned.astype(np.float64)
+    return n if ks is None else np.minimum(n[:, None], ks[None, :].astype(np.float64))
+
+
+def num_rel(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:
+    """Judged items at or above the relevance level, retrieved or not."""
+    return lists.num_rel.astype(np.float64)
+
+
+def num_rel_ret(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:
+    """Relevant items retrieved (in the top K)."""
+    return _at(lists, lists.cum_relevant, ks)
+
+
+# ====================================================================== user models
+def err(lists: RankedLists, ks: np.ndarray | None = None, gmax: int = 4) -> np.ndarray:
+    """Expected reciprocal rank (Chapelle et al. 2009): the user stops at rank r with
+    probability R = (2^g − 1)/2^gmax; labels ≤ 0 and unjudged items have g = 0. Under a custom
+    gain map the map gives 2^g − 1 directly: R = gain/2^gmax."""
+    if lists.settings.gain_map is not None:
+        gains = gain_of(lists.labels, lists.settings)
+        if len(gains) and (gains.max() > 2.0**gmax or gains.min() < 0):
+            raise MeasureError(
+                f"ERR: with gmax={gmax} every custom gain must lie between 0 and {2**gmax:g} "
+                f"(2^gmax); write ERR(gmax=...) with a larger maximum grade."
+            )
+        stop = np.minimum(gains / 2.0**gmax, np.nextafter(1.0, 0.0))
+    else:
+        grades = np.maximum(np.nan_to_num(lists.labels, nan=0.0), 0.0)
+        if len(grades) and grades.max() > gmax:
+            raise MeasureError(
+                f"ERR: a label of {grades.max():g} is above the maximum grade {gmax}; "
+                f"write ERR(gmax={int(np.ceil(grades.max()))}) or relabel the judgments."
+            )
+        stop = (np.exp2(grades) - 1.0) / 2.0**gmax
+    reach = np.exp(_exclusive_cumsum(lists, np.log1p(-stop)))
+    total = lists.within_query_cumsum(stop * reach / (lists.position + 1.0))
+    return _at(lists, total, ks)
+
+
+def _rbp_gain(lists: RankedLists, gain: str) -> np.ndarray:
+    if gain == "graded":
+        top = lists.max_label[lists.query_of_row]
+        value = np.maximum(np.nan_to_num(lists.labels, nan=0.0), 0.0)
+        return _safe_div(np.minimum(value, top), top)
+    return lists.relevant.astype(np.float64)
+
+
+def rbp(
+    lists: RankedLists, ks: np.ndarray | None = None, p: float = 0.8, gain: str = "binary"
+) -> np.ndarray:
+    """Rank-biased precision (Moffat & Zobel 2008): (1 − p) Σ r_i p^(i−1) over the top K."""
+    weight = (1.0 - p) * p ** lists.position.astype(np.float64)
+    return _at(lists, lists.within_query_cumsum(weight * _rbp_gain(lists, gain)), ks)
+
+
+def rbp_residual(lists: RankedLists, ks: np.ndarray | None = None, p: float = 0.8) -> np.ndarray:
+    """RBP's residual: what RBP would gain if every unjudged item in the top d = min(K, n) and
+    everything past d were relevant, (1 − p) Σ_{unjudged i ≤ d} p^(i−1) + p^d."""
+    weight = (1.0 - p) * p ** lists.position.astype(np.float64)
+    unjudged = _at(lists, lists.within_query_cumsum(np.where(lists.judged, 0.0, weight)), ks)
+    n = lists.n_returned.astype(np.float64)
+    depth = n if ks is None else np.minimum(n[:, None], ks[None, :].astype(np.float64))
+    return unjudged + p**depth
+
+
+# ====================================================================== weighted precision
+def graded_precision(lists: RankedLists, ks: np.ndarray) -> np.ndarray:
+    """P@K with each relevant item weighted by its label over the query's largest label, so a
+    top-grade item counts 1 and weaker ones less; with binary labels it equals P@K."""
+    top = lists.max_label[lists.query_of_row]
+    strength = _safe_div(np.nan_to_num(lists.labels, nan=0.0), top)
+    num = lists.at(lists.within_query_cumsum(np.where(lists.relevant, strength, 0.0)), ks)
+    den = precision_denominator(lists, ks)
+    return _with_leave_out(_safe_div(num, np.nan_to_num(den)), den)
+
+
+def confidence_precision(lists: RankedLists, ks: np.ndarray) -> np.ndarray:
+    """P@K with each item weighted by the model's score: Σ s_i·rel_i / Σ s_i over the top K.
+
+    Raises
+    ------
+    MeasureError
+        When the lists have no scores or a score is negative.
+    """
+    if lists.scores is None:
+        raise MeasureError("cwP needs scores; the run was ranked by its rank column.")
+    scores = lists.scores
+    if len(scores) and (np.isnan(scores).any() or scores.min() < 0):
+        raise MeasureError(
+            "cwP weighs items by their scores, so every score must be a number ≥ 0 "
+            "(a confidence or probability)."
+        )
+    num = lists.at(lists.within_query_cumsum(np.where(lists.relevant, scores, 0.0)), ks)
+    den = lists.at(lists.within_query_cumsum(scores), ks)
+    return _safe_div(num, den)

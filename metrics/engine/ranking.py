@@ -18,8 +18,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from metrics.engine.settings import Settings
-from metrics.errors import InputError
+from metrics.engine.settings import Settings, parse_gain_map
+from metrics.errors import InputError, SettingsError
 
 ArrayLike = "pa.Array | pa.ChunkedArray | np.ndarray | list"
 
@@ -117,7 +117,8 @@ class RankedLists:
     offsets:
         ``offsets[q]:offsets[q+1]`` is query ``q``'s slice of the flat arrays.
     labels:
-        Judgment of each ranked item in rank order; ``NaN`` where the item is unjudged.
+        Judgment of each ranked item in rank order; ``NaN`` where the item is not in the
+        judgments. A negative label is kept: it means "in the pool but unjudged" (trec_eval).
     row_index:
         Position of each ranked item in the input run (for drill-downs).
     ideal_offsets, ideal_labels:
@@ -127,6 +128,8 @@ class RankedLists:
         leave the lists as they are).
     notes:
         Dropped duplicates and skipped queries.
+    scores:
+        Score of each ranked item (``None`` when the run was ranked by its rank column).
     """
 
     query_ids: np.ndarray
@@ -137,6 +140,7 @@ class RankedLists:
     ideal_labels: np.ndarray
     settings: Settings
     notes: RankingNotes = field(default_factory=RankingNotes)
+    scores: np.ndarray | None = None
 
     def rescored(self, settings: Settings) -> RankedLists:
         """The same lists under other settings that do not change them (relevance level, gain,
@@ -144,14 +148,22 @@ class RankedLists:
 
         Raises
         ------
-        ValueError
+        SettingsError
             When ``settings`` differ in a field of :func:`ranking_key`.
         """
         wanted = dict(ranking_key(settings))
         if self.settings.ties == "rank":
             wanted["ties"] = "rank"  # a run without scores was ranked by its rank column
         if wanted != dict(ranking_key(self.settings)):
-            raise ValueError("these settings change the ranked lists; rank the run again.")
+            changed = [
+                name
+                for name, value in ranking_key(settings)
+                if dict(ranking_key(self.settings)).get(name) != value
+            ]
+            raise SettingsError(
+                f"these settings change the ranked lists ({', '.join(changed) or 'ties'}); "
+                "rank the run again."
+            )
         return replace(self, settings=settings.with_(ties=self.settings.ties))
 
     # ----------------------------------------------------------------- basic per-row arrays
@@ -161,15 +173,37 @@ class RankedLists:
 
     @cached_property
     def num_rel(self) -> np.ndarray:
-        """Number of judged items at or above the relevance level, per query."""
-        with np.errstate(invalid="ignore"):
-            relevant = (self.ideal_labels >= self.settings.relevance_level).astype(np.float64)
-        return _segment_cumsum_total(relevant, self.ideal_offsets)
+        """Number of judged items at or above the relevance level, per query (negative labels
+        never count, as in trec_eval)."""
+        level = self.settings.relevance_level
+        relevant = (self.ideal_labels >= level) & (self.ideal_labels >= 0)
+        return _segment_cumsum_total(relevant.astype(np.float64), self.ideal_offsets)
+
+    @cached_property
+    def num_judged_nonrelevant(self) -> np.ndarray:
+        """Judged items below the relevance level (label ≥ 0), retrieved or not (bpref's N)."""
+        level = self.settings.relevance_level
+        nonrel = (self.ideal_labels >= 0) & (self.ideal_labels < level)
+        return _segment_cumsum_total(nonrel.astype(np.float64), self.ideal_offsets)
+
+    @cached_property
+    def max_label(self) -> np.ndarray:
+        """Largest label among each query's judgments (0 when it has none ≥ 0)."""
+        out = np.zeros(self.n_queries)
+        has = self.n_ideal > 0
+        if len(self.ideal_labels):
+            out[has] = np.maximum.reduceat(self.ideal_labels, self.ideal_offsets[:-1][has])
+        return np.maximum(out, 0.0)
 
     @cached_property
     def ideal_gains(self) -> np.ndarray:
-        """Gains of the ideal ranking (labels are sorted descending, and gains grow with labels)."""
-        return gain_of(self.ideal_labels, self.settings)
+        """Gains of the ideal ranking: each query's judged gains sorted descending, stopping at
+        the first gain of 0 or less (trec_eval m_ndcg.c), so later entries are 0."""
+        gains = gain_of(self.ideal_labels, self.settings)
+        if self.settings.gain_map is not None:  # gains need not grow with labels
+            query = np.repeat(np.arange(self.n_queries), self.n_ideal)
+            gains = gains[np.lexsort((-gains, query))]
+        return np.maximum(gains, 0.0)
 
     @cached_property
     def n_returned(self) -> np.ndarray:
@@ -187,13 +221,26 @@ class RankedLists:
 
     @cached_property
     def relevant(self) -> np.ndarray:
-        """Binary relevance: judged and label at or above the relevance level."""
+        """Binary relevance: judged, label ≥ 0 and at or above the relevance level."""
         with np.errstate(invalid="ignore"):
-            return self.labels >= self.settings.relevance_level
+            return (self.labels >= self.settings.relevance_level) & (self.labels >= 0)
 
     @cached_property
     def judged(self) -> np.ndarray:
-        return ~np.isnan(self.labels)
+        """In the judgments with a label ≥ 0 (a negative label is "in the pool, unjudged")."""
+        with np.errstate(invalid="ignore"):
+            return self.labels >= 0
+
+    @cached_property
+    def judged_nonrelevant(self) -> np.ndarray:
+        """Judged (label ≥ 0) and below the relevance level."""
+        return self.judged & ~self.relevant
+
+    @cached_property
+    def pooled_unjudged(self) -> np.ndarray:
+        """In the judgments with a negative label (trec_eval's "in the pool, not judged")."""
+        with np.errstate(invalid="ignore"):
+            return self.labels < 0
 
     @cached_property
     def gains(self) -> np.ndarray:
@@ -276,11 +323,22 @@ class RankedLists:
 
 
 def gain_of(labels: np.ndarray, settings: Settings) -> np.ndarray:
-    """DCG gain of each label under the gain policy; unjudged and negative labels gain 0."""
-    labels = np.nan_to_num(labels, nan=0.0)
+    """DCG gain of each label under the gain policies; unjudged and negative labels gain 0.
+
+    With a custom ``gain_map`` a listed label takes its gain (which may be negative) and any
+    other label keeps its value as gain, as trec_eval's ``ndcg`` pairs; otherwise the label
+    (``linear``) or 2^label − 1 (``exponential``).
+    """
+    labels = np.nan_to_num(np.asarray(labels, dtype=np.float64), nan=-1.0)
+    negative = labels < 0
     if settings.ndcg_relevance_level:
         labels = np.where(labels >= settings.relevance_level, labels, 0.0)
     labels = np.maximum(labels, 0.0)
+    if settings.gain_map is not None:
+        gains = labels.copy()
+        for level, gain in parse_gain_map(settings.gain_map).items():
+            gains[labels == level] = gain
+        return np.where(negative, 0.0, gains)
     if settings.gain == "exponential":
         return np.exp2(labels) - 1.0
     return labels
@@ -289,7 +347,15 @@ def gain_of(labels: np.ndarray, settings: Settings) -> np.ndarray:
 def ranking_key(settings: Settings) -> tuple:
     """The settings that decide which rows are ranked, in which order, and which queries are
     evaluated. Lists ranked under equal keys can be :meth:`RankedLists.rescored`."""
-    fields = ["ties", "score_precision", "duplicates", "missing_queries", "no_relevant"]
+    fields = [
+        "ties",
+        "score_precision",
+        "duplicates",
+        "missing_queries",
+        "no_relevant",
+        "max_results",
+        "judged_only",
+    ]
     if settings.no_relevant == "leave_out":
         fields.append("relevance_level")
     return tuple((name, getattr(settings, name)) for name in fields)
@@ -334,6 +400,10 @@ def rank_lists(
 ) -> RankedLists:
     """Join a run with judgments and rank every query's list by the tie policy.
 
+    The stages: read the columns, encode ids, keep the highest label of a repeated judgment,
+    order the run, drop repeated items, look up labels, choose the evaluated queries, cut the
+    lists (``max_results``, then ``judged_only``) and lay them out.
+
     Parameters
     ----------
     run_query, run_item:
@@ -341,7 +411,9 @@ def rank_lists(
     run_score:
         Score of each row; higher is better. ``NaN`` sorts last.
     qrels_query, qrels_item, qrels_relevance:
-        The judgments. A repeated (query, item) keeps its highest label.
+        The judgments. A repeated (query, item) keeps its highest label. A negative label means
+        "in the pool but unjudged" (trec_eval): never relevant, no gain, and not judged for
+        Judged@K, bpref and infAP.
     settings:
         Definitional choices; see :class:`metrics.engine.settings.Settings`.
     run_rank:
@@ -353,6 +425,66 @@ def rank_lists(
     -------
     RankedLists
     """
+    rq, ri, score, jq, ji, jrel = _read_columns(
+        run_query, run_item, run_score, qrels_query, qrels_item, qrels_relevance, settings, source
+    )
+    n_run = len(rq)
+    # shared dictionaries: query and item ids become integer codes
+    q_codes, q_dict = _encode(pa.chunked_array([rq, jq], type=pa.string()))
+    i_codes, i_dict = _encode(pa.chunked_array([ri, ji], type=pa.string()))
+    n_items = max(len(i_dict), 1)
+    run_qc, qrels_qc = q_codes[:n_run], q_codes[n_run:]
+    run_ic, qrels_ic = i_codes[:n_run], i_codes[n_run:]
+    # ascending byte order of query ids -> evaluation order
+    q_order = _numpy_of(pc.sort_indices(q_dict)).astype(np.int64)
+    q_rank = np.empty(len(q_dict), dtype=np.int64)
+    q_rank[q_order] = np.arange(len(q_dict))
+
+    j_key, jrel_sorted = _dedupe_judgments(q_rank[qrels_qc] * n_items + qrels_ic, jrel)
+    order = _run_order(run_qc, q_rank, score, ri, run_rank, settings, source)
+    r_key = (q_rank[run_qc] * n_items + run_ic)[order]
+    order, r_key, dropped, examples = _drop_repeated_items(order, r_key, rq, ri, settings, source)
+    labels = _labels_of(r_key, j_key, jrel_sorted)
+
+    names = np.array(q_dict.to_pylist(), dtype=object)[q_order]
+    run_q_sorted = r_key // n_items  # query rank of each ranked row
+    evaluated, notes = _evaluated_queries(
+        run_q_sorted, j_key // n_items, jrel_sorted, names, settings
+    )
+    notes = replace(notes, dropped_duplicates=dropped, duplicate_examples=examples)
+
+    keep_rows = evaluated[run_q_sorted] & _cut_mask(run_q_sorted, labels, settings)
+    if not keep_rows.all():
+        order, labels, run_q_sorted = order[keep_rows], labels[keep_rows], run_q_sorted[keep_rows]
+    eval_ranks = np.flatnonzero(evaluated)  # query ranks, ascending
+    new_index = np.full(len(q_dict), -1, dtype=np.int64)
+    new_index[eval_ranks] = np.arange(len(eval_ranks))
+    offsets = _offsets_of(new_index[run_q_sorted], len(eval_ranks))
+
+    # the ideal ranking: labels of all judged items of each evaluated query, descending
+    j_q = j_key // n_items
+    j_keep = evaluated[j_q]
+    j_label = jrel_sorted[j_keep]
+    j_q_new = new_index[j_q[j_keep]]
+    ideal_sort = np.lexsort((-j_label, j_q_new))
+
+    return RankedLists(
+        query_ids=names[eval_ranks],
+        offsets=offsets,
+        labels=labels,
+        row_index=order,
+        ideal_offsets=_offsets_of(j_q_new, len(eval_ranks)),
+        ideal_labels=j_label[ideal_sort],
+        settings=settings,
+        notes=notes,
+        scores=None if score is None else score[order],
+    )
+
+
+def _read_columns(
+    run_query, run_item, run_score, qrels_query, qrels_item, qrels_relevance, settings, source
+) -> tuple[pa.Array, pa.Array, np.ndarray | None, pa.Array, pa.Array, np.ndarray]:
+    """The six input columns as arrow strings and float arrays, checked."""
     rq = _as_string_array(run_query, "query")
     ri = _as_string_array(run_item, "item")
     n_run = len(rq)
@@ -379,122 +511,100 @@ def rank_lists(
             column="relevance",
             fix="give every judgment a numeric label.",
         )
+    return rq, ri, score, jq, ji, jrel
 
-    # shared dictionaries: query and item ids become integer codes
-    q_codes, q_dict = _encode(pa.chunked_array([rq, jq], type=pa.string()))
-    i_codes, i_dict = _encode(pa.chunked_array([ri, ji], type=pa.string()))
-    n_items = max(len(i_dict), 1)
-    run_qc, qrels_qc = q_codes[:n_run], q_codes[n_run:]
-    run_ic, qrels_ic = i_codes[:n_run], i_codes[n_run:]
-    # ascending byte order of query ids -> evaluation order
-    q_order = _numpy_of(pc.sort_indices(q_dict)).astype(np.int64)
-    q_rank = np.empty(len(q_dict), dtype=np.int64)
-    q_rank[q_order] = np.arange(len(q_dict))
 
-    # judgments: dedupe (query, item) keeping the highest label
-    j_key = q_rank[qrels_qc] * n_items + qrels_ic
+def _dedupe_judgments(j_key: np.ndarray, jrel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Judgment keys sorted ascending, a repeated (query, item) keeping its highest label."""
     j_sort = np.argsort(j_key)
     j_key, jrel_sorted = j_key[j_sort], jrel[j_sort]
     if len(j_key) > 1 and (j_key[1:] == j_key[:-1]).any():
         starts = np.concatenate(([0], np.flatnonzero(j_key[1:] != j_key[:-1]) + 1))
         jrel_sorted = np.maximum.reduceat(jrel_sorted, starts)
         j_key = j_key[starts]
+    return j_key, jrel_sorted
 
-    # order the run
-    order = _run_order(run_qc, q_rank, score, ri, run_rank, settings, source)
-    r_key = (q_rank[run_qc] * n_items + run_ic)[order]
 
-    # duplicates: keep the first (best-ranked) copy
-    dropped, examples = 0, ()
+def _drop_repeated_items(
+    order: np.ndarray, r_key: np.ndarray, rq: pa.Array, ri: pa.Array, settings, source: str
+) -> tuple[np.ndarray, np.ndarray, int, tuple[str, ...]]:
+    """Keep the first (best-ranked) copy of an item repeated within a query, or refuse."""
     sorted_keys = np.sort(r_key)
-    if len(r_key) > 1 and (sorted_keys[1:] == sorted_keys[:-1]).any():
-        by_key = np.argsort(r_key, kind="stable")
-        first_of_key = np.ones(len(r_key), dtype=bool)
-        first_of_key[1:] = r_key[by_key][1:] != r_key[by_key][:-1]
-        keep_rows = np.zeros(len(r_key), dtype=bool)
-        keep_rows[by_key[first_of_key]] = True
-        dropped = int(len(r_key) - keep_rows.sum())
-        dup_rows = order[~keep_rows][:5]
-        examples = tuple(f"{rq[int(i)].as_py()} / {ri[int(i)].as_py()}" for i in dup_rows)
-        if settings.duplicates == "error":
-            raise InputError(
-                f"{dropped} duplicate item(s) within a query, e.g. {examples[0]}.",
-                source=source,
-                fix="remove the repeated rows, or choose duplicates='keep_best'.",
-            )
-        order, r_key = order[keep_rows], r_key[keep_rows]
+    if len(r_key) < 2 or not (sorted_keys[1:] == sorted_keys[:-1]).any():
+        return order, r_key, 0, ()
+    by_key = np.argsort(r_key, kind="stable")
+    first_of_key = np.ones(len(r_key), dtype=bool)
+    first_of_key[1:] = r_key[by_key][1:] != r_key[by_key][:-1]
+    keep_rows = np.zeros(len(r_key), dtype=bool)
+    keep_rows[by_key[first_of_key]] = True
+    dropped = int(len(r_key) - keep_rows.sum())
+    dup_rows = order[~keep_rows][:5]
+    examples = tuple(f"{rq[int(i)].as_py()} / {ri[int(i)].as_py()}" for i in dup_rows)
+    if settings.duplicates == "error":
+        raise InputError(
+            f"{dropped} duplicate item(s) within a query, e.g. {examples[0]}.",
+            source=source,
+            fix="remove the repeated rows, or choose duplicates='keep_best'.",
+        )
+    return order[keep_rows], r_key[keep_rows], dropped, examples
 
-    # relevance of each ranked row (NaN when unjudged)
+
+def _labels_of(r_key: np.ndarray, j_key: np.ndarray, jrel_sorted: np.ndarray) -> np.ndarray:
+    """Label of each ranked row; ``NaN`` when the item is not in the judgments."""
+    if not len(j_key):
+        return np.full(len(r_key), np.nan)
     pos = np.searchsorted(j_key, r_key)
-    pos_c = np.minimum(pos, max(len(j_key) - 1, 0))
-    found = (
-        (pos < len(j_key)) & (j_key[pos_c] == r_key) if len(j_key) else np.zeros(len(r_key), bool)
-    )
-    labels = np.where(found, jrel_sorted[pos_c] if len(j_key) else 0.0, np.nan)
+    pos_c = np.minimum(pos, len(j_key) - 1)
+    found = (pos < len(j_key)) & (j_key[pos_c] == r_key)
+    return np.where(found, jrel_sorted[pos_c], np.nan)
 
-    # which queries are evaluated
-    run_q_sorted = r_key // n_items  # query rank of each ranked row
-    judged_q = np.zeros(len(q_dict), dtype=bool)
-    judged_q[j_key // n_items] = True
-    in_run = np.zeros(len(q_dict), dtype=bool)
-    in_run[run_q_sorted] = True
-    rel_level = settings.relevance_level
-    num_rel_all = np.bincount(
-        j_key // n_items, weights=(jrel_sorted >= rel_level).astype(float), minlength=len(q_dict)
-    )
+
+def _evaluated_queries(
+    run_q: np.ndarray, judged_q_of_row: np.ndarray, jrel: np.ndarray, names, settings
+) -> tuple[np.ndarray, RankingNotes]:
+    """Which queries (by rank) are evaluated, and what happened to the others."""
+    n_q = len(names)
+    judged_q = np.zeros(n_q, dtype=bool)
+    judged_q[judged_q_of_row] = True
+    in_run = np.zeros(n_q, dtype=bool)
+    in_run[run_q] = True
+    relevant = (jrel >= settings.relevance_level) & (jrel >= 0)
+    num_rel_all = np.bincount(judged_q_of_row, weights=relevant.astype(float), minlength=n_q)
     evaluated = judged_q & (in_run | (settings.missing_queries == "zero"))
-    names = np.array(q_dict.to_pylist(), dtype=object)[q_order]
     no_rel = evaluated & (num_rel_all == 0)
     left_out = ()
     if settings.no_relevant == "leave_out":
         left_out = tuple(names[no_rel])
         evaluated &= ~no_rel
     notes = RankingNotes(
-        dropped_duplicates=dropped,
-        duplicate_examples=examples,
         run_queries_without_judgments=tuple(names[in_run & ~judged_q]),
         judged_queries_missing_from_run=tuple(names[judged_q & ~in_run]),
         queries_without_relevant=tuple(names[judged_q & (num_rel_all == 0)]),
         left_out_without_relevant=left_out,
         missing_scored_zero=settings.missing_queries == "zero",
     )
+    return evaluated, notes
 
-    keep_rows = evaluated[run_q_sorted]
-    if not keep_rows.all():
-        order, labels, run_q_sorted = order[keep_rows], labels[keep_rows], run_q_sorted[keep_rows]
-    eval_ranks = np.flatnonzero(evaluated)  # query ranks, ascending
-    new_index = np.full(len(q_dict), -1, dtype=np.int64)
-    new_index[eval_ranks] = np.arange(len(eval_ranks))
-    counts = (
-        np.bincount(new_index[run_q_sorted], minlength=len(eval_ranks))
-        if len(eval_ranks)
-        else np.zeros(0, np.int64)
-    )
-    offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
 
-    # the ideal ranking: labels of all judged items of each evaluated query, descending
-    j_q = j_key // n_items
-    j_keep = evaluated[j_q]
-    j_label = jrel_sorted[j_keep]
-    j_q_new = new_index[j_q[j_keep]]
-    ideal_sort = np.lexsort((-j_label, j_q_new))
-    ideal_counts = (
-        np.bincount(j_q_new, minlength=len(eval_ranks))
-        if len(eval_ranks)
-        else np.zeros(0, np.int64)
-    )
-    ideal_offsets = np.concatenate(([0], np.cumsum(ideal_counts))).astype(np.int64)
+def _cut_mask(run_q: np.ndarray, labels: np.ndarray, settings: Settings) -> np.ndarray:
+    """Rows kept by the maximum number of results (trec_eval ``-M``, first) and then the
+    judged-only policy (``-J``: items not in the judgments or with a negative label go)."""
+    keep = np.ones(len(run_q), dtype=bool)
+    if settings.max_results is not None and len(run_q):
+        starts = np.concatenate(([0], np.flatnonzero(run_q[1:] != run_q[:-1]) + 1))
+        lengths = np.diff(np.concatenate((starts, [len(run_q)])))
+        position = np.arange(len(run_q)) - np.repeat(starts, lengths)
+        keep &= position < settings.max_results
+    if settings.judged_only:
+        with np.errstate(invalid="ignore"):
+            keep &= labels >= 0
+    return keep
 
-    return RankedLists(
-        query_ids=names[eval_ranks],
-        offsets=offsets,
-        labels=labels,
-        row_index=order,
-        ideal_offsets=ideal_offsets,
-        ideal_labels=j_label[ideal_sort],
-        settings=settings,
-        notes=notes,
-    )
+
+def _offsets_of(query_index: np.ndarray, n_queries: int) -> np.ndarray:
+    """Offsets of rows grouped by an ascending query index."""
+    counts = np.bincount(query_index, minlength=n_queries) if n_queries else np.zeros(0, np.int64)
+    return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
 
 
 def _encode(values: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:

@@ -22,7 +22,10 @@ from metrics.engine.ranking import RankedLists
 from metrics.errors import MeasureError
 
 Kernel = Callable[..., np.ndarray]
-MicroKernel = Callable[[RankedLists, np.ndarray], tuple[np.ndarray, np.ndarray]]
+#: ``pooled(lists, ks, rows)``: the value over the queries ``rows`` (all when ``None``) from
+#: counts pooled over them, one per cutoff in ``ks``.
+PooledKernel = Callable[[RankedLists, np.ndarray, "np.ndarray | None"], np.ndarray]
+Aggregate = Literal["mean", "sum", "geometric"]
 
 
 @dataclass(frozen=True)
@@ -59,11 +62,27 @@ class MeasureDef:
     kernel:
         ``kernel(lists, ks_or_None, **params)`` per-query values.
     micro:
-        Numerator/denominator kernel for pooled averaging, or ``None`` (macro only).
+        Pooled kernel for micro averaging (counts summed over queries), or ``None``: the measure
+        has no pooled form and micro averaging falls back to the mean of per-query values.
     trec_eval:
         trec_eval measure name with ``{k}`` for the cutoff, when trec_eval has it.
+    trec_eval_full:
+        trec_eval name without a cutoff (``map``), or with the parameters as ``{name}`` fields
+        (``iprec_at_recall_{recall:.2f}``).
     pitfall:
         When the measure misleads.
+    params:
+        Parameters (``NAME(param=value)``).
+    curve_default:
+        Drawn by ``--curves`` and shown first in menus.
+    aggregate:
+        How per-query values become one number whatever the averaging policy: ``"mean"`` (the
+        averaging policy decides), ``"sum"`` (counts, as trec_eval sums num_ret) or
+        ``"geometric"`` (trec_eval's gm_map: exp of the mean log, values floored at 1e-5).
+    ir_measures:
+        ir_measures' name, with ``{k}`` and parameter fields, when it has the measure.
+    cutoff_param:
+        A parameter written after ``@`` instead of a cutoff (``IPrec@0.3``: recall 0.3).
     """
 
     name: str
@@ -74,12 +93,15 @@ class MeasureDef:
     description: str
     uses_relevance_level: bool
     kernel: Kernel
-    micro: MicroKernel | None = None
+    micro: PooledKernel | None = None
     trec_eval: str | None = None
     trec_eval_full: str | None = None
     pitfall: str = ""
     params: tuple[Param, ...] = ()
     curve_default: bool = False
+    aggregate: Aggregate = "mean"
+    ir_measures: str | None = None
+    cutoff_param: str | None = None
 
 
 MEASURES: dict[str, MeasureDef] = {
@@ -94,8 +116,9 @@ MEASURES: dict[str, MeasureDef] = {
             "Share of the top K results that are relevant.",
             True,
             m.precision,
-            m.precision_micro,
+            m.precision_pooled,
             trec_eval="P_{k}",
+            ir_measures="P@{k}",
             pitfall="Ignores order inside the top K, and caps below 1 when fewer than K relevant "
             "items exist.",
             curve_default=True,
@@ -109,8 +132,9 @@ MEASURES: dict[str, MeasureDef] = {
             "Share of all relevant items (retrieved or not) found in the top K.",
             True,
             m.recall,
-            m.recall_micro,
+            m.recall_pooled,
             trec_eval="recall_{k}",
+            ir_measures="R@{k}",
             pitfall="Grows with K by construction; relevant items the candidate pool never "
             "contained cap it below 1.",
             curve_default=True,
@@ -124,7 +148,7 @@ MEASURES: dict[str, MeasureDef] = {
             "Harmonic mean of P@K and R@K (0 when both are 0).",
             True,
             m.f1,
-            None,
+            m.f1_pooled,
             pitfall="Mixes two questions into one number; report P and R beside it.",
         ),
         MeasureDef(
@@ -136,8 +160,9 @@ MEASURES: dict[str, MeasureDef] = {
             "1 if at least one relevant item is in the top K, else 0.",
             True,
             m.success,
-            m.success_micro,
+            m.success_pooled,
             trec_eval="success_{k}",
+            ir_measures="Success@{k}",
             pitfall="Says nothing about how many relevant items were found or where.",
         ),
         MeasureDef(
@@ -217,12 +242,15 @@ MEASURES: dict[str, MeasureDef] = {
             "Judged",
             "required",
             ("judged", "judged_at"),
-            r"Judged@K = \frac{|\{\text{judged in top } K\}|}{K}",
-            "Share of the top K that has any judgment: low values mean the other measures guess.",
+            r"Judged@K = \frac{|\{i \le K: rel_i \ge 0\}|}{K}",
+            "Share of the top K that has a judgment (a negative label means in the pool but "
+            "unjudged, as trec_eval): low values mean the other measures guess.",
             False,
             m.judged,
             None,
-            pitfall="Unjudged items count as non-relevant everywhere else.",
+            pitfall="Unjudged items count as non-relevant everywhere else. It equals 1 − "
+            "trec_eval 10's unj@K when the list has K items or more; ir_measures' Judged@K "
+            "differs (it divides by min(K, n) and counts negative labels as judged).",
         ),
         MeasureDef(
             "wP",
@@ -247,6 +275,241 @@ MEASURES: dict[str, MeasureDef] = {
                 Param("weights", tuple, (), "user weights of ranks 1, 2, ..., separated by ;"),
             ),
         ),
+        MeasureDef(
+            "Bpref",
+            "Bpref",
+            "none",
+            ("bpref",),
+            r"bpref = \frac{1}{R}\sum_{i:\, rel_i \ge L}\Bigl(1 - \frac{\min(n_i, R)}"
+            r"{\min(N, R)}\Bigr)",
+            "How often relevant items are ranked above judged non-relevant ones, ignoring "
+            "unjudged items; n_i judged non-relevant above item i, N of them in all.",
+            True,
+            m.bpref,
+            None,
+            trec_eval_full="bpref",
+            ir_measures="Bpref",
+            pitfall="Items without a judgment (or with a negative label) are skipped, so a run "
+            "full of unjudged items can score high; ranx counts negative labels as judged.",
+        ),
+        MeasureDef(
+            "gmBpref",
+            "Bpref, geometric mean",
+            "none",
+            ("gm_bpref", "gmbpref"),
+            r"gm\_bpref = \exp\Bigl(\frac{1}{Q}\sum_q \ln \max(bpref_q, 10^{-5})\Bigr)",
+            "Bpref per query, averaged geometrically: one poor query pulls the average down.",
+            True,
+            m.bpref,
+            None,
+            trec_eval_full="gm_bpref",
+            pitfall="Per query it is bpref itself (pytrec_eval returns its logarithm); a query "
+            "at 0 counts as 1e-5.",
+            aggregate="geometric",
+        ),
+        MeasureDef(
+            "infAP",
+            "Inferred AP",
+            "none",
+            ("infap", "inf_ap"),
+            r"infAP = \frac{1}{R}\sum_{k:\, rel_k \ge L}\Bigl(\frac{1}{k} + \frac{k-1}{k}"
+            r"\cdot\frac{r+m+u}{k-1}\cdot\frac{r+\varepsilon}{r+m+2\varepsilon}\Bigr)",
+            "AP estimated from sampled judgments: pooled but unjudged items (negative labels) "
+            "are assumed relevant as often as the judged items above them.",
+            True,
+            m.infap,
+            None,
+            trec_eval_full="infAP",
+            ir_measures="infAP",
+            pitfall="Only meaningful when the judgments are a random sample of the pool marked "
+            "with negative labels; items not in the judgments count as non-relevant.",
+        ),
+        MeasureDef(
+            "IPrec",
+            "Interpolated precision at recall",
+            "none",
+            ("iprec", "iprec_at_recall", "interpolated_precision"),
+            r"IPrec@p = \max_{k \ge k_p} P@k,\quad k_p = \text{rank of the } "
+            r"\lceil pR \rceil\text{-th relevant item}",
+            "The best precision at or after the rank where the list reaches recall p "
+            "(a point of the precision-recall curve).",
+            True,
+            m.interpolated_precision,
+            None,
+            trec_eval_full="iprec_at_recall_{recall:.2f}",
+            ir_measures="IPrec@{recall:g}",
+            pitfall="0 when the list never reaches recall p, and for an empty list (trec_eval "
+            "prints NaN at recall 0 there); trec_eval 9 and 10 turn p into a number of relevant "
+            "items differently (the recall-rounding policy).",
+            params=(Param("recall", float, None, "recall level p between 0 and 1"),),
+            cutoff_param="recall",
+        ),
+        MeasureDef(
+            "IPrec11",
+            "11-point interpolated average precision",
+            "none",
+            ("11pt_avg", "11pt", "eleven_point"),
+            r"11pt = \frac{1}{11}\sum_{p \in \{0, 0.1, \dots, 1\}} IPrec@p",
+            "Mean interpolated precision at recall 0, 0.1, ..., 1: the area under the "
+            "interpolated precision-recall curve.",
+            True,
+            m.eleven_point_average,
+            None,
+            trec_eval_full="11pt_avg",
+            pitfall="Coarse: eleven levels, whatever the number of relevant items.",
+        ),
+        MeasureDef(
+            "gmAP",
+            "AP, geometric mean (GMAP)",
+            "none",
+            ("gm_map", "gmap"),
+            r"GMAP = \exp\Bigl(\frac{1}{Q}\sum_q \ln \max(AP_q, 10^{-5})\Bigr)",
+            "AP per query, averaged geometrically: rewards improving the hardest queries.",
+            True,
+            m.average_precision,
+            None,
+            trec_eval_full="gm_map",
+            pitfall="Per query it is AP itself (pytrec_eval returns its logarithm); a query "
+            "with AP 0 counts as 1e-5 and dominates the average.",
+            aggregate="geometric",
+        ),
+        MeasureDef(
+            "NumRet",
+            "Retrieved",
+            "optional",
+            ("num_ret", "numret"),
+            r"NumRet@K = \min(K, n)",
+            "How many items were retrieved (in the top K); summed over queries.",
+            False,
+            m.num_ret,
+            None,
+            trec_eval_full="num_ret",
+            ir_measures="NumRet",
+            pitfall="A count, not a rate: the total grows with the number of queries.",
+            aggregate="sum",
+        ),
+        MeasureDef(
+            "NumRel",
+            "Relevant judged",
+            "none",
+            ("num_rel", "numrel"),
+            r"NumRel = R = |\{\text{judged with } rel \ge L\}|",
+            "How many judged items are relevant, retrieved or not; summed over queries.",
+            True,
+            m.num_rel,
+            None,
+            trec_eval_full="num_rel",
+            ir_measures="NumRel",
+            pitfall="Depends only on the judgments, not on the run.",
+            aggregate="sum",
+        ),
+        MeasureDef(
+            "NumRelRet",
+            "Relevant retrieved",
+            "optional",
+            ("num_rel_ret", "numrelret"),
+            r"NumRelRet@K = |\{i \le K: rel_i \ge L\}|",
+            "How many relevant items were retrieved (in the top K); summed over queries.",
+            True,
+            m.num_rel_ret,
+            None,
+            trec_eval_full="num_rel_ret",
+            ir_measures="NumRelRet",
+            pitfall="A count: compare it with NumRel to see how much was missed.",
+            aggregate="sum",
+        ),
+        MeasureDef(
+            "ERR",
+            "Expected reciprocal rank",
+            "optional",
+            ("err",),
+            r"ERR@K = \sum_{r=1}^{K}\frac{1}{r}\,R_r\prod_{i<r}(1-R_i),\quad "
+            r"R_i = \frac{2^{g_i}-1}{2^{g_{max}}}",
+            "Cascade model: the user stops at the first satisfying item, a top grade nearly "
+            "always. The maximum grade defaults to 4, fixed as in gdeval and ir_measures, so "
+            "values do not move when new judgments raise a collection's largest label; a "
+            "custom gain map gives 2^g − 1 directly.",
+            False,
+            m.err,
+            None,
+            ir_measures="ERR@{k}",
+            pitfall="With labels 0–1 and the default maximum grade 4, a relevant item stops the "
+            "user only 1 time in 16: set gmax to the scale of the judgments.",
+            params=(
+                Param("gmax", int, 4, "the maximum grade g_max (labels above it are refused)"),
+            ),
+        ),
+        MeasureDef(
+            "RBP",
+            "Rank-biased precision",
+            "optional",
+            ("rbp", "rank_biased_precision"),
+            r"RBP = (1-p)\sum_{i=1}^{d} r_i\, p^{i-1}",
+            "Expected relevance per item seen by a user who goes on to the next item with "
+            "probability p (Moffat & Zobel 2008).",
+            True,
+            m.rbp,
+            None,
+            ir_measures="RBP(p={p:g})",
+            pitfall="Unjudged items count as non-relevant: read it with its residual (RBPResid), "
+            "the most it could still gain.",
+            params=(
+                Param(
+                    "p", float, 0.8, "persistence (ir_measures' default 0.8; trec_eval 10 uses 0.9)"
+                ),
+                Param(
+                    "gain",
+                    str,
+                    "binary",
+                    "binary r = 1 at or above the relevance level, or graded r = label / the "
+                    "query's largest label (trec_eval 10)",
+                    ("binary", "graded"),
+                ),
+            ),
+        ),
+        MeasureDef(
+            "RBPResid",
+            "RBP residual",
+            "optional",
+            ("rbp_resid", "rbpresid", "rbp_residual"),
+            r"resid = (1-p)\sum_{i \le d,\ i \text{ unjudged}} p^{i-1} + p^{d}",
+            "How much RBP could still rise if every unjudged item, and everything past the "
+            "depth d, were relevant: the true value lies in [RBP, RBP + resid].",
+            False,
+            m.rbp_residual,
+            None,
+            pitfall="trec_eval 10 reports 0 when no retrieved item is unjudged, dropping the "
+            "p^d tail; here the published definition is followed.",
+            params=(Param("p", float, 0.8, "persistence, as RBP's"),),
+        ),
+        MeasureDef(
+            "gP",
+            "Graded precision",
+            "required",
+            ("gp", "graded_p", "graded_precision"),
+            r"gP@K = \frac{1}{K}\sum_{i \le K,\ rel_i \ge L}\frac{rel_i}{rel_{max}}",
+            "Precision where each relevant item counts by its label strength (label over the "
+            "query's largest label); with binary labels it is P@K.",
+            True,
+            m.graded_precision,
+            None,
+            pitfall="Depends on the label scale of each query: a query judged only up to 1 "
+            "gives its relevant items full weight.",
+        ),
+        MeasureDef(
+            "cwP",
+            "Confidence-weighted precision",
+            "required",
+            ("cwp", "confidence_p", "confidence_weighted_precision"),
+            r"cwP@K = \frac{\sum_{i \le K} s_i\,\mathbb{1}[rel_i \ge L]}{\sum_{i \le K} s_i}",
+            "Precision where each item counts by the model's score (a confidence): confident "
+            "mistakes cost more than hesitant ones.",
+            True,
+            m.confidence_precision,
+            None,
+            pitfall="Needs scores that are confidences (numbers ≥ 0, such as probabilities); "
+            "rescaling the scores changes it.",
+        ),
     )
 }
 
@@ -256,9 +519,10 @@ for _d in MEASURES.values():
         _ALIASES[_a.lower()] = _d.name
 
 _PATTERN = re.compile(
-    r"^\s*(?P<name>[A-Za-z][A-Za-z0-9_\-]*?)\s*(\((?P<params>[^)]*)\))?\s*"
-    r"(?:(?:@|_|\.)(?P<k>\d+))?\s*$"
+    r"^\s*(?P<name>[A-Za-z0-9][A-Za-z0-9_\-]*?)\s*(\((?P<params>[^)]*)\))?\s*"
+    r"(?:(?:@|_|\.)(?P<k>\d+(?:\.\d+)?|\.\d+))?\s*$"
 )
+_RANGE = re.compile(r"^(?P<head>.+?[@._])(?P<ks>\d+(?:\.\.\d+|(?:,\d+)+))$")
 
 
 @dataclass(frozen=True)
@@ -272,8 +536,12 @@ class MeasureSpec:
     @property
     def name(self) -> str:
         text = self.definition.name
-        if self.params:
-            text += "(" + ",".join(f"{k}={_show(v)}" for k, v in self.params) + ")"
+        at = self.definition.cutoff_param
+        shown = [(k, v) for k, v in self.params if k != at]
+        if shown:
+            text += "(" + ",".join(f"{k}={_show(v)}" for k, v in shown) + ")"
+        if at is not None and at in dict(self.params):
+            text += f"@{_show(dict(self.params)[at])}"
         if self.k is not None:
             text += f"@{self.k}"
         return text
@@ -302,11 +570,18 @@ class MeasureSpec:
     @property
     def trec_eval_name(self) -> str | None:
         d = self.definition
+        if d.cutoff_param is not None and self.k is None and d.trec_eval_full:
+            return d.trec_eval_full.format(**dict(self.params))
         if self.params:
             return None
         if self.k is None:
             return d.trec_eval_full
         return d.trec_eval.format(k=self.k) if d.trec_eval else None
+
+    @property
+    def aggregate(self) -> str:
+        """``"mean"``, ``"sum"`` or ``"geometric"`` (see :class:`MeasureDef`)."""
+        return self.definition.aggregate
 
 
 def _show(value: object) -> str:
@@ -345,6 +620,89 @@ def _convert(d: MeasureDef, key: str, raw: object) -> object:
     return value
 
 
+def _lookup(text: str) -> tuple[MeasureDef, re.Match]:
+    """The measure a name refers to, and the parts of the name."""
+    match = _PATTERN.match(str(text))
+    if not match:
+        raise MeasureError(
+            f"cannot read the measure name {text!r}; write it like P@10, nDCG@10, RR or AP."
+        )
+    raw_name = match["name"]
+    key = raw_name.lower()
+    if key not in _ALIASES and key.endswith("_cut"):
+        key = key[: -len("_cut")]
+    if key not in _ALIASES:
+        known = ", ".join(MEASURES)
+        raise MeasureError(f"unknown measure {raw_name!r}; known measures: {known}.")
+    return MEASURES[_ALIASES[key]], match
+
+
+def _cutoff(
+    d: MeasureDef, text: str, written: str | None, k: int | None, for_curve: bool
+) -> tuple[int | None, dict[str, object]]:
+    """The cutoff (checked against the measure's kind), or the parameter written after @."""
+    if written is not None and d.cutoff_param is not None:
+        return k, {d.cutoff_param: written}
+    if written is not None:
+        if k is not None:
+            raise MeasureError(f"{text!r} already has a cutoff.")
+        if not written.isdigit():
+            raise MeasureError(f"{d.name}: the cutoff must be a whole number ≥ 1, got {written}.")
+        k = int(written)
+    if k is not None and k < 1:
+        raise MeasureError(f"{d.name}: the cutoff must be a whole number ≥ 1, got {k}.")
+    if d.cutoff == "none" and k is not None:
+        raise MeasureError(f"{d.name} takes no cutoff; write {d.name}.")
+    if for_curve and d.cutoff == "none":
+        raise MeasureError(f"{d.name} has no cutoff, so it has no curve over K.")
+    if for_curve:
+        return None, {}
+    if d.cutoff == "required" and k is None:
+        raise MeasureError(f"{d.name} needs a cutoff; write {d.name}@10, for example.")
+    return k, {}
+
+
+def _given_params(d: MeasureDef, written: str | None, params) -> dict[str, object]:
+    """Parameters passed as an argument, then those written in the name (which win)."""
+    given: dict[str, object] = dict(params or {})
+    for part in (written or "").split(","):
+        if not part.strip():
+            continue
+        if "=" not in part:
+            raise MeasureError(f"{d.name}: write parameters as name=value, got {part!r}.")
+        name, value = (s.strip() for s in part.split("=", 1))
+        given[name] = value
+    return given
+
+
+def _checked_params(d: MeasureDef, given: dict[str, object]) -> tuple[tuple[str, object], ...]:
+    """Converted parameters, defaults left out, with the checks that involve several of them."""
+    converted = tuple(sorted((name, _convert(d, name, value)) for name, value in given.items()))
+    defaults = {p.name: p.default for p in d.params}
+    converted = tuple((n, v) for n, v in converted if defaults.get(n) != v)
+    values = dict(converted)
+    if values.get("decay", "") == "user" and "weights" not in values:
+        raise MeasureError(
+            f"{d.name}: decay=user needs weights, e.g. wP(decay=user,weights=3;2;1)@3."
+        )
+    missing = [p.name for p in d.params if p.default is None and p.name not in values]
+    if missing:
+        raise MeasureError(
+            f"{d.name} needs {missing[0]}; write {d.name}@0.5, for example."
+            if missing[0] == d.cutoff_param
+            else f"{d.name} needs the parameter {missing[0]}."
+        )
+    if "recall" in values and not 0.0 <= float(values["recall"]) <= 1.0:
+        raise MeasureError(
+            f"{d.name}: the recall level must be between 0 and 1, got {values['recall']:g}."
+        )
+    if "p" in values and not 0.0 < float(values["p"]) < 1.0:
+        raise MeasureError(f"{d.name}: p must be between 0 and 1 (exclusive), got {values['p']:g}.")
+    if "gmax" in values and int(values["gmax"]) < 1:
+        raise MeasureError(f"{d.name}: gmax must be 1 or more, got {values['gmax']}.")
+    return converted
+
+
 def parse_measure(
     text: str,
     k: int | None = None,
@@ -360,60 +718,46 @@ def parse_measure(
     MeasureError
         Unknown name, a cutoff where none is allowed, a missing required cutoff, or bad params.
     """
-    match = _PATTERN.match(str(text))
-    if not match:
-        raise MeasureError(
-            f"cannot read the measure name {text!r}; write it like P@10, nDCG@10, RR or AP."
-        )
-    raw_name = match["name"]
-    key = raw_name.lower()
-    if key not in _ALIASES and key.endswith("_cut"):
-        key = key[: -len("_cut")]
-    if key not in _ALIASES:
-        known = ", ".join(MEASURES)
-        raise MeasureError(f"unknown measure {raw_name!r}; known measures: {known}.")
-    d = MEASURES[_ALIASES[key]]
-    if match["k"] is not None:
-        if k is not None:
-            raise MeasureError(f"{text!r} already has a cutoff.")
-        k = int(match["k"])
-    if k is not None and k < 1:
-        raise MeasureError(f"{d.name}: the cutoff must be a whole number ≥ 1, got {k}.")
-    if d.cutoff == "none" and k is not None:
-        raise MeasureError(f"{d.name} takes no cutoff; write {d.name}.")
-    if for_curve and d.cutoff == "none":
-        raise MeasureError(f"{d.name} has no cutoff, so it has no curve over K.")
-    if for_curve:
-        k = None
-    elif d.cutoff == "required" and k is None:
-        raise MeasureError(f"{d.name} needs a cutoff; write {d.name}@10, for example.")
-    given: dict[str, object] = {}
-    if isinstance(params, dict):
-        given.update(params)
-    elif params:
-        given.update(dict(params))
-    if match["params"]:
-        for part in match["params"].split(","):
-            if not part.strip():
-                continue
-            if "=" not in part:
-                raise MeasureError(f"{d.name}: write parameters as name=value, got {part!r}.")
-            name, value = (s.strip() for s in part.split("=", 1))
-            given[name] = value
-    converted = tuple(sorted((name, _convert(d, name, value)) for name, value in given.items()))
-    defaults = {p.name: p.default for p in d.params}
-    converted = tuple((n, v) for n, v in converted if defaults.get(n) != v)
-    if dict(converted).get("decay", "") == "user" and "weights" not in dict(converted):
-        raise MeasureError(
-            f"{d.name}: decay=user needs weights, e.g. wP(decay=user,weights=3;2;1)@3."
-        )
-    return MeasureSpec(d, k, converted)
+    d, match = _lookup(text)
+    k, from_cutoff = _cutoff(d, text, match["k"], k, for_curve)
+    given = _given_params(d, match["params"], params)
+    given.update(from_cutoff)
+    return MeasureSpec(d, k, _checked_params(d, given))
+
+
+def expand_measure_names(names: list[str] | tuple[str, ...]) -> list[str]:
+    """Expand cutoff ranges and lists: ``P@1..3`` -> P@1, P@2, P@3; ``P.5,10`` -> P.5, P.10.
+
+    Raises
+    ------
+    MeasureError
+        For an empty or reversed range.
+    """
+    out: list[str] = []
+    for name in names:
+        match = _RANGE.match(str(name).strip())
+        if match is None:
+            out.append(name)
+            continue
+        head, ks = match["head"], match["ks"]
+        if ".." in ks:
+            low, high = (int(x) for x in ks.split(".."))
+            if low < 1 or high < low:
+                raise MeasureError(
+                    f"{name!r}: a cutoff range runs from 1 or more upwards, like P@1..100."
+                )
+            cutoffs = range(low, high + 1)
+        else:
+            cutoffs = [int(x) for x in ks.split(",")]
+        out += [f"{head}{k}" for k in cutoffs]
+    return out
 
 
 def parse_measures(names: list[str] | tuple[str, ...]) -> list[MeasureSpec]:
-    """Parse several names, keeping order and dropping repeats."""
+    """Parse several names (with ranges such as ``P@1..20`` or ``P.5,10``), keeping order and
+    dropping repeats."""
     seen: dict[str, MeasureSpec] = {}
-    for text in names:
+    for text in expand_measure_names(names):
         spec = parse_measure(text)
         seen.setdefault(spec.name, spec)
     return list(seen.values())

@@ -19,7 +19,11 @@ ShortLists = Literal["divide_by_k", "divide_by_returned", "leave_out"]
 Duplicates = Literal["keep_best", "error"]
 MissingQueries = Literal["skip", "zero"]
 NoRelevant = Literal["zero", "leave_out"]
-Averaging = Literal["macro", "micro", "weighted"]
+Averaging = Literal["macro", "micro", "weighted", "geometric"]
+RecallRounding = Literal["trunc", "lround"]
+
+#: Floor of trec_eval's geometric means (``MIN_GEO_MEAN``, ``GM_MAP_MIN``).
+GEO_MEAN_FLOOR = 1e-5
 
 
 @dataclass(frozen=True)
@@ -129,6 +133,49 @@ POLICIES: dict[str, Policy] = {
             "no",
         ),
         Policy(
+            "judged_only",
+            "Judged items only",
+            "Whether unjudged items (not in the judgments, or with a negative label) are removed "
+            "from each list before scoring, after the cut to the maximum number of results "
+            "(trec_eval -J). The remaining items are ranked 1, 2, ... again.",
+            {
+                False: "no: unjudged items keep their ranks and count as non-relevant (trec_eval)",
+                True: "yes: unjudged items are removed before scoring (trec_eval -J)",
+            },
+            "no",
+        ),
+        Policy(
+            "max_results",
+            "Maximum results per query",
+            "Each list is cut to its first N items after the tie sort and before judged-only "
+            "filtering (trec_eval -M). The number of relevant items is not changed.",
+            {None: "no limit (trec_eval's default)"},
+            "no limit (trec_eval -M)",
+        ),
+        Policy(
+            "gain_map",
+            "Custom gains",
+            "Gain of each label in nDCG and DCG, written label:gain,... such as 0:0,1:1,2:3,3:7 "
+            "(trec_eval -m ndcg.1=1,2=3,3=7). Labels not listed keep their label as gain; the "
+            "ideal ordering stops at the first gain of 0 or less. It replaces the nDCG gain "
+            "policy. ERR reads the gain as 2^g − 1, so its stopping probability becomes "
+            "gain/2^gmax. trec_eval orders gains less than 1 apart wrongly in the ideal list (it "
+            "compares them as whole numbers); here the ideal list is sorted exactly.",
+            {None: "none: the nDCG gain policy decides"},
+            "none",
+        ),
+        Policy(
+            "recall_rounding",
+            "Recall level to a number of relevant items",
+            "How interpolated precision turns a recall level p into a count of relevant items "
+            "when the query has R of them.",
+            {
+                "trunc": "trunc(p·R + 0.9), as trec_eval 9.0.8 and pytrec_eval",
+                "lround": "round(p·R), halves away from zero, as trec_eval 10.0",
+            },
+            "trunc",
+        ),
+        Policy(
             "averaging",
             "Averaging over queries",
             "How per-query values become one number.",
@@ -136,6 +183,8 @@ POLICIES: dict[str, Policy] = {
                 "macro": "mean of per-query values (trec_eval 'all')",
                 "micro": "pooled counts over queries (P, R, F1, Success); other measures macro",
                 "weighted": "mean weighted by a query-level weight column",
+                "geometric": "geometric mean of per-query values floored at 1e-5 (trec_eval "
+                "gm_map, gm_bpref)",
             },
             "macro",
         ),
@@ -168,8 +217,16 @@ class Settings:
         ``"zero"`` evaluates queries without relevant items; ``"leave_out"`` drops them.
     ndcg_relevance_level:
         When true, labels below ``relevance_level`` have gain 0 in nDCG.
+    judged_only:
+        When true, unjudged items are removed from each list before scoring (trec_eval ``-J``).
+    max_results:
+        Cut each list to its first N items after ordering (trec_eval ``-M``); ``None``: no cut.
+    gain_map:
+        ``"0:0,1:1,2:3,3:7"``: the gain of each label in nDCG/DCG (trec_eval ``ndcg`` pairs).
+    recall_rounding:
+        ``"trunc"`` (trec_eval 9.0.8) or ``"lround"`` (trec_eval 10.0) for interpolated precision.
     averaging:
-        ``"macro"``, ``"micro"`` or ``"weighted"`` (needs ``weight_column``).
+        ``"macro"``, ``"micro"``, ``"weighted"`` (needs ``weight_column``) or ``"geometric"``.
     weight_column:
         Query-level column holding weights when ``averaging == "weighted"``.
     """
@@ -183,6 +240,10 @@ class Settings:
     missing_queries: MissingQueries = "skip"
     no_relevant: NoRelevant = "zero"
     ndcg_relevance_level: bool = False
+    judged_only: bool = False
+    max_results: int | None = None
+    gain_map: str | None = None
+    recall_rounding: RecallRounding = "trunc"
     averaging: Averaging = "macro"
     weight_column: str | None = None
 
@@ -192,6 +253,18 @@ class Settings:
             if name == "relevance_level":
                 if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
                     raise SettingsError(f"relevance_level must be a number, got {value!r}.")
+                continue
+            if name == "max_results":
+                if value is not None and (
+                    isinstance(value, bool) or not isinstance(value, int) or value < 1
+                ):
+                    raise SettingsError(
+                        f"max_results must be a whole number of 1 or more, or None; got {value!r}."
+                    )
+                continue
+            if name == "gain_map":
+                if value is not None:
+                    parse_gain_map(value)
                 continue
             if value not in policy.values:
                 allowed = ", ".join(repr(v) for v in policy.values)
@@ -223,6 +296,10 @@ class Settings:
             value = getattr(self, name)
             if name == "relevance_level":
                 rows.append((policy.label, f"label ≥ {value:g} is relevant"))
+            elif name == "max_results":
+                rows.append((policy.label, "no limit" if value is None else f"first {value}"))
+            elif name == "gain_map":
+                rows.append((policy.label, policy.values[None] if value is None else value))
             else:
                 rows.append((policy.label, policy.values[value]))
         if self.averaging == "weighted":
@@ -230,4 +307,57 @@ class Settings:
         return rows
 
 
+def parse_gain_map(text: str) -> dict[int, float]:
+    """Read a gain map such as ``"0:0,1:1,2:3,3:7"`` (``=`` works as well as ``:``).
+
+    Raises
+    ------
+    SettingsError
+        When a pair is not ``label:gain`` with a whole label ≥ 0 and a finite gain, or a label
+        is given twice.
+    """
+    out: dict[int, float] = {}
+    if not isinstance(text, str) or not text.strip():
+        raise SettingsError(
+            f"gain_map must be written label:gain,... like 0:0,1:1,2:3; got {text!r}."
+        )
+    for part in text.split(","):
+        pair = part.strip().replace("=", ":")
+        label, sep, gain = pair.partition(":")
+        try:
+            level = int(label.strip())
+            value = float(gain.strip())
+        except ValueError:
+            level, value = -1, float("nan")
+        if not sep or level < 0 or value != value or value in (float("inf"), float("-inf")):
+            raise SettingsError(
+                f"gain_map: {part.strip()!r} is not label:gain with a whole label ≥ 0 and a "
+                "finite gain (write it like 0:0,1:1,2:3,3:7)."
+            )
+        if level in out:
+            raise SettingsError(f"gain_map: label {level} is given twice.")
+        out[level] = value
+    return out
+
+
 TREC_EVAL = Settings()
+
+#: Settings that reproduce each trec_eval version's stored outputs; the default is 9.0.8 as
+#: pytrec_eval computes it. Only the fields that differ from :class:`Settings` are listed.
+PROFILES: dict[str, dict[str, Any]] = {
+    "trec_eval9": {},
+    "trec_eval10": {"score_precision": "float64", "recall_rounding": "lround"},
+}
+
+
+def profile(name: str, **changes: Any) -> Settings:
+    """The settings of a trec_eval version (``"trec_eval9"`` or ``"trec_eval10"``), with changes.
+
+    Raises
+    ------
+    SettingsError
+        For an unknown profile name.
+    """
+    if name not in PROFILES:
+        raise SettingsError(f"profile must be one of {', '.join(PROFILES)}; got {name!r}.")
+    return Settings(**{**PROFILES[name], **changes})

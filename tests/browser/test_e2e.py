@@ -93,7 +93,7 @@ def test_a_deep_link_on_a_fresh_server_opens_the_page_inside_the_frame(
                 "P · Precision",
                 "nDCG",
             ]
-            assert wait_for_charts(page, 3) == 3  # two curves and the distribution
+            assert wait_for_charts(page, 4) == 4  # two curves, the distribution, precision-recall
             assert (
                 "label ≥ 2" in page.locator('[data-testid="stCaptionContainer"]').first.inner_text()
             )
