@@ -27,6 +27,7 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from metrics.cli.messages import error_line
 from metrics.errors import MetricsError
 
 DEFAULT_CLI_MEASURES = ("nDCG@10", "P@10", "RR", "AP")
@@ -121,8 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _fail(message: str, err: TextIO) -> int:
-    print(f"error: {message}", file=err)
+def _fail(message: str | Exception, err: TextIO) -> int:
+    print(error_line(message), file=err)
     return 2
 
 
@@ -238,7 +239,8 @@ def main(
     Parameters
     ----------
     argv:
-        Arguments after ``compare`` (``sys.argv[2:]`` when ``None``).
+        Arguments after ``compare`` (``sys.argv[1:]`` when ``None``: the ``rank-metrics-compare``
+        console script; ``python -m metrics compare`` passes them).
     out, err:
         Streams for results and messages (stdout and stderr by default).
     """
@@ -247,7 +249,7 @@ def main(
     parser = build_parser()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            args = parser.parse_args(sys.argv[2:] if argv is None else argv)
+            args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     except SystemExit as exit_:
         return int(exit_.code or 0)
     if args.resamples < 1:
@@ -257,7 +259,7 @@ def main(
     try:
         table, data, options, measures, baseline = run_compare(args)
     except (MetricsError, ValueError) as exc:
-        return _fail(str(exc), err)
+        return _fail(exc, err)
     except OSError as exc:
         return _fail(f"{exc.filename or 'input'}: cannot read ({exc.strerror}).", err)
     for name in ("only_in_baseline", "only_in_candidate"):

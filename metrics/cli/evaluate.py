@@ -25,6 +25,7 @@ from typing import TextIO
 
 import numpy as np
 
+from metrics.cli.messages import error_line
 from metrics.cli.output import TREC_NAME_WIDTH, Results, write_csv, write_json, write_tsv
 from metrics.engine.ranking import RankedLists, rank_lists
 from metrics.engine.registry import DEFAULT_MEASURES, MEASURES, MeasureSpec, parse_measure
@@ -432,7 +433,7 @@ def main(
     try:
         return run(args, out, err)
     except MetricsError as exc:
-        err.write(f"python -m metrics: error: {exc}\n")
+        err.write(error_line(exc) + "\n")
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
@@ -440,9 +441,7 @@ def main(
 
 def _compare(argv: list[str], err: TextIO) -> int:
     if importlib.util.find_spec("metrics.cli.compare") is None:
-        err.write(
-            "python -m metrics: error: the compare command is not available in this version.\n"
-        )
+        err.write(error_line("the compare command is not available in this version.") + "\n")
         return EXIT_USAGE
     module = importlib.import_module("metrics.cli.compare")
     return int(module.main(argv))
