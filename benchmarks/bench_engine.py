@@ -315,7 +315,8 @@ def main(argv: list[str] | None = None) -> int:
                 continue
             results[tool] = best_of(args.repeat, tool, qrels, run, args.timeout)
             print(
-                f"{size} {tool}: {results[tool] and {k: v for k, v in results[tool].items() if k != 'means'}}",
+                f"{size} {tool}: "
+                f"{results[tool] and {k: v for k, v in results[tool].items() if k != 'means'}}",
                 file=sys.stderr,
                 flush=True,
             )

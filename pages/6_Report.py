@@ -182,7 +182,7 @@ if by:
 
 st.subheader(t("review_report.charts"))
 columns = st.columns(2)
-for i, (title, figure) in enumerate(figures):
+for i, (_title, figure) in enumerate(figures):
     with columns[i % 2]:
         st.plotly_chart(figure, width="stretch", key=f"report_chart_{i}")
 

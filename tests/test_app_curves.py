@@ -157,7 +157,7 @@ def test_figure_image_turns_kaleido_failures_into_a_clear_error(monkeypatch):
     monkeypatch.setattr(
         go.Figure, "to_image", lambda *a, **k: (_ for _ in ()).throw(ValueError("Chrome not found"))
     )
-    with pytest.raises(RuntimeError, match="PNG image could not be made.*Chrome not found"):
+    with pytest.raises(RuntimeError, match=r"PNG image could not be made.*Chrome not found"):
         figure_image(fig, "png")
 
 

@@ -1,4 +1,5 @@
-"""The Compare, Segments and Report pages show what metrics.review.compare and metrics.review.statistics say."""
+"""The Compare, Segments and Report pages show what metrics.review.compare and
+metrics.review.statistics say."""
 
 from __future__ import annotations
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -51,8 +52,10 @@ def test_every_sample_opens_by_name_as_a_dataset():
 def test_unknown_sample_name_is_an_input_error():
     with pytest.raises(
         InputError,
-        match="There is no sample named 'nope'. Fix: Choose one of: "
-        "web_search, recommendations, teaching.",
+        match=re.escape(
+            "There is no sample named 'nope'. Fix: Choose one of: "
+            "web_search, recommendations, teaching."
+        ),
     ):
         load_sample("nope")
 

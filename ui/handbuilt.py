@@ -60,7 +60,8 @@ def normalize(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def csv_of(table: pd.DataFrame) -> bytes:
-    """The lists as CSV (``query,item,rank,label``), readable by :func:`metrics.io.loaders.load_table`."""
+    """The lists as CSV (``query,item,rank,label``), readable by
+    :func:`metrics.io.loaders.load_table`."""
     df = normalize(table)
     out = pd.DataFrame(
         {

@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -158,7 +158,8 @@ class LoadedTable:
 
     @property
     def stem(self) -> str:
-        """The file name without directories and known extensions (``"bm25.run.gz"`` → ``"bm25"``)."""
+        """The file name without directories and known extensions (``"bm25.run.gz"`` →
+        ``"bm25"``)."""
         return file_stem(self.name)
 
     def line_of(self, position: int) -> int | None:
@@ -469,39 +470,49 @@ def _read_json(text: str, source: str, kind: Kind | None) -> LoadedTable:
             source=source,
             fix="Use JSON Lines (one object per line) or {query: {item: score}}.",
         ) from None
-    if isinstance(obj, dict) and obj and all(isinstance(v, dict) for v in obj.values()):
-        return _read_json_dict(obj, source, kind)
     if isinstance(obj, dict):
-        # one JSON Lines record, or a column-oriented table {"col": [values...]}
-        if obj and all(isinstance(v, list) for v in obj.values()):
-            lengths = {len(v) for v in obj.values()}
-            if len(lengths) != 1:
-                raise InputError(
-                    "The JSON object's lists have different lengths.",
-                    source=source,
-                    fix="Give every column the same number of values.",
-                )
-            return _records_table(pd.DataFrame(obj), source, "json_records")
-        return _records_table(pd.DataFrame([obj]), source, "jsonl")
+        return _json_object_table(obj, source, kind)
     if isinstance(obj, list):
-        if not obj:
-            raise InputError(
-                "The JSON array is empty.",
-                source=source,
-                fix='Give one object per row: [{"query": ..., "item": ...}, ...].',
-            )
-        if not all(isinstance(r, dict) for r in obj):
-            raise InputError(
-                "The JSON array must hold objects (one per row).",
-                source=source,
-                fix='Give one object per row: [{"query": ..., "item": ...}, ...].',
-            )
-        return _records_table(pd.DataFrame.from_records(obj), source, "json_records")
+        return _json_array_table(obj, source)
     raise InputError(
         "The JSON is a single value, not a table.",
         source=source,
         fix="Use JSON Lines (one object per line) or {query: {item: score}}.",
     )
+
+
+def _json_object_table(obj: dict[str, Any], source: str, kind: Kind | None) -> LoadedTable:
+    """A JSON object: ``{query: {item: score}}``, a column-oriented table
+    ``{"col": [values...]}``, or one JSON Lines record."""
+    if obj and all(isinstance(v, dict) for v in obj.values()):
+        return _read_json_dict(obj, source, kind)
+    if obj and all(isinstance(v, list) for v in obj.values()):
+        lengths = {len(v) for v in obj.values()}
+        if len(lengths) != 1:
+            raise InputError(
+                "The JSON object's lists have different lengths.",
+                source=source,
+                fix="Give every column the same number of values.",
+            )
+        return _records_table(pd.DataFrame(obj), source, "json_records")
+    return _records_table(pd.DataFrame([obj]), source, "jsonl")
+
+
+def _json_array_table(obj: list[Any], source: str) -> LoadedTable:
+    """A JSON array of records, one object per row."""
+    if not obj:
+        raise InputError(
+            "The JSON array is empty.",
+            source=source,
+            fix='Give one object per row: [{"query": ..., "item": ...}, ...].',
+        )
+    if not all(isinstance(r, dict) for r in obj):
+        raise InputError(
+            "The JSON array must hold objects (one per row).",
+            source=source,
+            fix='Give one object per row: [{"query": ..., "item": ...}, ...].',
+        )
+    return _records_table(pd.DataFrame.from_records(obj), source, "json_records")
 
 
 def _read_jsonl(text: str, source: str) -> LoadedTable:
@@ -1024,9 +1035,13 @@ def _infer_types(table: pa.Table, delimiter: str) -> pd.DataFrame:
         if numeric_src.null_count == len(numeric_src):
             continue
         converted = _try_cast(numeric_src)
-        if converted is None and delimiter == ";":
-            if pc.all(pc.match_substring_regex(numeric_src, r"^[+-]?\d*,\d+$|^[+-]?\d+$")).as_py():
-                converted = _try_cast(pc.replace_substring(numeric_src, ",", "."))
+        decimal_commas = r"^[+-]?\d*,\d+$|^[+-]?\d+$"
+        if (
+            converted is None
+            and delimiter == ";"
+            and pc.all(pc.match_substring_regex(numeric_src, decimal_commas)).as_py()
+        ):
+            converted = _try_cast(pc.replace_substring(numeric_src, ",", "."))
         if converted is not None:
             columns[name] = converted
     return pa.table(columns).to_pandas()

@@ -53,7 +53,6 @@ def free_port() -> int:
 def streamlit_server(timeout: float = 60):
     """Start ``streamlit run app.py`` on a free port; yield its base URL; stop it."""
     port = free_port()
-    log = open(os.devnull, "wb")
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -71,7 +70,7 @@ def streamlit_server(timeout: float = 60):
             "false",
         ],
         cwd=ROOT,
-        stdout=log,
+        stdout=subprocess.DEVNULL,
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
@@ -94,7 +93,6 @@ def streamlit_server(timeout: float = 60):
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
-        log.close()
 
 
 def wait_for_app(page, text: str | None = None, timeout: float = 60_000) -> None:
