@@ -53,7 +53,10 @@ table = review_compute.comparison(
 # The HTML report is in English; the page shows the same sentences in the session language.
 sentences = headline(table, options.confidence)
 wording = sentence_templates()
-segment_table, reversal_sentences, reversal_rows, heatmaps = None, [], [], []
+segment_table = None
+reversal_sentences: list[str] = []
+reversal_rows: list[dict[str, object]] = []
+heatmaps: list[tuple[str, object]] = []
 if by:
     segment_table = review_compute.comparison(
         dataset, settings, measures, k, choice.baseline, choice.candidates, options, by=tuple(by)

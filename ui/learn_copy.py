@@ -61,9 +61,11 @@ def _number(value: object) -> float | None:
         return float("nan")
     if isinstance(value, bool):
         return None
+    if not isinstance(value, (str, int, float, np.number)):
+        return None
     try:
-        return float(str(value).strip()) if isinstance(value, str) else float(value)
-    except (TypeError, ValueError):
+        return float(value.strip()) if isinstance(value, str) else float(value)
+    except ValueError:
         return None
 
 
@@ -127,7 +129,7 @@ def list_of_copy(table: pd.DataFrame, original: RankedList) -> RankedList:
         original,
         name=f"{original.name} (B)",
         items=items,
-        labels=tuple(float(r[3]) for r in keyed),
+        labels=tuple(float("nan") if r[3] is None else r[3] for r in keyed),
         unretrieved=tuple(u for u in original.unretrieved if u[0] not in ranked),
     )
 

@@ -25,10 +25,16 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from metrics.cli.messages import error_line
 from metrics.errors import MetricsError
+
+if TYPE_CHECKING:  # imported on use: --help stays fast
+    import pandas as pd
+
+    from metrics.io.loaders import Dataset
+    from metrics.review.compare import CompareOptions
 
 DEFAULT_CLI_MEASURES = ("nDCG@10", "P@10", "RR", "AP")
 OUTPUT_COLUMNS = (
@@ -135,7 +141,9 @@ def _number(value: object) -> object:
     return value
 
 
-def run_compare(args: argparse.Namespace):
+def run_compare(
+    args: argparse.Namespace,
+) -> tuple[pd.DataFrame, Dataset, CompareOptions, list[str], str]:
     """Load the files named in ``args`` and return ``(table, dataset, options, measures)``.
 
     Raises
@@ -186,7 +194,7 @@ def run_compare(args: argparse.Namespace):
     return table, data, options, measures, baseline
 
 
-def _write_tsv(table, out: TextIO) -> None:
+def _write_tsv(table: pd.DataFrame, out: TextIO) -> None:
     out.write("\t".join(OUTPUT_COLUMNS) + "\n")
     for row in table.to_dict("records"):
         cells = []
@@ -199,7 +207,15 @@ def _write_tsv(table, out: TextIO) -> None:
         out.write("\t".join(cells) + "\n")
 
 
-def _write_json(table, data, options, measures, baseline, args, out: TextIO) -> None:
+def _write_json(
+    table: pd.DataFrame,
+    data: Dataset,
+    options: CompareOptions,
+    measures: list[str],
+    baseline: str,
+    args: argparse.Namespace,
+    out: TextIO,
+) -> None:
     document = {
         "baseline": baseline,
         "qrels": args.qrels,
@@ -277,7 +293,7 @@ def main(
     return _gate(table, args.fail_if_worse, err)
 
 
-def _gate(table, fail_if_worse: list[str], err: TextIO) -> int:
+def _gate(table: pd.DataFrame, fail_if_worse: list[str], err: TextIO) -> int:
     if not fail_if_worse:
         return 0
     from metrics.engine.registry import parse_measure

@@ -19,6 +19,7 @@ import importlib
 import importlib.util
 import re
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
@@ -68,7 +69,7 @@ def expand_measure_names(names: list[str]) -> list[str]:
                 raise MeasureError(
                     f"{name!r}: a cutoff range runs from 1 or more upwards, like P@1..100."
                 )
-            cutoffs = range(low, high + 1)
+            cutoffs: range | list[int] = range(low, high + 1)
         else:
             cutoffs = [int(x) for x in ks.split(",")]
         out += [f"{head}{k}" for k in cutoffs]
@@ -97,7 +98,7 @@ def compute_matrix(lists: RankedLists, specs: list[MeasureSpec]) -> np.ndarray:
     cutoffs, so a full curve costs one pass.
     """
     out = np.empty((lists.n_queries, len(specs)))
-    groups: dict[tuple, list[int]] = {}
+    groups: dict[tuple[object, ...], list[int]] = {}
     for j, spec in enumerate(specs):
         if spec.k is None:
             out[:, j] = spec.compute(lists)
@@ -150,8 +151,8 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
     from metrics.io.trec import read_trec
 
     qrels = read_trec(qrels_path)
-    runs = [read_trec(p) for p in run_paths]
-    if qrels is not None and all(r is not None for r in runs):
+    runs = [run for run in (read_trec(p) for p in run_paths) if run is not None]
+    if qrels is not None and len(runs) == len(run_paths):
         if qrels.kind != "qrels":
             raise InputError(
                 "this looks like a TREC run (6 fields), not judgments.",
@@ -197,7 +198,7 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
 _RUN_EXTENSIONS = (".gz", ".txt", ".run", ".res", ".trec", ".tsv", ".csv")
 
 
-def _model_name(path: str, taken: dict) -> str:
+def _model_name(path: str, taken: Mapping[str, object]) -> str:
     """File name without known extensions (as :func:`metrics.io.formats.file_stem`, without
     importing pandas), made unique among ``taken``."""
     stem = Path(path).name

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 import pyarrow as pa
@@ -200,9 +200,9 @@ def write_json(results: Results, per_query: bool, digits: int, out: TextIO) -> N
         return None if np.isnan(v) else round(float(v), digits)
 
     names = results.names
-    doc: dict = {"settings": results.settings.to_dict(), "measures": names, "models": {}}
+    doc: dict[str, Any] = {"settings": results.settings.to_dict(), "measures": names, "models": {}}
     for model, (lists, values, means) in results.models.items():
-        entry: dict = {
+        entry: dict[str, Any] = {
             "queries": int(lists.n_queries),
             "all": {n: number(v) for n, v in zip(names, means.tolist())},
         }

@@ -10,6 +10,8 @@ Averaging follows :attr:`Settings.averaging`:
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 import pandas as pd
 
@@ -58,7 +60,7 @@ def micro_value(spec: MeasureSpec, lists: RankedLists, rows: np.ndarray | None =
     name = spec.definition.name
     ks = np.array([spec.k])
 
-    def pooled(kernel) -> float:
+    def pooled(kernel: Callable[..., tuple[np.ndarray, np.ndarray]]) -> float:
         num, den = kernel(lists, ks)
         num, den = num[:, 0], den[:, 0]
         if rows is not None:
@@ -98,7 +100,7 @@ def _weights_for(
             fix="choose a numeric query-level column, or macro.",
         )
     weights = pd.to_numeric(segments.set_index(S.QUERY)[column], errors="coerce")
-    out = per_query[S.QUERY].map(weights).to_numpy(dtype=np.float64)
+    out: np.ndarray = per_query[S.QUERY].map(weights).to_numpy(dtype=np.float64)
     if np.isnan(out).any() or (out < 0).any():
         raise InputError(
             f"the weight column '{column}' has missing or negative values.",

@@ -33,7 +33,7 @@ class Param:
     kind: type
     default: object
     help: str
-    choices: tuple = ()
+    choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -325,13 +325,14 @@ def _convert(d: MeasureDef, key: str, raw: object) -> object:
     p = params[key]
     try:
         if p.kind is tuple:
-            value = (
+            weights: tuple[float, ...] = (
                 raw
                 if isinstance(raw, tuple)
                 else tuple(float(x) for x in str(raw).split(";") if x.strip())
             )
-            if not value or any(x < 0 for x in value):
+            if not weights or any(x < 0 for x in weights):
                 raise ValueError
+            value: object = weights
         else:
             value = p.kind(raw)
     except (TypeError, ValueError):
@@ -348,7 +349,7 @@ def _convert(d: MeasureDef, key: str, raw: object) -> object:
 def parse_measure(
     text: str,
     k: int | None = None,
-    params: tuple[tuple[str, object], ...] | dict | None = None,
+    params: tuple[tuple[str, object], ...] | dict[str, object] | None = None,
     for_curve: bool = False,
 ) -> MeasureSpec:
     """Parse a measure name such as ``P@10``, ``ndcg_cut_10``, ``MRR`` or ``wP(decay=log)@5``.

@@ -435,7 +435,7 @@ def _cell_text(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if hasattr(value, "isoformat"):
-        return value.isoformat()  # type: ignore[no-any-return, attr-defined]
+        return value.isoformat()  # type: ignore[no-any-return]
     return str(value)
 
 
@@ -598,7 +598,7 @@ def _blank_lines(text: str, first_line: int, *, whitespace: bool) -> tuple[int, 
     return tuple(found)
 
 
-def _read_json_dict(obj: dict, source: str, kind: Kind | None) -> LoadedTable:
+def _read_json_dict(obj: dict[str, Any], source: str, kind: Kind | None) -> LoadedTable:
     inner = list(obj.values())
     lengths = np.fromiter((len(d) for d in inner), dtype=np.int64, count=len(inner))
     queries = np.repeat(np.array([str(q) for q in obj], dtype=object), lengths)

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
@@ -164,6 +164,14 @@ class RoleMapping:
         single = {role: guesses[role].column for role in ROLES if role in guesses}
         segments = tuple(g.column for key, g in guesses.items() if key.startswith("segment:"))
         return cls(**single, segments=segments)
+
+    @overload
+    @classmethod
+    def coerce(cls, value: RoleMapping | Mapping[str, Any]) -> RoleMapping: ...
+
+    @overload
+    @classmethod
+    def coerce(cls, value: None) -> None: ...
 
     @classmethod
     def coerce(cls, value: RoleMapping | Mapping[str, Any] | None) -> RoleMapping | None:
