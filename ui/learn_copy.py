@@ -8,13 +8,13 @@ the copy unless the copy ranks them.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from ui.learn import RankedList
+from ui.tables import fingerprint
 
 COLUMNS = ("position", "item", "label")
 
@@ -38,12 +38,6 @@ def copy_table(rl: RankedList) -> pd.DataFrame:
             "label": np.asarray(rl.labels, dtype=float),
         }
     )
-
-
-def fingerprint(table: pd.DataFrame) -> str:
-    """A short hash of the table's content (to notice edits)."""
-    values = pd.util.hash_pandas_object(table.astype(str), index=False).to_numpy()
-    return hashlib.sha256(values.tobytes() + repr(list(table.columns)).encode()).hexdigest()[:16]
 
 
 def _blank(value: object) -> bool:

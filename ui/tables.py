@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
+
 import numpy as np
 import pandas as pd
 
 from metrics.io.export import to_csv_bytes
+
+
+def fingerprint(table: pd.DataFrame) -> str:
+    """A short hash of a table's content and column names (to notice edits of an editable
+    table)."""
+    values = pd.util.hash_pandas_object(table.astype(str), index=False).to_numpy()
+    return hashlib.sha256(values.tobytes() + repr(list(table.columns)).encode()).hexdigest()[:16]
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from metrics.engine.registry import MEASURES
+from metrics.engine.registry import DEFAULT_CURVE_MEASURES, MEASURES
 from metrics.engine.settings import (
     POLICIES,
     Averaging,
@@ -27,7 +27,6 @@ from metrics.engine.settings import (
 from ui.i18n import DEFAULT_LANGUAGE, LANGUAGES
 
 DEFAULT_DATA = "web_search"
-DEFAULT_CURVE_MEASURES: tuple[str, ...] = ("P", "R", "RR", "nDCG")
 K_LIMIT = 100
 UPLOAD = "upload"
 HANDBUILT = "handbuilt"

@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
 from metrics.cli.messages import error_line
+from metrics.engine.registry import DEFAULT_COMPARE_MEASURES
 from metrics.errors import MetricsError
 
 if TYPE_CHECKING:  # imported on use: --help stays fast
@@ -36,7 +37,6 @@ if TYPE_CHECKING:  # imported on use: --help stays fast
     from metrics.io.loaders import Dataset
     from metrics.review.compare import CompareOptions
 
-DEFAULT_CLI_MEASURES = ("nDCG@10", "P@10", "RR", "AP")
 OUTPUT_COLUMNS = (
     "candidate",
     "measure",
@@ -80,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         dest="measures",
         metavar="MEASURE",
-        help=f"measure such as nDCG@10 (repeatable; default: {', '.join(DEFAULT_CLI_MEASURES)})",
+        help="measure such as nDCG@10 (repeatable; default: "
+        f"{', '.join(DEFAULT_COMPARE_MEASURES)})",
     )
     parser.add_argument("--format", choices=("tsv", "json"), default="tsv")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -157,7 +158,7 @@ def run_compare(
     from metrics.io.loaders import load_dataset, load_table
     from metrics.review.compare import CompareOptions, comparison_table
 
-    measures = [s.name for s in parse_measures(list(args.measures or DEFAULT_CLI_MEASURES))]
+    measures = [s.name for s in parse_measures(list(args.measures or DEFAULT_COMPARE_MEASURES))]
     for name in args.fail_if_worse:
         measures += [s.name for s in parse_measures([name]) if s.name not in measures]
     qrels = load_table(args.qrels, Path(args.qrels).name)

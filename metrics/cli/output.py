@@ -16,7 +16,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from metrics.engine.ranking import RankedLists
+from metrics.engine.ranking import RankedLists, arrow_numbers
 from metrics.engine.settings import Settings
 
 #: trec_eval prints ``"%-22s\t%s\t%.4f"``: names are padded to 22 characters.
@@ -30,14 +30,6 @@ def arrow_strings(texts: list[str]) -> pa.Array:
     np.cumsum([len(e) for e in encoded], out=offsets[1:])
     return pa.Array.from_buffers(
         pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
-    )
-
-
-def arrow_numbers(values: np.ndarray) -> pa.Array:
-    """A numeric numpy array as an arrow array (built from its buffer)."""
-    values = np.ascontiguousarray(values)
-    return pa.Array.from_buffers(
-        pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)]
     )
 
 

@@ -87,8 +87,9 @@ def _numpy_of(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
     return out
 
 
-def _arrow_of(values: np.ndarray) -> pa.Array:
-    """A numeric numpy array as an arrow array, without pyarrow's pandas shim."""
+def arrow_numbers(values: np.ndarray) -> pa.Array:
+    """A numeric numpy array as an arrow array, built from its buffer (``pa.array()`` would
+    import pandas through pyarrow's pandas shim)."""
     values = np.ascontiguousarray(values)
     return pa.Array.from_buffers(
         pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)]
@@ -558,7 +559,7 @@ def _run_order(
         return blocks
     if settings.ties == "input_order":
         return np.lexsort((np.arange(n), -key, qr))
-    table = pa.table({"q": _arrow_of(qr), "s": _arrow_of(key), "i": items})
+    table = pa.table({"q": arrow_numbers(qr), "s": arrow_numbers(key), "i": items})
     return _numpy_of(
         pc.sort_indices(
             table, sort_keys=[("q", "ascending"), ("s", "descending"), ("i", "descending")]
@@ -587,8 +588,8 @@ def _ordered_blocks(
         tie = same_q & ((ds == 0) | (np.isinf(key[1:]) & np.isinf(key[:-1])))
     if tie.any() and settings.ties == "item_desc":
         at = np.flatnonzero(tie)
-        left = pc.take(items, _arrow_of(at))
-        right = pc.take(items, _arrow_of(at + 1))
+        left = pc.take(items, arrow_numbers(at))
+        right = pc.take(items, arrow_numbers(at + 1))
         if not pc.all(pc.greater(left, right)).as_py():
             return None
     if (np.diff(block_q) > 0).all():

@@ -425,6 +425,8 @@ def curve_measures() -> list[MeasureDef]:
     return [d for d in MEASURES.values() if d.cutoff != "none"]
 
 
+#: The default measures, one definition each, for every place that needs one:
+#: what ``evaluate`` and ``python -m metrics`` compute without ``-m`` ...
 DEFAULT_MEASURES: tuple[str, ...] = (
     "P@5",
     "P@10",
@@ -437,3 +439,7 @@ DEFAULT_MEASURES: tuple[str, ...] = (
     "Rprec",
     "Success@10",
 )
+#: ... what ``python -m metrics compare`` compares without ``-m`` ...
+DEFAULT_COMPARE_MEASURES: tuple[str, ...] = ("nDCG@10", "P@10", "RR", "AP")
+#: ... and the curves the app draws first (names without a cutoff: drawn over every K).
+DEFAULT_CURVE_MEASURES: tuple[str, ...] = ("P", "R", "RR", "nDCG")

@@ -34,7 +34,16 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from metrics.errors import InputError, file_line
-from metrics.schema import ITEM, MODEL, QUERY, RANK, RELEVANCE, SCORE
+from metrics.schema import (
+    ITEM,
+    MODEL,
+    NULL_WORDS,
+    QUERY,
+    RANK,
+    RELEVANCE,
+    SCORE,
+    normalize_name,
+)
 
 Kind = Literal["run", "qrels", "table"]
 
@@ -85,7 +94,6 @@ ID_NAMES = frozenset(
     }
 )
 
-_NULL_TOKENS = ["NA", "N/A", "n/a", "NaN", "nan", "null", "NULL", "None", "none", "-", "?"]
 _NUMBER = re.compile(
     r"^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity|nan)$", re.IGNORECASE
 )
@@ -860,16 +868,12 @@ def _is_number(value: str) -> bool:
     return bool(_NUMBER.match(value.strip()))
 
 
-def _normalize(name: str) -> str:
-    return re.sub(r"[\s\-.]+", "_", str(name).strip().lower())
-
-
 def _looks_like_header(rows: list[list[str]]) -> bool:
     """A first row is a header unless it looks like data: numeric where the columns are."""
     from metrics.io.roles import KNOWN_NAMES
 
     first, rest = rows[0], rows[1:]
-    if any(_normalize(v) in KNOWN_NAMES for v in first):
+    if any(normalize_name(v) in KNOWN_NAMES for v in first):
         return True
     if not rest:
         return True
@@ -1021,17 +1025,19 @@ def _find_ragged_line(
 
 def _infer_types(table: pa.Table, delimiter: str) -> pd.DataFrame:
     """Strip strings; convert fully numeric, non-identifier columns to numbers."""
-    nulls = pa.array(_NULL_TOKENS, pa.string())
+    nulls = pa.array(NULL_WORDS, pa.string())
     columns = {}
     for name, col in zip(table.column_names, table.columns):
         col = pc.utf8_trim_whitespace(col)
         col = pc.if_else(pc.equal(col, ""), pa.scalar(None, pa.string()), col)
         columns[name] = col
-        if _normalize(name) in ID_NAMES or col.null_count == len(col):
+        if normalize_name(name) in ID_NAMES or col.null_count == len(col):
             continue
         if pc.any(pc.match_substring_regex(col, r"^[+-]?0\d")).as_py():
             continue  # leading zeros: an identifier such as "007"
-        numeric_src = pc.if_else(pc.is_in(col, value_set=nulls), pa.scalar(None, pa.string()), col)
+        numeric_src = pc.if_else(
+            pc.is_in(pc.utf8_lower(col), value_set=nulls), pa.scalar(None, pa.string()), col
+        )
         if numeric_src.null_count == len(numeric_src):
             continue
         converted = _try_cast(numeric_src)

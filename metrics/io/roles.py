@@ -8,7 +8,6 @@ canonical names of :mod:`metrics.schema`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
 from typing import Any, overload
@@ -17,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from metrics.errors import InputError
-from metrics.schema import ITEM, LABEL, MODEL, QUERY, RANK, SCORE
+from metrics.schema import ITEM, LABEL, MODEL, NULL_WORDS, QUERY, RANK, SCORE, normalize_name
 
 #: The single-column roles, in the order they are guessed.
 ROLES = (QUERY, ITEM, SCORE, RANK, LABEL, MODEL)
@@ -198,11 +197,6 @@ class RoleMapping:
     def with_(self, **changes: Any) -> RoleMapping:
         """A copy with some roles changed."""
         return replace(self, **changes)
-
-
-def normalize_name(name: object) -> str:
-    """Lower-case a column name and turn spaces, dots and hyphens into underscores."""
-    return re.sub(r"[\s\-.]+", "_", str(name).strip().lower())
 
 
 def guess_roles(df: pd.DataFrame) -> dict[str, Guess]:
@@ -458,13 +452,10 @@ def score_values(values: pd.Series) -> tuple[pd.Series, pd.Series]:
     return _text_numbers(values, words=False)
 
 
-_NULL_WORDS = ["", "na", "n/a", "nan", "null", "none", "-", "?"]
-
-
 def _text_numbers(values: pd.Series, *, words: bool) -> tuple[pd.Series, pd.Series]:
     missing = values.isna()
     text = values.astype("str").str.strip().str.lower()
-    missing |= text.isin(_NULL_WORDS)
+    missing |= text.isin(NULL_WORDS)
     numbers = pd.to_numeric(text.where(~missing), errors="coerce").astype("float64")
     if words:
         numbers = numbers.mask(text.isin(_TRUE[1:]), 1.0).mask(text.isin(_FALSE[1:]), 0.0)
