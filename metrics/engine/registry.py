@@ -441,5 +441,6 @@ DEFAULT_MEASURES: tuple[str, ...] = (
 )
 #: ... what ``python -m metrics compare`` compares without ``-m`` ...
 DEFAULT_COMPARE_MEASURES: tuple[str, ...] = ("nDCG@10", "P@10", "RR", "AP")
-#: ... and the curves the app draws first (names without a cutoff: drawn over every K).
+#: ... and the curves the app draws first (names without a cutoff: drawn over every K; the
+#: command line's ``--curves`` uses the measures flagged ``curve_default`` instead).
 DEFAULT_CURVE_MEASURES: tuple[str, ...] = ("P", "R", "RR", "nDCG")

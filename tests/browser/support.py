@@ -6,7 +6,6 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from contextlib import contextmanager
@@ -179,10 +178,10 @@ def upload_run_and_judgments(page, run: bytes, judgments: bytes) -> None:
     )
 
 
-def screenshot_dir() -> Path:
+def screenshot_dir(temporary: Path) -> Path:
     """Where the browser tests save their screenshots: ``docs/screenshots`` when the environment
-    sets ``SCREENSHOTS=1`` (to refresh the README's pictures), otherwise a temporary folder, so
-    that a test run never changes the repository."""
+    sets ``SCREENSHOTS=1`` (to refresh the README's pictures), otherwise ``temporary`` (a folder
+    pytest removes after a passing run), so that a test run never changes the repository."""
     if os.environ.get("SCREENSHOTS") == "1":
         return ROOT / "docs" / "screenshots"
-    return Path(tempfile.mkdtemp(prefix="screenshots-"))
+    return temporary
