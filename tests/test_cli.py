@@ -115,6 +115,7 @@ def test_output_on_the_sample_trec_files_equals_pytrec_eval_for_every_shared_mea
     assert_equal_to_pytrec_eval(QRELS, LEXICAL)
 
 
+@pytest.mark.slow
 @hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collections())
 def test_output_on_generated_trec_files_equals_pytrec_eval(data):

@@ -6,6 +6,7 @@ import contextlib
 import gzip
 
 import pandas as pd
+import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
@@ -109,6 +110,7 @@ def test_malformed_tables_raise_nothing_but_input_errors_through_the_whole_pipel
     _only_input_errors(pipeline)
 
 
+@pytest.mark.slow
 @FUZZ
 @given(
     st.lists(

@@ -30,6 +30,7 @@ NAMES = [
 ]
 
 
+@pytest.mark.slow
 @hsettings(max_examples=80, deadline=None)
 @given(
     data=collections(),
