@@ -12,10 +12,11 @@ import sys
 from pathlib import Path
 
 import pytest
-import tomllib
 
 from metrics.cli import compare, docs_tables, evaluate
 from metrics.io.loaders import CHECKOUT_SAMPLE_DIR, SAMPLES, sample_directory
+
+tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
 REPO = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))
