@@ -67,7 +67,7 @@ def test_a_page_file_run_on_its_own_still_shows_the_frame(page):
 
 
 @pytest.mark.slow
-def test_switching_language_translates_the_pages():
+def test_switching_language_translates_the_page_title_and_the_sidebar():
     at = open_page(fresh_app(), "curves")
     at.sidebar.selectbox(key="w_lang").set_value("zh").run()
     assert at.title[0].value == catalog("zh")["curves.title"]
