@@ -21,9 +21,9 @@ import numpy as np
 import pandas as pd
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT))  # also runnable as a script: python benchmarks/app_speed.py
 
-from tests.browser.support import (
+from tests.browser.support import (  # noqa: E402 (needs ROOT on sys.path)
     CHROMIUM,
     LAUNCH_ARGS,
     go_to,
@@ -72,15 +72,21 @@ def write_files(
     return run_path, qrels_path
 
 
+def _count_rows(path: Path) -> int:
+    """Lines of a CSV file after its header."""
+    with path.open() as lines:
+        return sum(1 for _ in lines) - 1
+
+
 def main() -> None:
     from playwright.sync_api import sync_playwright
 
     with tempfile.TemporaryDirectory() as tmp:
         run_path, qrels_path = write_files(Path(tmp))
-        n_rows = sum(1 for _ in open(run_path)) - 1
+        n_rows, n_judgments = _count_rows(run_path), _count_rows(qrels_path)
         print(
             f"run: {n_rows:,} rows ({run_path.stat().st_size / 1e6:.0f} MB), "
-            f"judgments: {sum(1 for _ in open(qrels_path)) - 1:,} rows"
+            f"judgments: {n_judgments:,} rows"
         )
         with streamlit_server() as url, sync_playwright() as p:
             browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)

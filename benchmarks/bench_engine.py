@@ -162,13 +162,16 @@ def measure(argv: list[str], timeout: float) -> tuple[float, float, str, int]:
     deadline = start + timeout
     import selectors
 
+    stdout = proc.stdout
+    if stdout is None:
+        raise RuntimeError("the command's output is not piped")
     sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
+    sel.register(stdout, selectors.EVENT_READ)
     while True:
         if time.perf_counter() > deadline:
             proc.kill()
         if sel.select(timeout=1.0):
-            data = proc.stdout.read1(1 << 20)
+            data = os.read(stdout.fileno(), 1 << 20)
             if not data:
                 break
             chunks.append(data)
@@ -313,9 +316,9 @@ def main(argv: list[str] | None = None) -> int:
             if size == "10M" and tool in args.skip_at_10m:
                 results[tool] = {"error": "skipped at this size"}
                 continue
-            results[tool] = best_of(args.repeat, tool, qrels, run, args.timeout)
+            result = results[tool] = best_of(args.repeat, tool, qrels, run, args.timeout)
             print(
-                f"{size} {tool}: {results[tool] and {k: v for k, v in results[tool].items() if k != 'means'}}",
+                f"{size} {tool}: {result and {k: v for k, v in result.items() if k != 'means'}}",
                 file=sys.stderr,
                 flush=True,
             )

@@ -7,8 +7,8 @@ Public API::
     ev.per_query            # model, query, one column per measure
     summarize(ev)           # mean, median, quartiles, std, n per model and measure
 
-Names are loaded on first use (PEP 562), so ``import metrics.engine.ranking`` and the command line do
-not pay for pandas when they do not need it.
+Names are loaded on first use (PEP 562), so ``import metrics.engine.ranking`` and the command line
+do not pay for pandas when they do not need it.
 """
 
 from __future__ import annotations

@@ -14,6 +14,8 @@ A recommender-style table carries its own labels: a run table with a ``label`` c
 
 from __future__ import annotations
 
+import re
+
 QUERY = "query"
 ITEM = "item"
 SCORE = "score"
@@ -28,3 +30,12 @@ QRELS_COLUMNS = (QUERY, ITEM, RELEVANCE)
 
 #: Name given to the single model of a run that has no model column.
 DEFAULT_MODEL = "run"
+
+#: Cell texts that mean "no value", compared stripped and in lower case (``NA``, ``NULL``, ...).
+NULL_WORDS: tuple[str, ...] = ("", "na", "n/a", "nan", "null", "none", "-", "?")
+
+
+def normalize_name(name: object) -> str:
+    """A column name as the readers match it: lower case, with spaces, dots and hyphens turned
+    into underscores (``"Doc ID"`` -> ``"doc_id"``)."""
+    return re.sub(r"[\s\-.]+", "_", str(name).strip().lower())

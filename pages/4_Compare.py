@@ -1,4 +1,5 @@
-"""Compare page: is a candidate better than the baseline, by how much, how sure, on which queries."""
+"""Compare page: is a candidate better than the baseline, by how much, how sure, on which
+queries."""
 
 import html
 

@@ -54,7 +54,10 @@ table = review_compute.comparison(
 # The HTML report is in English; the page shows the same sentences in the session language.
 sentences = headline(table, options.confidence)
 wording = sentence_templates()
-segment_table, reversal_sentences, reversal_rows, heatmaps = None, [], [], []
+segment_table = None
+reversal_sentences: list[str] = []
+reversal_rows: list[dict[str, object]] = []
+heatmaps: list[tuple[str, object]] = []
 if by:
     segment_table = review_compute.comparison(
         dataset, settings, measures, k, choice.baseline, choice.candidates, options, by=tuple(by)
@@ -183,7 +186,7 @@ if by:
 
 st.subheader(t("review_report.charts"))
 columns = st.columns(2)
-for i, (title, figure) in enumerate(figures):
+for i, (_title, figure) in enumerate(figures):
     with columns[i % 2]:
         st.plotly_chart(figure, width="stretch", key=f"report_chart_{i}")
 

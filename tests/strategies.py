@@ -1,4 +1,5 @@
-"""Hypothesis strategies for ranking collections with ties, graded/negative labels and short lists."""
+"""Hypothesis strategies for ranking collections with ties, graded/negative labels and short
+lists."""
 
 from __future__ import annotations
 

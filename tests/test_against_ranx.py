@@ -32,6 +32,7 @@ def ranx_per_query(run, qrels, metrics: list[str]) -> dict[str, dict[str, float]
     return {m: dict(zip(shared, result[m])) for m in metrics}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("gain, ranx_name", [("linear", "ndcg"), ("exponential", "ndcg_burges")])
 def test_ndcg_of_a_hand_made_list_equals_ranx(gain, ranx_name):
     import pandas as pd
@@ -45,6 +46,7 @@ def test_ndcg_of_a_hand_made_list_equals_ranx(gain, ranx_name):
     assert 0 < ours.loc[0, "nDCG@3"] < 1
 
 
+@pytest.mark.slow
 @hsettings(max_examples=80, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collections(allow_unjudged_queries=False, tie_free=True))
 def test_ndcg_equals_ranx_per_query_on_tie_free_collections(data):

@@ -78,6 +78,7 @@ def assert_same_as_trec_eval(run: pd.DataFrame, qrels: pd.DataFrame, level: int)
             assert got == pytest.approx(want, abs=1e-9), (row.query, name, got, want, values)
 
 
+@pytest.mark.slow
 @hsettings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=collections(), level=st.sampled_from([1, 1, 2]))
 def test_every_measure_equals_trec_eval_per_query_on_generated_collections(data, level):
@@ -131,6 +132,7 @@ def test_presorted_input_in_any_query_order_gives_the_same_values_as_shuffled_in
     assert list(a["query"]) == ["q1", "q10", "q2"]
 
 
+@pytest.mark.slow
 @hsettings(max_examples=60, deadline=None)
 @given(data=collections(allow_unjudged_queries=False))
 def test_judged_queries_missing_from_the_run_score_zero_with_complete_policy(data):

@@ -83,7 +83,7 @@ def test_summary_groups_by_a_segment_column_with_counts_and_quartiles(two_querie
 
 def test_grouping_by_an_unknown_segment_names_the_available_columns(two_queries):
     run, qrels, segments = two_queries
-    with pytest.raises(InputError, match="no segment column 'market'.*kind, traffic"):
+    with pytest.raises(InputError, match=r"no segment column 'market'.*kind, traffic"):
         summarize(evaluate(run, qrels, ["R@2"]), segments, by=["market"])
 
 

@@ -33,6 +33,7 @@ def test_curves_table_shows_hybrid_ndcg_at_10_computed_by_metrics(web_search):
     assert list(shown.index) == ["lexical", "dense", "hybrid"]
 
 
+@pytest.mark.slow
 def test_curves_table_uses_standard_cutoffs_inside_the_k_range():
     at = open_page(fresh_app(), "curves")
     assert [c for c in cutoff_table(at).columns if c.startswith("P@")] == [
@@ -52,6 +53,7 @@ def test_curves_table_uses_standard_cutoffs_inside_the_k_range():
     ]
 
 
+@pytest.mark.slow
 def test_raising_the_relevance_level_lowers_precision_as_metrics_says(web_search):
     at = open_page(fresh_app(), "curves")
     at.sidebar.number_input(key="w_rel").set_value(2.0).run()
@@ -70,6 +72,7 @@ def test_choosing_measures_changes_the_charts_and_the_table():
     assert [c for c in cutoff_table(at).columns] == ["AP@1", "AP@3", "AP@5", "AP@10", "AP@20"]
 
 
+@pytest.mark.slow
 def test_distribution_table_gives_median_and_quartiles_of_per_query_values(web_search):
     at = open_page(fresh_app(), "curves")
     at.selectbox(key="w_dist_measure").set_value("nDCG").run()
@@ -91,6 +94,7 @@ def test_table_csv_keeps_numbers_numeric_and_neutralises_formula_text():
     assert text.decode("utf-8-sig").splitlines() == ["model,value", "'=cmd(),-0.5", "hybrid,0.77"]
 
 
+@pytest.mark.slow
 def test_micro_averaging_changes_the_table_but_not_the_lines(web_search):
     at = open_page(fresh_app(), "curves")
     at.sidebar.selectbox(key="w_averaging").set_value("micro").run()
@@ -101,6 +105,7 @@ def test_micro_averaging_changes_the_table_but_not_the_lines(web_search):
     assert any("chosen averaging" in c.value for c in at.caption)
 
 
+@pytest.mark.slow
 def test_ranking_runs_once_per_data_and_settings(monkeypatch):
     import ui.compute
 
@@ -127,6 +132,7 @@ def test_ranking_runs_once_per_data_and_settings(monkeypatch):
     assert len(calls) == 2 and calls[-1].ties == "input_order"
 
 
+@pytest.mark.slow
 def test_a_failed_png_export_shows_a_message_not_a_traceback(monkeypatch):
     import ui.downloads
 
@@ -161,10 +167,11 @@ def test_figure_image_turns_kaleido_failures_into_a_clear_error(monkeypatch):
     monkeypatch.setattr(
         go.Figure, "to_image", lambda *a, **k: (_ for _ in ()).throw(ValueError("Chrome not found"))
     )
-    with pytest.raises(RuntimeError, match="PNG image could not be made.*Chrome not found"):
+    with pytest.raises(RuntimeError, match=r"PNG image could not be made.*Chrome not found"):
         figure_image(fig, "png")
 
 
+@pytest.mark.slow
 def test_fewer_than_k_policy_on_short_lists_matches_metrics():
     recs = load_sample("recommendations")
     at = fresh_app({"data": "recommendations"})

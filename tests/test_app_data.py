@@ -53,6 +53,7 @@ def test_report_lists_the_samples_warnings_with_their_explanations():
     assert sum(m.value.endswith("**warning**") for m in at.main.markdown) == 3
 
 
+@pytest.mark.slow
 def test_choosing_another_sample_updates_the_sidebar():
     at = open_page(fresh_app(), "data")
     at.selectbox(key="w_sample").set_value("recommendations").run()
@@ -179,6 +180,7 @@ def test_sort_by_position_renumbers_the_lists():
     assert list(table["item"]) == ["a", "b", "c"] and list(table["position"]) == [1, 2, 3]
 
 
+@pytest.mark.slow
 def test_file_names_and_messages_are_shown_literally_not_as_markdown():
     at = upload(
         fresh_app(), [("*bold*[link](x).csv", RUN, "text/csv")], ("judged.csv", QRELS, "text/csv")

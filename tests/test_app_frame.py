@@ -48,6 +48,7 @@ def test_settings_from_the_url_reach_the_sidebar_and_stay_in_the_url():
     assert at.query_params["gain"] == "exponential" and at.query_params["k"] == "1-30"
 
 
+@pytest.mark.slow
 def test_a_setting_changed_on_one_page_holds_on_the_next():
     at = open_page(fresh_app(), "curves")
     at.sidebar.selectbox(key="w_short_lists").set_value("divide_by_returned").run()
@@ -65,7 +66,8 @@ def test_a_page_file_run_on_its_own_still_shows_the_frame(page):
     assert len(at.title) == 1
 
 
-def test_switching_language_translates_the_pages():
+@pytest.mark.slow
+def test_switching_language_translates_the_page_title_and_the_sidebar():
     at = open_page(fresh_app(), "curves")
     at.sidebar.selectbox(key="w_lang").set_value("zh").run()
     assert at.title[0].value == catalog("zh")["curves.title"]
@@ -73,6 +75,7 @@ def test_switching_language_translates_the_pages():
     assert at.sidebar.text[0].value.splitlines()[1] == "模型：lexical, dense, hybrid"
 
 
+@pytest.mark.slow
 def test_a_link_with_a_language_opens_in_that_language():
     at = open_page(fresh_app({"lang": "ja"}), "learn")
     assert at.title[0].value == catalog("ja")["learn.title"]

@@ -1,4 +1,5 @@
-"""The Compare, Segments and Report pages show what metrics.review.compare and metrics.review.statistics say."""
+"""The Compare, Segments and Report pages show what metrics.review.compare and
+metrics.review.statistics say."""
 
 from __future__ import annotations
 
@@ -47,6 +48,7 @@ def shown_text(at: AppTest) -> str:
 # --------------------------------------------------------------------------- compare
 
 
+@pytest.mark.slow
 def test_compare_delta_table_equals_metrics_statistics_output(web_search):
     _, ev = web_search
     at = open_review("4_Compare")
@@ -75,11 +77,13 @@ def test_compare_delta_table_equals_metrics_statistics_output(web_search):
     assert shown.loc[("hybrid", "nDCG@10"), "direction"] == "better"
 
 
+@pytest.mark.slow
 def test_compare_headline_says_hybrid_beats_lexical_on_ndcg():
     at = open_review("4_Compare")
     assert "hybrid beats lexical on nDCG@10: 0.773 vs 0.540, delta +0.233" in shown_text(at)
 
 
+@pytest.mark.slow
 def test_compare_with_hybrid_as_baseline_shows_lexical_worse():
     at = open_review("4_Compare")
     at.selectbox(key="w_review_baseline").set_value("hybrid").run()
@@ -88,6 +92,7 @@ def test_compare_with_hybrid_as_baseline_shows_lexical_worse():
     assert shown.loc[("lexical", "nDCG@10"), "delta"] == pytest.approx(-0.2334, abs=1e-4)
 
 
+@pytest.mark.slow
 def test_compare_drill_down_shows_both_top_lists_with_their_moves(web_search):
     data, ev = web_search
     at = open_review("4_Compare")
@@ -104,6 +109,7 @@ def test_compare_drill_down_shows_both_top_lists_with_their_moves(web_search):
     assert "left top K" in left["change"].tolist()
 
 
+@pytest.mark.slow
 def test_compare_lists_the_queries_that_gained_and_lost_most():
     at = open_review("4_Compare")
     at.selectbox(key="w_cmp_candidate").set_value("hybrid").run()
@@ -113,6 +119,7 @@ def test_compare_lists_the_queries_that_gained_and_lost_most():
     assert len(lost) == 10 and (lost["delta"] < 0).all() and lost["delta"].is_monotonic_increasing
 
 
+@pytest.mark.slow
 def test_compare_follows_the_k_and_the_correction_choice(web_search):
     data, _ = web_search
     at = open_review("4_Compare")
@@ -131,6 +138,7 @@ def test_compare_follows_the_k_and_the_correction_choice(web_search):
 # --------------------------------------------------------------------------- segments
 
 
+@pytest.mark.slow
 def test_segments_page_says_hybrid_loses_to_lexical_on_navigational_queries():
     at = open_review("5_Segments")
     at.selectbox(key="w_seg_measure").set_value("nDCG").run()
@@ -144,6 +152,7 @@ def test_segments_page_says_hybrid_loses_to_lexical_on_navigational_queries():
     ), errors
 
 
+@pytest.mark.slow
 def test_segments_table_gives_each_models_mean_and_the_delta_per_segment(web_search):
     _, ev = web_search
     at = open_review("5_Segments")
@@ -158,6 +167,7 @@ def test_segments_table_gives_each_models_mean_and_the_delta_per_segment(web_sea
     assert table.loc["(all)", "Δ hybrid"] == pytest.approx(overall["hybrid"] - overall["lexical"])
 
 
+@pytest.mark.slow
 def test_small_segments_are_flagged_not_hidden():
     at = open_review("5_Segments")
     at.multiselect(key="w_seg_by").set_value(["query_type", "traffic"]).run()
@@ -176,6 +186,7 @@ def test_segments_page_runs_on_the_recommendations_sample():
 # --------------------------------------------------------------------------- report
 
 
+@pytest.mark.slow
 def test_report_page_shows_headline_segments_health_and_provenance(web_search):
     data, _ = web_search
     at = open_review("6_Report")
@@ -203,6 +214,7 @@ def test_pages_explain_that_one_model_cannot_be_compared():
 # --------------------------------------------------------------------------- links
 
 
+@pytest.mark.slow
 def test_a_link_reopens_the_same_comparison():
     at = open_review(
         "4_Compare", {"base": "hybrid", "cand": "lexical", "at": "5", "seed": "3", "corr": "bh"}
@@ -214,6 +226,7 @@ def test_a_link_reopens_the_same_comparison():
     assert at.selectbox(key="w_review_correction").value == "bh"
 
 
+@pytest.mark.slow
 def test_the_choices_are_written_into_the_link():
     at = open_review("5_Segments")
     at.number_input(key="w_review_k").set_value(20).run()
@@ -222,6 +235,7 @@ def test_the_choices_are_written_into_the_link():
     assert at.query_params["cand"] == "dense,hybrid"
 
 
+@pytest.mark.slow
 def test_a_link_with_unknown_models_and_bad_numbers_keeps_the_defaults():
     at = open_review("4_Compare", {"base": "bm25", "cand": "x,y", "at": "-3", "boot": "7"})
     assert at.selectbox(key="w_review_baseline").value == "lexical"

@@ -119,6 +119,7 @@ def test_bad_option_value_exits_2_with_usage():
     assert code == 2 and "invalid choice" in err
 
 
+@pytest.mark.slow
 def test_python_dash_m_metrics_compare_runs_as_a_program():
     import subprocess
     import sys

@@ -36,6 +36,7 @@ def test_every_bounded_measure_lies_between_zero_and_one(data, gain):
     assert ((values >= 0) & (values <= 1 + 1e-12)).all()
 
 
+@pytest.mark.slow
 @FAST
 @given(data=collections())
 def test_dcg_is_never_negative_and_bounded_by_the_ideal(data):
@@ -65,6 +66,7 @@ def test_a_perfect_ranking_scores_one(labels):
     assert exp.to_numpy() == pytest.approx(np.ones((1, 2)))
 
 
+@pytest.mark.slow
 @FAST
 @given(data=collections())
 def test_recall_never_decreases_as_k_grows(data):
@@ -74,6 +76,7 @@ def test_recall_never_decreases_as_k_grows(data):
     assert (np.diff(curve, axis=1) >= -1e-12).all()
 
 
+@pytest.mark.slow
 @FAST
 @given(data=collections(), seed=st.integers(0, 2**31 - 1))
 def test_the_order_of_rows_and_queries_does_not_matter(data, seed):
@@ -86,6 +89,7 @@ def test_the_order_of_rows_and_queries_does_not_matter(data, seed):
     )
 
 
+@pytest.mark.slow
 @FAST
 @given(data=collections(), shift=st.sampled_from([-100.0, -0.5, 7.5, 1024.0]))
 def test_shifting_every_score_by_a_constant_changes_nothing(data, shift):
@@ -96,6 +100,7 @@ def test_shifting_every_score_by_a_constant_changes_nothing(data, shift):
     )
 
 
+@pytest.mark.slow
 @FAST
 @given(
     data=collections(allow_unjudged_queries=False),

@@ -342,11 +342,16 @@ def test_missing_path_is_reported():
         load_table(Path("/nonexistent/nope.csv"))
 
 
+@pytest.mark.slow
 def test_one_million_rows_load_as_strings_and_floats():
     n = 1_000_000
-    body = "\n".join(f"{i % 5000},d{i},{(i % 97) / 97:.4f}" for i in range(0, n, 1000))
+    body = "\n".join(f"{i % 5000},d{i},{(i % 97) / 97:.4f}" for i in range(n))
     t = load_table(("qid,docid,score\n" + body + "\n").encode(), "big.csv")
+    assert len(t.frame) == n
     assert t.frame["score"].dtype == np.float64 and t.frame["qid"].dtype == "str"
+    assert (
+        t.frame["qid"].iloc[-1] == str((n - 1) % 5000) and t.frame["docid"].iloc[-1] == f"d{n - 1}"
+    )
 
 
 # --------------------------------------------------------------------------- physical line numbers

@@ -106,13 +106,13 @@ def test_a_cutoff_given_twice_is_refused():
 
 
 def test_measures_without_a_cutoff_have_no_curve():
-    with pytest.raises(MeasureError, match="^Rprec has no cutoff, so it has no curve over K.$"):
+    with pytest.raises(MeasureError, match=r"^Rprec has no cutoff, so it has no curve over K\.$"):
         parse_measure("Rprec", for_curve=True)
 
 
 def test_evaluate_refuses_an_unknown_measure_before_reading_the_data():
     run = pd.DataFrame({"query": ["q"], "item": ["a"], "score": [1.0]})
-    with pytest.raises(MeasureError, match="^unknown measure 'P10'"):
+    with pytest.raises(MeasureError, match=r"^unknown measure 'P10'"):
         evaluate(run, run.rename(columns={"score": "relevance"}), ["P10"])
 
 

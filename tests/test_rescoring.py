@@ -38,6 +38,7 @@ NAMES = [
 ]
 
 
+@pytest.mark.slow
 @hsettings(max_examples=80, deadline=None)
 @given(
     data=collections(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,7 @@ def _data_files(root: Path) -> dict[str, bytes]:
     }
 
 
+@pytest.mark.slow
 def test_generator_reproduces_the_committed_files_byte_for_byte(tmp_path):
     generate(tmp_path)
     fresh, committed = _data_files(tmp_path), _data_files(SAMPLE_DIR)
@@ -37,6 +39,7 @@ def test_sample_files_are_plain_text_under_five_megabytes_in_all():
     assert all(not b.startswith(b"\x1f\x8b") and b"\r\n" not in b for b in files.values())
 
 
+@pytest.mark.slow
 def test_every_sample_opens_by_name_as_a_dataset():
     assert sample_names() == ["web_search", "recommendations", "teaching"]
     for name in sample_names():
@@ -51,8 +54,10 @@ def test_every_sample_opens_by_name_as_a_dataset():
 def test_unknown_sample_name_is_an_input_error():
     with pytest.raises(
         InputError,
-        match="There is no sample named 'nope'. Fix: Choose one of: "
-        "web_search, recommendations, teaching.",
+        match=re.escape(
+            "There is no sample named 'nope'. Fix: Choose one of: "
+            "web_search, recommendations, teaching."
+        ),
     ):
         load_sample("nope")
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 
 import pandas as pd
+import pytest
 
 from metrics.review.compare import HEADLINE_TEMPLATES, headline
 from metrics.review.segments import REVERSAL_TEMPLATES, reversal_sentence
@@ -113,6 +114,7 @@ def test_japanese_reversal_names_the_segment_and_the_small_sample():
     )
 
 
+@pytest.mark.slow
 def test_segments_page_in_chinese_says_hybrid_loses_to_lexical_on_navigational_queries():
     at = open_review("5_Segments")
     at.selectbox(key="w_seg_measure").set_value("nDCG").run()
@@ -130,6 +132,7 @@ def test_segments_page_in_chinese_says_hybrid_loses_to_lexical_on_navigational_q
     assert not any("best overall" in e for e in errors)
 
 
+@pytest.mark.slow
 def test_compare_page_linked_in_japanese_gives_the_headline_in_japanese():
     at = open_review("4_Compare", {"lang": "ja"})
     text = shown_text(at)

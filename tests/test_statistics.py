@@ -215,6 +215,7 @@ def test_unknown_correction_is_refused():
 # --------------------------------------------------------------------------- ranx cross-check
 
 
+@pytest.mark.slow
 def test_ttest_and_randomization_agree_with_ranx_compare_on_web_search():
     ranx = pytest.importorskip("ranx")
     from metrics.io.loaders import load_sample

@@ -7,6 +7,7 @@ itself is passed as an ``_dataset`` argument, which Streamlit does not hash. The
 
 from __future__ import annotations
 
+import contextlib
 import threading
 
 import numpy as np
@@ -208,10 +209,9 @@ def warm(dataset: Dataset, settings: Settings) -> threading.Thread:
     """
 
     def work() -> None:
-        try:
+        # the page that needs the lists will show the error
+        with contextlib.suppress(Exception):
             ranked_lists(dataset, settings)
-        except Exception:  # the page that needs the lists will show the error
-            pass
 
     thread = threading.Thread(target=work, name="rank-warmup", daemon=True)
     thread.start()

@@ -250,7 +250,9 @@ def measure_text(name: str, part: str, lang: str | None = None) -> str:
 
 def _sidebar() -> View:
     side = st.sidebar
-    side.selectbox(t("frame.language"), list(LANGUAGES), format_func=LANGUAGES.get, key="w_lang")
+    side.selectbox(
+        t("frame.language"), list(LANGUAGES), format_func=LANGUAGES.__getitem__, key="w_lang"
+    )
     st.session_state[LANGUAGE_KEY] = st.session_state["w_lang"]
     data = data_choice()
     view_before: View = st.session_state[VIEW_KEY]

@@ -7,13 +7,12 @@ The table has one row per ranked item: ``list`` (the list's name, its query id),
 
 from __future__ import annotations
 
-import hashlib
-
 import numpy as np
 import pandas as pd
 
 from metrics.io.export import to_csv_bytes
 from metrics.io.loaders import Dataset, load_dataset, load_table
+from ui.tables import fingerprint
 
 TABLE_KEY = "handbuilt_table"
 _DATASET_KEY = "handbuilt_dataset"
@@ -60,7 +59,8 @@ def normalize(table: pd.DataFrame) -> pd.DataFrame:
 
 
 def csv_of(table: pd.DataFrame) -> bytes:
-    """The lists as CSV (``query,item,rank,label``), readable by :func:`metrics.io.loaders.load_table`."""
+    """The lists as CSV (``query,item,rank,label``), readable by
+    :func:`metrics.io.loaders.load_table`."""
     df = normalize(table)
     out = pd.DataFrame(
         {
@@ -71,12 +71,6 @@ def csv_of(table: pd.DataFrame) -> bytes:
         }
     )
     return to_csv_bytes(out, bom=False)
-
-
-def fingerprint(table: pd.DataFrame) -> str:
-    """A short hash of the table's content (to notice changes)."""
-    values = pd.util.hash_pandas_object(table.astype(str), index=False).to_numpy()
-    return hashlib.sha256(values.tobytes() + repr(list(table.columns)).encode()).hexdigest()[:16]
 
 
 def to_dataset(table: pd.DataFrame, name: str = "hand-built lists") -> Dataset:

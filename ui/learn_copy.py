@@ -8,13 +8,13 @@ the copy unless the copy ranks them.
 
 from __future__ import annotations
 
-import hashlib
 from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from ui.learn import RankedList
+from ui.tables import fingerprint
 
 COLUMNS = ("position", "item", "label")
 
@@ -40,12 +40,6 @@ def copy_table(rl: RankedList) -> pd.DataFrame:
     )
 
 
-def fingerprint(table: pd.DataFrame) -> str:
-    """A short hash of the table's content (to notice edits)."""
-    values = pd.util.hash_pandas_object(table.astype(str), index=False).to_numpy()
-    return hashlib.sha256(values.tobytes() + repr(list(table.columns)).encode()).hexdigest()[:16]
-
-
 def _blank(value: object) -> bool:
     return (
         value is None
@@ -61,9 +55,11 @@ def _number(value: object) -> float | None:
         return float("nan")
     if isinstance(value, bool):
         return None
+    if not isinstance(value, (str, int, float, np.number)):
+        return None
     try:
-        return float(str(value).strip()) if isinstance(value, str) else float(value)
-    except (TypeError, ValueError):
+        return float(value.strip()) if isinstance(value, str) else float(value)
+    except ValueError:
         return None
 
 
@@ -127,7 +123,7 @@ def list_of_copy(table: pd.DataFrame, original: RankedList) -> RankedList:
         original,
         name=f"{original.name} (B)",
         items=items,
-        labels=tuple(float(r[3]) for r in keyed),
+        labels=tuple(float("nan") if r[3] is None else r[3] for r in keyed),
         unretrieved=tuple(u for u in original.unretrieved if u[0] not in ranked),
     )
 

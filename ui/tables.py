@@ -6,6 +6,7 @@ and tests can read them; :func:`translated` renames the columns for display and 
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 
 import numpy as np
@@ -32,6 +33,13 @@ def translated(frame: pd.DataFrame, t: Callable[[str], str]) -> pd.DataFrame:
     if out.index.name in TRANSLATED_COLUMNS:
         out.index.name = t(f"column.{out.index.name}")
     return out
+
+
+def fingerprint(table: pd.DataFrame) -> str:
+    """A short hash of a table's content and column names (to notice edits of an editable
+    table)."""
+    values = pd.util.hash_pandas_object(table.astype(str), index=False).to_numpy()
+    return hashlib.sha256(values.tobytes() + repr(list(table.columns)).encode()).hexdigest()[:16]
 
 
 def csv_bytes(frame: pd.DataFrame) -> bytes:

@@ -134,8 +134,9 @@ def _one_role_per_column(tid: str, changed: str, roles: tuple[str, ...]) -> None
             st.session_state[key] = _NONE
 
 
-def upload_panel() -> Dataset | None:
-    """The upload section of the Data page; returns the session's uploaded data set, if any."""
+def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
+    """The file choosers; the tables read from the chosen files, or kept from an earlier upload
+    (with a button to forget them); ``None`` before any upload."""
     layout = "{" + t("column.query") + ": {" + t("column.item") + ": " + t("column.score") + "}}"
     st.caption(t("upload.formats", example=layout))
     c1, c2, c3 = st.columns(3)
@@ -146,7 +147,7 @@ def upload_panel() -> Dataset | None:
         t("upload.judgments"), key="up_judgments", help=t("upload.judgments_help")
     )
     queries = c3.file_uploader(t("upload.queries"), key="up_queries", help=t("upload.queries_help"))
-    stored = st.session_state.get(TABLES_KEY)
+    stored: dict[str, list[LoadedTable]] | None = st.session_state.get(TABLES_KEY)
     if runs:
         tables = {
             "runs": _read(runs),
@@ -154,20 +155,22 @@ def upload_panel() -> Dataset | None:
             "queries": _read([queries]) if queries else [],
         }
         st.session_state[TABLES_KEY] = tables
-    elif stored:
-        tables = stored
+        return tables
+    if stored:
         st.info(
-            t("upload.kept", files=md_escape(", ".join(x.name for k in tables for x in tables[k])))
+            t("upload.kept", files=md_escape(", ".join(x.name for k in stored for x in stored[k])))
         )
         if st.button(t("upload.forget"), key="btn_forget_upload"):
             st.session_state.pop(TABLES_KEY, None)
             st.session_state.pop(DATASET_KEY, None)
             st.rerun()
-    else:
-        st.info(t("upload.empty"))
-        return None
-    if not tables["runs"]:
-        return None
+        return stored
+    st.info(t("upload.empty"))
+    return None
+
+
+def _role_mappings(tables: dict[str, list[LoadedTable]]) -> dict[str, RoleMapping]:
+    """One column-role editor (and a preview) per uploaded table."""
     st.subheader(t("upload.mapping"))
     mappings: dict[str, RoleMapping] = {}
     for kind in ("runs", "judgments", "queries"):
@@ -183,10 +186,20 @@ def upload_panel() -> Dataset | None:
             ):
                 mappings[table.name] = _mapping_editor(table, kind)
                 st.dataframe(table.frame.head(5), width="stretch", hide_index=True)
+    return mappings
+
+
+def upload_panel() -> Dataset | None:
+    """The upload section of the Data page; returns the session's uploaded data set, if any."""
+    tables = _uploaded_tables()
+    if tables is None or not tables["runs"]:
+        return None
+    mappings = _role_mappings(tables)
     name = ", ".join(x.name for x in tables["runs"])
     build_key = repr(([_table_id(x) for k in tables for x in tables[k]], mappings))
     if st.session_state.get("upload_build_key") == build_key and DATASET_KEY in st.session_state:
-        return st.session_state[DATASET_KEY]
+        kept: Dataset = st.session_state[DATASET_KEY]
+        return kept
     try:
         dataset = load_dataset(
             tables["runs"],

@@ -11,13 +11,24 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
 
-from metrics.engine.registry import MEASURES
-from metrics.engine.settings import POLICIES, Settings, parse_gain_map
+from metrics.engine.registry import DEFAULT_CURVE_MEASURES, MEASURES
+from metrics.engine.settings import (
+    POLICIES,
+    Averaging,
+    Duplicates,
+    Gain,
+    MissingQueries,
+    NoRelevant,
+    ScorePrecision,
+    Settings,
+    ShortLists,
+    Ties,
+    parse_gain_map,
+)
 from metrics.errors import SettingsError
 from ui.i18n import DEFAULT_LANGUAGE, LANGUAGES
 
 DEFAULT_DATA = "web_search"
-DEFAULT_CURVE_MEASURES: tuple[str, ...] = ("P", "R", "RR", "nDCG")
 K_LIMIT = 100
 UPLOAD = "upload"
 HANDBUILT = "handbuilt"
@@ -75,15 +86,15 @@ class View:
     measures: tuple[str, ...] = DEFAULT_CURVE_MEASURES
     k_range: tuple[int, int] = (1, 20)
     relevance_level: float = 1
-    gain: str = "linear"
-    ties: str = "item_desc"
-    short_lists: str = "divide_by_k"
-    averaging: str = "macro"
+    gain: Gain = "linear"
+    ties: Ties = "item_desc"
+    short_lists: ShortLists = "divide_by_k"
+    averaging: Averaging = "macro"
     weight_column: str | None = None
-    score_precision: str = Settings.score_precision
-    duplicates: str = Settings.duplicates
-    missing_queries: str = Settings.missing_queries
-    no_relevant: str = Settings.no_relevant
+    score_precision: ScorePrecision = Settings.score_precision
+    duplicates: Duplicates = Settings.duplicates
+    missing_queries: MissingQueries = Settings.missing_queries
+    no_relevant: NoRelevant = Settings.no_relevant
     ndcg_relevance_level: bool = Settings.ndcg_relevance_level
     judged_only: bool = Settings.judged_only
     recall_rounding: str = Settings.recall_rounding
@@ -92,8 +103,9 @@ class View:
     lang: str = DEFAULT_LANGUAGE
 
     def settings(self) -> Settings:
-        """Engine settings of this view (weighted averaging without a column falls back to macro)."""
-        averaging = self.averaging
+        """Engine settings of this view (weighted averaging without a column falls back to
+        macro)."""
+        averaging: Averaging = self.averaging
         if averaging == "weighted" and not self.weight_column:
             averaging = "macro"
         chosen = {
@@ -164,6 +176,35 @@ def to_query_params(view: View) -> dict[str, str]:
     return out
 
 
+def _k_range(text: str) -> tuple[int, int] | None:
+    """``"LO-HI"`` as a K range within 1..K_LIMIT, or ``None`` when invalid."""
+    try:
+        lo, hi = (int(x) for x in text.split("-", 1))
+    except ValueError:
+        return None
+    return (lo, hi) if 1 <= lo <= hi <= K_LIMIT else None
+
+
+def _relevance_level(text: str) -> float | None:
+    """A finite relevance level within 0..100, or ``None`` when invalid."""
+    try:
+        level = _number(text)
+    except ValueError:
+        return None
+    return level if 0 <= level <= 100 else None
+
+
+def _policy_changes(get: Mapping[str, str]) -> dict[str, Any]:
+    """The menu policies whose URL value is one of the policy's values."""
+    changes: dict[str, Any] = {}
+    for field in MENU_POLICIES:
+        url = URL_NAMES[field]
+        allowed = {str(value): value for value in POLICIES[field].values}
+        if url in get and get[url] in allowed:
+            changes[field] = allowed[get[url]]
+    return changes
+
+
 def from_query_params(params: Mapping[str, str], base: View | None = None) -> View:
     """A view read from URL query parameters; unknown or invalid values keep ``base``'s."""
     view = base or View()
@@ -176,25 +217,13 @@ def from_query_params(params: Mapping[str, str], base: View | None = None) -> Vi
         names = tuple(n for n in get["m"].split(",") if n in known)
         if names:
             changes["measures"] = names
-    if "k" in get:
-        try:
-            lo, hi = (int(x) for x in get["k"].split("-", 1))
-            if 1 <= lo <= hi <= K_LIMIT:
-                changes["k_range"] = (lo, hi)
-        except ValueError:
-            pass
-    if "rel" in get:
-        try:
-            level = _number(get["rel"])
-            if 0 <= level <= 100:
-                changes["relevance_level"] = level
-        except ValueError:
-            pass
-    for field in MENU_POLICIES:
-        url = URL_NAMES[field]
-        allowed = {str(value): value for value in POLICIES[field].values}
-        if url in get and get[url] in allowed:
-            changes[field] = allowed[get[url]]
+    k_range = _k_range(get["k"]) if "k" in get else None
+    if k_range is not None:
+        changes["k_range"] = k_range
+    level = _relevance_level(get["rel"]) if "rel" in get else None
+    if level is not None:
+        changes["relevance_level"] = level
+    changes.update(_policy_changes(get))
     changes.update(_typed_policies(get))
     if get.get("w"):
         changes["weight_column"] = get["w"]

@@ -25,11 +25,18 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
+from metrics.cli.messages import error_line
+from metrics.engine.registry import DEFAULT_COMPARE_MEASURES
 from metrics.errors import MetricsError
 
-DEFAULT_CLI_MEASURES = ("nDCG@10", "P@10", "RR", "AP")
+if TYPE_CHECKING:  # imported on use: --help stays fast
+    import pandas as pd
+
+    from metrics.io.loaders import Dataset
+    from metrics.review.compare import CompareOptions
+
 OUTPUT_COLUMNS = (
     "candidate",
     "measure",
@@ -73,7 +80,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         dest="measures",
         metavar="MEASURE",
-        help=f"measure such as nDCG@10 (repeatable; default: {', '.join(DEFAULT_CLI_MEASURES)})",
+        help="measure such as nDCG@10 (repeatable; default: "
+        f"{', '.join(DEFAULT_COMPARE_MEASURES)})",
     )
     parser.add_argument("--format", choices=("tsv", "json"), default="tsv")
     parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
@@ -121,8 +129,8 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _fail(message: str, err: TextIO) -> int:
-    print(f"error: {message}", file=err)
+def _fail(message: str | Exception, err: TextIO) -> int:
+    print(error_line(message), file=err)
     return 2
 
 
@@ -134,7 +142,9 @@ def _number(value: object) -> object:
     return value
 
 
-def run_compare(args: argparse.Namespace):
+def run_compare(
+    args: argparse.Namespace,
+) -> tuple[pd.DataFrame, Dataset, CompareOptions, list[str], str]:
     """Load the files named in ``args`` and return ``(table, dataset, options, measures)``.
 
     Raises
@@ -148,7 +158,7 @@ def run_compare(args: argparse.Namespace):
     from metrics.io.loaders import load_dataset, load_table
     from metrics.review.compare import CompareOptions, comparison_table
 
-    measures = [s.name for s in parse_measures(list(args.measures or DEFAULT_CLI_MEASURES))]
+    measures = [s.name for s in parse_measures(list(args.measures or DEFAULT_COMPARE_MEASURES))]
     for name in args.fail_if_worse:
         measures += [s.name for s in parse_measures([name]) if s.name not in measures]
     qrels = load_table(args.qrels, Path(args.qrels).name)
@@ -185,7 +195,7 @@ def run_compare(args: argparse.Namespace):
     return table, data, options, measures, baseline
 
 
-def _write_tsv(table, out: TextIO) -> None:
+def _write_tsv(table: pd.DataFrame, out: TextIO) -> None:
     out.write("\t".join(OUTPUT_COLUMNS) + "\n")
     for row in table.to_dict("records"):
         cells = []
@@ -198,7 +208,15 @@ def _write_tsv(table, out: TextIO) -> None:
         out.write("\t".join(cells) + "\n")
 
 
-def _write_json(table, data, options, measures, baseline, args, out: TextIO) -> None:
+def _write_json(
+    table: pd.DataFrame,
+    data: Dataset,
+    options: CompareOptions,
+    measures: list[str],
+    baseline: str,
+    args: argparse.Namespace,
+    out: TextIO,
+) -> None:
     document = {
         "baseline": baseline,
         "qrels": args.qrels,
@@ -238,7 +256,8 @@ def main(
     Parameters
     ----------
     argv:
-        Arguments after ``compare`` (``sys.argv[2:]`` when ``None``).
+        Arguments after ``compare`` (``sys.argv[1:]`` when ``None``: the ``rank-metrics-compare``
+        console script; ``python -m metrics compare`` passes them).
     out, err:
         Streams for results and messages (stdout and stderr by default).
     """
@@ -247,7 +266,7 @@ def main(
     parser = build_parser()
     try:
         with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            args = parser.parse_args(sys.argv[2:] if argv is None else argv)
+            args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     except SystemExit as exit_:
         return int(exit_.code or 0)
     if args.resamples < 1:
@@ -257,7 +276,7 @@ def main(
     try:
         table, data, options, measures, baseline = run_compare(args)
     except (MetricsError, ValueError) as exc:
-        return _fail(str(exc), err)
+        return _fail(exc, err)
     except OSError as exc:
         return _fail(f"{exc.filename or 'input'}: cannot read ({exc.strerror}).", err)
     for name in ("only_in_baseline", "only_in_candidate"):
@@ -275,7 +294,7 @@ def main(
     return _gate(table, args.fail_if_worse, err)
 
 
-def _gate(table, fail_if_worse: list[str], err: TextIO) -> int:
+def _gate(table: pd.DataFrame, fail_if_worse: list[str], err: TextIO) -> int:
     if not fail_if_worse:
         return 0
     from metrics.engine.registry import parse_measure

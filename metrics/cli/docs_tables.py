@@ -1,7 +1,8 @@
 """Markdown tables of the measures and the policies, generated from the registry and settings.
 
 The README's tables are written between marker comments by ``python -m metrics.cli.docs_tables``
-(``--check`` only reports whether they are current; the tests run that check).
+(``--check`` only reports whether they are current; the tests run that check). The README is
+part of a source checkout, not of the installed package: run this from a checkout.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from pathlib import Path
 from metrics.engine.registry import MEASURES
 from metrics.engine.settings import POLICIES, Settings
 
+#: The README of a source checkout (absent when the package is installed).
 README = Path(__file__).resolve().parents[2] / "README.md"
 
 #: Command-line flag of each policy (``None``: not a flag of ``python -m metrics``).
@@ -86,17 +88,31 @@ def policies_table() -> str:
 TABLES = {"measures": measures_table, "policies": policies_table}
 
 
+def _replace_block(text: str, name: str, table: str) -> str:
+    """``text`` with the lines between ``<!-- NAME:start -->`` and ``<!-- NAME:end -->``
+    replaced by ``table``."""
+    pattern = re.compile(rf"(<!-- {name}:start -->\n).*?(\n<!-- {name}:end -->)", re.S)
+    return pattern.sub(lambda m: m.group(1) + table + m.group(2), text)
+
+
 def render(text: str) -> str:
     """``text`` with every ``<!-- NAME:start -->...<!-- NAME:end -->`` block regenerated."""
     for name, make in TABLES.items():
-        pattern = re.compile(rf"(<!-- {name}:start -->\n).*?(\n<!-- {name}:end -->)", re.S)
-        text = pattern.sub(lambda m: m.group(1) + make() + m.group(2), text)
+        text = _replace_block(text, name, make())
     return text
 
 
 def main(argv: list[str] | None = None) -> int:
     """Rewrite the README's tables (``--check``: exit 1 if they are out of date)."""
     argv = sys.argv[1:] if argv is None else argv
+    if not README.is_file():
+        print(
+            f"error: {README}: not found; the README tables are generated in a source "
+            "checkout of the project (python -m metrics.cli.docs_tables from its root), "
+            "not from an installed package",
+            file=sys.stderr,
+        )
+        return 2
     current = README.read_text(encoding="utf-8")
     fresh = render(current)
     if "--check" in argv:

@@ -18,12 +18,14 @@ import argparse
 import importlib
 import importlib.util
 import sys
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
 import numpy as np
 
+from metrics.cli.messages import error_line
 from metrics.cli.output import TREC_NAME_WIDTH, Results, write_csv, write_json, write_tsv
 from metrics.engine.ranking import RankedLists, rank_lists
 from metrics.engine.registry import (
@@ -53,7 +55,7 @@ def compute_matrix(lists: RankedLists, specs: list[MeasureSpec]) -> np.ndarray:
     cutoffs, so a full curve costs one pass.
     """
     out = np.empty((lists.n_queries, len(specs)))
-    groups: dict[tuple, list[int]] = {}
+    groups: dict[tuple[object, ...], list[int]] = {}
     for j, spec in enumerate(specs):
         if spec.k is None:
             out[:, j] = spec.compute(lists)
@@ -99,8 +101,8 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
     from metrics.io.trec import read_trec
 
     qrels = read_trec(qrels_path)
-    runs = [read_trec(p) for p in run_paths]
-    if qrels is not None and all(r is not None for r in runs):
+    runs = [run for run in (read_trec(p) for p in run_paths) if run is not None]
+    if qrels is not None and len(runs) == len(run_paths):
         if qrels.kind != "qrels":
             raise InputError(
                 "this looks like a TREC run (6 fields), not judgments.",
@@ -146,7 +148,7 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
 _RUN_EXTENSIONS = (".gz", ".txt", ".run", ".res", ".trec", ".tsv", ".csv")
 
 
-def _model_name(path: str, taken: dict) -> str:
+def _model_name(path: str, taken: Mapping[str, object]) -> str:
     """File name without known extensions (as :func:`metrics.io.formats.file_stem`, without
     importing pandas), made unique among ``taken``."""
     stem = Path(path).name
@@ -426,7 +428,7 @@ def main(
     try:
         return run(args, out, err)
     except MetricsError as exc:
-        err.write(f"python -m metrics: error: {exc}\n")
+        err.write(error_line(exc) + "\n")
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
@@ -434,9 +436,7 @@ def main(
 
 def _compare(argv: list[str], err: TextIO) -> int:
     if importlib.util.find_spec("metrics.cli.compare") is None:
-        err.write(
-            "python -m metrics: error: the compare command is not available in this version.\n"
-        )
+        err.write(error_line("the compare command is not available in this version.") + "\n")
         return EXIT_USAGE
     module = importlib.import_module("metrics.cli.compare")
     return int(module.main(argv))

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TextIO
+from typing import Any, TextIO
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from metrics.engine.ranking import RankedLists
+from metrics.engine.ranking import RankedLists, arrow_numbers
 from metrics.engine.settings import Settings
 
 #: trec_eval prints ``"%-22s\t%s\t%.4f"``: names are padded to 22 characters.
@@ -30,14 +30,6 @@ def arrow_strings(texts: list[str]) -> pa.Array:
     np.cumsum([len(e) for e in encoded], out=offsets[1:])
     return pa.Array.from_buffers(
         pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
-    )
-
-
-def arrow_numbers(values: np.ndarray) -> pa.Array:
-    """A numeric numpy array as an arrow array (built from its buffer)."""
-    values = np.ascontiguousarray(values)
-    return pa.Array.from_buffers(
-        pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)]
     )
 
 
@@ -216,9 +208,9 @@ def write_json(results: Results, per_query: bool, digits: int, out: TextIO) -> N
         return None if np.isnan(v) else round(float(v), digits)
 
     names = results.names
-    doc: dict = {"settings": results.settings.to_dict(), "measures": names, "models": {}}
+    doc: dict[str, Any] = {"settings": results.settings.to_dict(), "measures": names, "models": {}}
     for model, (lists, values, means) in results.models.items():
-        entry: dict = {
+        entry: dict[str, Any] = {
             "queries": int(lists.n_queries),
             "all": {n: number(v) for n, v in zip(names, means.tolist())},
         }

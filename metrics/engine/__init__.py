@@ -1,1 +1,2 @@
-"""The engine: ranked lists, measure kernels, the measure registry, settings, evaluation, aggregation."""
+"""The engine: ranked lists, measure kernels, the measure registry, settings, evaluation and
+aggregation."""

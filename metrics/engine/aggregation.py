@@ -72,7 +72,7 @@ def _weights_for(
             fix="choose a numeric query-level column, or macro.",
         )
     weights = pd.to_numeric(segments.set_index(S.QUERY)[column], errors="coerce")
-    out = per_query[S.QUERY].map(weights).to_numpy(dtype=np.float64)
+    out: np.ndarray = per_query[S.QUERY].map(weights).to_numpy(dtype=np.float64)
     if np.isnan(out).any() or (out < 0).any():
         raise InputError(
             f"the weight column '{column}' has missing or negative values.",

@@ -20,7 +20,7 @@ from metrics.engine.settings import Settings
 from metrics.errors import InputError
 
 
-def _column(df: pd.DataFrame, name: str, source: str):
+def _column(df: pd.DataFrame, name: str, source: str) -> pd.Series:
     if name not in df.columns:
         raise InputError(
             f"there is no '{name}' column (columns: {', '.join(map(str, df.columns))}).",
@@ -60,7 +60,9 @@ def rank_run(
     out: dict[str, RankedLists] = {}
     if S.MODEL in run.columns:
         model_col = run[S.MODEL].astype(str)
-        groups = {name: np.flatnonzero((model_col == name).to_numpy()) for name in models_of(run)}
+        groups: dict[str, np.ndarray | None] = {
+            name: np.flatnonzero((model_col == name).to_numpy()) for name in models_of(run)
+        }
     else:
         groups = {S.DEFAULT_MODEL: None}
     for name, rows in groups.items():

@@ -9,6 +9,7 @@ each measure's numerator and denominator. The app shows these next to the values
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -79,7 +80,7 @@ def explain_list(
     labels: list[float],
     k: int,
     settings: Settings = Settings(),
-    unretrieved_labels: list[float] = (),
+    unretrieved_labels: Sequence[float] = (),
 ) -> ListExplanation:
     """Explain P, R, F1, Success, RR, AP and nDCG at ``k`` for one list.
 
@@ -179,7 +180,7 @@ def explain_list(
 def list_frames(
     items: list[str],
     labels: list[float],
-    unretrieved: list[tuple[str, float]] = (),
+    unretrieved: Sequence[tuple[str, float]] = (),
     query: str = "list",
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """A run (rank order as scores) and judgments for one list, for :func:`metrics.evaluate`.

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from typing import Any, TypeAlias
 
 import numpy as np
 import pyarrow as pa
@@ -21,10 +22,11 @@ import pyarrow.compute as pc
 from metrics.engine.settings import Settings, parse_gain_map
 from metrics.errors import InputError, SettingsError
 
-ArrayLike = "pa.Array | pa.ChunkedArray | np.ndarray | list"
+#: Columns the builders accept: arrow arrays, numpy arrays or lists.
+ArrayLike: TypeAlias = "pa.Array | pa.ChunkedArray | np.ndarray | list[Any]"
 
 
-def _as_string_array(values, name: str) -> pa.Array:
+def _as_string_array(values: ArrayLike, name: str) -> pa.Array:
     """Query or item ids as one arrow string array (numbers become their text)."""
     if isinstance(values, pa.ChunkedArray):
         values = values.combine_chunks()
@@ -48,7 +50,7 @@ def _as_string_array(values, name: str) -> pa.Array:
     return values
 
 
-def _as_float_array(values, name: str) -> np.ndarray:
+def _as_float_array(values: ArrayLike, name: str) -> np.ndarray:
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         values = _numpy_of(values)
     try:
@@ -81,11 +83,13 @@ def _numpy_of(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
             return np.zeros(0, dtype=t.to_pandas_dtype())
         data = np.frombuffer(values.buffers()[1], dtype=t.to_pandas_dtype())
         return data[values.offset : values.offset + len(values)]
-    return values.to_numpy(zero_copy_only=False)
+    out: np.ndarray = values.to_numpy(zero_copy_only=False)
+    return out
 
 
-def _arrow_of(values: np.ndarray) -> pa.Array:
-    """A numeric numpy array as an arrow array, without pyarrow's pandas shim."""
+def arrow_numbers(values: np.ndarray) -> pa.Array:
+    """A numeric numpy array as an arrow array, built from its buffer (``pa.array()`` would
+    import pandas through pyarrow's pandas shim)."""
     values = np.ascontiguousarray(values)
     return pa.Array.from_buffers(
         pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)]
@@ -217,7 +221,10 @@ class RankedLists:
     @cached_property
     def position(self) -> np.ndarray:
         """0-based rank of each flat entry within its query."""
-        return np.arange(len(self.labels)) - np.repeat(self.offsets[:-1], self.n_returned)
+        position: np.ndarray = np.arange(len(self.labels)) - np.repeat(
+            self.offsets[:-1], self.n_returned
+        )
+        return position
 
     @cached_property
     def relevant(self) -> np.ndarray:
@@ -340,11 +347,12 @@ def gain_of(labels: np.ndarray, settings: Settings) -> np.ndarray:
             gains[labels == level] = gain
         return np.where(negative, 0.0, gains)
     if settings.gain == "exponential":
-        return np.exp2(labels) - 1.0
+        exponential: np.ndarray = np.exp2(labels) - 1.0
+        return exponential
     return labels
 
 
-def ranking_key(settings: Settings) -> tuple:
+def ranking_key(settings: Settings) -> tuple[tuple[str, Any], ...]:
     """The settings that decide which rows are ranked, in which order, and which queries are
     evaluated. Lists ranked under equal keys can be :meth:`RankedLists.rescored`."""
     fields = [
@@ -364,7 +372,8 @@ def ranking_key(settings: Settings) -> tuple:
 def _segment_cumsum_total(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     """Sum of ``values`` within each segment."""
     total = np.concatenate(([0.0], np.cumsum(values, dtype=np.float64)))
-    return total[offsets[1:]] - total[offsets[:-1]]
+    sums: np.ndarray = total[offsets[1:]] - total[offsets[:-1]]
+    return sums
 
 
 def _segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -372,7 +381,8 @@ def _segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     if len(total) == 0:
         return total
     before = np.concatenate(([0.0], total))[offsets[:-1]]
-    return total - np.repeat(before, np.diff(offsets))
+    running: np.ndarray = total - np.repeat(before, np.diff(offsets))
+    return running
 
 
 def _gather(
@@ -388,14 +398,14 @@ def _gather(
 
 # ====================================================================== building the lists
 def rank_lists(
-    run_query,
-    run_item,
-    run_score,
-    qrels_query,
-    qrels_item,
-    qrels_relevance,
+    run_query: ArrayLike,
+    run_item: ArrayLike,
+    run_score: ArrayLike | None,
+    qrels_query: ArrayLike,
+    qrels_item: ArrayLike,
+    qrels_relevance: ArrayLike,
     settings: Settings = Settings(),
-    run_rank=None,
+    run_rank: ArrayLike | None = None,
     source: str = "run",
 ) -> RankedLists:
     """Join a run with judgments and rank every query's list by the tie policy.
@@ -618,7 +628,7 @@ def _run_order(
     q_rank: np.ndarray,
     score: np.ndarray | None,
     items: pa.Array,
-    run_rank,
+    run_rank: ArrayLike | None,
     settings: Settings,
     source: str,
 ) -> np.ndarray:
@@ -642,6 +652,13 @@ def _run_order(
                 fix="give every row a rank.",
             )
         return np.lexsort((np.arange(n), rank, qr))
+    if score is None:
+        raise InputError(
+            "the run has no score column.",
+            source=source,
+            column="score",
+            fix="add a score column, or choose ties='rank' with a rank column.",
+        )
     if settings.score_precision == "float32":
         with np.errstate(over="ignore"):
             score = score.astype(np.float32).astype(np.float64)
@@ -651,7 +668,7 @@ def _run_order(
         return blocks
     if settings.ties == "input_order":
         return np.lexsort((np.arange(n), -key, qr))
-    table = pa.table({"q": _arrow_of(qr), "s": _arrow_of(key), "i": items})
+    table = pa.table({"q": arrow_numbers(qr), "s": arrow_numbers(key), "i": items})
     return _numpy_of(
         pc.sort_indices(
             table, sort_keys=[("q", "ascending"), ("s", "descending"), ("i", "descending")]
@@ -680,8 +697,8 @@ def _ordered_blocks(
         tie = same_q & ((ds == 0) | (np.isinf(key[1:]) & np.isinf(key[:-1])))
     if tie.any() and settings.ties == "item_desc":
         at = np.flatnonzero(tie)
-        left = pc.take(items, _arrow_of(at))
-        right = pc.take(items, _arrow_of(at + 1))
+        left = pc.take(items, arrow_numbers(at))
+        right = pc.take(items, arrow_numbers(at + 1))
         if not pc.all(pc.greater(left, right)).as_py():
             return None
     if (np.diff(block_q) > 0).all():
@@ -690,4 +707,5 @@ def _ordered_blocks(
     by_query = np.argsort(block_q, kind="stable")
     new_lengths = lengths[by_query]
     new_starts = np.concatenate(([0], np.cumsum(new_lengths)[:-1]))
-    return np.arange(n) + np.repeat(starts[by_query] - new_starts, new_lengths)
+    order: np.ndarray = np.arange(n) + np.repeat(starts[by_query] - new_starts, new_lengths)
+    return order

@@ -36,7 +36,7 @@ class Param:
     kind: type
     default: object
     help: str
-    choices: tuple = ()
+    choices: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -600,13 +600,14 @@ def _convert(d: MeasureDef, key: str, raw: object) -> object:
     p = params[key]
     try:
         if p.kind is tuple:
-            value = (
+            weights: tuple[float, ...] = (
                 raw
                 if isinstance(raw, tuple)
                 else tuple(float(x) for x in str(raw).split(";") if x.strip())
             )
-            if not value or any(x < 0 for x in value):
+            if not weights or any(x < 0 for x in weights):
                 raise ValueError
+            value: object = weights
         else:
             value = p.kind(raw)
     except (TypeError, ValueError):
@@ -706,7 +707,7 @@ def _checked_params(d: MeasureDef, given: dict[str, object]) -> tuple[tuple[str,
 def parse_measure(
     text: str,
     k: int | None = None,
-    params: tuple[tuple[str, object], ...] | dict | None = None,
+    params: tuple[tuple[str, object], ...] | dict[str, object] | None = None,
     for_curve: bool = False,
 ) -> MeasureSpec:
     """Parse a measure name such as ``P@10``, ``ndcg_cut_10``, ``MRR`` or ``wP(decay=log)@5``.
@@ -768,6 +769,8 @@ def curve_measures() -> list[MeasureDef]:
     return [d for d in MEASURES.values() if d.cutoff != "none"]
 
 
+#: The default measures, one definition each, for every place that needs one:
+#: what ``evaluate`` and ``python -m metrics`` compute without ``-m`` ...
 DEFAULT_MEASURES: tuple[str, ...] = (
     "P@5",
     "P@10",
@@ -780,3 +783,8 @@ DEFAULT_MEASURES: tuple[str, ...] = (
     "Rprec",
     "Success@10",
 )
+#: ... what ``python -m metrics compare`` compares without ``-m`` ...
+DEFAULT_COMPARE_MEASURES: tuple[str, ...] = ("nDCG@10", "P@10", "RR", "AP")
+#: ... and the curves the app draws first (names without a cutoff: drawn over every K; the
+#: command line's ``--curves`` uses the measures flagged ``curve_default`` instead).
+DEFAULT_CURVE_MEASURES: tuple[str, ...] = ("P", "R", "RR", "nDCG")

@@ -84,7 +84,8 @@ POLICIES: dict[str, Policy] = {
         Policy(
             "short_lists",
             "Fewer than K results",
-            "What P@K, F1@K and position-weighted P@K divide by when a list has fewer than K items.",
+            "What P@K, F1@K and position-weighted P@K divide by when a list has fewer than K "
+            "items.",
             {
                 "divide_by_k": "divide by K: missing positions count as non-relevant",
                 "divide_by_returned": "divide by the number returned, min(K, n)",

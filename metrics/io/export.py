@@ -121,7 +121,8 @@ def to_csv_bytes(
     """
     safe = excel_safe_frame(frame, index=index)
     text = safe.to_csv(index=False, float_format=float_format, lineterminator="\r\n")
-    return text.encode("utf-8-sig" if bom else "utf-8")
+    data: bytes = text.encode("utf-8-sig" if bom else "utf-8")
+    return data
 
 
 def write_csv(frame: pd.DataFrame, path: str, **options: object) -> None:

@@ -25,7 +25,7 @@ from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -34,7 +34,16 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from metrics.errors import InputError, file_line
-from metrics.schema import ITEM, MODEL, QUERY, RANK, RELEVANCE, SCORE
+from metrics.schema import (
+    ITEM,
+    MODEL,
+    NULL_WORDS,
+    QUERY,
+    RANK,
+    RELEVANCE,
+    SCORE,
+    normalize_name,
+)
 
 Kind = Literal["run", "qrels", "table"]
 
@@ -85,7 +94,6 @@ ID_NAMES = frozenset(
     }
 )
 
-_NULL_TOKENS = ["NA", "N/A", "n/a", "NaN", "nan", "null", "NULL", "None", "none", "-", "?"]
 _NUMBER = re.compile(
     r"^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity|nan)$", re.IGNORECASE
 )
@@ -158,7 +166,8 @@ class LoadedTable:
 
     @property
     def stem(self) -> str:
-        """The file name without directories and known extensions (``"bm25.run.gz"`` → ``"bm25"``)."""
+        """The file name without directories and known extensions (``"bm25.run.gz"`` →
+        ``"bm25"``)."""
         return file_stem(self.name)
 
     def line_of(self, position: int) -> int | None:
@@ -434,7 +443,7 @@ def _cell_text(value: object) -> str:
     if isinstance(value, float) and value.is_integer():
         return str(int(value))
     if hasattr(value, "isoformat"):
-        return value.isoformat()  # type: ignore[no-any-return, attr-defined]
+        return value.isoformat()  # type: ignore[no-any-return]
     return str(value)
 
 
@@ -469,39 +478,49 @@ def _read_json(text: str, source: str, kind: Kind | None) -> LoadedTable:
             source=source,
             fix="Use JSON Lines (one object per line) or {query: {item: score}}.",
         ) from None
-    if isinstance(obj, dict) and obj and all(isinstance(v, dict) for v in obj.values()):
-        return _read_json_dict(obj, source, kind)
     if isinstance(obj, dict):
-        # one JSON Lines record, or a column-oriented table {"col": [values...]}
-        if obj and all(isinstance(v, list) for v in obj.values()):
-            lengths = {len(v) for v in obj.values()}
-            if len(lengths) != 1:
-                raise InputError(
-                    "The JSON object's lists have different lengths.",
-                    source=source,
-                    fix="Give every column the same number of values.",
-                )
-            return _records_table(pd.DataFrame(obj), source, "json_records")
-        return _records_table(pd.DataFrame([obj]), source, "jsonl")
+        return _json_object_table(obj, source, kind)
     if isinstance(obj, list):
-        if not obj:
-            raise InputError(
-                "The JSON array is empty.",
-                source=source,
-                fix='Give one object per row: [{"query": ..., "item": ...}, ...].',
-            )
-        if not all(isinstance(r, dict) for r in obj):
-            raise InputError(
-                "The JSON array must hold objects (one per row).",
-                source=source,
-                fix='Give one object per row: [{"query": ..., "item": ...}, ...].',
-            )
-        return _records_table(pd.DataFrame.from_records(obj), source, "json_records")
+        return _json_array_table(obj, source)
     raise InputError(
         "The JSON is a single value, not a table.",
         source=source,
         fix="Use JSON Lines (one object per line) or {query: {item: score}}.",
     )
+
+
+def _json_object_table(obj: dict[str, Any], source: str, kind: Kind | None) -> LoadedTable:
+    """A JSON object: ``{query: {item: score}}``, a column-oriented table
+    ``{"col": [values...]}``, or one JSON Lines record."""
+    if obj and all(isinstance(v, dict) for v in obj.values()):
+        return _read_json_dict(obj, source, kind)
+    if obj and all(isinstance(v, list) for v in obj.values()):
+        lengths = {len(v) for v in obj.values()}
+        if len(lengths) != 1:
+            raise InputError(
+                "The JSON object's lists have different lengths.",
+                source=source,
+                fix="Give every column the same number of values.",
+            )
+        return _records_table(pd.DataFrame(obj), source, "json_records")
+    return _records_table(pd.DataFrame([obj]), source, "jsonl")
+
+
+def _json_array_table(obj: list[Any], source: str) -> LoadedTable:
+    """A JSON array of records, one object per row."""
+    if not obj:
+        raise InputError(
+            "The JSON array is empty.",
+            source=source,
+            fix='Give one object per row: [{"query": ..., "item": ...}, ...].',
+        )
+    if not all(isinstance(r, dict) for r in obj):
+        raise InputError(
+            "The JSON array must hold objects (one per row).",
+            source=source,
+            fix='Give one object per row: [{"query": ..., "item": ...}, ...].',
+        )
+    return _records_table(pd.DataFrame.from_records(obj), source, "json_records")
 
 
 def _read_jsonl(text: str, source: str) -> LoadedTable:
@@ -587,7 +606,7 @@ def _blank_lines(text: str, first_line: int, *, whitespace: bool) -> tuple[int, 
     return tuple(found)
 
 
-def _read_json_dict(obj: dict, source: str, kind: Kind | None) -> LoadedTable:
+def _read_json_dict(obj: dict[str, Any], source: str, kind: Kind | None) -> LoadedTable:
     inner = list(obj.values())
     lengths = np.fromiter((len(d) for d in inner), dtype=np.int64, count=len(inner))
     queries = np.repeat(np.array([str(q) for q in obj], dtype=object), lengths)
@@ -849,16 +868,12 @@ def _is_number(value: str) -> bool:
     return bool(_NUMBER.match(value.strip()))
 
 
-def _normalize(name: str) -> str:
-    return re.sub(r"[\s\-.]+", "_", str(name).strip().lower())
-
-
 def _looks_like_header(rows: list[list[str]]) -> bool:
     """A first row is a header unless it looks like data: numeric where the columns are."""
     from metrics.io.roles import KNOWN_NAMES
 
     first, rest = rows[0], rows[1:]
-    if any(_normalize(v) in KNOWN_NAMES for v in first):
+    if any(normalize_name(v) in KNOWN_NAMES for v in first):
         return True
     if not rest:
         return True
@@ -1010,23 +1025,29 @@ def _find_ragged_line(
 
 def _infer_types(table: pa.Table, delimiter: str) -> pd.DataFrame:
     """Strip strings; convert fully numeric, non-identifier columns to numbers."""
-    nulls = pa.array(_NULL_TOKENS, pa.string())
+    nulls = pa.array(NULL_WORDS, pa.string())
     columns = {}
     for name, col in zip(table.column_names, table.columns):
         col = pc.utf8_trim_whitespace(col)
         col = pc.if_else(pc.equal(col, ""), pa.scalar(None, pa.string()), col)
         columns[name] = col
-        if _normalize(name) in ID_NAMES or col.null_count == len(col):
+        if normalize_name(name) in ID_NAMES or col.null_count == len(col):
             continue
         if pc.any(pc.match_substring_regex(col, r"^[+-]?0\d")).as_py():
             continue  # leading zeros: an identifier such as "007"
-        numeric_src = pc.if_else(pc.is_in(col, value_set=nulls), pa.scalar(None, pa.string()), col)
+        numeric_src = pc.if_else(
+            pc.is_in(pc.utf8_lower(col), value_set=nulls), pa.scalar(None, pa.string()), col
+        )
         if numeric_src.null_count == len(numeric_src):
             continue
         converted = _try_cast(numeric_src)
-        if converted is None and delimiter == ";":
-            if pc.all(pc.match_substring_regex(numeric_src, r"^[+-]?\d*,\d+$|^[+-]?\d+$")).as_py():
-                converted = _try_cast(pc.replace_substring(numeric_src, ",", "."))
+        decimal_commas = r"^[+-]?\d*,\d+$|^[+-]?\d+$"
+        if (
+            converted is None
+            and delimiter == ";"
+            and pc.all(pc.match_substring_regex(numeric_src, decimal_commas)).as_py()
+        ):
+            converted = _try_cast(pc.replace_substring(numeric_src, ",", "."))
         if converted is not None:
             columns[name] = converted
     return pa.table(columns).to_pandas()

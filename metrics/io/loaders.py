@@ -8,14 +8,16 @@ Typical use::
     data.run, data.qrels, data.segments, data.health, data.content_hash
 
 Steps, each usable on its own: :func:`load_table` reads bytes (:mod:`metrics.io.formats`);
-:func:`~metrics.io.roles.guess_roles` proposes a :class:`~metrics.io.roles.RoleMapping` that a user may
-edit; :func:`canonical_run` / :func:`canonical_qrels` apply it; :func:`split_inline_labels` turns a
-labelled table into a run and judgments; :func:`~metrics.io.validation.validate` finds problems.
+:func:`~metrics.io.roles.guess_roles` proposes a :class:`~metrics.io.roles.RoleMapping` that a
+user may edit; :func:`canonical_run` / :func:`canonical_qrels` apply it;
+:func:`split_inline_labels` turns a labelled table into a run and judgments;
+:func:`~metrics.io.validation.validate` reports problems.
 """
 
 from __future__ import annotations
 
 import hashlib
+import importlib.resources
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,7 +40,8 @@ from metrics.io.roles import (
 from metrics.io.validation import DataHealth, Finding, check_table, validate
 from metrics.schema import DEFAULT_MODEL, ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE
 
-SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
+#: The samples in a source checkout: the top-level ``sample_data/`` folder.
+CHECKOUT_SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
 
 MappingLike = RoleMapping | Mapping[str, Any]
 
@@ -538,6 +541,20 @@ SAMPLES: dict[str, Sample] = {
 }
 
 
+def sample_directory() -> Path:
+    """Where the bundled samples are.
+
+    Installed, ``sample_data/`` is the package ``metrics.sample_data`` (see ``pyproject.toml``)
+    and is found through :mod:`importlib.resources`; in a source checkout, where no such package
+    exists, it is the top-level ``sample_data/`` folder.
+    """
+    try:
+        installed = importlib.resources.files("metrics.sample_data")
+    except ModuleNotFoundError:
+        return CHECKOUT_SAMPLE_DIR
+    return Path(str(installed))
+
+
 def sample_names() -> list[str]:
     """Names of the bundled samples."""
     return list(SAMPLES)
@@ -551,7 +568,7 @@ def load_sample(name: str, *, directory: str | Path | None = None) -> Dataset:
     name:
         One of :func:`sample_names`.
     directory:
-        Where the sample files are (defaults to the repository's ``sample_data``).
+        Where the sample files are (defaults to :func:`sample_directory`).
 
     Returns
     -------
@@ -562,7 +579,7 @@ def load_sample(name: str, *, directory: str | Path | None = None) -> Dataset:
             f"There is no sample named '{name}'.", fix=f"Choose one of: {', '.join(SAMPLES)}."
         )
     spec = SAMPLES[name]
-    base = Path(directory) if directory is not None else SAMPLE_DIR
+    base = Path(directory) if directory is not None else sample_directory()
     runs = [load_table(base / r, r) for r in spec.runs]
     judgments = load_table(base / spec.judgments, spec.judgments) if spec.judgments else None
     queries = load_table(base / spec.queries, spec.queries) if spec.queries else None
@@ -588,6 +605,7 @@ __all__ = [
     "load_dataset",
     "load_sample",
     "load_table",
+    "sample_directory",
     "sample_names",
     "split_inline_labels",
     "validate",

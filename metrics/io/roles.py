@@ -8,16 +8,15 @@ canonical names of :mod:`metrics.schema`.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, overload
 
 import numpy as np
 import pandas as pd
 
 from metrics.errors import InputError
-from metrics.schema import ITEM, LABEL, MODEL, QUERY, RANK, SCORE
+from metrics.schema import ITEM, LABEL, MODEL, NULL_WORDS, QUERY, RANK, SCORE, normalize_name
 
 #: The single-column roles, in the order they are guessed.
 ROLES = (QUERY, ITEM, SCORE, RANK, LABEL, MODEL)
@@ -173,6 +172,14 @@ class RoleMapping:
         segments = tuple(g.column for key, g in guesses.items() if key.startswith("segment:"))
         return cls(**single, segments=segments)
 
+    @overload
+    @classmethod
+    def coerce(cls, value: RoleMapping | Mapping[str, Any]) -> RoleMapping: ...
+
+    @overload
+    @classmethod
+    def coerce(cls, value: None) -> None: ...
+
     @classmethod
     def coerce(cls, value: RoleMapping | Mapping[str, Any] | None) -> RoleMapping | None:
         """Accept a mapping object or a plain ``{role: column}`` dictionary."""
@@ -198,11 +205,6 @@ class RoleMapping:
     def with_(self, **changes: Any) -> RoleMapping:
         """A copy with some roles changed."""
         return replace(self, **changes)
-
-
-def normalize_name(name: object) -> str:
-    """Lower-case a column name and turn spaces, dots and hyphens into underscores."""
-    return re.sub(r"[\s\-.]+", "_", str(name).strip().lower())
 
 
 def guess_roles(df: pd.DataFrame) -> dict[str, Guess]:
@@ -271,50 +273,61 @@ def _is_numeric(s: pd.Series) -> bool:
 
 
 def _guess_from_contents(df: pd.DataFrame, guesses: dict[str, Guess], taken: set[str]) -> None:
+    """Guess the roles that the column names left open from what the columns hold, in order:
+    query, item, score, label (each step skips the columns an earlier one took)."""
     free = [str(c) for c in df.columns if str(c) not in taken]
+    for role, guess_role in (
+        (QUERY, _query_from_contents),
+        (ITEM, _item_from_contents),
+        (SCORE, _score_from_contents),
+        (LABEL, _label_from_contents),
+    ):
+        if role in guesses or (role == SCORE and RANK in guesses):
+            continue
+        guess = guess_role(df, [c for c in free if c not in taken])
+        if guess is not None:
+            guesses[role] = guess
+            taken.add(guess.column)
+
+
+def _query_from_contents(df: pd.DataFrame, free: list[str]) -> Guess | None:
     n = len(df)
-    text_cols = [c for c in free if not _is_numeric(df[c])]
-    if QUERY not in guesses:
-        for col in text_cols:
-            if n and df[col].nunique(dropna=True) < n:
-                guesses[QUERY] = Guess(
-                    col,
-                    0.4,
-                    f"'{col}' is the first text column with repeated values",
-                    "repeated_text",
-                )
-                taken.add(col)
-                break
-    if ITEM not in guesses:
-        rest = [c for c in free if c not in taken and not _is_numeric(df[c])]
-        if rest:
-            col = max(rest, key=lambda c: df[c].nunique(dropna=True))
-            guesses[ITEM] = Guess(
-                col,
-                0.4,
-                f"'{col}' is the text column with the most distinct values",
-                "distinct_text",
+    for col in free:
+        if not _is_numeric(df[col]) and n and df[col].nunique(dropna=True) < n:
+            return Guess(
+                col, 0.4, f"'{col}' is the first text column with repeated values", "repeated_text"
             )
-            taken.add(col)
-    numeric = [c for c in free if c not in taken and _is_numeric(df[c])]
-    if SCORE not in guesses and RANK not in guesses:
-        for col in numeric:
-            values = df[col].dropna().to_numpy(dtype="float64")
-            if len(values) and not np.all(values == np.round(values)):
-                guesses[SCORE] = Guess(col, 0.4, f"'{col}' holds fractional numbers", "fractional")
-                taken.add(col)
-                break
-    if LABEL not in guesses:
-        for col in [c for c in numeric if c not in taken] + [
-            c for c in free if c not in taken and pd.api.types.is_bool_dtype(df[c])
-        ]:
-            values = df[col].dropna()
-            if len(values) and values.nunique() <= 10 and _integral(values):
-                guesses[LABEL] = Guess(
-                    col, 0.35, f"'{col}' holds a few small whole numbers", "small_whole_numbers"
-                )
-                taken.add(col)
-                break
+    return None
+
+
+def _item_from_contents(df: pd.DataFrame, free: list[str]) -> Guess | None:
+    text = [c for c in free if not _is_numeric(df[c])]
+    if not text:
+        return None
+    col = max(text, key=lambda c: df[c].nunique(dropna=True))
+    return Guess(
+        col, 0.4, f"'{col}' is the text column with the most distinct values", "distinct_text"
+    )
+
+
+def _score_from_contents(df: pd.DataFrame, free: list[str]) -> Guess | None:
+    for col in (c for c in free if _is_numeric(df[c])):
+        values = df[col].dropna().to_numpy(dtype="float64")
+        if len(values) and not np.all(values == np.round(values)):
+            return Guess(col, 0.4, f"'{col}' holds fractional numbers", "fractional")
+    return None
+
+
+def _label_from_contents(df: pd.DataFrame, free: list[str]) -> Guess | None:
+    numeric = [c for c in free if _is_numeric(df[c])]
+    flags = [c for c in free if pd.api.types.is_bool_dtype(df[c])]
+    for col in numeric + flags:
+        values = df[col].dropna()
+        if len(values) and values.nunique() <= 10 and _integral(values):
+            return Guess(
+                col, 0.35, f"'{col}' holds a few small whole numbers", "small_whole_numbers"
+            )
+    return None
 
 
 def _integral(values: pd.Series) -> bool:
@@ -466,13 +479,10 @@ def score_values(values: pd.Series) -> tuple[pd.Series, pd.Series]:
     return _text_numbers(values, words=False)
 
 
-_NULL_WORDS = ["", "na", "n/a", "nan", "null", "none", "-", "?"]
-
-
 def _text_numbers(values: pd.Series, *, words: bool) -> tuple[pd.Series, pd.Series]:
     missing = values.isna()
     text = values.astype("str").str.strip().str.lower()
-    missing |= text.isin(_NULL_WORDS)
+    missing |= text.isin(NULL_WORDS)
     numbers = pd.to_numeric(text.where(~missing), errors="coerce").astype("float64")
     if words:
         numbers = numbers.mask(text.isin(_TRUE[1:]), 1.0).mask(text.isin(_FALSE[1:]), 0.0)

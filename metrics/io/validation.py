@@ -687,10 +687,12 @@ class _Codes:
         )
 
     def pair(self, q: np.ndarray, i: np.ndarray) -> np.ndarray:
-        return q * np.int64(max(len(self.items), 1)) + i
+        pairs: np.ndarray = q * np.int64(max(len(self.items), 1)) + i
+        return pairs
 
     def lists(self) -> np.ndarray:
-        return self.m_run * np.int64(max(len(self.queries), 1)) + self.q_run
+        lists: np.ndarray = self.m_run * np.int64(max(len(self.queries), 1)) + self.q_run
+        return lists
 
 
 def _clean_ids(frame: pd.DataFrame) -> pd.DataFrame:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -171,7 +172,9 @@ def segment_of_query(segments: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     return table
 
 
-def _segment_groups(segments: pd.DataFrame | None, by: list[str]) -> list[tuple[tuple, pd.Index]]:
+def _segment_groups(
+    segments: pd.DataFrame | None, by: list[str]
+) -> list[tuple[tuple[object, ...], pd.Index]]:
     if not by:
         return [((), None)]
     if segments is None:
@@ -240,7 +243,7 @@ def comparison_table(
                     seed=options.seed,
                     confidence=options.confidence,
                 )
-                row = {
+                row: dict[str, Any] = {
                     "baseline": baseline,
                     "candidate": candidate,
                     **dict(zip(by, key)),

@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -57,7 +58,7 @@ def segment_means(
     wide.insert(1, "small", wide["n"] < min_queries)
     out = wide.reset_index()
     out.columns.name = None
-    overall = {c: "(all)" for c in by}
+    overall: dict[str, object] = {c: "(all)" for c in by}
     overall.update({"n": int(table[table[S.MODEL] == models[0]][measure].count()), "small": False})
     overall.update({m: float(table.loc[table[S.MODEL] == m, measure].mean()) for m in models})
     return pd.concat([out, pd.DataFrame([overall])], ignore_index=True)
@@ -192,7 +193,7 @@ REVERSAL_TEMPLATES: dict[str, str] = {
 
 
 def reversal_sentence(
-    row: Mapping[str, object],
+    row: Mapping[str, Any],
     by: list[str],
     confidence: float = DEFAULT_CONFIDENCE,
     templates: Mapping[str, str] | None = None,

@@ -215,11 +215,13 @@ def _provenance_json(inputs: ReportInputs) -> str:
 
 
 def _figure_html(figure: Any, index: int) -> str:
-    return figure.to_html(
-        full_html=False,
-        include_plotlyjs=index == 0,
-        div_id=f"chart-{index}",
-        config={"displaylogo": False},
+    return str(
+        figure.to_html(
+            full_html=False,
+            include_plotlyjs=index == 0,
+            div_id=f"chart-{index}",
+            config={"displaylogo": False},
+        )
     )
 
 

@@ -36,14 +36,14 @@ MissingPolicy = Literal["intersection", "zero"]
 Correction = Literal["holm", "bh", "none"]
 
 #: Queries scored by only one of the two models — every value explained (for menus and help).
-MISSING_POLICIES: dict[str, str] = {
+MISSING_POLICIES: dict[MissingPolicy, str] = {
     "intersection": "compare only the queries both models were evaluated on (the others are "
     "listed)",
     "zero": "a query missing from one model counts as 0 for that model",
 }
 
 #: Multiple-testing corrections — every value explained.
-CORRECTIONS: dict[str, str] = {
+CORRECTIONS: dict[Correction, str] = {
     "holm": "Holm–Bonferroni: controls the chance of any false positive (family-wise error)",
     "bh": "Benjamini–Hochberg: controls the expected share of false positives (false discovery "
     "rate); less strict",
@@ -95,10 +95,11 @@ class Pairs:
 
     @property
     def diff(self) -> np.ndarray:
-        return self.b - self.a
+        diff: np.ndarray = self.b - self.a
+        return diff
 
 
-def _as_series(values: pd.Series | dict) -> pd.Series:
+def _as_series(values: pd.Series | dict[str, float]) -> pd.Series:
     series = values if isinstance(values, pd.Series) else pd.Series(values)
     series = pd.to_numeric(series, errors="coerce").astype(np.float64)
     series.index = series.index.astype(str)
@@ -106,7 +107,9 @@ def _as_series(values: pd.Series | dict) -> pd.Series:
 
 
 def pair_values(
-    baseline: pd.Series | dict, candidate: pd.Series | dict, policy: MissingPolicy = "intersection"
+    baseline: pd.Series | dict[str, float],
+    candidate: pd.Series | dict[str, float],
+    policy: MissingPolicy = "intersection",
 ) -> Pairs:
     """Align two models' per-query values on query id.
 
@@ -376,8 +379,8 @@ def compare_pairs(
 
 
 def compare_values(
-    baseline: pd.Series | dict,
-    candidate: pd.Series | dict,
+    baseline: pd.Series | dict[str, float],
+    candidate: pd.Series | dict[str, float],
     *,
     policy: MissingPolicy = "intersection",
     resamples: int = DEFAULT_RESAMPLES,

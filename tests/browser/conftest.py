@@ -2,9 +2,25 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
-from tests.browser.support import CHROMIUM, LAUNCH_ARGS, require_browser, streamlit_server
+from tests.browser.support import (
+    CHROMIUM,
+    LAUNCH_ARGS,
+    require_browser,
+    screenshot_dir,
+    streamlit_server,
+)
+
+
+@pytest.fixture(scope="session")
+def shots(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder the screenshots go to (see :func:`screenshot_dir`)."""
+    folder = screenshot_dir(tmp_path_factory.mktemp("screenshots"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
 
 
 @pytest.fixture(scope="module")

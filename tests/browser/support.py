@@ -6,7 +6,6 @@ import os
 import socket
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from contextlib import contextmanager
@@ -53,7 +52,6 @@ def free_port() -> int:
 def streamlit_server(timeout: float = 60):
     """Start ``streamlit run app.py`` on a free port; yield its base URL; stop it."""
     port = free_port()
-    log = open(os.devnull, "wb")
     proc = subprocess.Popen(
         [
             sys.executable,
@@ -71,7 +69,7 @@ def streamlit_server(timeout: float = 60):
             "false",
         ],
         cwd=ROOT,
-        stdout=log,
+        stdout=subprocess.DEVNULL,
         stderr=subprocess.STDOUT,
     )
     url = f"http://127.0.0.1:{port}"
@@ -94,7 +92,6 @@ def streamlit_server(timeout: float = 60):
             proc.wait(10)
         except subprocess.TimeoutExpired:
             proc.kill()
-        log.close()
 
 
 def wait_for_app(page, text: str | None = None, timeout: float = 60_000) -> None:
@@ -181,10 +178,10 @@ def upload_run_and_judgments(page, run: bytes, judgments: bytes) -> None:
     )
 
 
-def screenshot_dir() -> Path:
+def screenshot_dir(temporary: Path) -> Path:
     """Where the browser tests save their screenshots: ``docs/screenshots`` when the environment
-    sets ``SCREENSHOTS=1`` (to refresh the README's pictures), otherwise a temporary folder, so
-    that a test run never changes the repository."""
+    sets ``SCREENSHOTS=1`` (to refresh the README's pictures), otherwise ``temporary`` (a folder
+    pytest removes after a passing run), so that a test run never changes the repository."""
     if os.environ.get("SCREENSHOTS") == "1":
         return ROOT / "docs" / "screenshots"
-    return Path(tempfile.mkdtemp(prefix="screenshots-"))
+    return temporary

@@ -7,7 +7,6 @@ import pytest
 from tests.browser.support import (
     choose,
     go_to,
-    screenshot_dir,
     sidebar_dataset,
     streamlit_server,
     title,
@@ -20,7 +19,6 @@ from ui.pages_registry import PAGES
 
 pytestmark = pytest.mark.browser
 
-SHOTS = screenshot_dir()
 RUN = b"query,item,score,model\n" + b"".join(
     f"q{q},d{i},{10 - i},{m}\n".encode()
     for m in ("alpha", "beta")
@@ -38,7 +36,7 @@ def page(browser):
     context.close()
 
 
-def test_every_page_shows_its_content_inside_the_frame(server, page):
+def test_every_page_shows_its_content_inside_the_frame(server, page, shots):
     page.goto(server)
     wait_for_app(page, "Data health")
     assert title(page) == "Data"
@@ -46,23 +44,36 @@ def test_every_page_shows_its_content_inside_the_frame(server, page):
         "web_search",
         "models: lexical, dense, hybrid",
     ]
-    SHOTS.mkdir(parents=True, exist_ok=True)
     wait_for_charts(page, 1)
     wait_for_tables(page)
-    page.screenshot(path=str(SHOTS / "data.png"))
+    page.screenshot(path=str(shots / "data.png"))
     go_to(page, "Learn")
     wait_for_app(page, "P@5 = 3/5 = 0.60")
     assert title(page) == "Learn the measures"
     wait_for_charts(page, 1)
     wait_for_tables(page)
-    page.screenshot(path=str(SHOTS / "learn.png"))
+    page.screenshot(path=str(shots / "learn.png"))
     go_to(page, "Curves")
     wait_for_app(page, "Values at standard cutoffs")
     assert title(page) == "Curves over K"
     wait_for_charts(page, 5)
     assert page.locator(".js-plotly-plot .legendtext").filter(has_text="hybrid").count() >= 1
     wait_for_tables(page)
-    page.screenshot(path=str(SHOTS / "curves.png"))
+    page.screenshot(path=str(shots / "curves.png"))
+    review_pages = (
+        ("Compare", "One query, both lists", "Compare models"),
+        ("Segments", "Where the overall winner loses", "Segments"),
+        ("Report", "Settings and provenance", "Report"),
+    )
+    for nav_text, ready, heading in review_pages:
+        go_to(page, nav_text)
+        wait_for_app(page, ready)
+        assert title(page) == heading
+        wait_for_charts(page, 1)
+        assert page.locator('[data-testid="stException"]').count() == 0, nav_text
+        assert sidebar_dataset(page).startswith("web_search"), nav_text
+    visited = ["Data", "Learn", "Curves"] + [nav_text for nav_text, _, _ in review_pages]
+    assert visited == [p.url_path for p in PAGES]  # a new page joins this tour
 
 
 @pytest.mark.parametrize(

@@ -4,11 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.support import go_to, screenshot_dir, title, wait_for_app, wait_for_charts
+from tests.browser.support import go_to, title, wait_for_app, wait_for_charts
 
 pytestmark = pytest.mark.browser
-
-SHOTS = screenshot_dir()
 
 
 @pytest.fixture
@@ -19,17 +17,16 @@ def page(browser):
     context.close()
 
 
-def test_compare_page_shows_the_delta_table_curves_and_both_lists(server, page):
+def test_compare_page_shows_the_delta_table_curves_and_both_lists(server, page, shots):
     page.goto(f"{server}/Compare?m=nDCG,P")
     wait_for_app(page, "One query, both lists")
     assert title(page) == "Compare models"
     assert page.get_by_text("hybrid beats lexical on nDCG@10", exact=False).count() >= 1
     assert wait_for_charts(page, 3) >= 3  # delta curves, win/tie/loss, scatter
     assert page.locator(".js-plotly-plot .legendtext").filter(has_text="hybrid").count() >= 1
-    SHOTS.mkdir(parents=True, exist_ok=True)
     page.set_viewport_size({"width": 1400, "height": 3400})  # down to the two lists
     wait_for_app(page, "One query, both lists")
-    page.screenshot(path=str(SHOTS / "compare.png"), full_page=True)
+    page.screenshot(path=str(shots / "compare.png"), full_page=True)
 
 
 def test_clicking_a_lost_query_in_the_scatter_opens_its_two_lists(server, page):
@@ -48,7 +45,7 @@ def test_clicking_a_lost_query_in_the_scatter_opens_its_two_lists(server, page):
     wait_for_app(page)
 
 
-def test_segments_page_says_plainly_where_the_winner_loses(server, page):
+def test_segments_page_says_plainly_where_the_winner_loses(server, page, shots):
     page.goto(f"{server}/Segments?m=nDCG")
     wait_for_app(page, "Where the overall winner loses")
     assert title(page) == "Segments"
@@ -58,15 +55,15 @@ def test_segments_page_says_plainly_where_the_winner_loses(server, page):
         "navigational" in alert
     )
     assert wait_for_charts(page, 2) == 2  # heatmap and forest plot
-    page.screenshot(path=str(SHOTS / "segments.png"), full_page=True)
+    page.screenshot(path=str(shots / "segments.png"), full_page=True)
 
 
-def test_report_page_downloads_one_self_contained_html_file(server, page, tmp_path):
+def test_report_page_downloads_one_self_contained_html_file(server, page, tmp_path, shots):
     page.goto(f"{server}/Report?m=nDCG,P")
     wait_for_app(page, "Settings and provenance")
     assert title(page) == "Report"
     wait_for_charts(page, 4)
-    page.screenshot(path=str(SHOTS / "report.png"), full_page=True)
+    page.screenshot(path=str(shots / "report.png"), full_page=True)
     with page.expect_download() as info:
         page.get_by_role("button", name="Download the report (HTML, works offline)").click()
     target = tmp_path / "report.html"

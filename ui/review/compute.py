@@ -15,6 +15,7 @@ from metrics.engine.settings import Settings
 from metrics.io.loaders import Dataset
 from metrics.review.compare import CompareOptions, comparison_table, delta_curves, query_deltas
 from metrics.review.segments import reversals, segment_means
+from metrics.review.statistics import MissingPolicy
 from ui.compute import cutoff_evaluation_of, ranked_lists, settings_key
 
 #: Resample counts offered on the pages (the CLI accepts any).
@@ -147,7 +148,7 @@ def _query_deltas(
     k: int,
     baseline: str,
     candidate: str,
-    policy: str,
+    policy: MissingPolicy,
     _dataset: Dataset,
     _settings: Settings,
 ) -> pd.DataFrame:
@@ -162,7 +163,7 @@ def per_query_deltas(
     k: int,
     baseline: str,
     candidate: str,
-    policy: str,
+    policy: MissingPolicy,
 ) -> pd.DataFrame:
     """:func:`metrics.review.compare.query_deltas` of ``measure`` at ``k`` (cached)."""
     return _query_deltas(

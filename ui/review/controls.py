@@ -177,16 +177,16 @@ def statistics_options() -> CompareOptions:
             t("review.correction"),
             list(CORRECTIONS),
             key="w_review_correction",
-            format_func=CORRECTIONS.get,
+            format_func=CORRECTIONS.__getitem__,
         )
         test = c2.selectbox(
-            t("review.test"), list(TESTS), key="w_review_test", format_func=TESTS.get
+            t("review.test"), list(TESTS), key="w_review_test", format_func=TESTS.__getitem__
         )
         policy = c3.selectbox(
             t("review.policy"),
             list(MISSING_POLICIES),
             key="w_review_policy",
-            format_func=MISSING_POLICIES.get,
+            format_func=MISSING_POLICIES.__getitem__,
         )
         alpha = c3.selectbox(
             t("review.alpha"),

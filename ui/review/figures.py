@@ -67,8 +67,8 @@ def delta_curve_figure(
     Parameters
     ----------
     curves:
-        Candidate -> :func:`metrics.review.compare.delta_curves` table (``k``, ``delta``, ``ci_low``,
-        ``ci_high``, ``mean_a``, ``mean_b``, ``n``).
+        Candidate -> :func:`metrics.review.compare.delta_curves` table (``k``, ``delta``,
+        ``ci_low``, ``ci_high``, ``mean_a``, ``mean_b``, ``n``).
     """
     fig = go.Figure()
     for i, (candidate, table) in enumerate(curves.items()):
@@ -127,7 +127,8 @@ def delta_curve_figure(
 def win_tie_loss_figure(table: pd.DataFrame) -> go.Figure:
     """Stacked horizontal bars: queries where each candidate is better / tied / worse.
 
-    ``table`` is a :func:`metrics.review.compare.comparison_table` (one bar per candidate × measure).
+    ``table`` is a :func:`metrics.review.compare.comparison_table` (one bar per candidate ×
+    measure).
     """
     labels = [f"{_safe(c)} · {_safe(m)}" for c, m in zip(table["candidate"], table["measure"])]
     fig = go.Figure()
@@ -328,7 +329,7 @@ def segment_delta_figure(
                         rows["ci_low"],
                         rows["ci_high"],
                         rows["p_adjusted"],
-                        np.array([labels[int(round(v - offset))] for v in y], dtype=object),
+                        np.array([labels[round(v - offset)] for v in y], dtype=object),
                     ],
                     axis=-1,
                 ),

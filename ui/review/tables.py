@@ -98,7 +98,8 @@ def label_colour(label: float) -> str:
 
 
 def style_ranked_list(items: pd.DataFrame) -> Styler:
-    """A drill-down list (:func:`metrics.review.drilldown.side_by_side`): label colours, change bold.
+    """A drill-down list (:func:`metrics.review.drilldown.side_by_side`): label colours, change
+    bold.
 
     The ``label`` cell is coloured by grade; the ``change`` cell is green for ``new in top K``
     and moves up, red for ``left top K`` and moves down.
