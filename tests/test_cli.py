@@ -510,7 +510,7 @@ def test_fixed_point_text_matches_printf_rounding_including_halves():
 def test_bad_maximum_results_and_gain_maps_exit_with_status_2(csv_pair, flags, message):
     qrels_path, run_path, _, _ = csv_pair
     status, _, err = cli(qrels_path, run_path, "-m", "P@1", *flags)
-    assert status == 2 and err.startswith(f"python -m metrics: error: {message}")
+    assert status == 2 and err.startswith(f"error: {message}")
 
 
 def test_counts_print_as_whole_numbers_and_sum_over_queries_like_trec_eval(csv_pair):
