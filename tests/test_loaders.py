@@ -407,13 +407,21 @@ def test_a_bad_score_of_a_crlf_trec_run_after_a_blank_line_names_its_physical_li
 
 def test_a_trec_run_line_with_a_missing_field_after_a_blank_line_is_refused_with_its_line():
     error = _error(b"q1 Q0 a 1 3.0 m\nq1 Q0 b 2 2.0 m\n\nq1 Q0 c 3 1.0\n", "bm25.run")
-    assert error.line == 4
-    assert "needs 6 whitespace-separated fields; this one has 5" in str(error)
+    assert str(error) == (
+        "bm25.run, line 4: A TREC run line needs 6 fields (qid Q0 docid rank score tag); "
+        "this one has 5. Fix: Write one result per line: qid Q0 docid rank score tag."
+    )
 
 
-def test_a_trec_run_line_with_an_extra_field_after_a_blank_line_names_its_line():
-    error = _error(b"q1  Q0 a 1 3.0 m\nq1 Q0 b 2 2.0 m\n\nq1 Q0 c 3 1.0 m x\n", "bm25.run")
-    assert error.line == 4 and "needs 6 whitespace-separated fields" in str(error)
+def test_text_after_the_sixth_field_of_a_trec_run_is_ignored_like_trec_eval_and_noted_once():
+    t = load_table(b"q1  Q0 a 1 3.0 m\nq1 Q0 b 2 2.0 m\n\nq1 Q0 c 3 1.0 m x y\n", "bm25.run")
+    assert t.format == "trec_run" and t.frame["item"].tolist() == ["a", "b", "c"]
+    assert t.frame["model"].tolist() == ["m", "m", "m"]
+    assert t.notes == (
+        "TREC run (qid Q0 docid rank score tag)",
+        "1 line has text after the sixth field (first: line 4); as trec_eval does, only the "
+        "first 6 fields (qid Q0 docid rank score tag) are read.",
+    )
 
 
 def test_a_bad_relevance_of_trec_qrels_after_blank_lines_names_its_physical_line():

@@ -20,6 +20,7 @@ import importlib.util
 import re
 import sys
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import TextIO
 
@@ -129,10 +130,11 @@ def mean_values(
 # ====================================================================== inputs
 @dataclass
 class Inputs:
-    """Ranked lists per model, and the warnings found while reading them."""
+    """Ranked lists per model, and the warnings and notes found while reading them."""
 
     lists: dict[str, RankedLists]
     warnings: list[str]
+    notes: list[str] = dataclass_field(default_factory=list)
 
 
 def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max: int) -> Inputs:
@@ -150,6 +152,12 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
 
     qrels = read_trec(qrels_path)
     runs = [read_trec(p) for p in run_paths]
+    notes = [
+        f"{Path(path).name}: {note}"
+        for path, columns in zip([qrels_path, *run_paths], [qrels, *runs])
+        if columns is not None
+        for note in columns.notes()
+    ]
     if qrels is not None and all(r is not None for r in runs):
         if qrels.kind != "qrels":
             raise InputError(
@@ -189,8 +197,10 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
                 )
             lists[_model_name(path, lists)] = ranked
             warnings += ranking_warnings(ranked, name, settings)
-        return Inputs(lists, warnings)
-    return _load_tables(qrels_path, run_paths, settings, k_max)
+        return Inputs(lists, warnings, notes)
+    inputs = _load_tables(qrels_path, run_paths, settings, k_max)
+    inputs.notes = notes
+    return inputs
 
 
 _RUN_EXTENSIONS = (".gz", ".txt", ".run", ".res", ".trec", ".tsv", ".csv")
@@ -404,6 +414,8 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     k_max = max([s.k for s in specs if s.k is not None], default=10)
     inputs = load_inputs(args.qrels, args.runs, settings, k_max)
     if not args.quiet:
+        for note in inputs.notes:
+            err.write(f"note: {note}\n")
         for warning in inputs.warnings:
             err.write(f"warning: {warning}\n")
     results = Results([s.name for s in specs], settings)
