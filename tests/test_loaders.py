@@ -16,6 +16,7 @@ import pytest
 
 from metrics.errors import InputError
 from metrics.io.loaders import canonical_qrels, canonical_run, load_dataset, load_table
+from metrics.io.trec import detect_trec, read_trec
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
@@ -438,3 +439,63 @@ def test_a_bad_value_of_json_lines_after_a_blank_line_names_its_physical_line():
 def test_line_numbers_of_a_file_without_blank_lines_are_unchanged():
     table = load_table(b"query,item,score\nq1,a,1\nq1,b,2\n", "run.csv")
     assert table.skipped_lines == () and [table.line_of(i) for i in range(2)] == [2, 3]
+
+
+# ----------------------------------------------------------------------- TREC as trec_eval reads it
+def test_a_bad_line_after_comment_and_blank_lines_of_trec_qrels_names_its_physical_line():
+    data = b"# judged\n1 0 d1 2\n\n   # indented\n1 0 d2 x\n"
+    assert str(_error(data, "q.txt")) == (
+        "q.txt, line 5, column 'relevance': The relevance 'x' is not a number. "
+        "Fix: Write one judgment per line: qid 0 docid relevance."
+    )
+
+
+def test_trec_qrels_with_comment_lines_are_read_and_the_comments_noted():
+    t = load_table(b"# judged in 2024\n1 0 d1 2\n\n# more\n1 0 d2 0\n", "q.txt")
+    assert t.format == "trec_qrels" and t.frame["item"].tolist() == ["d1", "d2"]
+    assert t.notes == (
+        "TREC qrels (qid iter docid rel)",
+        "2 comment lines starting with '#' skipped.",
+    )
+    assert [t.line_of(0), t.line_of(1)] == [2, 5]
+
+
+def test_a_trec_run_with_a_header_line_of_words_skips_it():
+    t = load_table(b"qid iter docno rank score tag\n1 Q0 d1 1 2.0 x\n1 Q0 d2 2 1.0 x\n", "r")
+    assert t.format == "trec_run" and t.header and t.frame["item"].tolist() == ["d1", "d2"]
+
+
+def test_a_broken_first_line_of_a_trec_run_is_named_not_taken_for_a_header():
+    data = b"1 Q0 d1 one 2.0 x\n1 Q0 d2 2 1.0 x\n1 Q0 d3 3 0.5 x\n"
+    assert str(_error(data, "r.run")) == (
+        "r.run, line 1, column 'rank': The rank 'one' is not a whole number. "
+        "Fix: Write one result per line: qid Q0 docid rank score tag."
+    )
+
+
+def test_the_command_line_reader_and_the_table_reader_read_trec_files_alike(tmp_path):
+    data = b"# run\n301\tQ0\tA 1\t  2.5\tSTANDARD more junk\n\n301 Q0 B 2 1.5 STANDARD\n"
+    path = tmp_path / "x.run"
+    path.write_bytes(data)
+    fast = read_trec(path)
+    table = load_table(data, "x.run")
+    assert fast is not None and fast.kind == "run" and table.format == "trec_run"
+    assert fast.query.to_pylist() == table.frame["query"].tolist() == ["301", "301"]
+    assert fast.item.to_pylist() == table.frame["item"].tolist() == ["A", "B"]
+    assert fast.value.tolist() == table.frame["score"].tolist() == [2.5, 1.5]
+    assert (
+        fast.notes()
+        == table.notes[1:]
+        == (
+            "1 line has text after the sixth field (first: line 2); as trec_eval does, only the "
+            "first 6 fields (qid Q0 docid rank score tag) are read.",
+            "1 comment line starting with '#' skipped.",
+        )
+    )
+
+
+def test_formats_has_no_trec_detection_of_its_own():
+    import metrics.io.formats as formats
+
+    assert formats.detect_trec is detect_trec
+    assert not hasattr(formats, "_detect_trec")

@@ -231,7 +231,9 @@ def _load_tables(qrels_path: str, run_paths: list[str], settings: Settings, k_ma
 
     judgments = load_table(qrels_path, Path(qrels_path).name, kind="qrels")
     runs = [load_table(p, Path(p).name, kind="run") for p in run_paths]
-    data = load_dataset(runs, judgments, k_max=k_max, relevance_level=settings.relevance_level)
+    data = load_dataset(
+        runs, judgments, k_max=k_max, relevance_level=settings.relevance_level, settings=settings
+    )
     lists = rank_run(
         data.run, data.qrels, settings, source=", ".join(Path(p).name for p in run_paths)
     )

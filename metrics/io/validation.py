@@ -13,6 +13,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
+from metrics.engine.settings import Settings
 from metrics.errors import InputError, file_line
 from metrics.io.roles import ROLES, label_values, score_values
 from metrics.schema import ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE
@@ -311,7 +312,12 @@ def qrels_labels(qrels: pd.DataFrame) -> pd.Series:
 
 
 def validate(
-    run: pd.DataFrame, qrels: pd.DataFrame, k_max: int = 10, *, relevance_level: float = 1
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    k_max: int = 10,
+    *,
+    relevance_level: float = 1,
+    settings: Settings | None = None,
 ) -> Report:
     """Check a run and its judgments; never raises for data problems.
 
@@ -326,6 +332,9 @@ def validate(
         Largest cutoff to be evaluated; shorter lists are reported.
     relevance_level:
         Labels at or above it are relevant.
+    settings:
+        The policies in force (tied scores, short lists, queries without relevant items,
+        missing queries): the findings say what they do. trec_eval's defaults when ``None``.
 
     Returns
     -------
@@ -364,10 +373,11 @@ def validate(
         )
         return Report(findings)
     codes = _Codes.of(run, qrels, models)
-    findings += _score_findings(run, scores, models, k_max, codes)
-    findings += _label_findings(qrels, labels, relevance_level, codes)
+    policies = settings or Settings()
+    findings += _score_findings(run, scores, models, k_max, codes, policies)
+    findings += _label_findings(qrels, labels, relevance_level, codes, policies)
     findings += _coverage_findings(
-        run, qrels, labels, models, run_queries, judged_queries, relevance_level, codes
+        run, qrels, labels, models, run_queries, judged_queries, relevance_level, codes, policies
     )
     findings += _segment_findings(run, codes.q_run)
     n_rel = int((labels >= relevance_level).sum())
@@ -431,8 +441,33 @@ def _clean_ids(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[keep] if not keep.all() else frame
 
 
+#: What each policy does, as the findings say it.
+TIE_RULES = {
+    "item_desc": "ties are broken by item id, descending",
+    "input_order": "ties keep the order of the input rows",
+}
+SHORT_LIST_RULES = {
+    "divide_by_k": "at K = {k}, missing positions count as not relevant",
+    "divide_by_returned": "at K = {k}, measures divide by the number of items returned",
+    "leave_out": "at K = {k}, those queries are left out of the averages",
+}
+NO_RELEVANT_RULES = {
+    "zero": "they are evaluated and score 0 on most measures",
+    "leave_out": "they are left out of every average",
+}
+MISSING_QUERY_RULES = {
+    "skip": "they are skipped",
+    "zero": "they are scored as empty rankings (0, as trec_eval -c)",
+}
+
+
 def _score_findings(
-    run: pd.DataFrame, scores: pd.Series, models: pd.Series, k_max: int, codes: _Codes
+    run: pd.DataFrame,
+    scores: pd.Series,
+    models: pd.Series,
+    k_max: int,
+    codes: _Codes,
+    settings: Settings,
 ) -> list[Finding]:
     found: list[Finding] = []
     shown = _column_label(run, SCORE if SCORE in run.columns else RANK)
@@ -491,7 +526,7 @@ def _score_findings(
     ok = ~missing
     score_keys = pd.DataFrame({"list": list_key[ok], "score": scores.to_numpy()[ok]})
     tied = score_keys.duplicated(keep=False).to_numpy()
-    if SCORE in run.columns and tied.any():
+    if SCORE in run.columns and tied.any() and settings.ties in TIE_RULES:
         tied_lists = pd.unique(score_keys["list"].to_numpy()[tied])
         first = pd.Series(np.flatnonzero(ok)).groupby(list_key[ok]).first()
         shown_pos = first.loc[tied_lists[:5]].to_numpy()
@@ -500,7 +535,7 @@ def _score_findings(
                 "tied_scores",
                 "warning",
                 f"{len(tied_lists)} lists have tied scores ({int(tied.sum())} rows share their score "
-                "with another item of the same list); ties are broken by item id, descending.",
+                f"with another item of the same list); {TIE_RULES[settings.ties]}.",
                 len(tied_lists),
                 _examples(
                     f"query {q_text[p]}" + (f" ({m_text[p]})" if has_model else "")
@@ -528,7 +563,8 @@ def _score_findings(
                 "short_lists",
                 "warning",
                 f"{len(short)} of {len(sizes)} lists have fewer than {k_max} items (the shortest has "
-                f"{int(short.min())}); at K = {k_max}, missing positions count as not relevant.",
+                f"{int(short.min())}); "
+                f"{SHORT_LIST_RULES[settings.short_lists].format(k=k_max)}.",
                 len(short),
                 _examples(
                     f"query {q}: {n} item{'' if n == 1 else 's'}" + (f" ({m})" if has_model else "")
@@ -542,7 +578,11 @@ def _score_findings(
 
 
 def _label_findings(
-    qrels: pd.DataFrame, labels: pd.Series, relevance_level: float, codes: _Codes
+    qrels: pd.DataFrame,
+    labels: pd.Series,
+    relevance_level: float,
+    codes: _Codes,
+    settings: Settings,
 ) -> list[Finding]:
     found: list[Finding] = []
     shown = _column_label(qrels, RELEVANCE if RELEVANCE in qrels.columns else LABEL)
@@ -627,7 +667,7 @@ def _label_findings(
                 "no_relevant",
                 "warning",
                 f"{len(none)} of {len(has_rel)} judged queries have no relevant item (label ≥ "
-                f"{relevance_level:g}); they are evaluated and score 0 on most measures.",
+                f"{relevance_level:g}); {NO_RELEVANT_RULES[settings.no_relevant]}.",
                 len(none),
                 _examples(none.index),
                 "Leave them out in the settings ('Queries with no relevant item') if they should "
@@ -664,8 +704,10 @@ def _coverage_findings(
     judged_queries: pd.Index,
     relevance_level: float,
     codes: _Codes,
+    settings: Settings,
 ) -> list[Finding]:
     found: list[Finding] = []
+    missing_rule = MISSING_QUERY_RULES[settings.missing_queries]
     unjudged = run_queries.difference(judged_queries, sort=False)
     if len(unjudged):
         found.append(
@@ -690,14 +732,14 @@ def _coverage_findings(
         if n_models == 1:
             message = (
                 f"{len(missing_queries)} of {len(judged_q)} judged queries are "
-                "missing from the run; they are skipped."
+                f"missing from the run; {missing_rule}."
             )
             examples = _examples(missing_queries)
         else:
             message = (
                 f"{len(missing_queries)} of {len(judged_q)} judged queries are "
                 f"missing from at least one model's run ({len(absent)} model-query pairs); "
-                "they are skipped for that model."
+                f"{missing_rule} for that model."
             )
             examples = _examples(
                 f"{codes.models[k // nq]}: {codes.queries[k % nq]}" for k in absent[:5]
