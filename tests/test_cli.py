@@ -20,6 +20,7 @@ from hypothesis import settings as hsettings
 from metrics import Settings, evaluate, summarize
 from metrics.cli.evaluate import expand_measure_names, main
 from metrics.engine.registry import DEFAULT_MEASURES
+from tests.oracles import require_oracle
 from tests.strategies import collections
 
 REPO = Path(__file__).resolve().parent.parent
@@ -70,7 +71,7 @@ def write_trec(run: pd.DataFrame, qrels: pd.DataFrame, directory: Path) -> tuple
 
 
 def pytrec_eval_values(qrels_path: Path, run_path: Path) -> dict:
-    pytrec_eval = pytest.importorskip("pytrec_eval")
+    pytrec_eval = require_oracle("pytrec_eval")
     qrels: dict = {}
     for line in qrels_path.read_text().splitlines():
         q, _, d, rel = line.split()
