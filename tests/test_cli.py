@@ -486,3 +486,22 @@ def test_fixed_point_text_matches_printf_rounding_including_halves():
     for digits in (0, 1, 2, 4, 6):
         assert format_fixed(values, digits).to_pylist() == [f"{v:.{digits}f}" for v in values]
     assert format_fixed(np.array([-0.25, 1e300]), 2).to_pylist() == ["-0.25", f"{1e300:.2f}"]
+
+
+# ---------------------------------------------------------------- warnings say the policy in force
+@pytest.mark.parametrize(
+    "flags, rule",
+    [
+        ([], "ties are broken by item id, descending."),
+        (["--ties", "input_order"], "ties keep the order of the input rows."),
+    ],
+)
+def test_the_tie_warning_of_a_table_describes_the_tie_policy_in_force(tmp_path, flags, rule):
+    (tmp_path / "run.csv").write_text("query,item,score\nq,a,1\nq,b,1\nq,c,0.5\n")
+    (tmp_path / "qrels.csv").write_text("query,item,relevance\nq,a,1\n")
+    status, _, err = cli(tmp_path / "qrels.csv", tmp_path / "run.csv", "-m", "P@1", *flags)
+    assert status == 0
+    assert (
+        "warning: 1 lists have tied scores (2 rows share their score with another item "
+        f"of the same list); {rule} (e.g. query q (run))\n"
+    ) in err

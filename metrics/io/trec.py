@@ -146,7 +146,8 @@ def _is_skipped(line: str) -> bool:
 def detect_trec(lines: list[str]) -> tuple[TrecKind, int] | None:
     """Whether sampled lines are a TREC run or qrels file, and how many header lines it has.
 
-    Blank and ``#`` lines are left out. The file is TREC when, among the other sampled lines,
+    Blank and ``#`` lines are left out. A file whose lines mostly hold a comma, semicolon or pipe
+    is a delimited table. Otherwise the file is TREC when, among the other sampled lines,
     at least half are records of one kind and at least half share the first record's second
     column (the ``Q0`` or
     iteration column, constant in TREC files). A first line of words only (no number) before
@@ -163,8 +164,9 @@ def detect_trec(lines: list[str]) -> tuple[TrecKind, int] | None:
     (kind, header_lines) or None
     """
     kept = [ln for ln in lines if not _is_skipped(ln)][:_SAMPLE_LINES]
-    if not kept or any(("," in ln or ";" in ln or "|" in ln) for ln in kept[:20]):
-        return None
+    delimited = sum(("," in ln or ";" in ln or "|" in ln) for ln in kept)
+    if not kept or delimited * 2 > len(kept):
+        return None  # most lines hold a comma, semicolon or pipe: a delimited table
     data = [ln.split() for ln in kept]
     header = int(
         len(data) > 1
