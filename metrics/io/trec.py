@@ -281,23 +281,43 @@ def parse_trec(
     return _read_fields(data, kind, source, header, tags)
 
 
+_PLAIN_FIELD = r"[^\s#]\S*"
+_PLAIN_NUMBER = r"[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?)"
+_PLAIN = {
+    (kind, d): re.compile(
+        "^"
+        + d.join(
+            [_PLAIN_FIELD, r"\S+", r"\S+", r"[+-]?\d+", _PLAIN_NUMBER, r"\S+"]
+            if kind == "run"
+            else [_PLAIN_FIELD, r"\S+", r"\S+", _PLAIN_NUMBER]
+        )
+        + "$"
+    )
+    for kind in ("run", "qrels")
+    for d in (" ", "\t")
+}
+
+
 def _plain_delimiter(data: bytes, kind: TrecKind) -> str | None:
-    """``" "`` or ``"\\t"`` when the sampled lines are exactly ``WIDTH`` fields split by it."""
+    """``" "`` or ``"\\t"`` when the sampled lines are exactly ``WIDTH`` fields split by it.
+
+    Whole-file checks are byte searches: the other delimiter, a carriage return or a ``#``
+    anywhere sends the file to the general field splitter, which handles them as trec_eval does.
+    """
     lines = sample_lines(data)
     if not lines:
         return None
     while lines and not lines[-1]:
         lines.pop()
-    width = WIDTH[kind]
-    first = lines[0] if lines else ""
-    delimiter = "\t" if first.count("\t") == width - 1 else " "
+    if not lines:
+        return None
+    delimiter = "\t" if "\t" in lines[0] else " "
     other = b" " if delimiter == "\t" else b"\t"
     if other in data or b"\r" in data or b"#" in data:
         return None
-    for line in lines:
-        fields = line.split(delimiter)
-        if len(fields) != width or not all(fields) or record_kind(fields) != kind:
-            return None
+    pattern = _PLAIN[kind, delimiter].match
+    if not all(map(pattern, lines)):
+        return None
     return delimiter
 
 
