@@ -94,20 +94,37 @@ def compute_matrix(lists: RankedLists, specs: list[MeasureSpec]) -> np.ndarray:
     """Per-query values of every spec, shape ``(n_queries, len(specs))``.
 
     Specs that share a measure and parameters are computed in one kernel call over all their
-    cutoffs, so a full curve costs one pass.
+    cutoffs, so a full curve costs one pass. With several kernel calls on large lists, they run
+    on two threads (numpy releases the GIL in its array loops), the largest first.
     """
     out = np.empty((lists.n_queries, len(specs)))
     groups: dict[tuple, list[int]] = {}
     for j, spec in enumerate(specs):
-        if spec.k is None:
-            out[:, j] = spec.compute(lists)
-        else:
-            groups.setdefault((spec.definition.name, spec.params), []).append(j)
-    for columns in groups.values():
+        key = (spec.definition.name, spec.params) if spec.k is not None else ("", j)
+        groups.setdefault(key, []).append(j)
+
+    def fill(columns: list[int]) -> None:
         first = specs[columns[0]]
+        if first.k is None:
+            out[:, columns[0]] = first.compute(lists)
+            return
         ks = np.array([specs[j].k for j in columns], dtype=np.int64)
         out[:, columns] = first.definition.kernel(lists, ks, **first.kernel_args())
+
+    jobs = sorted(groups.values(), key=len, reverse=True)
+    if len(jobs) > 1 and len(lists.labels) * len(jobs) >= _PARALLEL_WORK:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(fill, jobs))
+    else:
+        for columns in jobs:
+            fill(columns)
     return out
+
+
+#: Ranked rows times kernel calls from which the kernels run on two threads.
+_PARALLEL_WORK = 2_000_000
 
 
 def mean_values(
@@ -148,10 +165,12 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
     MetricsError
         For unreadable files or values, naming the file and line.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     from metrics.io.trec import read_trec
 
-    qrels = read_trec(qrels_path)
-    runs = [read_trec(p) for p in run_paths]
+    with ThreadPoolExecutor(max_workers=2) as pool:  # arrow's readers release the GIL
+        qrels, *runs = pool.map(read_trec, [qrels_path, *run_paths])
     notes = [
         f"{Path(path).name}: {note}"
         for path, columns in zip([qrels_path, *run_paths], [qrels, *runs])
