@@ -387,3 +387,17 @@ def test_judged_queries_missing_from_the_run_say_they_score_zero_with_complete()
         "1 of 2 judged queries are missing from the run; they are scored as empty rankings "
         "(0, as trec_eval -c)."
     )
+
+
+def test_duplicates_are_an_error_that_says_so_when_the_policy_refuses_them():
+    run = _run([("q", "d0", 1.0, "m"), ("q", "d0", 0.5, "m")])
+    report = validate(run, GOOD_QRELS, k_max=1, settings=Settings(duplicates="error"))
+    finding = _finding(report, "duplicate_items")
+    assert finding.severity == "error"
+    assert finding.message == (
+        "1 items appear more than once in the same list; such input is refused "
+        "(duplicates = error, as trec_eval)."
+    )
+    assert finding.action == (
+        "Remove the copies, or choose 'keep_best' for duplicates to keep the best-ranked copy."
+    )

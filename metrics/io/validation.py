@@ -509,18 +509,29 @@ def _score_findings(
     dup = item_key.duplicated().to_numpy()
     if dup.any():
         n = int(dup.sum())
+        refused = settings.duplicates == "error"
         found.append(
             Finding(
                 "duplicate_items",
-                "warning",
-                f"{n} items appear more than once in the same list; the best-ranked copy is kept.",
+                "error" if refused else "warning",
+                f"{n} items appear more than once in the same list; "
+                + (
+                    "such input is refused (duplicates = error, as trec_eval)."
+                    if refused
+                    else "the best-ranked copy is kept."
+                ),
                 n,
                 _examples(
                     f"query {q}, item {i}" + (f" ({m})" if has_model else "")
                     for q, i, m in zip(q_text[dup][:5], i_text[dup][:5], m_text[dup][:5])
                 ),
-                "Remove the copies, or choose 'error' for duplicates to refuse such input "
-                "(trec_eval's behaviour).",
+                "Remove the copies"
+                + (
+                    ", or choose 'keep_best' for duplicates to keep the best-ranked copy."
+                    if refused
+                    else ", or choose 'error' for duplicates to refuse such input "
+                    "(trec_eval's behaviour)."
+                ),
             )
         )
     ok = ~missing
