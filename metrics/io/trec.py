@@ -409,8 +409,8 @@ def _read_fields(data: bytes, kind: TrecKind, source: str, header: int, tags: bo
     except pa.ArrowInvalid:
         lines = _line_array(data.decode("latin-1").encode("utf-8"))
     stripped = pc.ascii_trim_whitespace(lines)
-    comment = pc.starts_with(stripped, "#").to_numpy(zero_copy_only=False)
-    blank = pc.equal(stripped, "").to_numpy(zero_copy_only=False)
+    first, blank = _first_bytes(stripped)
+    comment = first == ord("#")
     keep = ~(comment | blank)
     line_no = np.flatnonzero(keep) + 1
     rows = stripped.filter(pa.array(keep))
@@ -454,6 +454,20 @@ def _read_fields(data: bytes, kind: TrecKind, source: str, header: int, tags: bo
         int(line_no[extra[0]]) if len(extra) else None,
         int(comment.sum()),
     )
+
+
+def _first_bytes(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
+    """The first byte of every string (0 for empty ones) and which strings are empty, read from
+    the arrow buffers (``pc.starts_with`` costs ten times more)."""
+    large = pa.types.is_large_string(strings.type)
+    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int64 if large else np.int32)
+    offsets = offsets[strings.offset : strings.offset + len(strings) + 1]
+    values = np.frombuffer(strings.buffers()[2], dtype=np.uint8) if len(strings) else None
+    empty = offsets[1:] == offsets[:-1]
+    first = np.zeros(len(strings), dtype=np.uint8)
+    if values is not None and len(values):
+        first[~empty] = values[offsets[:-1][~empty]]
+    return first, empty
 
 
 def _numbers(
