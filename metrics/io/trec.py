@@ -487,7 +487,8 @@ def _numbers(
         at = int(bad[0])
     except pa.ArrowInvalid:
         ok = pc.match_substring_regex(column, _NUMBER_ARROW).to_numpy(zero_copy_only=False)
-        at = int(np.flatnonzero(~ok)[0])
+        bad = np.flatnonzero(~ok)
+        at = int(bad[0]) if len(bad) else _first_uncastable(column)
     raise InputError(
         f"The {name} '{column[at].as_py()}' is not {'a whole number' if integer else 'a number'}.",
         source=source,
@@ -495,6 +496,17 @@ def _numbers(
         column=name,
         fix=_FIX[kind],
     )
+
+
+def _first_uncastable(column: pa.Array) -> int:
+    """Position of the first value arrow cannot read as a number (the rare values our pattern
+    accepts and arrow does not)."""
+    for at in range(len(column)):
+        try:
+            column.slice(at, 1).cast(pa.float64())
+        except pa.ArrowInvalid:
+            return at
+    return 0
 
 
 def float_column(column: pa.ChunkedArray | pa.Array) -> np.ndarray:
