@@ -499,3 +499,26 @@ def test_formats_has_no_trec_detection_of_its_own():
 
     assert formats.detect_trec is detect_trec
     assert not hasattr(formats, "_detect_trec")
+
+
+def test_text_after_the_fourth_field_of_trec_qrels_is_ignored_and_noted():
+    t = load_table(b"1 0 d1 2 judged by A\n1 0 d2 0\n", "qrels.txt")
+    assert t.format == "trec_qrels" and t.frame["relevance"].tolist() == [2.0, 0.0]
+    assert t.notes[1] == (
+        "1 line has text after the fourth field (first: line 1); as trec_eval does, only the "
+        "first 4 fields (qid iter docid relevance) are read."
+    )
+
+
+def test_a_gzip_compressed_trec_run_is_read_by_the_command_line_reader(tmp_path):
+    path = tmp_path / "r.run.gz"
+    path.write_bytes(gzip.compress(b"1 Q0 d1 1 2.0 x\n1 Q0 d2 2 1.0 x\n"))
+    columns = read_trec(path)
+    assert columns is not None and columns.item.to_pylist() == ["d1", "d2"]
+
+
+def test_a_latin_1_trec_run_is_read_with_its_accented_ids(tmp_path):
+    path = tmp_path / "r.run"
+    path.write_bytes("1 Q0 caf\xe9 1 2.0 x\n1 Q0 d2 2 1.0 x\n".encode("latin-1"))
+    columns = read_trec(path)
+    assert columns is not None and columns.item.to_pylist() == ["café", "d2"]

@@ -1,9 +1,10 @@
 """Command line: ``python -m metrics QRELS RUN [RUN ...] [-m MEASURE]... [-q]``.
 
 Output follows ``trec_eval -q``: ``MEASURE<TAB>QUERY<TAB>VALUE`` per query (with ``-q``) and the
-mean under the query ``all``. Plain TREC files take a fast path (pyarrow only, no pandas); other
-tables (CSV, TSV, Parquet, JSON, Excel) go through :mod:`metrics.io.loaders`. Unusable input prints
-one message naming the file and line and exits with status 2.
+mean under the query ``all``. TREC files are read by :mod:`metrics.io.trec` as trec_eval reads
+them (pyarrow only, no pandas); other tables (CSV, TSV, Parquet, JSON, Excel) go through
+:mod:`metrics.io.loaders`. Unusable input prints one message naming the file and line and exits
+with status 2.
 
 Examples
 --------
@@ -157,8 +158,9 @@ class Inputs:
 def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max: int) -> Inputs:
     """Read judgments and runs and rank every model's lists.
 
-    Plain TREC files are read by :mod:`metrics.io.trec` (fast, no pandas); anything else by
-    :func:`metrics.io.loaders.load_dataset`.
+    TREC files are read by :mod:`metrics.io.trec` (no pandas; both files on two threads);
+    anything else by :func:`metrics.io.loaders.load_dataset`. Notes of the TREC reader (text
+    after the last field, comment lines) are returned with the warnings.
 
     Raises
     ------

@@ -3,7 +3,8 @@
 Supported layouts, detected from the content (the file name is only a hint):
 
 - delimited text: comma, tab, semicolon, pipe, or runs of whitespace; with or without a header;
-- TREC runs ``qid Q0 docid rank score tag`` and TREC qrels ``qid iter docid rel`` (no header);
+- TREC runs ``qid Q0 docid rank score tag`` and TREC qrels ``qid iter docid rel``, detected and
+  read by :mod:`metrics.io.trec` as trec_eval reads them;
 - Parquet (read with pyarrow), Excel ``.xlsx`` (read with openpyxl, first sheet);
 - JSON Lines, a JSON array of records, and the ``{query: {item: value}}`` dictionary layout of
   pytrec_eval and ranx;
