@@ -522,3 +522,16 @@ def test_a_latin_1_trec_run_is_read_with_its_accented_ids(tmp_path):
     path.write_bytes("1 Q0 caf\xe9 1 2.0 x\n1 Q0 d2 2 1.0 x\n".encode("latin-1"))
     columns = read_trec(path)
     assert columns is not None and columns.item.to_pylist() == ["café", "d2"]
+
+
+def test_an_empty_file_is_not_a_trec_file_for_the_command_line_reader(tmp_path):
+    (tmp_path / "empty.run").write_bytes(b"")
+    assert read_trec(tmp_path / "empty.run") is None
+
+
+def test_a_memory_mapped_trec_file_with_a_broken_line_is_named_like_a_read_one(tmp_path):
+    path = tmp_path / "r.run"
+    path.write_bytes(b"1 Q0 d1 1 2.0 x\n1  Q0 d2 2 x x\n")
+    with pytest.raises(InputError) as caught:
+        read_trec(path)
+    assert str(caught.value) == str(_error(path.read_bytes(), "r.run"))

