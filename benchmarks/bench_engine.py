@@ -10,6 +10,9 @@ Usage::
     python benchmarks/bench_engine.py                    # 1M rows (10k queries x 100)
     python benchmarks/bench_engine.py --sizes 1M 10M     # also 100k queries x 100
     python benchmarks/bench_engine.py --tools cli library
+    TREC_EVAL=/path/to/trec_eval python benchmarks/bench_engine.py --tools cli trec_eval
+
+The trec_eval binary is ``$TREC_EVAL`` when that variable is set, else ``trec_eval`` on ``PATH``.
 
 Data files are generated once into ``benchmarks/data/`` (fixed seed; git-ignored).
 """
@@ -148,8 +151,8 @@ WORKERS = {
 
 
 # ====================================================================== measuring
-def measure(argv: list[str], timeout: float) -> tuple[float, float, str, int]:
-    """Run a command; return (wall seconds, peak RSS in MB, stdout, exit status)."""
+def measure(argv: list[str], timeout: float) -> tuple[float, float, str, int, float]:
+    """Run a command; return (wall seconds, peak RSS in MB, stdout, exit status, CPU seconds)."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         argv,
@@ -162,23 +165,31 @@ def measure(argv: list[str], timeout: float) -> tuple[float, float, str, int]:
     deadline = start + timeout
     import selectors
 
-    stdout = proc.stdout
-    if stdout is None:
-        raise RuntimeError("the command's output is not piped")
     sel = selectors.DefaultSelector()
-    sel.register(stdout, selectors.EVENT_READ)
+    sel.register(proc.stdout, selectors.EVENT_READ)
     while True:
         if time.perf_counter() > deadline:
             proc.kill()
         if sel.select(timeout=1.0):
-            data = os.read(stdout.fileno(), 1 << 20)
+            data = proc.stdout.read1(1 << 20)
             if not data:
                 break
             chunks.append(data)
     _, status, usage = os.wait4(proc.pid, 0)
     wall = time.perf_counter() - start
     proc.returncode = os.waitstatus_to_exitcode(status)
-    return wall, usage.ru_maxrss / 1024, b"".join(chunks).decode(), proc.returncode
+    cpu = usage.ru_utime + usage.ru_stime
+    return wall, usage.ru_maxrss / 1024, b"".join(chunks).decode(), proc.returncode, cpu
+
+
+def trec_eval_binary() -> str | None:
+    """The trec_eval binary: ``$TREC_EVAL`` when set, else ``trec_eval`` on ``PATH``."""
+    given = os.environ.get("TREC_EVAL")
+    if given:
+        if not (os.path.isfile(given) and os.access(given, os.X_OK)):
+            raise SystemExit(f"TREC_EVAL={given} is not an executable file.")
+        return given
+    return shutil.which("trec_eval")
 
 
 def run_tool(tool: str, qrels: Path, run: Path, timeout: float) -> dict | None:
@@ -195,13 +206,13 @@ def run_tool(tool: str, qrels: Path, run: Path, timeout: float) -> dict | None:
             "--digits",
             "10",
         ]
-        wall, peak, out, status = measure(argv, timeout)
+        wall, peak, out, status, cpu = measure(argv, timeout)
         if status != 0:
             return {"error": f"exit {status}"}
         means = [float(line.split("\t")[2]) for line in out.splitlines()]
-        return {"wall": wall, "peak_mb": peak, "means": means}
+        return {"wall": wall, "cpu": cpu, "peak_mb": peak, "means": means}
     if tool == "trec_eval":
-        binary = shutil.which("trec_eval")
+        binary = trec_eval_binary()
         if binary is None:
             return None
         ks = ",".join(str(k) for k in range(1, K_MAX + 1))
@@ -220,7 +231,7 @@ def run_tool(tool: str, qrels: Path, run: Path, timeout: float) -> dict | None:
             str(qrels),
             str(run),
         ]
-        wall, peak, out, status = measure(argv, timeout)
+        wall, peak, out, status, cpu = measure(argv, timeout)
         if status != 0:
             return {"error": f"exit {status}"}
         values = {f[0]: float(f[2]) for f in (line.split() for line in out.splitlines())}
@@ -231,39 +242,45 @@ def run_tool(tool: str, qrels: Path, run: Path, timeout: float) -> dict | None:
             + [f"ndcg_cut_{k}" for k in range(1, K_MAX + 1)]
             + ["recip_rank"]
         )
-        return {"wall": wall, "peak_mb": peak, "means": [values[n] for n in order]}
+        return {"wall": wall, "cpu": cpu, "peak_mb": peak, "means": [values[n] for n in order]}
     argv = [sys.executable, str(Path(__file__).resolve()), "--worker", tool, str(qrels), str(run)]
-    wall, peak, out, status = measure(argv, timeout)
+    wall, peak, out, status, cpu = measure(argv, timeout)
     if status != 0:
         return {"error": "timed out" if wall >= timeout else f"exit {status}"}
     result = json.loads(out.strip().splitlines()[-1])
-    result.update(wall=wall, peak_mb=peak)
+    result.update(wall=wall, cpu=cpu, peak_mb=peak)
     return result
 
 
-def best_of(repeat: int, tool: str, qrels: Path, run: Path, timeout: float) -> dict | None:
-    """The fastest of ``repeat`` runs (by wall time); peak memory is the largest seen."""
-    runs = [run_tool(tool, qrels, run, timeout) for _ in range(max(repeat, 1))]
+def best_of(runs: list[dict | None]) -> dict | None:
+    """The fastest of repeated runs (by wall time), with the least CPU time seen and the largest
+    peak memory; the first run's outcome when none succeeded."""
     good = [r for r in runs if r is not None and "error" not in r]
     if not good:
         return runs[0]
     best = min(good, key=lambda r: r["wall"])
-    return {**best, "peak_mb": max(r["peak_mb"] for r in good)}
+    return {
+        **best,
+        "cpu": min(r["cpu"] for r in good),
+        "peak_mb": max(r["peak_mb"] for r in good),
+        "walls": [round(r["wall"], 2) for r in good],
+    }
 
 
 def report(size: str, results: dict[str, dict | None]) -> str:
     base = results.get("cli") or {}
     lines = [
         f"\n### {size} rows ({SIZES[size]:,} queries x {K_MAX} results), 401 values per query\n",
-        "| tool | wall s | work s | from dicts s | peak MB | wall / ours | max diff of means |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "| tool | wall s | all walls | CPU s | work s | from dicts s | peak MB | wall / ours "
+        "| max diff of means |",
+        "|---|---:|---|---:|---:|---:|---:|---:|---:|",
     ]
     for tool, r in results.items():
         if r is None:
-            lines.append(f"| {LABELS[tool]} | not installed | | | | | |")
+            lines.append(f"| {LABELS[tool]} | not installed | | | | | | | |")
             continue
         if "error" in r:
-            lines.append(f"| {LABELS[tool]} | {r['error']} | | | | | |")
+            lines.append(f"| {LABELS[tool]} | {r['error']} | | | | | | | |")
             continue
         ratio = r["wall"] / base["wall"] if base.get("wall") else float("nan")
         diff = (
@@ -273,9 +290,16 @@ def report(size: str, results: dict[str, dict | None]) -> str:
         )
         work = f"{r['work']:.2f}" if "work" in r else ""
         dicts = f"{r['work_from_dicts']:.2f}" if "work_from_dicts" in r else ""
+        walls = ", ".join(f"{w:.2f}" for w in r.get("walls", [r["wall"]]))
         lines.append(
-            f"| {LABELS[tool]} | {r['wall']:.2f} | {work} | {dicts} | "
-            f"{r['peak_mb']:.0f} | {ratio:.1f}x | {diff:.1e} |"
+            f"| {LABELS[tool]} | {r['wall']:.2f} | {walls} | {r['cpu']:.2f} | {work} | {dicts} | "
+            f"{r['peak_mb']:.0f} | {ratio:.2f}x | {diff:.1e} |"
+        )
+    te = results.get("trec_eval") or {}
+    if base.get("wall") and te.get("wall"):
+        lines.append(
+            f"\nOur command line takes {base['wall'] / te['wall']:.2f}x trec_eval's wall time "
+            f"and {base['cpu'] / te['cpu']:.2f}x its CPU time (best of each, same run)."
         )
     return "\n".join(lines)
 
@@ -309,21 +333,41 @@ def main(argv: list[str] | None = None) -> int:
     sys.path.insert(0, str(HERE))
     from generate import generate
 
+    print(machine(), flush=True)
     for size in args.sizes:
         run, qrels = generate(SIZES[size])
-        results: dict[str, dict | None] = {}
+        tools = [t for t in args.tools if not (size == "10M" and t in args.skip_at_10m)]
+        runs: dict[str, list[dict | None]] = {tool: [] for tool in tools}
+        for round_ in range(max(args.repeat, 1)):  # rounds, so that load changes hit every tool
+            for tool in tools:
+                outcome = run_tool(tool, qrels, run, args.timeout)
+                runs[tool].append(outcome)
+                shown = outcome and {k: v for k, v in outcome.items() if k != "means"}
+                print(f"{size} round {round_ + 1} {tool}: {shown} load {_load()}", file=sys.stderr)
+        results: dict[str, dict | None] = {tool: best_of(runs[tool]) for tool in tools}
         for tool in args.tools:
-            if size == "10M" and tool in args.skip_at_10m:
-                results[tool] = {"error": "skipped at this size"}
-                continue
-            result = results[tool] = best_of(args.repeat, tool, qrels, run, args.timeout)
-            print(
-                f"{size} {tool}: {result and {k: v for k, v in result.items() if k != 'means'}}",
-                file=sys.stderr,
-                flush=True,
-            )
+            results.setdefault(tool, {"error": "skipped at this size"})
         print(report(size, results), flush=True)
+    print(f"\nload average at the end: {_load()}", flush=True)
     return 0
+
+
+def _load() -> str:
+    return " ".join(f"{x:.1f}" for x in os.getloadavg())
+
+
+def machine() -> str:
+    """Cores, Python, numpy and pyarrow versions, and the load average when the run starts."""
+    import platform
+
+    import numpy
+    import pyarrow
+
+    return (
+        f"{os.cpu_count()} cores, Python {platform.python_version()}, numpy {numpy.__version__}, "
+        f"pyarrow {pyarrow.__version__}; trec_eval: {trec_eval_binary() or 'not found'}; "
+        f"load average at the start: {_load()}"
+    )
 
 
 if __name__ == "__main__":

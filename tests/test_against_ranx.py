@@ -13,9 +13,10 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 
 from metrics import Settings, evaluate
+from tests.oracles import require_oracle
 from tests.strategies import collections, to_dicts
 
-ranx = pytest.importorskip("ranx")
+ranx = require_oracle("ranx")
 
 CUTOFFS = (1, 3, 5, 10)
 

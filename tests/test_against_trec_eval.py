@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 
 from metrics import Settings, evaluate, rank_run
 from metrics.engine.registry import parse_measure
+from tests.oracles import require_oracle
 from tests.strategies import collections, to_dicts
 
-pytrec_eval = pytest.importorskip("pytrec_eval")
+pytrec_eval = require_oracle("pytrec_eval")
 
 CUTOFFS = (1, 2, 3, 5, 10, 20)
 OURS_TO_TREC = {

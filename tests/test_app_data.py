@@ -196,3 +196,18 @@ def test_markdown_escape_leaves_no_markup_characters_bare():
     from ui.safe import md_escape
 
     assert md_escape("*a*_b_[c](d)<e>") == r"\*a\*\_b\_\[c\]\(d\)&lt;e&gt;"
+
+
+def test_a_role_guess_the_contents_contradict_is_left_empty_with_a_warning():
+    rows = "".join(f"Q0,{301 + i // 6},d{i},{1 - i / 100}\n" for i in range(12)).encode()
+    judged = b"query,item,relevance\n301,d0,1\n302,d7,1\n"
+    at = upload(fresh_app(), [("plain.csv", rows, "text/csv")], ("judged.csv", judged, "text/csv"))
+    warning = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "the query column 'column_1' was guessed from its contents, but it holds one value " in (
+        warning
+    )
+    assert "the label column 'column_2' was guessed from its contents" in warning
+    assert role_box(at, "query").value == "—" and role_box(at, "item").value == "column_3"
+    role_box(at, "query").set_value("column_2").run()
+    assert not at.error
+    assert "plain" in sidebar_text(at)

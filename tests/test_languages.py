@@ -388,7 +388,13 @@ def test_a_japanese_fix_names_the_setting_and_its_value_by_their_japanese_labels
     from ui.findings_view import finding_text
 
     text = finding_text(
-        Finding("no_relevant", "warning", {"n": 4, "total": 300, "level": "1"}), "ja"
+        Finding(
+            "no_relevant",
+            "warning",
+            {"n": 4, "total": 300, "level": "1"},
+            rule=("no_relevant", "zero"),
+        ),
+        "ja",
     )
     setting = catalog("ja")["policy.no_relevant.label"]
     value = catalog("ja")["policy.no_relevant.leave_out"]

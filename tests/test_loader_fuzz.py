@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from metrics.errors import InputError
 from metrics.io.loaders import guess_roles, load_dataset, load_table, validate
+from metrics.io.trec import read_trec
 
 FUZZ = settings(
     max_examples=60, deadline=None, derandomize=True, suppress_health_check=[HealthCheck.too_slow]
@@ -137,3 +138,52 @@ def test_validate_reports_instead_of_raising(run_rows, qrels_rows, k_max):
     report = validate(run, qrels, k_max=k_max)
     assert all(f.severity in ("error", "warning", "info") for f in report.findings)
     assert all(len(f.examples) <= 5 for f in report.findings)
+
+
+_trec_junk = st.one_of(
+    st.text(alphabet=st.sampled_from("q1 Q0d.#\t-xe"), max_size=30),
+    st.sampled_from(["", "#", "  # note", "1 Q0 d 1", "1 Q0 d x 2 t", "1 Q0 d 1 2 t extra words"]),
+)
+
+
+@FUZZ
+@given(
+    st.integers(3, 12),
+    st.data(),
+    st.sampled_from([" ", "\t", "  "]),
+)
+def test_a_trec_run_with_one_line_of_junk_is_read_as_trec_or_refused_with_that_line(n, data, sep):
+    lines = [sep.join(["7", "Q0", f"d{i}", str(i + 1), f"{1 - i / 100}", "tag"]) for i in range(n)]
+    at = data.draw(st.integers(0, n - 1))
+    lines[at] = data.draw(_trec_junk)
+    raw = ("\n".join(lines) + "\n").encode()
+    try:
+        table = load_table(raw, "x.run")
+    except InputError as exc:
+        assert exc.line == at + 1 and exc.source == "x.run"
+        return
+    assert table.format == "trec_run"
+    assert set(table.frame["query"]) <= {"7", "1"}
+
+
+def _trec_outcome(read) -> tuple:
+    try:
+        result = read()
+    except InputError as exc:
+        trec_error = "qid" in (exc.fix or "")  # the fix of every TREC reading error
+        return ("error", exc.line, exc.reason) if trec_error else ("not trec",)
+    if result is None or (hasattr(result, "format") and not result.format.startswith("trec")):
+        return ("not trec",)
+    return ("trec", len(result.frame) if hasattr(result, "frame") else len(result))
+
+
+@FUZZ
+@given(extra=st.lists(_trec_junk, min_size=1, max_size=6), kind=st.sampled_from(["run", "qrels"]))
+def test_the_command_line_and_the_table_reader_agree_on_what_is_a_trec_file(
+    tmp_path_factory, extra, kind
+):
+    record = "5 Q0 d1 1 0.5 t" if kind == "run" else "5 0 d1 1"
+    raw = ("\n".join([record, record.replace("d1", "d2"), *extra]) + "\n").encode()
+    path = tmp_path_factory.mktemp("fuzz") / "f.txt"
+    path.write_bytes(raw)
+    assert _trec_outcome(lambda: read_trec(path)) == _trec_outcome(lambda: load_table(raw, "f"))

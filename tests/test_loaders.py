@@ -16,6 +16,7 @@ import pytest
 
 from metrics.errors import InputError
 from metrics.io.loaders import canonical_qrels, canonical_run, load_dataset, load_table
+from metrics.io.trec import detect_trec, read_trec
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
 
@@ -412,13 +413,21 @@ def test_a_bad_score_of_a_crlf_trec_run_after_a_blank_line_names_its_physical_li
 
 def test_a_trec_run_line_with_a_missing_field_after_a_blank_line_is_refused_with_its_line():
     error = _error(b"q1 Q0 a 1 3.0 m\nq1 Q0 b 2 2.0 m\n\nq1 Q0 c 3 1.0\n", "bm25.run")
-    assert error.line == 4
-    assert "needs 6 whitespace-separated fields; this one has 5" in str(error)
+    assert str(error) == (
+        "bm25.run, line 4: A TREC run line needs 6 fields (qid Q0 docid rank score tag); "
+        "this one has 5. Fix: Write one result per line: qid Q0 docid rank score tag."
+    )
 
 
-def test_a_trec_run_line_with_an_extra_field_after_a_blank_line_names_its_line():
-    error = _error(b"q1  Q0 a 1 3.0 m\nq1 Q0 b 2 2.0 m\n\nq1 Q0 c 3 1.0 m x\n", "bm25.run")
-    assert error.line == 4 and "needs 6 whitespace-separated fields" in str(error)
+def test_text_after_the_sixth_field_of_a_trec_run_is_ignored_like_trec_eval_and_noted_once():
+    t = load_table(b"q1  Q0 a 1 3.0 m\nq1 Q0 b 2 2.0 m\n\nq1 Q0 c 3 1.0 m x y\n", "bm25.run")
+    assert t.format == "trec_run" and t.frame["item"].tolist() == ["a", "b", "c"]
+    assert t.frame["model"].tolist() == ["m", "m", "m"]
+    assert t.notes == (
+        "TREC run (qid Q0 docid rank score tag)",
+        "1 line has text after the sixth field (first: line 4); as trec_eval does, only the "
+        "first 6 fields (qid Q0 docid rank score tag) are read.",
+    )
 
 
 def test_a_bad_relevance_of_trec_qrels_after_blank_lines_names_its_physical_line():
@@ -435,3 +444,99 @@ def test_a_bad_value_of_json_lines_after_a_blank_line_names_its_physical_line():
 def test_line_numbers_of_a_file_without_blank_lines_are_unchanged():
     table = load_table(b"query,item,score\nq1,a,1\nq1,b,2\n", "run.csv")
     assert table.skipped_lines == () and [table.line_of(i) for i in range(2)] == [2, 3]
+
+
+# ----------------------------------------------------------------------- TREC as trec_eval reads it
+def test_a_bad_line_after_comment_and_blank_lines_of_trec_qrels_names_its_physical_line():
+    data = b"# judged\n1 0 d1 2\n\n   # indented\n1 0 d2 x\n"
+    assert str(_error(data, "q.txt")) == (
+        "q.txt, line 5, column 'relevance': The relevance 'x' is not a number. "
+        "Fix: Write one judgment per line: qid 0 docid relevance."
+    )
+
+
+def test_trec_qrels_with_comment_lines_are_read_and_the_comments_noted():
+    t = load_table(b"# judged in 2024\n1 0 d1 2\n\n# more\n1 0 d2 0\n", "q.txt")
+    assert t.format == "trec_qrels" and t.frame["item"].tolist() == ["d1", "d2"]
+    assert t.notes == (
+        "TREC qrels (qid iter docid rel)",
+        "2 comment lines starting with '#' skipped.",
+    )
+    assert [t.line_of(0), t.line_of(1)] == [2, 5]
+
+
+def test_a_trec_run_with_a_header_line_of_words_skips_it():
+    t = load_table(b"qid iter docno rank score tag\n1 Q0 d1 1 2.0 x\n1 Q0 d2 2 1.0 x\n", "r")
+    assert t.format == "trec_run" and t.header and t.frame["item"].tolist() == ["d1", "d2"]
+
+
+def test_a_broken_first_line_of_a_trec_run_is_named_not_taken_for_a_header():
+    data = b"1 Q0 d1 one 2.0 x\n1 Q0 d2 2 1.0 x\n1 Q0 d3 3 0.5 x\n"
+    assert str(_error(data, "r.run")) == (
+        "r.run, line 1, column 'rank': The rank 'one' is not a whole number. "
+        "Fix: Write one result per line: qid Q0 docid rank score tag."
+    )
+
+
+def test_the_command_line_reader_and_the_table_reader_read_trec_files_alike(tmp_path):
+    data = b"# run\n301\tQ0\tA 1\t  2.5\tSTANDARD more junk\n\n301 Q0 B 2 1.5 STANDARD\n"
+    path = tmp_path / "x.run"
+    path.write_bytes(data)
+    fast = read_trec(path)
+    table = load_table(data, "x.run")
+    assert fast is not None and fast.kind == "run" and table.format == "trec_run"
+    assert fast.query.to_pylist() == table.frame["query"].tolist() == ["301", "301"]
+    assert fast.item.to_pylist() == table.frame["item"].tolist() == ["A", "B"]
+    assert fast.value.tolist() == table.frame["score"].tolist() == [2.5, 1.5]
+    assert (
+        fast.notes()
+        == table.notes[1:]
+        == (
+            "1 line has text after the sixth field (first: line 2); as trec_eval does, only the "
+            "first 6 fields (qid Q0 docid rank score tag) are read.",
+            "1 comment line starting with '#' skipped.",
+        )
+    )
+
+
+def test_formats_has_no_trec_detection_of_its_own():
+    import metrics.io.formats as formats
+
+    assert formats.detect_trec is detect_trec
+    assert not hasattr(formats, "_detect_trec")
+
+
+def test_text_after_the_fourth_field_of_trec_qrels_is_ignored_and_noted():
+    t = load_table(b"1 0 d1 2 judged by A\n1 0 d2 0\n", "qrels.txt")
+    assert t.format == "trec_qrels" and t.frame["relevance"].tolist() == [2.0, 0.0]
+    assert t.notes[1] == (
+        "1 line has text after the fourth field (first: line 1); as trec_eval does, only the "
+        "first 4 fields (qid iter docid relevance) are read."
+    )
+
+
+def test_a_gzip_compressed_trec_run_is_read_by_the_command_line_reader(tmp_path):
+    path = tmp_path / "r.run.gz"
+    path.write_bytes(gzip.compress(b"1 Q0 d1 1 2.0 x\n1 Q0 d2 2 1.0 x\n"))
+    columns = read_trec(path)
+    assert columns is not None and columns.item.to_pylist() == ["d1", "d2"]
+
+
+def test_a_latin_1_trec_run_is_read_with_its_accented_ids(tmp_path):
+    path = tmp_path / "r.run"
+    path.write_bytes("1 Q0 caf\xe9 1 2.0 x\n1 Q0 d2 2 1.0 x\n".encode("latin-1"))
+    columns = read_trec(path)
+    assert columns is not None and columns.item.to_pylist() == ["café", "d2"]
+
+
+def test_an_empty_file_is_not_a_trec_file_for_the_command_line_reader(tmp_path):
+    (tmp_path / "empty.run").write_bytes(b"")
+    assert read_trec(tmp_path / "empty.run") is None
+
+
+def test_a_memory_mapped_trec_file_with_a_broken_line_is_named_like_a_read_one(tmp_path):
+    path = tmp_path / "r.run"
+    path.write_bytes(b"1 Q0 d1 1 2.0 x\n1  Q0 d2 2 x x\n")
+    with pytest.raises(InputError) as caught:
+        read_trec(path)
+    assert str(caught.value) == str(_error(path.read_bytes(), "r.run"))

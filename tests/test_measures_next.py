@@ -30,9 +30,10 @@ from metrics.engine.aggregation import mean_table
 from metrics.engine.registry import parse_measure
 from metrics.engine.settings import profile
 from metrics.errors import MeasureError, SettingsError
+from tests.oracles import require_oracle
 from tests.strategies import collections, to_dicts
 
-pytrec_eval = pytest.importorskip("pytrec_eval")
+pytrec_eval = require_oracle("pytrec_eval")
 
 LEVELS = [f"{p / 10:.2f}" for p in range(11)]
 OURS_TO_TREC = {
@@ -228,7 +229,7 @@ def numeric_collections(draw):
 @hsettings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=numeric_collections())
 def test_err_equals_gdeval_of_ir_measures_per_query(data):
-    ir_measures = pytest.importorskip("ir_measures")
+    ir_measures = require_oracle("ir_measures")
     run, qrels = data
     run_d, qrels_d = to_dicts(run, qrels)
     wanted = [ir_measures.ERR @ 5, ir_measures.ERR @ 20]

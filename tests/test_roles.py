@@ -17,6 +17,7 @@ from metrics.io.loaders import (
     load_table,
     split_inline_labels,
 )
+from metrics.io.roles import doubtful_guesses
 
 
 @pytest.mark.parametrize(
@@ -198,3 +199,56 @@ def test_run_without_labels_and_without_judgments_is_refused():
         ),
     ):
         load_dataset([load_table(b"query,item,score\nq,a,1\n", "r.csv")])
+
+
+# ----------------------------------------------------------------------- guesses that do not hold
+def _trec_run_as_a_headerless_table() -> pd.DataFrame:
+    rows = [(301, "Q0", f"D{i}", i, 2.0 - i / 100, "STANDARD") for i in range(12)]
+    rows += [(303, "Q0", f"E{i}", i, 1.0 - i / 100, "STANDARD") for i in range(3)]
+    return pd.DataFrame(rows, columns=[f"column_{i}" for i in range(1, 7)])
+
+
+def test_a_trec_run_read_as_a_table_is_refused_showing_the_guess_and_how_to_set_roles():
+    with pytest.raises(InputError) as caught:
+        canonical_run(_trec_run_as_a_headerless_table())
+    assert str(caught.value) == (
+        "The column roles cannot be guessed safely: the query column 'column_2' was guessed "
+        "from its contents, but it holds one value ('Q0') on all 15 rows; the label column "
+        "'column_1' was guessed from its contents, but its values (301, 303) look like ids, "
+        "not relevance grades such as 0 to 3. Guessed: query = 'column_2', item = "
+        "'column_3', score = 'column_5', label = 'column_1'. Fix: Set the roles on the Data "
+        "page, or give the file a header row that names the columns (such as "
+        "query,item,score,label) so that they are read by name."
+    )
+
+
+def test_the_same_table_is_accepted_once_the_roles_are_set():
+    mapping = {"query": "column_1", "item": "column_3", "score": "column_5"}
+    run = canonical_run(_trec_run_as_a_headerless_table(), mapping)
+    assert run["query"].unique().tolist() == ["301", "303"]
+
+
+def test_one_query_guessed_from_a_column_name_is_trusted():
+    frame = pd.DataFrame({"query": ["q"] * 12, "item": [f"d{i}" for i in range(12)]})
+    frame["score"] = [1.0 / (i + 1) for i in range(12)]
+    assert doubtful_guesses(frame, guess_roles(frame)) == {}
+
+
+def test_one_item_value_on_many_rows_guessed_from_contents_is_doubtful():
+    frame = pd.DataFrame(
+        {"a": [f"q{i % 3}" for i in range(12)], "b": ["x"] * 12, "c": [0.5 + i for i in range(12)]}
+    )
+    guesses = guess_roles(frame)
+    assert (guesses["query"].column, guesses["item"].column) == ("a", "b")
+    assert doubtful_guesses(frame, guesses) == {
+        "item": "the item column 'b' was guessed from its contents, but it holds one value "
+        "('x') on all 12 rows"
+    }
+
+
+def test_small_whole_numbers_guessed_as_labels_are_trusted():
+    frame = pd.DataFrame(
+        {"a": ["q1", "q1", "q2"], "b": ["d1", "d2", "d3"], "c": [0.5, 0.2, 0.1], "d": [3, 0, 1]}
+    )
+    guesses = guess_roles(frame)
+    assert guesses["label"].column == "d" and doubtful_guesses(frame, guesses) == {}

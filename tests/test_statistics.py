@@ -21,6 +21,7 @@ from metrics.review.statistics import (
     wilcoxon_pvalue,
     win_tie_loss,
 )
+from tests.oracles import require_oracle
 
 
 def paired_sample(n: int, shift: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -217,7 +218,7 @@ def test_unknown_correction_is_refused():
 
 @pytest.mark.slow
 def test_ttest_and_randomization_agree_with_ranx_compare_on_web_search():
-    ranx = pytest.importorskip("ranx")
+    ranx = require_oracle("ranx")
     from metrics.io.loaders import load_sample
 
     data = load_sample("web_search")

@@ -7,6 +7,7 @@ import re
 import pandas as pd
 import pytest
 
+from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.loaders import load_dataset, load_table
 from metrics.io.validation import DataHealth, Finding, validate
@@ -197,7 +198,7 @@ def test_judged_queries_missing_for_one_of_several_models_are_a_warning():
     f = _finding(validate(run, qrels, k_max=1), "missing_run_queries")
     assert f.message == (
         "1 of 2 judged queries is missing from at least one model's run (model-query "
-        "pairs: 1); it is skipped for that model."
+        "pairs: 1); for that model, it is skipped."
     )
     assert f.examples == ["b: r"]
 
@@ -215,7 +216,10 @@ def test_relevant_items_outside_the_candidate_pool_are_a_warning():
 def test_negative_labels_are_a_warning():
     qrels = _qrels([("q", "d0", 1), ("q", "d1", -2)])
     f = _finding(validate(GOOD_RUN, qrels, k_max=1), "negative_labels")
-    assert f.message == ("1 label is negative; it counts as judged but not relevant (gain 0).")
+    assert f.message == (
+        "1 label is negative: the item is in the pool but unjudged (as trec_eval): not "
+        "relevant, gain 0, and unjudged for Judged@K, bpref and infAP."
+    )
     assert f.examples == ["query q, item d1: -2"]
 
 
@@ -343,3 +347,65 @@ def test_the_web_search_sample_query_table_covers_its_run():
 
     codes = load_sample("web_search").health.codes()
     assert "queries_missing_metadata" not in codes and "metadata_queries_not_in_run" not in codes
+
+
+# ----------------------------------------------------------------------- the policies in force
+def test_tied_scores_say_they_keep_the_input_order_when_that_policy_is_chosen():
+    run = _run([("q", "d0", 1.0, "m"), ("q", "d1", 1.0, "m"), ("q", "d2", 0.5, "m")])
+    report = validate(run, GOOD_QRELS, k_max=1, settings=Settings(ties="input_order"))
+    assert _finding(report, "tied_scores").message == (
+        "1 list has tied scores (2 rows share their score with another item "
+        "of the same list); ties keep the order of the input rows."
+    )
+
+
+def test_tied_scores_are_not_reported_when_the_rank_column_orders_the_lists():
+    run = _run([("q", "d0", 1.0, "m"), ("q", "d1", 1.0, "m"), ("q", "d2", 0.5, "m")])
+    report = validate(run, GOOD_QRELS, k_max=1, settings=Settings(ties="rank"))
+    assert report.get("tied_scores") is None
+
+
+@pytest.mark.parametrize(
+    "policy, rule",
+    [
+        ("divide_by_returned", "at K = 10, measures divide by the number of items returned."),
+        ("leave_out", "at K = 10, those queries are left out of the averages."),
+    ],
+)
+def test_short_lists_say_what_the_chosen_policy_does(policy, rule):
+    report = validate(GOOD_RUN, GOOD_QRELS, k_max=10, settings=Settings(short_lists=policy))
+    assert _finding(report, "short_lists").message == (
+        f"1 of 1 lists has fewer than 10 items (it has 3); {rule}"
+    )
+
+
+def test_queries_without_relevant_items_say_they_are_left_out_under_that_policy():
+    qrels = _qrels([("q", "d0", 1), ("r", "d9", 0)])
+    report = validate(GOOD_RUN, qrels, k_max=1, settings=Settings(no_relevant="leave_out"))
+    assert _finding(report, "no_relevant").message == (
+        "1 of 2 judged queries has no relevant item (label ≥ 1); it is left out of every average."
+    )
+
+
+def test_judged_queries_missing_from_the_run_say_they_score_zero_with_complete():
+    qrels = pd.concat([GOOD_QRELS, _qrels([("lost", "d0", 1)])], ignore_index=True)
+    report = validate(GOOD_RUN, qrels, k_max=1, settings=Settings(missing_queries="zero"))
+    assert _finding(report, "missing_run_queries").message == (
+        "1 of 2 judged queries is missing from the run; it is scored as an empty ranking "
+        "(0, as trec_eval -c)."
+    )
+
+
+def test_duplicates_are_an_error_that_says_so_when_the_policy_refuses_them():
+    run = _run([("q", "d0", 1.0, "m"), ("q", "d0", 0.5, "m")])
+    report = validate(run, GOOD_QRELS, k_max=1, settings=Settings(duplicates="error"))
+    finding = _finding(report, "duplicate_items")
+    assert finding.severity == "error"
+    assert finding.message == (
+        "1 item appears more than once in the same list; such input is refused "
+        "(duplicates = error, as trec_eval)."
+    )
+    assert finding.action == (
+        "Remove the copies, or set 'Duplicate items in a list' to 'keep the best-ranked copy, "
+        "drop the rest and report how many'."
+    )

@@ -66,17 +66,22 @@ def finding_text(finding: Finding, lang: str) -> FindingText:
         if name in params:
             params["where"] = translate(f"finding.where.{name}", lang, **{name: params[name]})
             break
+    if finding.rule is not None:
+        setting_name, rule_value = finding.rule
+        params["rule"] = _message(f"finding.rule.{setting_name}.{rule_value}", lang, params)
     action = ""
-    if has(f"finding.fix.{finding.code}"):
+    fix_key = finding.key if has(f"finding.fix.{finding.key}") else finding.code
+    if has(f"finding.fix.{fix_key}"):
         names: dict[str, object] = {}
-        setting = ACTION_SETTINGS.get(finding.code)
+        setting = ACTION_SETTINGS.get(fix_key)
         if setting is not None:
             field, value = setting
             names["setting"] = translate(f"policy.{field}.label", lang)
             names["value"] = translate(f"policy.{field}.{value}", lang) if value is not None else ""
-        action = translate(f"finding.fix.{finding.code}", lang, **names)
+        action = translate(f"finding.fix.{fix_key}", lang, **names)
+    message_key = finding.key if has(f"finding.message.{finding.key}") else finding.code
     return FindingText(
-        _message(f"finding.message.{finding.key}", lang, params),
+        _message(f"finding.message.{message_key}", lang, params),
         [example_text(e, lang) for e in finding.example_values],
         action,
     )

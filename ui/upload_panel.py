@@ -13,7 +13,7 @@ import streamlit as st
 from metrics.errors import InputError
 from metrics.io.formats import LoadedTable, load_table
 from metrics.io.loaders import Dataset, load_dataset
-from metrics.io.roles import ROLES, Guess, RoleMapping, guess_roles
+from metrics.io.roles import ROLES, Guess, RoleMapping, doubtful_guesses, guess_roles
 from metrics.io.validation import Finding
 from ui import compute
 from ui.findings_view import finding_text
@@ -53,10 +53,13 @@ def _table_id(table: LoadedTable) -> str:
 def _mapping_editor(table: LoadedTable, kind: str) -> RoleMapping:
     """Selectboxes for each role, seeded from the guess; returns the chosen mapping."""
     guesses = guess_roles(table.frame)
-    guessed = RoleMapping.from_guesses(guesses)
+    doubts = doubtful_guesses(table.frame, guesses)
+    guessed = RoleMapping.from_guesses(guesses).with_(**dict.fromkeys(doubts))
     columns = [str(c) for c in table.frame.columns]
     tid = _table_id(table)
     roles = _ROLES_OF[kind]
+    if doubts:
+        st.warning(t("upload.doubtful_guess", reasons=md_escape("; ".join(doubts.values()))))
     chosen: dict[str, str | None] = {}
     cols = st.columns(len(roles) if len(roles) > 1 else 2)
     for i, role in enumerate(roles):

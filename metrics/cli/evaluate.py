@@ -1,9 +1,10 @@
 """Command line: ``python -m metrics QRELS RUN [RUN ...] [-m MEASURE]... [-q]``.
 
 Output follows ``trec_eval -q``: ``MEASURE<TAB>QUERY<TAB>VALUE`` per query (with ``-q``) and the
-mean under the query ``all``. Plain TREC files take a fast path (pyarrow only, no pandas); other
-tables (CSV, TSV, Parquet, JSON, Excel) go through :mod:`metrics.io.loaders`. Unusable input prints
-one message naming the file and line and exits with status 2.
+mean under the query ``all``. TREC files are read by :mod:`metrics.io.trec` as trec_eval reads
+them (pyarrow only, no pandas); other tables (CSV, TSV, Parquet, JSON, Excel) go through
+:mod:`metrics.io.loaders`. Unusable input prints one message naming the file and line and exits
+with status 2.
 
 Examples
 --------
@@ -20,6 +21,7 @@ import importlib.util
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
+from dataclasses import field as dataclass_field
 from pathlib import Path
 from typing import TextIO
 
@@ -52,20 +54,37 @@ def compute_matrix(lists: RankedLists, specs: list[MeasureSpec]) -> np.ndarray:
     """Per-query values of every spec, shape ``(n_queries, len(specs))``.
 
     Specs that share a measure and parameters are computed in one kernel call over all their
-    cutoffs, so a full curve costs one pass.
+    cutoffs, so a full curve costs one pass. With several kernel calls on large lists, they run
+    on two threads (numpy releases the GIL in its array loops), the largest first.
     """
     out = np.empty((lists.n_queries, len(specs)))
     groups: dict[tuple[object, ...], list[int]] = {}
     for j, spec in enumerate(specs):
-        if spec.k is None:
-            out[:, j] = spec.compute(lists)
-        else:
-            groups.setdefault((spec.definition.name, spec.params), []).append(j)
-    for columns in groups.values():
+        key = (spec.definition.name, spec.params) if spec.k is not None else ("", j)
+        groups.setdefault(key, []).append(j)
+
+    def fill(columns: list[int]) -> None:
         first = specs[columns[0]]
+        if first.k is None:
+            out[:, columns[0]] = first.compute(lists)
+            return
         ks = np.array([specs[j].k for j in columns], dtype=np.int64)
         out[:, columns] = first.definition.kernel(lists, ks, **first.kernel_args())
+
+    jobs = sorted(groups.values(), key=len, reverse=True)
+    if len(jobs) > 1 and len(lists.labels) * len(jobs) >= _PARALLEL_WORK:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            list(pool.map(fill, jobs))
+    else:
+        for columns in jobs:
+            fill(columns)
     return out
+
+
+#: Ranked rows times kernel calls from which the kernels run on two threads.
+_PARALLEL_WORK = 2_000_000
 
 
 def mean_values(
@@ -81,28 +100,39 @@ def mean_values(
 # ====================================================================== inputs
 @dataclass
 class Inputs:
-    """Ranked lists per model, and the warnings found while reading them."""
+    """Ranked lists per model, and the warnings and notes found while reading them."""
 
     lists: dict[str, RankedLists]
     warnings: list[str]
+    notes: list[str] = dataclass_field(default_factory=list)
 
 
 def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max: int) -> Inputs:
     """Read judgments and runs and rank every model's lists.
 
-    Plain TREC files are read by :mod:`metrics.io.trec` (fast, no pandas); anything else by
-    :func:`metrics.io.loaders.load_dataset`.
+    TREC files are read by :mod:`metrics.io.trec` (no pandas; both files on two threads);
+    anything else by :func:`metrics.io.loaders.load_dataset`. Notes of the TREC reader (text
+    after the last field, comment lines) are returned with the warnings.
 
     Raises
     ------
     MetricsError
         For unreadable files or values, naming the file and line.
     """
+    from concurrent.futures import ThreadPoolExecutor
+
     from metrics.io.trec import read_trec
 
-    qrels = read_trec(qrels_path)
-    runs = [run for run in (read_trec(p) for p in run_paths) if run is not None]
-    if qrels is not None and len(runs) == len(run_paths):
+    with ThreadPoolExecutor(max_workers=2) as pool:  # arrow's readers release the GIL
+        qrels, *runs = pool.map(read_trec, [qrels_path, *run_paths])
+    notes = [
+        f"{Path(path).name}: {note}"
+        for path, columns in zip([qrels_path, *run_paths], [qrels, *runs])
+        if columns is not None
+        for note in columns.notes()
+    ]
+    ready = [run for run in runs if run is not None]
+    if qrels is not None and len(ready) == len(runs):
         if qrels.kind != "qrels":
             raise InputError(
                 "this looks like a TREC run (6 fields), not judgments.",
@@ -112,7 +142,7 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
             )
         lists: dict[str, RankedLists] = {}
         warnings: list[str] = []
-        for path, run in zip(run_paths, runs):
+        for path, run in zip(run_paths, ready):
             name = Path(path).name
             if run.kind != "run":
                 raise InputError(
@@ -141,8 +171,10 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
                 )
             lists[_model_name(path, lists)] = ranked
             warnings += ranking_warnings(ranked, name, settings)
-        return Inputs(lists, warnings)
-    return _load_tables(qrels_path, run_paths, settings, k_max)
+        return Inputs(lists, warnings, notes)
+    inputs = _load_tables(qrels_path, run_paths, settings, k_max)
+    inputs.notes = notes
+    return inputs
 
 
 _RUN_EXTENSIONS = (".gz", ".txt", ".run", ".res", ".trec", ".tsv", ".csv")
@@ -173,7 +205,9 @@ def _load_tables(qrels_path: str, run_paths: list[str], settings: Settings, k_ma
 
     judgments = load_table(qrels_path, Path(qrels_path).name, kind="qrels")
     runs = [load_table(p, Path(p).name, kind="run") for p in run_paths]
-    data = load_dataset(runs, judgments, k_max=k_max, relevance_level=settings.relevance_level)
+    data = load_dataset(
+        runs, judgments, k_max=k_max, relevance_level=settings.relevance_level, settings=settings
+    )
     lists = rank_run(
         data.run, data.qrels, settings, source=", ".join(Path(p).name for p in run_paths)
     )
@@ -398,6 +432,8 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     k_max = max([s.k for s in specs if s.k is not None], default=10)
     inputs = load_inputs(args.qrels, args.runs, settings, k_max)
     if not args.quiet:
+        for note in inputs.notes:
+            err.write(f"note: {note}\n")
         for warning in inputs.warnings:
             err.write(f"warning: {warning}\n")
     results = Results(

@@ -3,7 +3,8 @@
 Supported layouts, detected from the content (the file name is only a hint):
 
 - delimited text: comma, tab, semicolon, pipe, or runs of whitespace; with or without a header;
-- TREC runs ``qid Q0 docid rank score tag`` and TREC qrels ``qid iter docid rel`` (no header);
+- TREC runs ``qid Q0 docid rank score tag`` and TREC qrels ``qid iter docid rel``, detected and
+  read by :mod:`metrics.io.trec` as trec_eval reads them;
 - Parquet (read with pyarrow), Excel ``.xlsx`` (read with openpyxl, first sheet);
 - JSON Lines, a JSON array of records, and the ``{query: {item: value}}`` dictionary layout of
   pytrec_eval and ranx;
@@ -34,6 +35,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from metrics.errors import InputError, file_line
+from metrics.io.trec import TrecKind, detect_trec, parse_trec
 from metrics.schema import (
     ITEM,
     MODEL,
@@ -97,7 +99,6 @@ ID_NAMES = frozenset(
 _NUMBER = re.compile(
     r"^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity|nan)$", re.IGNORECASE
 )
-_INT = re.compile(r"^[+-]?\d+$")
 _EXTENSIONS = (
     ".gz",
     ".gzip",
@@ -151,6 +152,9 @@ class LoadedTable:
         that :meth:`line_of` counts every physical line.
     notes:
         Plain-English remarks on what was detected.
+    reading:
+        What was read differently from a plain file, as ``(code, parameters)`` pairs (TREC
+        files: text after the last field, comment lines), for the data health findings.
     """
 
     name: str
@@ -163,6 +167,7 @@ class LoadedTable:
     first_line: int | None = 2
     notes: tuple[str, ...] = ()
     skipped_lines: tuple[int, ...] = ()
+    reading: tuple[tuple[str, dict[str, object]], ...] = ()
 
     @property
     def stem(self) -> str:
@@ -666,10 +671,9 @@ def _read_text(text: str, utf8: bytes, source: str) -> LoadedTable:
         )
     leading_blank = len(text) - len(text.lstrip("\r\n"))
     blank_lines = text[:leading_blank].count("\n")
-    trec = _detect_trec(lines)
+    trec = detect_trec(text[:131072].split("\n")[:-1] if len(text) > 131072 else text.split("\n"))
     if trec is not None:
-        layout, skip = trec
-        return _read_trec(utf8, text, lines, source, layout, skip, blank_lines)
+        return _read_trec(utf8, source, *trec)
     delimiter = _sniff_delimiter(lines)
     if delimiter is None:
         raise InputError(
@@ -706,136 +710,52 @@ def _read_text(text: str, utf8: bytes, source: str) -> LoadedTable:
 _DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe", " ": "whitespace"}
 
 
-def _detect_trec(lines: list[str]) -> tuple[str, int] | None:
-    """Recognise TREC runs and qrels by shape; returns (layout, header lines to skip)."""
-    if any(("," in ln or ";" in ln or "|" in ln) for ln in lines[:20]):
-        return None
-    tokens = [ln.split() for ln in lines]
-
-    def is_run(t: list[str]) -> bool:
-        return len(t) == 6 and bool(_INT.match(t[3])) and bool(_NUMBER.match(t[4]))
-
-    def is_qrels(t: list[str]) -> bool:
-        return (
-            len(t) == 4
-            and bool(_INT.match(t[1]) or t[1].upper() == "Q0")
-            and bool(_NUMBER.match(t[3]))
+def _read_trec(utf8: bytes, source: str, kind: TrecKind, header: int) -> LoadedTable:
+    """A TREC file through :func:`metrics.io.trec.parse_trec`, as a table with canonical names."""
+    columns = parse_trec(utf8, kind, source, header=header, tags=True)
+    if kind == "run":
+        rank = columns.rank if columns.rank is not None else np.zeros(len(columns))
+        frame = pd.DataFrame(
+            {
+                QUERY: _strings(columns.query),
+                ITEM: _strings(columns.item),
+                RANK: rank.astype("int64"),
+                SCORE: columns.value,
+                MODEL: _strings(columns.tags),
+            }
         )
-
-    for layout, test, width in (("trec_run", is_run, 6), ("trec_qrels", is_qrels, 4)):
-        for skip in (0, 1):
-            body = tokens[skip:]
-            if not body or (skip and (len(tokens[0]) != width or test(tokens[0]))):
-                continue
-            shaped = [t for t in body if len(t) == width]
-            # A few malformed lines are still a TREC file: the reader names the first one.
-            if (
-                len(shaped) * 2 > len(body)
-                and len({t[1] for t in shaped}) == 1
-                and test(body[0])
-                and sum(map(test, body)) * 2 > len(body)
-            ):
-                return layout, skip
-    return None
-
-
-def _read_trec(
-    utf8: bytes, text: str, lines: list[str], source: str, layout: str, skip: int, blank_lines: int
-) -> LoadedTable:
-    width = 6 if layout == "trec_run" else 4
-    names = [f"f{i}" for i in range(width)]
-    single_space = all(
-        ln.count(" ") == width - 1 and "\t" not in ln and ln == ln.strip() for ln in lines
-    )
-    tabbed = all(ln.count("\t") == width - 1 for ln in lines)
-    first_line = blank_lines + 1 + skip
-    if single_space or tabbed:
-        table = _parse_delimited(
-            utf8, None, " " if single_space else "\t", names, bool(skip), source, blank_lines
-        )
-        frame = table.to_pandas()
-    else:
-        try:
-            frame = pd.read_csv(
-                io.BytesIO(utf8),
-                sep=r"\s+",
-                header=None,
-                names=names,
-                dtype=str,
-                skiprows=skip + blank_lines,
-                engine="c",
-                keep_default_na=False,
-                na_values=[],
-                on_bad_lines="error",
-            )
-        except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as exc:
-            match = re.search(r"line (\d+)", str(exc))
-            raise InputError(
-                f"Every line of a TREC {'run' if width == 6 else 'qrels'} file needs "
-                f"{width} whitespace-separated fields.",
-                source=source,
-                line=int(match.group(1)) if match else None,
-                fix=_trec_fix(width),
-            ) from None
-    skipped = _blank_lines(text, first_line, whitespace=not (single_space or tabbed))
-    loaded = LoadedTable(
-        source, frame, layout, header=False, first_line=first_line, skipped_lines=skipped
-    )
-    last = frame[names[-1]]
-    short = (last.isna() | (last == "")).to_numpy()
-    if short.any():
-        pos = int(np.argmax(short))
-        found = int((frame.iloc[pos].notna() & (frame.iloc[pos] != "")).sum())
-        raise InputError(
-            f"Every line of a TREC {'run' if width == 6 else 'qrels'} file needs "
-            f"{width} whitespace-separated fields; this one has {found}.",
-            source=source,
-            line=loaded.line_of(pos),
-            fix=_trec_fix(width),
-        )
-    frame = frame.astype("str")
-    if layout == "trec_run":
-        rank = _strict_numbers(frame["f3"], loaded, "rank", integer=True)
-        score = _strict_numbers(frame["f4"], loaded, "score")
-        out = pd.DataFrame(
-            {QUERY: frame["f0"], ITEM: frame["f2"], RANK: rank, SCORE: score, MODEL: frame["f5"]}
-        )
-        kind: Kind = "run"
         note = "TREC run (qid Q0 docid rank score tag)"
     else:
-        relevance = _strict_numbers(frame["f3"], loaded, "relevance")
-        out = pd.DataFrame({QUERY: frame["f0"], ITEM: frame["f2"], RELEVANCE: relevance})
-        kind = "qrels"
-        note = "TREC qrels (qid iter docid rel)"
-    loaded.frame = out
-    loaded.kind = kind
-    loaded.notes = (note,)
-    return loaded
-
-
-def _trec_fix(width: int) -> str:
-    if width == 6:
-        return "Write one result per line: qid Q0 docid rank score tag."
-    return "Write one judgment per line: qid 0 docid relevance."
-
-
-def _strict_numbers(
-    values: pd.Series, table: LoadedTable, column: str, *, integer: bool = False
-) -> pd.Series:
-    numbers = pd.to_numeric(values, errors="coerce")
-    bad = numbers.isna() & ~values.str.lower().isin(["nan"])
-    if integer:
-        bad |= numbers.notna() & (numbers != np.round(numbers))
-    if bad.any():
-        pos = int(np.argmax(bad.to_numpy()))
-        raise InputError(
-            f"The {column} '{values.iloc[pos]}' is not {'an integer' if integer else 'a number'}.",
-            source=table.name,
-            line=table.line_of(pos),
-            column=column,
-            fix=_trec_fix(6 if table.format == "trec_run" else 4),
+        frame = pd.DataFrame(
+            {
+                QUERY: _strings(columns.query),
+                ITEM: _strings(columns.item),
+                RELEVANCE: columns.value,
+            }
         )
-    return numbers.astype("int64") if integer else numbers.astype("float64")
+        note = "TREC qrels (qid iter docid rel)"
+    first_line, skipped = 1, ()
+    if columns.lines is not None and len(columns.lines):
+        first_line = int(columns.lines[0])
+        every = np.arange(first_line, int(columns.lines[-1]) + 1)
+        skipped = tuple(int(x) for x in np.setdiff1d(every, columns.lines, assume_unique=True))
+    return LoadedTable(
+        source,
+        frame,
+        f"trec_{kind}",
+        kind=kind,
+        header=bool(header),
+        first_line=first_line,
+        notes=(note, *columns.notes()),
+        skipped_lines=skipped,
+        reading=columns.reading_facts(),
+    )
+
+
+def _strings(column: pa.ChunkedArray | None) -> pd.Series:
+    if column is None:
+        return pd.Series([], dtype="str")
+    return column.to_pandas().astype("str")
 
 
 def _split_rows(lines: list[str], delimiter: str) -> list[list[str]]:

@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.formats import LoadedTable, file_stem, load_table
 from metrics.io.roles import (
@@ -35,6 +36,7 @@ from metrics.io.roles import (
     apply_roles,
     guess_roles,
     label_values,
+    refuse_doubtful_guesses,
     score_values,
 )
 from metrics.io.validation import DataHealth, Finding, check_table, validate
@@ -134,11 +136,12 @@ def _table_and_mapping(
     else:
         frame, source, first_line = table, table.attrs.get("source"), table.attrs.get("first_line")
         skipped = tuple(table.attrs.get("skipped_lines", ()))
-    roles = (
-        RoleMapping.coerce(mapping)
-        if mapping is not None
-        else RoleMapping.from_guesses(guess_roles(frame))
-    )
+    if mapping is not None:
+        roles = RoleMapping.coerce(mapping)
+    else:
+        guesses = guess_roles(frame)
+        refuse_doubtful_guesses(frame, guesses, source=source)
+        roles = RoleMapping.from_guesses(guesses)
     return frame, roles, source, first_line, skipped
 
 
@@ -310,6 +313,7 @@ def load_dataset(
     description: str = "",
     k_max: int = 10,
     relevance_level: float = 1,
+    settings: Settings | None = None,
 ) -> Dataset:
     """Build a validated :class:`Dataset` from run files, judgments and query metadata.
 
@@ -330,6 +334,9 @@ def load_dataset(
         Largest cutoff to be evaluated (lists shorter than this are reported).
     relevance_level:
         Labels at or above it are relevant (for the report).
+    settings:
+        The policies in force, so that the report says what they do (trec_eval's defaults
+        when ``None``).
 
     Returns
     -------
@@ -396,11 +403,23 @@ def load_dataset(
         pd.concat(qrels_parts, ignore_index=True) if len(qrels_parts) > 1 else qrels_parts[0]
     )
     segments, seg_findings = _segments(run, queries, mappings)
-    health = validate(run, qrels_all, k_max=k_max, relevance_level=relevance_level)
+    health = validate(
+        run, qrels_all, k_max=k_max, relevance_level=relevance_level, settings=settings
+    )
     health.raise_for_errors()
-    health.findings.extend(seg_findings + extra)
+    read = run_tables + ([jt] if judgments is not None else [])
+    health.findings.extend(seg_findings + extra + _reading_findings(read))
     run = _clean_run(run, segments)
     return Dataset(name, run, clean_qrels(qrels_all), segments, health, description)
+
+
+def _reading_findings(tables: list[LoadedTable]) -> list[Finding]:
+    """What the TREC reader skipped (text after the last field, comment lines), once per file."""
+    return [
+        Finding(code, "info", params, int(str(params.get("n", 0))), source=table.name)
+        for table in tables
+        for code, params in table.reading
+    ]
 
 
 def _segments(

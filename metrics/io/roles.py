@@ -330,6 +330,80 @@ def _label_from_contents(df: pd.DataFrame, free: list[str]) -> Guess | None:
     return None
 
 
+#: Guesses from contents below this confidence are checked by :func:`doubtful_guesses`.
+CONTENT_GUESS = 0.5
+#: Rows from which one distinct query (or item) value is not a believable guess.
+MANY_ROWS = 10
+#: Content-guessed labels beyond this size look like ids, not grades.
+LABEL_LIMIT = 10
+
+
+def doubtful_guesses(df: pd.DataFrame, guesses: Mapping[str, Guess]) -> dict[str, str]:
+    """Roles guessed from contents that the contents contradict, with the reason.
+
+    Guesses from column names are trusted. A query or item column guessed from contents that
+    holds one value on many rows, and labels guessed from contents that are larger than grades
+    (such as the query ids 301 and 303 of a TREC file read as a table), are doubtful.
+
+    Parameters
+    ----------
+    df:
+        The table the guesses are about.
+    guesses:
+        From :func:`guess_roles`.
+
+    Returns
+    -------
+    dict[str, str]
+        ``{role: reason}``; empty when every guess can be defended.
+    """
+    out: dict[str, str] = {}
+    n = len(df)
+    for role in (QUERY, ITEM):
+        guess = guesses.get(role)
+        if guess is None or guess.confidence >= CONTENT_GUESS or n < MANY_ROWS:
+            continue
+        values = df[guess.column].dropna()
+        if values.nunique() == 1:
+            out[role] = (
+                f"the {role} column '{guess.column}' was guessed from its contents, but it "
+                f"holds one value ('{values.iloc[0]}') on all {n} rows"
+            )
+    guess = guesses.get(LABEL)
+    if guess is not None and guess.confidence < CONTENT_GUESS:
+        values = df[guess.column].dropna().to_numpy(dtype="float64")
+        if len(values) and np.abs(values).max() > LABEL_LIMIT:
+            shown = ", ".join(f"{v:g}" for v in np.unique(values)[:5])
+            out[LABEL] = (
+                f"the label column '{guess.column}' was guessed from its contents, but its "
+                f"values ({shown}) look like ids, not relevance grades such as 0 to 3"
+            )
+    return out
+
+
+def refuse_doubtful_guesses(
+    df: pd.DataFrame, guesses: Mapping[str, Guess], *, source: str | None = None
+) -> None:
+    """Raise when :func:`doubtful_guesses` finds a guess the contents contradict.
+
+    Raises
+    ------
+    InputError
+        Showing the whole guess and how to set the roles instead.
+    """
+    doubts = doubtful_guesses(df, guesses)
+    if not doubts:
+        return
+    shown = ", ".join(f"{role} = '{guesses[role].column}'" for role in ROLES if role in guesses)
+    raise InputError(
+        f"The column roles cannot be guessed safely: {'; '.join(doubts.values())}. "
+        f"Guessed: {shown}.",
+        source=source,
+        fix="Set the roles on the Data page, or give the file a header row that names the "
+        "columns (such as query,item,score,label) so that they are read by name.",
+    )
+
+
 def _integral(values: pd.Series) -> bool:
     arr = values.to_numpy(dtype="float64")
     return bool(np.all(arr == np.round(arr)))
@@ -502,10 +576,12 @@ __all__ = [
     "Guess",
     "RoleMapping",
     "apply_roles",
+    "doubtful_guesses",
     "guess_roles",
     "id_strings",
     "label_values",
     "normalize_name",
+    "refuse_doubtful_guesses",
     "score_values",
     "segment_columns",
 ]

@@ -18,7 +18,7 @@ from typing import Literal
 import numpy as np
 import pandas as pd
 
-from metrics.engine.settings import POLICIES
+from metrics.engine.settings import POLICIES, Settings
 from metrics.errors import InputError, file_line
 from metrics.io.roles import ROLES, label_values, score_values
 from metrics.schema import ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE
@@ -79,20 +79,18 @@ MESSAGES: dict[str, Template] = {
         "{n} scores are infinite; +inf ranks first and -inf last.",
     ),
     "duplicate_items": _plural(
-        "1 item appears more than once in the same list; the best-ranked copy is kept.",
-        "{n} items appear more than once in the same list; the best-ranked copy is kept.",
+        "1 item appears more than once in the same list; {rule}.",
+        "{n} items appear more than once in the same list; {rule}.",
     ),
     "tied_scores": _plural(
         "1 list has tied scores ({rows} rows share their score with another item of the same "
-        "list); ties are broken by item id, descending.",
+        "list); {rule}.",
         "{n} lists have tied scores ({rows} rows share their score with another item of the same "
-        "list); ties are broken by item id, descending.",
+        "list); {rule}.",
     ),
     "short_lists": _plural(
-        "1 of {total} lists has fewer than {k} items (it has {shortest}); at K = {k}, missing "
-        "positions count as not relevant.",
-        "{n} of {total} lists have fewer than {k} items (the shortest has {shortest}); at K = "
-        "{k}, missing positions count as not relevant.",
+        "1 of {total} lists has fewer than {k} items (it has {shortest}); {rule}.",
+        "{n} of {total} lists have fewer than {k} items (the shortest has {shortest}); {rule}.",
     ),
     "missing_labels": _plural(
         "1 judgment has no label; it is dropped.", "{n} judgments have no label; they are dropped."
@@ -103,30 +101,30 @@ MESSAGES: dict[str, Template] = {
         "kept.",
     ),
     "negative_labels": _plural(
-        "1 label is negative; it counts as judged but not relevant (gain 0).",
-        "{n} labels are negative; they count as judged but not relevant (gain 0).",
+        "1 label is negative: the item is in the pool but unjudged (as trec_eval): not "
+        "relevant, gain 0, and unjudged for Judged@K, bpref and infAP.",
+        "{n} labels are negative: those items are in the pool but unjudged (as trec_eval): not "
+        "relevant, gain 0, and unjudged for Judged@K, bpref and infAP.",
     ),
     "labels_look_like_ranks": "The labels in '{column}' look like rank positions (1, 2, 3, ... "
     "within each query), not relevance grades; higher labels are treated as more relevant.",
     "no_relevant": _plural(
-        "1 of {total} judged queries has no relevant item (label ≥ {level}); it is evaluated and "
-        "scores 0 on most measures.",
-        "{n} of {total} judged queries have no relevant item (label ≥ {level}); they are "
-        "evaluated and score 0 on most measures.",
+        "1 of {total} judged queries has no relevant item (label ≥ {level}); {rule}.",
+        "{n} of {total} judged queries have no relevant item (label ≥ {level}); {rule}.",
     ),
     "unjudged_queries": _plural(
         "1 of {total} queries in the run has no judgments; it is left out of the evaluation.",
         "{n} of {total} queries in the run have no judgments; they are left out of the evaluation.",
     ),
     "missing_run_queries.one_model": _plural(
-        "1 of {total} judged queries is missing from the run; it is skipped.",
-        "{n} of {total} judged queries are missing from the run; they are skipped.",
+        "1 of {total} judged queries is missing from the run; {rule}.",
+        "{n} of {total} judged queries are missing from the run; {rule}.",
     ),
     "missing_run_queries.models": _plural(
         "1 of {total} judged queries is missing from at least one model's run (model-query "
-        "pairs: {pairs}); it is skipped for that model.",
+        "pairs: {pairs}); for that model, {rule}.",
         "{n} of {total} judged queries are missing from at least one model's run (model-query "
-        "pairs: {pairs}); they are skipped for that model.",
+        "pairs: {pairs}); for that model, {rule}.",
     ),
     "relevant_not_retrieved": _plural(
         "1 relevant judged item was not retrieved by any model (queries concerned: {queries}); "
@@ -147,6 +145,16 @@ MESSAGES: dict[str, Template] = {
         "not retrieved.",
     ),
     "score_from_rank": "The run has ranks but no scores; scores are set to -rank.",
+    "trec_extra_fields": _plural(
+        "1 line has text after field {width} (line {line}); as trec_eval does, only the first "
+        "{width} fields ({layout}) are read.",
+        "{n} lines have text after field {width} (first: line {line}); as trec_eval does, only "
+        "the first {width} fields ({layout}) are read.",
+    ),
+    "trec_comment_lines": _plural(
+        "1 comment line starting with '#' was skipped.",
+        "{n} comment lines starting with '#' were skipped.",
+    ),
     "queries_missing_metadata": _plural(
         "1 of {total} queries in the run is not in the query table; its segment values show as "
         "'(missing)'.",
@@ -183,6 +191,7 @@ ACTIONS: dict[str, str] = {
     "infinite_scores": "Replace them with finite numbers if that is not intended.",
     "duplicate_items": "Remove the copies, or set '{setting}' to '{value}' to refuse such input "
     "(trec_eval's behaviour).",
+    "duplicate_items.refused": "Remove the copies, or set '{setting}' to '{value}'.",
     "tied_scores": "Choose another rule for '{setting}' in the settings, or add a rank column.",
     "short_lists": "Choose another rule for '{setting}' in the settings if missing positions "
     "should not count.",
@@ -207,6 +216,7 @@ ACTIONS: dict[str, str] = {
 #: The setting (and the value to choose, if one) that a fix names, by finding code.
 ACTION_SETTINGS: dict[str, tuple[str, object]] = {
     "duplicate_items": ("duplicates", "error"),
+    "duplicate_items.refused": ("duplicates", "keep_best"),
     "tied_scores": ("ties", None),
     "short_lists": ("short_lists", None),
     "no_relevant": ("no_relevant", "leave_out"),
@@ -272,6 +282,9 @@ class Finding:
         or ``""``.
     source, line, column:
         Where, when known.
+    rule:
+        The policy in force that decides what is done, as ``(setting, value)``: the message
+        says what that value does (:data:`RULES`).
     """
 
     code: str
@@ -283,6 +296,7 @@ class Finding:
     source: str | None = None
     line: int | None = None
     column: str | None = None
+    rule: tuple[str, str] | None = None
 
     @property
     def key(self) -> str:
@@ -328,13 +342,16 @@ def message_text(finding: Finding) -> str:
         if name in values:
             values["where"] = where.format(**values)
             break
-    return _filled(MESSAGES.get(finding.key, finding.key), values)
+    if finding.rule is not None:
+        setting, value = finding.rule
+        values["rule"] = _filled(RULES[setting][value], values)
+    return _filled(MESSAGES.get(finding.key, MESSAGES.get(finding.code, finding.key)), values)
 
 
 def action_text(finding: Finding) -> str:
     """The English fix of ``finding`` (naming settings by their label)."""
-    template = ACTIONS.get(finding.code, "")
-    setting = ACTION_SETTINGS.get(finding.code)
+    template = ACTIONS.get(finding.key, ACTIONS.get(finding.code, ""))
+    setting = ACTION_SETTINGS.get(finding.key, ACTION_SETTINGS.get(finding.code))
     if setting is None:
         return template
     policy = POLICIES[setting[0]]
@@ -581,7 +598,12 @@ def qrels_labels(qrels: pd.DataFrame) -> pd.Series:
 
 
 def validate(
-    run: pd.DataFrame, qrels: pd.DataFrame, k_max: int = 10, *, relevance_level: float = 1
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    k_max: int = 10,
+    *,
+    relevance_level: float = 1,
+    settings: Settings | None = None,
 ) -> DataHealth:
     """Check a run and its judgments; never raises for data problems.
 
@@ -596,6 +618,9 @@ def validate(
         Largest cutoff to be evaluated; shorter lists are reported.
     relevance_level:
         Labels at or above it are relevant.
+    settings:
+        The policies in force (tied scores, short lists, queries without relevant items,
+        missing queries): the findings say what they do. trec_eval's defaults when ``None``.
 
     Returns
     -------
@@ -630,10 +655,11 @@ def validate(
         )
         return DataHealth(findings)
     codes = _Codes.of(run, qrels, models)
-    findings += _score_findings(run, scores, models, k_max, codes)
-    findings += _label_findings(qrels, labels, relevance_level, codes)
+    policies = settings or Settings()
+    findings += _score_findings(run, scores, models, k_max, codes, policies)
+    findings += _label_findings(qrels, labels, relevance_level, codes, policies)
     findings += _coverage_findings(
-        run, qrels, labels, models, run_queries, judged_queries, relevance_level, codes
+        run, qrels, labels, models, run_queries, judged_queries, relevance_level, codes, policies
     )
     findings += _segment_findings(run, codes.q_run)
     n_rel = int((labels >= relevance_level).sum())
@@ -703,8 +729,48 @@ def _clean_ids(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[keep] if not keep.all() else frame
 
 
+#: What each policy does, as the findings say it: ``RULES[setting][value]`` (English; the app's
+#: catalogs have ``finding.rule.<setting>.<value>``). Filled with the finding's parameters.
+RULES: dict[str, dict[str, Template]] = {
+    "ties": {
+        "item_desc": "ties are broken by item id, descending",
+        "input_order": "ties keep the order of the input rows",
+    },
+    "short_lists": {
+        "divide_by_k": "at K = {k}, missing positions count as not relevant",
+        "divide_by_returned": "at K = {k}, measures divide by the number of items returned",
+        "leave_out": "at K = {k}, those queries are left out of the averages",
+    },
+    "no_relevant": {
+        "zero": _plural(
+            "it is evaluated and scores 0 on most measures",
+            "they are evaluated and score 0 on most measures",
+        ),
+        "leave_out": _plural(
+            "it is left out of every average", "they are left out of every average"
+        ),
+    },
+    "missing_queries": {
+        "skip": _plural("it is skipped", "they are skipped"),
+        "zero": _plural(
+            "it is scored as an empty ranking (0, as trec_eval -c)",
+            "they are scored as empty rankings (0, as trec_eval -c)",
+        ),
+    },
+    "duplicates": {
+        "keep_best": "the best-ranked copy is kept",
+        "error": "such input is refused (duplicates = error, as trec_eval)",
+    },
+}
+
+
 def _score_findings(
-    run: pd.DataFrame, scores: pd.Series, models: pd.Series, k_max: int, codes: _Codes
+    run: pd.DataFrame,
+    scores: pd.Series,
+    models: pd.Series,
+    k_max: int,
+    codes: _Codes,
+    settings: Settings,
 ) -> list[Finding]:
     found: list[Finding] = []
     shown = _column_label(run, SCORE if SCORE in run.columns else RANK)
@@ -735,22 +801,25 @@ def _score_findings(
     dup = item_key.duplicated().to_numpy()
     if dup.any():
         n = int(dup.sum())
+        refused = settings.duplicates == "error"
         found.append(
             Finding(
                 "duplicate_items",
-                "warning",
+                "error" if refused else "warning",
                 {"n": n},
                 n,
                 tuple(
                     _with_model({"query": str(q), "item": str(i)}, m, has_model)
                     for q, i, m in zip(q_text[dup][:5], i_text[dup][:5], m_text[dup][:5])
                 ),
+                variant="refused" if refused else "",
+                rule=("duplicates", settings.duplicates),
             )
         )
     ok = ~missing
     score_keys = pd.DataFrame({"list": list_key[ok], "score": scores.to_numpy()[ok]})
     tied = score_keys.duplicated(keep=False).to_numpy()
-    if SCORE in run.columns and tied.any():
+    if SCORE in run.columns and tied.any() and settings.ties in RULES["ties"]:
         tied_lists = pd.unique(score_keys["list"].to_numpy()[tied])
         first = pd.Series(np.flatnonzero(ok)).groupby(list_key[ok]).first()
         shown_pos = first.loc[tied_lists[:5]].to_numpy()
@@ -763,6 +832,7 @@ def _score_findings(
                 tuple(
                     _with_model({"query": str(q_text[p])}, m_text[p], has_model) for p in shown_pos
                 ),
+                rule=("ties", settings.ties),
             )
         )
     unique_rows = ok & ~dup
@@ -789,13 +859,18 @@ def _score_findings(
                     _with_model({"query": str(q), "n": int(n)}, m, has_model)
                     for (m, q), n in short.head(5).items()
                 ),
+                rule=("short_lists", settings.short_lists),
             )
         )
     return found
 
 
 def _label_findings(
-    qrels: pd.DataFrame, labels: pd.Series, relevance_level: float, codes: _Codes
+    qrels: pd.DataFrame,
+    labels: pd.Series,
+    relevance_level: float,
+    codes: _Codes,
+    settings: Settings,
 ) -> list[Finding]:
     found: list[Finding] = []
     shown = _column_label(qrels, RELEVANCE if RELEVANCE in qrels.columns else LABEL)
@@ -873,6 +948,7 @@ def _label_findings(
                 {"n": len(none), "total": len(has_rel), "level": f"{relevance_level:g}"},
                 len(none),
                 _examples(none.index),
+                rule=("no_relevant", settings.no_relevant),
             )
         )
     return found
@@ -905,6 +981,7 @@ def _coverage_findings(
     judged_queries: pd.Index,
     relevance_level: float,
     codes: _Codes,
+    settings: Settings,
 ) -> list[Finding]:
     found: list[Finding] = []
     unjudged = run_queries.difference(judged_queries, sort=False)
@@ -943,6 +1020,7 @@ def _coverage_findings(
                 len(missing_queries),
                 examples,
                 variant=variant,
+                rule=("missing_queries", settings.missing_queries),
             )
         )
     is_rel = (labels >= relevance_level).to_numpy()
