@@ -32,6 +32,10 @@ from metrics.engine.settings import POLICIES, Settings
 from metrics.errors import InputError, MeasureError, MetricsError
 
 EXIT_OK, EXIT_USAGE = 0, 2
+#: Largest K of ``--curves`` and of a cutoff range such as ``P@1..1000``.
+MAX_CURVE_K = 1000
+#: Largest single cutoff (``P@100000``).
+MAX_CUTOFF = 100_000
 _RANGE = re.compile(r"^(?P<head>.+?[@._])(?P<ks>\d+(?:\.\.\d+|(?:,\d+)+))$")
 
 
@@ -67,6 +71,11 @@ def expand_measure_names(names: list[str]) -> list[str]:
                 raise MeasureError(
                     f"{name!r}: a cutoff range runs from 1 or more upwards, like P@1..100."
                 )
+            if high > MAX_CURVE_K:
+                raise MeasureError(
+                    f"{name!r}: a cutoff range ends at K = {MAX_CURVE_K:,} at most "
+                    f"(asked for {high:,})."
+                )
             cutoffs = range(low, high + 1)
         else:
             cutoffs = [int(x) for x in ks.split(",")]
@@ -85,6 +94,10 @@ def parse_specs(names: list[str]) -> list[MeasureSpec]:
     seen: dict[str, MeasureSpec] = {}
     for text in expand_measure_names(names):
         spec = parse_measure(text)
+        if spec.k is not None and spec.k > MAX_CUTOFF:
+            raise MeasureError(
+                f"{text!r}: the cutoff K is at most {MAX_CUTOFF:,} (asked for {spec.k:,})."
+            )
         seen.setdefault(spec.name, spec)
     return list(seen.values())
 
@@ -146,8 +159,11 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
     MetricsError
         For unreadable files or values, naming the file and line.
     """
+    from metrics.io.source import check_file
     from metrics.io.trec import read_trec
 
+    for path in [qrels_path, *run_paths]:
+        check_file(path)  # regular files only, within the byte budget, no NUL bytes
     qrels = read_trec(qrels_path)
     runs = [read_trec(p) for p in run_paths]
     if qrels is not None and all(r is not None for r in runs):
@@ -394,8 +410,11 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     """Evaluate as the parsed arguments say and write the results."""
     if args.digits < 0 or args.digits > 12:
         raise InputError(f"--digits must be between 0 and 12, got {args.digits}.")
-    if args.curves is not None and args.curves < 1:
-        raise InputError(f"--curves needs a K of 1 or more, got {args.curves}.")
+    if args.curves is not None and not 1 <= args.curves <= MAX_CURVE_K:
+        raise InputError(
+            f"--curves needs a K from 1 to {MAX_CURVE_K:,}, got {args.curves:,}.",
+            fix=f"Choose K up to {MAX_CURVE_K:,}, or give single cutoffs with -m P@K.",
+        )
     settings = settings_from(args)
     names = list(args.measure)
     if args.curves:

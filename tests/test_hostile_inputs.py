@@ -1,0 +1,248 @@
+"""Hostile and broken inputs: each gives a clear message or correct numbers, never a traceback,
+and compressed bombs are refused with bounded memory (measured in a subprocess)."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import os
+import subprocess
+import sys
+import textwrap
+import zlib
+from pathlib import Path
+
+import pytest
+
+from metrics.cli.evaluate import main
+from metrics.errors import InputError
+from metrics.io.formats import load_table
+from metrics.io.loaders import load_dataset
+
+ROOT = Path(__file__).resolve().parent.parent
+TREC = ROOT / "sample_data" / "web_search" / "trec"
+QRELS, RUN = TREC / "web_search.qrels", TREC / "hybrid.run"
+
+#: Peak memory a refused compression bomb may add to the process, in MB.
+BOMB_BOUND_MB = 120
+
+
+def _zeros_gzip(n_bytes: int) -> bytes:
+    packer = zlib.compressobj(9, zlib.DEFLATED, 31)
+    block = bytes(1 << 22)
+    parts = [packer.compress(block) for _ in range(n_bytes // len(block))]
+    return b"".join(parts) + packer.flush()
+
+
+def _cli(*argv: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    status = main([str(a) for a in argv], out, err)
+    return status, out.getvalue(), err.getvalue()
+
+
+def _peak_mb_added(code: str) -> tuple[float, str]:
+    """Run ``code`` in a fresh interpreter after the imports; return the peak RSS it added (MB)
+    and what it printed."""
+    script = textwrap.dedent(
+        """
+        import resource, sys
+        from metrics.io.formats import load_table
+        from metrics.io.source import read_input
+        before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        {code}
+        after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+        print("PEAK", (after - before) / 1024)
+        """
+    ).format(code=textwrap.indent(textwrap.dedent(code), "").strip())
+    done = subprocess.run(
+        [sys.executable, "-c", script], capture_output=True, text=True, cwd=ROOT, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    return float(lines[-1].split()[1]), "\n".join(lines[:-1])
+
+
+# --------------------------------------------------------------------------- compression
+
+
+def test_a_gzip_of_zeros_is_refused_as_binary_from_its_first_bytes_with_little_memory(tmp_path):
+    bomb = tmp_path / "zeros.csv.gz"
+    bomb.write_bytes(_zeros_gzip(512 * 1024**2))  # 512 MB of zeros, 0.5 MB compressed
+    peak, printed = _peak_mb_added(
+        f"""
+        data = open({str(bomb)!r}, "rb").read()
+        try:
+            load_table(data, "zeros.csv.gz")
+        except Exception as exc:
+            print(type(exc).__name__, exc)
+        """
+    )
+    assert printed.startswith("InputError zeros.csv.gz: The file looks binary")
+    assert "Upload" in printed
+    assert peak < BOMB_BOUND_MB, f"{peak:.0f} MB"
+
+
+def test_a_gzip_over_the_budget_stops_at_the_budget_with_memory_near_it(tmp_path):
+    text = b"query,item,score\n" + b"q1,d1,0.5\n" * 3_000_000  # 30 MB of text
+    bomb = tmp_path / "big.csv.gz"
+    bomb.write_bytes(gzip.compress(text, 6))
+    peak, printed = _peak_mb_added(
+        f"""
+        data = open({str(bomb)!r}, "rb").read()
+        try:
+            read_input(data, "big.csv.gz", budget=8 * 1024**2)
+        except Exception as exc:
+            print(type(exc).__name__, exc)
+        """
+    )
+    assert printed.startswith(
+        "InputError big.csv.gz: The decompressed file is larger than 8 MB; reading stopped at 8 MB."
+    )
+    assert peak < 8 + 40, f"{peak:.0f} MB"
+
+
+def test_a_gzip_of_a_table_in_several_members_reads_every_member():
+    first = gzip.compress(b"query,item,score\nq1,d1,0.5\n")
+    second = gzip.compress(b"q1,d2,0.25\n")
+    table = load_table(first + second, "two.csv.gz")
+    assert table.compressed
+    assert list(table.frame["item"]) == ["d1", "d2"]
+
+
+def test_a_truncated_gzip_is_refused_with_a_message():
+    data = gzip.compress(b"query,item,score\n" + b"q1,d1,0.5\n" * 1000)
+    with pytest.raises(InputError, match="cannot be decompressed"):
+        load_table(data[: len(data) // 2], "cut.csv.gz")
+
+
+# --------------------------------------------------------------------------- text shape
+
+
+def test_a_nul_byte_is_refused_the_same_way_in_runs_and_in_judgments(tmp_path):
+    body = "".join(f"q1 Q0 d{i} {i} {1 / i:.4f} tag\n" for i in range(1, 5000))
+    run = tmp_path / "nul.run"
+    run.write_bytes((body + "q1 Q0 d\x00x 5000 0.0001 tag\n").encode())
+    judged = "".join(f"q1 0 d{i} 1\n" for i in range(1, 5000))
+    qrels = tmp_path / "nul.qrels"
+    qrels.write_bytes((judged + "q1 0 d\x00x 1\n").encode())
+    status_run, _, err_run = _cli(QRELS, run)
+    status_qrels, _, err_qrels = _cli(qrels, RUN)
+    assert status_run == status_qrels == 2
+    assert "nul.run, line 5000: The file holds a NUL byte" in err_run
+    assert "nul.qrels, line 5000: The file holds a NUL byte" in err_qrels
+    with pytest.raises(InputError, match="line 5000: The file holds a NUL byte"):
+        load_table(qrels.read_bytes(), "nul.qrels")
+
+
+def test_a_table_of_100000_columns_is_refused_for_its_columns_not_for_having_no_rows():
+    header = ",".join(f"c{i}" for i in range(100_000))
+    row = ",".join("1" for _ in range(100_000))
+    with pytest.raises(InputError) as info:
+        load_table(f"{header}\n{row}\n".encode(), "wide.csv")
+    assert "The first line has 100,000 columns; at most 10,000 are read." in str(info.value)
+
+
+def test_a_first_line_longer_than_the_limit_is_refused():
+    with pytest.raises(InputError, match="The first line is longer than 1 MB"):
+        load_table(b"query,item," + b"x" * (2 * 1024**2) + b"\n", "long.csv")
+
+
+def test_the_binary_message_says_upload_for_uploads_and_give_for_paths(tmp_path):
+    path = tmp_path / "blob.csv"
+    path.write_bytes(b"\x00\x01\x02" * 100)
+    with pytest.raises(InputError) as uploaded:
+        load_table(path.read_bytes(), "blob.csv")
+    with pytest.raises(InputError) as given:
+        load_table(path)
+    assert "Fix: Upload a CSV" in str(uploaded.value)
+    assert "Fix: Give a CSV" in str(given.value)
+    assert "upload" not in str(given.value).lower()
+
+
+# --------------------------------------------------------------------------- command line
+
+
+@pytest.mark.parametrize("which", ["qrels", "run"])
+def test_the_command_line_refuses_dev_zero_at_once(which):
+    args = ("/dev/zero", RUN) if which == "qrels" else (QRELS, "/dev/zero")
+    status, out, err = _cli(*args)
+    assert status == 2 and out == ""
+    assert "'/dev/zero' is a device, not a regular file" in err
+
+
+def test_the_command_line_refuses_a_fifo_without_opening_it(tmp_path):
+    fifo = tmp_path / "pipe.run"
+    os.mkfifo(fifo)
+    status, _, err = _cli(QRELS, fifo)
+    assert status == 2
+    assert "is a named pipe (FIFO), not a regular file" in err
+
+
+def test_the_command_line_refuses_a_directory(tmp_path):
+    status, _, err = _cli(QRELS, tmp_path)
+    assert status == 2
+    assert "is a directory, not a regular file" in err
+
+
+@pytest.mark.parametrize(
+    ("argv", "message"),
+    [
+        (["--curves", "1000000"], "--curves needs a K from 1 to 1,000, got 1,000,000."),
+        (["-m", "P@1..1000000"], "a cutoff range ends at K = 1,000 at most"),
+        (["-m", "nDCG@5000000"], "the cutoff K is at most 100,000"),
+    ],
+)
+def test_the_command_line_refuses_an_oversized_k_with_a_message(argv, message):
+    status, out, err = _cli(QRELS, RUN, *argv)
+    assert status == 2 and out == ""
+    assert message in err
+    assert err.count("\n") == 1
+
+
+def test_the_command_line_dev_zero_exits_2_in_a_real_process():
+    done = subprocess.run(
+        [sys.executable, "-m", "metrics", "/dev/zero", str(RUN)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert "Traceback" not in done.stderr
+    assert "not a regular file" in done.stderr
+
+
+# --------------------------------------------------------------------------- hostile ids
+
+
+def _labelled(rows: list[tuple[str, str, float, int]]) -> bytes:
+    out = io.StringIO()
+    import csv
+
+    writer = csv.writer(out)
+    writer.writerow(["query", "item", "score", "label"])
+    writer.writerows(rows)
+    return out.getvalue().encode()
+
+
+def test_hostile_ids_are_kept_as_text_and_counted_correctly():
+    long_id = "q" * 100_000
+    rows = [
+        ("<script>alert(1)</script>", '=HYPERLINK("http://x","y")', 0.9, 1),
+        ("<script>alert(1)</script>", "d2", 0.5, 0),
+        (long_id, "tab\there", 0.8, 1),
+        (long_id, "line\nbreak", 0.7, 0),
+        ("", "orphan", 0.6, 1),
+    ]
+    data = load_dataset([load_table(_labelled(rows), "hostile.csv")])
+    assert set(data.run["query"]) == {"<script>alert(1)</script>", long_id}
+    assert set(data.run["item"]) >= {'=HYPERLINK("http://x","y")', "tab\there", "line\nbreak"}
+    assert len(data.run) == 4  # the row with an empty query id is dropped and reported
+
+
+def test_a_json_dictionary_bomb_of_deep_nesting_is_a_message():
+    deep = "[" * 100_000 + "]" * 100_000
+    with pytest.raises(InputError):
+        load_table(deep.encode(), "deep.json")
+    assert json.dumps({"ok": 1})
