@@ -246,3 +246,47 @@ def test_a_json_dictionary_bomb_of_deep_nesting_is_a_message():
     with pytest.raises(InputError):
         load_table(deep.encode(), "deep.json")
     assert json.dumps({"ok": 1})
+
+
+# --------------------------------------------------------------------------- unusable data sets
+
+
+def test_a_run_whose_scores_are_all_empty_is_refused_saying_what_was_dropped():
+    run = load_table(b"query,item,score\nq1,d1,\nq1,d2,\nq2,d1,\n", "empty.csv")
+    qrels = load_table(b"query,item,label\nq1,d1,1\n", "judged.csv")
+    with pytest.raises(InputError) as info:
+        load_dataset([run], qrels)
+    message = str(info.value)
+    assert message.startswith("empty.csv: Nothing can be evaluated: no usable rows in the run")
+    assert "3 rows have no score" in message
+
+
+def test_a_labelled_run_without_any_score_is_refused_not_read_as_judgments_only():
+    run = load_table(b"query,item,score,label\nq1,d1,,1\nq1,d2,,0\n", "labels.csv")
+    with pytest.raises(InputError, match="none of its 2 rows has a score or a rank"):
+        load_dataset([run])
+
+
+def _formula_workbook() -> bytes:
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.append(["query", "item", "score", "label"])
+    for i in range(2, 8):
+        sheet.append(["q1", f"d{i}", f"=RAND()*{i}", i % 2])
+    sheet.merge_cells("A5:A7")
+    out = io.BytesIO()
+    book.save(out)  # openpyxl saves formulas without values, as scripts that write .xlsx do
+    return out.getvalue()
+
+
+def test_an_excel_file_of_formulas_without_saved_values_is_refused_with_the_reason():
+    table = load_table(_formula_workbook(), "formulas.xlsx")
+    assert "6 cells hold a formula without a saved value and read as empty" in table.notes
+    with pytest.raises(InputError) as info:
+        load_dataset([table])
+    message = str(info.value)
+    assert "none of its 6 rows has a score or a rank" in message
+    assert "formula without a saved value" in message
+    assert "merged cells keep their value only in the first cell" in message

@@ -33,7 +33,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from metrics.errors import InputError, file_line
-from metrics.io.source import MAX_BYTES, read_input  # noqa: F401  (MAX_BYTES: re-export)
+from metrics.io.source import MAX_BYTES, excel_formulas_without_values, read_input  # noqa: F401  (MAX_BYTES: re-export)
 from metrics.schema import ITEM, MODEL, QUERY, RANK, RELEVANCE, SCORE
 
 Kind = Literal["run", "qrels", "table"]
@@ -366,6 +366,10 @@ def _read_excel(raw: bytes, source: str) -> LoadedTable:
     frame = pd.DataFrame(columns, index=pd.RangeIndex(len(body)))
     frame = _drop_empty_unnamed(frame)
     notes = (f"read the first of {sheets} sheets ('{title}')",) if sheets > 1 else ()
+    if any(v is None for r in body for v in r):
+        uncached = excel_formulas_without_values(raw)
+        if uncached:
+            notes += (f"{uncached:,} cells hold a formula without a saved value and read as empty",)
     return LoadedTable(
         source, frame, "excel", header=header, first_line=2 if header else 1, notes=notes
     )

@@ -366,6 +366,40 @@ def check_text(raw: bytes, source: str, origin: Origin) -> None:
         )
 
 
+def excel_formulas_without_values(raw: bytes, limit: int = 1_000_000) -> int:
+    """Cells of the first sheet that hold a formula but no value saved with it.
+
+    Such cells read as empty (nothing is ever computed from a workbook); a workbook written by a
+    program other than Excel often has them. Only the first ``limit`` cells are looked at.
+    """
+    import io
+
+    from openpyxl import load_workbook
+
+    try:
+        formulas = load_workbook(io.BytesIO(raw), read_only=True, data_only=False)
+        values = load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
+    except Exception:  # the reader reports broken workbooks
+        return 0
+    count, seen = 0, 0
+    try:
+        rows = zip(
+            formulas.worksheets[0].iter_rows(values_only=True),
+            values.worksheets[0].iter_rows(values_only=True),
+        )
+        for formula_row, value_row in rows:
+            for formula, value in zip(formula_row, value_row):
+                seen += 1
+                if value is None and isinstance(formula, str) and formula.startswith("="):
+                    count += 1
+            if seen >= limit:
+                break
+    finally:
+        formulas.close()
+        values.close()
+    return count
+
+
 __all__ = [
     "HEAD_BYTES",
     "MAX_BYTES",
@@ -376,5 +410,6 @@ __all__ = [
     "check_head",
     "check_regular_file",
     "check_text",
+    "excel_formulas_without_values",
     "read_input",
 ]
