@@ -44,7 +44,7 @@ def evaluation_at(
 # --------------------------------------------------------------------------- cached tables
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
 def _comparison(
     content_hash: str,
     key: tuple,
@@ -95,7 +95,7 @@ def comparison(
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
 def _delta_curve(
     content_hash: str,
     key: tuple,
@@ -139,7 +139,7 @@ def delta_curve(
     return table[table["k"] >= k_from].reset_index(drop=True)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
 def _query_deltas(
     content_hash: str,
     key: tuple,
@@ -178,7 +178,7 @@ def per_query_deltas(
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
 def _segments(
     content_hash: str,
     key: tuple,
