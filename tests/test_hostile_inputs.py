@@ -290,3 +290,88 @@ def test_an_excel_file_of_formulas_without_saved_values_is_refused_with_the_reas
     assert "none of its 6 rows has a score or a rank" in message
     assert "formula without a saved value" in message
     assert "merged cells keep their value only in the first cell" in message
+
+
+# --------------------------------------------------------------------------- text that cannot lie
+
+RLO = "\u202e"
+
+
+def test_bidi_controls_in_ids_segments_and_file_names_are_made_visible_when_loading():
+    from metrics.io.text_safety import BIDI_CONTROLS, visible
+
+    lines = [
+        f"q{i},d{i}{RLO},0.{i},{i % 2},north{RLO}{BIDI_CONTROLS[i % 3]}x" for i in range(1, 40)
+    ]
+    rows = ("query,item,score,label,region\n" + "\n".join(lines) + "\n").encode()
+    data = load_dataset([load_table(rows, f"run{RLO}.csv")], name=f"up{RLO}load")
+    texts = [*data.run["item"], *data.run["region"], *data.segments["region"], data.name]
+    texts += data.models
+    assert all(ch not in t for t in texts for ch in BIDI_CONTROLS)
+    assert "north[U+202E][U+061C]x" in set(data.segments["region"])
+    assert data.name == "up[U+202E]load" and data.models == ["run[U+202E]"]
+    assert visible(BIDI_CONTROLS) == "".join(f"[U+{ord(c):04X}]" for c in BIDI_CONTROLS)
+
+
+def test_loading_numbers_are_unchanged_by_making_bidi_visible():
+    from metrics import Settings, evaluate
+
+    plain = load_table(b"query,item,score,label\nq1,a,3,1\nq1,b,2,0\nq2,c,1,1\n", "p.csv")
+    tricky = load_table(
+        f"query,item,score,label\nq1{RLO},a,3,1\nq1{RLO},b,2,0\nq2,c{RLO},1,1\n".encode(),
+        "p.csv",
+    )
+    a = evaluate(load_dataset([plain]).run, load_dataset([plain]).qrels, ["P@2"], Settings())
+    b = evaluate(load_dataset([tricky]).run, load_dataset([tricky]).qrels, ["P@2"], Settings())
+    assert list(a.per_query["P@2"]) == list(b.per_query["P@2"])
+
+
+def test_plotly_text_is_escaped_once_and_keeps_quotes_readable():
+    from ui.safe import plotly_text
+
+    assert plotly_text('say "hi" <b>&</b> 50%{y}') == 'say "hi" &lt;b&gt;&amp;&lt;/b&gt; 50&#37;{y}'
+    assert plotly_text(f"a{RLO}b") == "a[U+202E]b"
+
+
+def test_a_model_name_with_a_quote_shows_the_quote_in_the_legend_not_an_entity():
+    import pandas as pd
+
+    from ui.figures import curve_figure
+
+    table = pd.DataFrame(
+        {
+            "model": ['my "best" <model>'] * 2,
+            "measure": ["P"] * 2,
+            "k": [1, 2],
+            "mean": [0.5, 0.4],
+            "q1": [0.0, 0.0],
+            "median": [0.5, 0.5],
+            "q3": [1.0, 1.0],
+            "n": [2, 2],
+        }
+    )
+    fig = curve_figure(table, "P", title="t", x_label="K", y_label="P", queries_label="q")
+    names = [trace.name for trace in fig.data if trace.name]
+    assert 'my "best" &lt;model&gt;' in names
+    assert not any("&quot;" in n for n in names)
+
+
+def test_csv_exports_neutralise_formulas_and_show_bidi_controls():
+    import pandas as pd
+
+    from metrics.io.export import to_csv_bytes
+
+    frame = pd.DataFrame({"query": ['=HYPERLINK("http://x","y")', f"a{RLO}b"], "v": [1.0, -2.0]})
+    text = to_csv_bytes(frame).decode("utf-8-sig")
+    assert "'=HYPERLINK" in text and "a[U+202E]b" in text and RLO not in text
+    assert "-2.0" in text
+
+
+def test_the_html_report_escapes_hostile_ids_and_shows_bidi_controls():
+    import pandas as pd
+
+    from metrics.review.stakeholder_report import html_table
+
+    html = html_table(pd.DataFrame({"segment": [f"<script>x</script>{RLO}", "ok"], "v": [1, 2]}))
+    assert "<script>" not in html and "&lt;script&gt;" in html
+    assert RLO not in html and "[U+202E]" in html

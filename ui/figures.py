@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
+
+from ui.safe import plotly_text
 
 PALETTE = (
     "#1f77b4",
@@ -24,7 +24,7 @@ PALETTE = (
 
 def _safe(text: object) -> str:
     """User text escaped for plotly's HTML-like labels."""
-    return html.escape(str(text))
+    return plotly_text(text)
 
 
 def curve_figure(

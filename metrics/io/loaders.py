@@ -35,6 +35,7 @@ from metrics.io.roles import (
     label_values,
     score_values,
 )
+from metrics.io.text_safety import visible, visible_frame
 from metrics.io.validation import Finding, Report, check_table, validate
 from metrics.schema import DEFAULT_MODEL, ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE
 
@@ -342,13 +343,14 @@ def load_dataset(
     run, inline_qrels, extra = _canonical_runs(run_tables, mappings)
     qrels_all = _judgments(inline_qrels, judgments, mappings, run_tables[0].name)
     segments, seg_findings = _segments(run, queries, mappings)
+    run, qrels_all, segments = (visible_frame(f) for f in (run, qrels_all, segments))
     report = validate(run, qrels_all, k_max=k_max, relevance_level=relevance_level)
     report.raise_for_errors()
     report.findings.extend(seg_findings + extra)
     run = _clean_run(run, segments)
     qrels = clean_qrels(qrels_all)
     _require_usable_rows(run, qrels, report, run_tables)
-    return Dataset(name, run, qrels, segments, report, description)
+    return Dataset(visible(name), run, qrels, segments, report, description)
 
 
 def _run_tables(
