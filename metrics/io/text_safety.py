@@ -47,18 +47,25 @@ def _text_has_bidi(values: pd.Series) -> bool:
     """Whether any cell of a text column holds a bidirectional control: a scan of the column's
     UTF-8 bytes (no per-cell work), or of each cell when the column mixes types."""
     try:
-        arrow = pa.chunked_array(
-            [pa.array(values.array)]
-            if hasattr(values.array, "__arrow_array__")
-            else [pa.array(values.to_numpy(dtype=object), type=pa.large_string(), from_pandas=True)]
-        )
+        if hasattr(values.array, "__arrow_array__"):
+            arrow = values.array.__arrow_array__()  # no copy
+        else:
+            arrow = pa.array(
+                values.to_numpy(dtype=object), type=pa.large_string(), from_pandas=True
+            )
+        if isinstance(arrow, pa.Array):
+            arrow = pa.chunked_array([arrow])
     except (pa.ArrowException, TypeError, ValueError):
         return any(isinstance(v, str) and _BIDI.search(v) is not None for v in values)
     if not (pa.types.is_string(arrow.type) or pa.types.is_large_string(arrow.type)):
         return any(isinstance(v, str) and _BIDI.search(v) is not None for v in values)
+    seen: set[tuple[int, int]] = set()
     for chunk in arrow.chunks:
         data = chunk.buffers()[2]
-        raw = data.to_pybytes() if data is not None else b""
+        if data is None or (data.address, data.size) in seen:
+            continue  # slices of one column share their buffer: scan it once
+        seen.add((data.address, data.size))
+        raw = data.to_pybytes()
         if not raw.isascii() and _utf8_has_bidi(raw):
             return True
     return False
