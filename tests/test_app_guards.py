@@ -103,3 +103,40 @@ def test_the_app_config_hides_error_details_and_the_table_csv_export():
     )
     assert config["client"]["showErrorDetails"] == "none"
     assert config["client"]["disableDataExport"] is True
+
+
+HOSTILE_RUN = (
+    "query,item,score,model,segment\n"
+    + "".join(
+        f'"<script>alert({q})</script>","=HYPERLINK(""http://x"",""{d}"")",{s},'
+        f'"{m} ""best""","seg\u202e{q % 2}"\n'
+        for q in range(6)
+        for d in range(5)
+        for m, s in (("base", (5 - d) / 5), ("cand", d / 5))
+    )
+    + '"tab\there","line\nbreak",0.5,"base ""best""","seg\u202e0"\n'
+).encode()
+HOSTILE_QRELS = (
+    "query,item,label\n"
+    + "".join(
+        f'"<script>alert({q})</script>","=HYPERLINK(""http://x"",""{d}"")",{d % 2}\n'
+        for q in range(6)
+        for d in range(5)
+    )
+).encode()
+
+
+@pytest.mark.parametrize("page", ["2_Learn", "3_Curves", "4_Compare", "5_Segments", "6_Report"])
+def test_hostile_ids_pass_through_every_page_without_an_error(page):
+    at = _upload(
+        fresh_app(),
+        [("hostile.csv", HOSTILE_RUN, "text/csv")],
+        ("hostile_qrels.csv", HOSTILE_QRELS, "text/csv"),
+    )
+    assert "upload_dataset" in at.session_state, [e.value for e in at.error]
+    at.switch_page(f"pages/{page}.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    shown = _shown(at)
+    assert "error id" not in shown and "\u202e" not in shown
+    assert 'models: base "best", cand "best"' in sidebar_text(at)
