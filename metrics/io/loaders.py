@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from metrics.errors import InputError
 from metrics.io.formats import LoadedTable, file_stem, load_table
@@ -64,10 +65,36 @@ def content_hash(*frames: pd.DataFrame | None) -> str:
             continue
         digest.update(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
         digest.update(str(len(frame)).encode())
-        if len(frame.columns):
-            values = pd.util.hash_pandas_object(frame, index=False).to_numpy()
-            digest.update(values.tobytes())
+        for column in frame.columns:
+            _hash_column(digest, frame[column])
     return digest.hexdigest()
+
+
+def _hash_column(digest: Any, values: pd.Series) -> None:
+    """Feed one column's values to ``digest``: the bytes of arrow strings and numpy numbers
+    directly (no per-cell work), other columns through pandas' hashing."""
+    array = values.array
+    if hasattr(array, "__arrow_array__") and not pd.api.types.is_numeric_dtype(values):
+        chunked = array.__arrow_array__()
+        if pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type):
+            strings = chunked.cast(pa.large_string()).combine_chunks()
+            _, offsets_buffer, data = strings.buffers()
+            offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[
+                strings.offset : strings.offset + len(strings) + 1
+            ]
+            digest.update(b"s")
+            digest.update((offsets - offsets[0]).tobytes())
+            if data is not None and len(offsets):
+                digest.update(memoryview(data)[int(offsets[0]) : int(offsets[-1])])
+            if strings.null_count:
+                digest.update(np.asarray(strings.is_null()).tobytes())
+            return
+    if isinstance(values.dtype, np.dtype) and values.dtype.kind in "biuf":
+        digest.update(b"n")
+        digest.update(np.ascontiguousarray(values.to_numpy()).tobytes())
+        return
+    digest.update(b"h")
+    digest.update(pd.util.hash_pandas_object(values, index=False).to_numpy().tobytes())
 
 
 @dataclass(frozen=True, eq=False)
