@@ -86,3 +86,8 @@ def test_an_uploads_results_live_in_its_session_and_a_samples_results_are_shared
     assert any(key[0] == upload_hash for key in store._entries)
     assert all(key[0] != upload_hash for key in memo.SHARED._entries)
     assert all(key[0] != sample_hash for key in store._entries)
+
+
+def test_releasing_closed_sessions_without_a_server_does_nothing():
+    assert memo.release_closed_sessions() == 0
+    memo.release_memory()

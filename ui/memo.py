@@ -8,7 +8,8 @@
 Both are a :class:`ResultCache`: least recently used entries go first when the entry count or the
 byte budget is exceeded, expired entries are dropped, and one lock per key makes a second caller
 wait for a computation under way instead of repeating it. A background sweeper drops expired
-shared entries and hands freed memory back to the system even when no page runs.
+shared entries, shuts down sessions whose tab closed (:func:`release_closed_sessions`) and hands
+freed memory back to the system, even when no page runs.
 """
 
 from __future__ import annotations
@@ -199,10 +200,41 @@ def release_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
+def release_closed_sessions() -> int:
+    """Shut down sessions whose tab closed longer ago than ``server.disconnectedSessionTTL``.
+
+    Streamlit keeps a closed session for reconnection in a time-to-live cache whose expired
+    entries are only removed by the next write to it (the next tab that closes), and removes a
+    session's uploaded files only when it shuts the session down. Without this, a closed
+    session's uploads and state stay in memory until some other tab closes. Returns how many
+    sessions were released (0 when Streamlit's internals differ from what is expected).
+    """
+    try:
+        from streamlit.runtime import Runtime
+
+        if not Runtime.exists():
+            return 0
+        manager = Runtime.instance()._session_mgr
+        storage = getattr(getattr(manager, "_session_storage", None), "_cache", None)
+        lock = getattr(manager, "_storage_lock", None)
+        if storage is None or lock is None or not hasattr(storage, "expire"):
+            return 0
+        runtime = Runtime.instance()
+        with lock:
+            expired = storage.expire()
+        loop = runtime._get_async_objs().eventloop
+        for _, info in expired:
+            loop.call_soon_threadsafe(info.session.shutdown)  # sessions live on that loop
+        return len(expired)
+    except Exception:  # internals changed: leave the sessions to Streamlit
+        return 0
+
+
 def _sweep_forever() -> None:
     while True:
         time.sleep(SWEEP_SECONDS)
         SHARED.sweep()
+        release_closed_sessions()
         release_memory()
 
 
