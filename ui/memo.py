@@ -26,6 +26,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import streamlit as st
 
 T = TypeVar("T")
@@ -194,8 +195,9 @@ def cached(
 
 
 def release_memory() -> None:
-    """Collect garbage and hand freed heap pages back to the system (glibc)."""
+    """Collect garbage and hand freed memory back to the system (arrow's pool, glibc's heap)."""
     gc.collect()
+    pa.default_memory_pool().release_unused()  # arrow's allocator keeps freed pages otherwise
     with contextlib.suppress(OSError, AttributeError):  # not glibc
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
