@@ -194,6 +194,23 @@ def cached(
     return where.get((content_hash, *key), compute)
 
 
+_M_ARENA_MAX = -8  # mallopt parameter of glibc's malloc.h
+
+
+def limit_malloc_arenas(arenas: int = 2) -> bool:
+    """Let glibc's malloc use at most ``arenas`` heaps (as ``MALLOC_ARENA_MAX`` does).
+
+    By default glibc gives threads up to eight heaps per core; Streamlit runs every page run in a
+    new thread, and memory freed in one heap is reused only by the threads that use it, so a
+    server that served large uploads keeps much more memory than it holds. Returns whether the
+    setting was applied (not on other C libraries).
+    """
+    try:
+        return bool(ctypes.CDLL("libc.so.6").mallopt(_M_ARENA_MAX, arenas))
+    except (OSError, AttributeError):
+        return False
+
+
 def release_memory() -> None:
     """Collect garbage and hand freed memory back to the system (arrow's pool, glibc's heap)."""
     gc.collect()
@@ -253,3 +270,6 @@ def _start_sweeper() -> None:
 def clear_shared() -> None:
     """Drop every shared result (tests start from empty caches)."""
     SHARED.clear()
+
+
+limit_malloc_arenas()  # before the page threads allocate large tables
