@@ -7,6 +7,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
+from ui import memo
+
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
 PAGE = {
@@ -23,6 +25,7 @@ def fresh_app(query_params: dict[str, str] | None = None) -> AppTest:
     """A new session of the app (caches cleared), not yet run."""
     st.cache_data.clear()
     st.cache_resource.clear()
+    memo.clear_shared()
     at = AppTest.from_file(APP, default_timeout=60)
     for key, value in (query_params or {}).items():
         at.query_params[key] = value

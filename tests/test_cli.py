@@ -365,7 +365,7 @@ def test_duplicates_can_be_refused(tmp_path):
         (["-m", "Rprec@5"], "Rprec takes no cutoff; write Rprec."),
         (["-m", "P@5..1"], "'P@5..1': a cutoff range runs from 1 or more upwards, like P@1..100."),
         (["--digits", "20"], "--digits must be between 0 and 12, got 20."),
-        (["--curves", "0"], "--curves needs a K of 1 or more, got 0."),
+        (["--curves", "0"], "--curves needs a K from 1 to 1,000, got 0."),
     ],
 )
 def test_bad_options_exit_with_status_2_and_one_line_of_explanation(argv, message):

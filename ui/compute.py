@@ -1,8 +1,9 @@
 """Per-query metrics computed once per (data content hash, settings), shared by every page.
 
-Caches are keyed on :attr:`metrics.io.loaders.Dataset.content_hash` and the settings; the data set
-itself is passed as an ``_dataset`` argument, which Streamlit does not hash. The pure functions
-(``*_of``) do the work and are tested without a server.
+Results are keyed on :attr:`metrics.io.loaders.Dataset.content_hash` and the settings and kept by
+:mod:`ui.memo`: in the browser session for uploaded and hand-built data (released with the
+session), in a shared cache with a time to live and a byte budget for the samples. The pure
+functions (``*_of``) do the work and are tested without a server.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from metrics.engine.ranking import RankedLists, ranking_key
 from metrics.engine.registry import parse_measure
 from metrics.engine.settings import Settings
 from metrics.io.loaders import Dataset, load_sample
+from ui import memo
 
 STANDARD_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
 
@@ -77,43 +79,43 @@ def cutoff_table_of(evaluation: Evaluation, segments: pd.DataFrame | None) -> pd
 @st.cache_resource(max_entries=4, show_spinner=False)
 def sample_dataset(name: str) -> Dataset:
     """A bundled sample, loaded once per server (samples are public and read-only)."""
-    return load_sample(name)
+    dataset = load_sample(name)
+    memo.share(dataset.content_hash)
+    return dataset
 
 
-@st.cache_resource(max_entries=6, show_spinner=False)
-def _ranked(
-    content_hash: str, key: tuple, _dataset: Dataset, _settings: Settings
+def ranked_lists(
+    dataset: Dataset, settings: Settings, *, store: memo.ResultCache | None = None
 ) -> dict[str, RankedLists]:
-    return rank_run(_dataset.run, _dataset.qrels, _settings, source=_dataset.name)
-
-
-def ranked_lists(dataset: Dataset, settings: Settings) -> dict[str, RankedLists]:
     """The data set's ranked lists per model under ``settings`` (cached on the content hash).
 
     Lists are ranked once per :func:`metrics.engine.ranking.ranking_key` (ties, score precision,
     duplicates, missing and empty queries); a change of any other setting (relevance level,
-    gain, fewer than K, averaging) reuses them, rescored.
+    gain, fewer than K, averaging) reuses them, rescored. Results of an upload live in the
+    session (:mod:`ui.memo`); ``store`` names the store when called outside a page run.
     """
     key = ranking_key(settings)
     base = Settings(**dict(key))
-    lists = _ranked(dataset.content_hash, key, dataset, base)
+    lists = memo.cached(
+        dataset.content_hash,
+        ("ranked", key),
+        lambda: rank_run(dataset.run, dataset.qrels, base, source=dataset.name),
+        store,
+    )
     if base == settings:
         return lists
     return {model: ranked.rescored(settings) for model, ranked in lists.items()}
-
-
-@st.cache_data(max_entries=64, show_spinner=False)
-def _curves(
-    content_hash: str, key: tuple, measure: str, k_to: int, _dataset: Dataset, _settings: Settings
-) -> dict[str, np.ndarray]:
-    return curves_of(ranked_lists(_dataset, _settings), measure, k_to)
 
 
 def measure_curves(
     dataset: Dataset, settings: Settings, measure: str, k_to: int
 ) -> dict[str, np.ndarray]:
     """Per-query values of ``measure`` at K = 1..k_to per model (cached)."""
-    return _curves(dataset.content_hash, settings_key(settings), measure, k_to, dataset, settings)
+    return memo.cached(
+        dataset.content_hash,
+        ("curves", settings_key(settings), measure, int(k_to)),
+        lambda: curves_of(ranked_lists(dataset, settings), measure, k_to),
+    )
 
 
 def curve_table(
@@ -133,26 +135,20 @@ def curve_table(
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
-def _cutoff_table(
-    content_hash: str,
-    key: tuple,
-    measures: tuple[str, ...],
-    ks: tuple[int, ...],
-    _dataset: Dataset,
-    _settings: Settings,
-) -> pd.DataFrame:
-    evaluation = cutoff_evaluation_of(ranked_lists(_dataset, _settings), _settings, measures, ks)
-    return cutoff_table_of(evaluation, _dataset.segments)
-
-
 def cutoff_table(
     dataset: Dataset, settings: Settings, measures: tuple[str, ...], ks: tuple[int, ...]
 ) -> pd.DataFrame:
     """Averages at the cutoffs ``ks`` under the averaging policy (cached)."""
-    return _cutoff_table(
-        dataset.content_hash, settings_key(settings), tuple(measures), tuple(ks), dataset, settings
-    )
+
+    def work() -> pd.DataFrame:
+        evaluation = cutoff_evaluation_of(
+            ranked_lists(dataset, settings), settings, tuple(measures), tuple(ks)
+        )
+        return cutoff_table_of(evaluation, dataset.segments)
+
+    return memo.cached(
+        dataset.content_hash, ("cutoffs", settings_key(settings), tuple(measures), tuple(ks)), work
+    ).copy()
 
 
 def judgment_notes_of(lists: dict[str, RankedLists], k: int, rbp: bool) -> pd.DataFrame:
@@ -167,51 +163,44 @@ def judgment_notes_of(lists: dict[str, RankedLists], k: int, rbp: bool) -> pd.Da
     return pd.DataFrame(rows, columns=[S.MODEL, *names])
 
 
-@st.cache_data(max_entries=16, show_spinner=False)
-def _precision_recall(
-    content_hash: str, key: tuple, k_to: int, _dataset: Dataset, _settings: Settings
-) -> pd.DataFrame:
-    return precision_recall_table(ranked_lists(_dataset, _settings), k_to)
-
-
 def precision_recall(dataset: Dataset, settings: Settings, k_to: int) -> pd.DataFrame:
     """Interpolated and raw precision–recall points per model (cached)."""
-    return _precision_recall(dataset.content_hash, settings_key(settings), k_to, dataset, settings)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _judgment_notes(
-    content_hash: str, key: tuple, k: int, rbp: bool, _dataset: Dataset, _settings: Settings
-) -> pd.DataFrame:
-    return judgment_notes_of(ranked_lists(_dataset, _settings), k, rbp)
+    return memo.cached(
+        dataset.content_hash,
+        ("precision_recall", settings_key(settings), k_to),
+        lambda: precision_recall_table(ranked_lists(dataset, settings), k_to),
+    ).copy()
 
 
 def judgment_notes(dataset: Dataset, settings: Settings, k: int, rbp: bool) -> pd.DataFrame:
     """Judged@k per model, with RBP@k and its residual when ``rbp`` (cached)."""
-    return _judgment_notes(dataset.content_hash, settings_key(settings), k, rbp, dataset, settings)
-
-
-@st.cache_data(max_entries=16, show_spinner=False)
-def _query_count(content_hash: str, _dataset: Dataset) -> int:
-    return int(_dataset.run[S.QUERY].nunique())
+    return memo.cached(
+        dataset.content_hash,
+        ("judgment_notes", settings_key(settings), k, rbp),
+        lambda: judgment_notes_of(ranked_lists(dataset, settings), k, rbp),
+    ).copy()
 
 
 def query_count(dataset: Dataset) -> int:
     """Number of distinct queries in the run (cached)."""
-    return _query_count(dataset.content_hash, dataset)
+    return memo.cached(
+        dataset.content_hash, ("queries",), lambda: int(dataset.run[S.QUERY].nunique())
+    )
 
 
 def warm(dataset: Dataset, settings: Settings) -> threading.Thread:
     """Rank a newly loaded data set in the background, so the next page finds it cached.
 
-    The cache holds a lock per key: a page asking for the same lists meanwhile waits for this
+    The store holds a lock per key: a page asking for the same lists meanwhile waits for this
     computation instead of repeating it.
     """
+
+    store = memo.store_for(dataset.content_hash)  # found here: the thread has no session
 
     def work() -> None:
         # the page that needs the lists will show the error
         with contextlib.suppress(Exception):
-            ranked_lists(dataset, settings)
+            ranked_lists(dataset, settings, store=store)
 
     thread = threading.Thread(target=work, name="rank-warmup", daemon=True)
     thread.start()

@@ -8,12 +8,12 @@ provides the first families of :data:`FONT_FAMILY`.
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
+
+from ui.safe import plotly_text
 
 #: Latin first, then families with Chinese and Japanese glyphs, then generic fallbacks.
 FONT_FAMILY = (
@@ -49,7 +49,7 @@ PALETTE = (
 
 def _safe(text: object) -> str:
     """User text escaped for plotly's HTML-like labels."""
-    return html.escape(str(text))
+    return plotly_text(text)
 
 
 def curve_figure(

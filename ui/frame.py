@@ -13,6 +13,8 @@ entrypoint): in the second case it builds the navigation itself and runs the pag
 from __future__ import annotations
 
 import contextvars
+import logging
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,7 +22,7 @@ import streamlit as st
 
 from metrics.engine.registry import MEASURES
 from metrics.engine.settings import POLICIES, Settings
-from metrics.errors import MeasureError
+from metrics.errors import MeasureError, MetricsError
 from metrics.io.loaders import Dataset, sample_names
 from ui import compute, handbuilt
 from ui import figures as _figures  # noqa: F401  (every figure gets the CJK font family)
@@ -60,6 +62,8 @@ SAMPLE_KEY = "w_sample"
 
 ROOT = Path(__file__).resolve().parent.parent
 
+log = logging.getLogger("ranking_metrics.frame")
+
 _inside_navigation: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "inside_navigation", default=False
 )
@@ -88,7 +92,7 @@ class PageContext:
 
     def require_dataset(self) -> Dataset:
         """The active data set; shows a hint and stops the page when there is none."""
-        if self.dataset is None:
+        if self.dataset is None or len(self.dataset.run) == 0:
             st.info(t("frame.no_dataset"))
             st.page_link(
                 str(ROOT / page_def("data").path), label=t("page.data"), icon=page_def("data").icon
@@ -128,11 +132,29 @@ def run_app() -> None:
     selected = st.navigation(navigation_pages())
     token = _inside_navigation.set(True)
     try:
-        selected.run()
-    except MeasureError as exc:  # a measure that cannot be computed on these data
-        st.error(t("frame.measure_error", message=str(exc)))
+        run_guarded(selected.run)
     finally:
         _inside_navigation.reset(token)
+
+
+def run_guarded(body) -> None:
+    """Run a page body; any failure becomes a short message, never a traceback.
+
+    A :class:`~metrics.errors.MetricsError` (unusable input, an unknown measure, a setting out of
+    range) is shown with its own message. Any other exception is shown as an error id; its
+    traceback goes to the server log only, under that id. Streamlit's own control flow
+    (``st.stop``, ``st.rerun``, ``st.switch_page``) is not an ``Exception`` and passes through.
+    """
+    try:
+        body()
+    except MeasureError as exc:  # a measure that cannot be computed on these data
+        st.error(t("frame.measure_error", message=md_escape(exc)))
+    except MetricsError as exc:
+        st.error(t("frame.input_error", message=md_escape(exc)))
+    except Exception:
+        error_id = secrets.token_hex(4)
+        log.exception("Page failed (error id %s)", error_id)
+        st.error(t("frame.unexpected_error", error_id=error_id))
 
 
 # --------------------------------------------------------------------------- page

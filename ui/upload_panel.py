@@ -28,20 +28,43 @@ _ROLES_OF = {"runs": ROLES, "judgments": ("query", "item", "label"), "queries": 
 
 
 def _read(files) -> list[LoadedTable]:
-    """Uploaded files as tables, read once per file content (errors shown, not raised)."""
+    """Uploaded files as tables, read once per file content (errors shown, not raised).
+
+    A file that cannot be read is remembered by its content hash with its message, so reruns
+    (every widget change) show the message again without reading the file again.
+    """
     cache = st.session_state.setdefault("upload_cache", {})
     tables = []
     for f in files:
         data = f.getvalue()
         key = (f.name, hashlib.sha256(data).hexdigest())
+        _current_uploads().add(key)
         if key not in cache:
             try:
                 cache[key] = load_table(data, f.name)
             except InputError as exc:
-                st.error(t("upload.unreadable", message=md_escape(exc)))
-                continue
-        tables.append(cache[key])
+                cache[key] = exc
+            del data
+        found = cache[key]
+        if isinstance(found, InputError):
+            st.error(t("upload.unreadable", message=md_escape(found)))
+            continue
+        tables.append(found)
     return tables
+
+
+def _current_uploads() -> set:
+    """Cache keys of the files read in this run (see :func:`_forget_other_uploads`)."""
+    return st.session_state.setdefault("upload_cache_current", set())
+
+
+def _forget_other_uploads() -> None:
+    """Drop tables of files no longer in the uploaders, so a session holds only its current
+    files."""
+    cache = st.session_state.get("upload_cache", {})
+    current = st.session_state.pop("upload_cache_current", set())
+    for key in [k for k in cache if k not in current]:
+        del cache[key]
 
 
 def _table_id(table: LoadedTable) -> str:
@@ -157,6 +180,7 @@ def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
             "judgments": _read([judgments]) if judgments else [],
             "queries": _read([queries]) if queries else [],
         }
+        _forget_other_uploads()
         st.session_state[TABLES_KEY] = tables
         return tables
     if stored:

@@ -32,15 +32,20 @@ from metrics.cli.output import TREC_NAME_WIDTH, Results, write_csv, write_json, 
 from metrics.engine.ranking import RankedLists, rank_lists
 from metrics.engine.registry import (
     DEFAULT_MEASURES,
+    MAX_RANGE_K,
     MEASURES,
     MeasureSpec,
     expand_measure_names,
     parse_measures,
 )
 from metrics.engine.settings import POLICIES, PROFILES, Settings, profile
-from metrics.errors import InputError, MetricsError
+from metrics.errors import InputError, MeasureError, MetricsError
 
 EXIT_OK, EXIT_USAGE = 0, 2
+#: Largest K of ``--curves`` (the same bound as a cutoff range such as ``P@1..1000``).
+MAX_CURVE_K = MAX_RANGE_K
+#: Largest single cutoff (``P@100000``).
+MAX_CUTOFF = 100_000
 
 
 # ====================================================================== measures
@@ -121,7 +126,11 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
     """
     from concurrent.futures import ThreadPoolExecutor
 
+    from metrics.io.source import check_file
     from metrics.io.trec import read_trec
+
+    for path in [qrels_path, *run_paths]:
+        check_file(path)  # regular files only, within the byte budget, no NUL bytes
 
     with ThreadPoolExecutor(max_workers=2) as pool:  # arrow's readers release the GIL
         qrels, *runs = pool.map(read_trec, [qrels_path, *run_paths])
@@ -418,17 +427,31 @@ def settings_from(args: argparse.Namespace) -> Settings:
     )
 
 
+def requested_measures(names: list[str], curves: int | None) -> list[MeasureSpec]:
+    """The measures of ``-m`` (ranges expanded) and ``--curves``, or the default set; a cutoff
+    above :data:`MAX_CUTOFF` is refused."""
+    names = list(names) + (curve_measure_names(curves) if curves else [])
+    specs = parse_measures(names or list(DEFAULT_MEASURES))
+    too_deep = [spec for spec in specs if spec.k is not None and spec.k > MAX_CUTOFF]
+    if too_deep:
+        raise MeasureError(
+            f"{too_deep[0].name!r}: the cutoff K is at most {MAX_CUTOFF:,} "
+            f"(asked for {too_deep[0].k:,})."
+        )
+    return specs
+
+
 def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Evaluate as the parsed arguments say and write the results."""
     if args.digits < 0 or args.digits > 12:
         raise InputError(f"--digits must be between 0 and 12, got {args.digits}.")
-    if args.curves is not None and args.curves < 1:
-        raise InputError(f"--curves needs a K of 1 or more, got {args.curves}.")
+    if args.curves is not None and not 1 <= args.curves <= MAX_CURVE_K:
+        raise InputError(
+            f"--curves needs a K from 1 to {MAX_CURVE_K:,}, got {args.curves:,}.",
+            fix=f"Choose K up to {MAX_CURVE_K:,}, or give single cutoffs with -m P@K.",
+        )
     settings = settings_from(args)
-    names = list(args.measure)
-    if args.curves:
-        names += curve_measure_names(args.curves)
-    specs = parse_measures(names or list(DEFAULT_MEASURES))
+    specs = requested_measures(args.measure, args.curves)
     k_max = max([s.k for s in specs if s.k is not None], default=10)
     inputs = load_inputs(args.qrels, args.runs, settings, k_max)
     if not args.quiet:

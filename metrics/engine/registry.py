@@ -726,6 +726,11 @@ def parse_measure(
     return MeasureSpec(d, k, _checked_params(d, given))
 
 
+#: Largest K that a cutoff range such as ``P@1..1000`` may reach (bounded, so that a typo
+#: cannot ask for millions of measures).
+MAX_RANGE_K = 1000
+
+
 def expand_measure_names(names: list[str] | tuple[str, ...]) -> list[str]:
     """Expand cutoff ranges and lists: ``P@1..3`` -> P@1, P@2, P@3; ``P.5,10`` -> P.5, P.10.
 
@@ -747,7 +752,12 @@ def expand_measure_names(names: list[str] | tuple[str, ...]) -> list[str]:
                 raise MeasureError(
                     f"{name!r}: a cutoff range runs from 1 or more upwards, like P@1..100."
                 )
-            cutoffs = range(low, high + 1)
+            if high > MAX_RANGE_K:
+                raise MeasureError(
+                    f"{name!r}: a cutoff range ends at K = {MAX_RANGE_K:,} at most "
+                    f"(asked for {high:,})."
+                )
+            cutoffs: range | list[int] = range(low, high + 1)
         else:
             cutoffs = [int(x) for x in ks.split(",")]
         out += [f"{head}{k}" for k in cutoffs]

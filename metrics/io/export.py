@@ -4,7 +4,8 @@ A spreadsheet treats a cell that begins with ``=``, ``+``, ``-`` or ``@`` (and, 
 a tab or carriage return) as a formula. Ids and labels come from uploaded files, so a query id
 such as ``=HYPERLINK("http://evil", "x")`` would run as a formula when a colleague opens the
 export ("CSV injection"). Every such *text* cell is prefixed with an apostrophe, which
-spreadsheets show as plain text. Real numbers stay numbers: numeric columns are never touched,
+spreadsheets show as plain text, and bidirectional control characters are shown as ``[U+202E]``
+(:mod:`metrics.io.text_safety`). Real numbers stay numbers: numeric columns are never touched,
 and a text cell that is exactly a number (``-0.25``, ``+3``, ``1e-5``) is left as it is.
 
 Typical use::
@@ -21,6 +22,8 @@ from numbers import Number
 
 import numpy as np
 import pandas as pd
+
+from metrics.io.text_safety import visible
 
 #: Characters that make a spreadsheet read a cell as a formula.
 FORMULA_PREFIXES = ("=", "+", "-", "@", "\t", "\r")
@@ -53,6 +56,7 @@ def excel_safe_cell(value: object) -> object:
         return value
     if not isinstance(value, str):
         return value
+    value = visible(value)
     if value.startswith(FORMULA_PREFIXES) and not _PLAIN_NUMBER.fullmatch(value):
         return "'" + value
     return value

@@ -21,7 +21,6 @@ import csv
 import io
 import json
 import re
-import zlib
 from collections import Counter
 from dataclasses import dataclass
 from itertools import chain
@@ -35,6 +34,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from metrics.errors import InputError, file_line
+from metrics.io.source import MAX_BYTES, excel_formulas_without_values, read_input  # noqa: F401  (MAX_BYTES: re-export)
 from metrics.io.trec import TrecKind, detect_trec, parse_trec
 from metrics.schema import (
     ITEM,
@@ -48,9 +48,6 @@ from metrics.schema import (
 )
 
 Kind = Literal["run", "qrels", "table"]
-
-#: Largest decompressed size accepted (bytes).
-MAX_BYTES = 2 * 1024**3
 
 SUPPORTED = (
     "CSV, TSV, semicolon- or pipe-delimited text, Parquet, JSON Lines, Excel (.xlsx), "
@@ -228,66 +225,12 @@ def load_table(
     InputError
         When the bytes are not a readable table; the message names the line when known.
     """
-    raw, source = _read_source(data, name)
-    compressed = False
-    for _ in range(2):
-        if raw[:2] == b"\x1f\x8b":
-            raw = _gunzip(raw, source)
-            compressed = True
-    table = _dispatch(raw, source, kind)
-    table.compressed = compressed
-    if compressed:
+    loaded = read_input(data, name)
+    table = _dispatch(loaded.data, loaded.name, kind)
+    table.compressed = loaded.compressed
+    if loaded.compressed:
         table.notes = ("gzip-compressed",) + table.notes
     return table
-
-
-def _read_source(data: bytes | str | Path, name: str | None) -> tuple[bytes, str]:
-    if isinstance(data, (bytes, bytearray, memoryview)):
-        return bytes(data), name or "table"
-    if not isinstance(data, (str, Path)):
-        raise InputError(
-            f"Expected file bytes or a path, got {type(data).__name__}.",
-            source=name,
-            fix="Pass the file's bytes or its path.",
-        )
-    path = Path(data)
-    source = name or path.name
-    try:
-        return path.read_bytes(), source
-    except OSError as exc:
-        raise InputError(
-            f"Cannot read the file ({exc.strerror or exc}).",
-            source=source,
-            fix="Check that the path exists and is a readable file.",
-        ) from None
-
-
-def _gunzip(raw: bytes, source: str) -> bytes:
-    parts: list[bytes] = []
-    total = 0
-    rest = raw
-    try:
-        while rest[:2] == b"\x1f\x8b":
-            inflater = zlib.decompressobj(wbits=31)
-            chunk = inflater.decompress(rest, MAX_BYTES - total + 1)
-            total += len(chunk)
-            if total > MAX_BYTES or inflater.unconsumed_tail:
-                raise InputError(
-                    "The decompressed file is larger than 2 GB.",
-                    source=source,
-                    fix="Split the file or sample it before uploading.",
-                )
-            if not inflater.eof:
-                raise zlib.error("truncated gzip stream")
-            parts.append(chunk)
-            rest = inflater.unused_data
-    except zlib.error as exc:
-        raise InputError(
-            f"The file starts like a gzip archive but cannot be decompressed ({exc}).",
-            source=source,
-            fix="Compress it again with gzip, or upload the uncompressed file.",
-        ) from None
-    return b"".join(parts)
 
 
 _BINARY_MAGIC = {
@@ -358,7 +301,7 @@ def _decode(raw: bytes, source: str) -> tuple[str, str, bytes]:
         raise InputError(
             "The file looks binary (it contains NUL bytes), not a text table.",
             source=source,
-            fix=f"Upload {SUPPORTED}.",
+            fix=f"Use {SUPPORTED}.",
         )
     return text, encoding, utf8
 
@@ -437,6 +380,10 @@ def _read_excel(raw: bytes, source: str) -> LoadedTable:
     frame = pd.DataFrame(columns, index=pd.RangeIndex(len(body)))
     frame = _drop_empty_unnamed(frame)
     notes = (f"read the first of {sheets} sheets ('{title}')",) if sheets > 1 else ()
+    if any(v is None for r in body for v in r):
+        uncached = excel_formulas_without_values(raw)
+        if uncached:
+            notes += (f"{uncached:,} cells hold a formula without a saved value and read as empty",)
     return LoadedTable(
         source, frame, "excel", header=header, first_line=2 if header else 1, notes=notes
     )

@@ -25,6 +25,7 @@ from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
@@ -39,6 +40,7 @@ from metrics.io.roles import (
     refuse_doubtful_guesses,
     score_values,
 )
+from metrics.io.text_safety import visible, visible_frame
 from metrics.io.validation import DataHealth, Finding, check_table, validate
 from metrics.schema import DEFAULT_MODEL, ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE
 
@@ -68,10 +70,36 @@ def content_hash(*frames: pd.DataFrame | None) -> str:
             continue
         digest.update(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
         digest.update(str(len(frame)).encode())
-        if len(frame.columns):
-            values = pd.util.hash_pandas_object(frame, index=False).to_numpy()
-            digest.update(values.tobytes())
+        for column in frame.columns:
+            _hash_column(digest, frame[column])
     return digest.hexdigest()
+
+
+def _hash_column(digest: Any, values: pd.Series) -> None:
+    """Feed one column's values to ``digest``: the bytes of arrow strings and numpy numbers
+    directly (no per-cell work), other columns through pandas' hashing."""
+    array = values.array
+    if hasattr(array, "__arrow_array__") and not pd.api.types.is_numeric_dtype(values):
+        chunked = array.__arrow_array__()
+        if pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type):
+            strings = chunked.cast(pa.large_string()).combine_chunks()
+            _, offsets_buffer, data = strings.buffers()
+            offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[
+                strings.offset : strings.offset + len(strings) + 1
+            ]
+            digest.update(b"s")
+            digest.update((offsets - offsets[0]).tobytes())
+            if data is not None and len(offsets):
+                digest.update(memoryview(data)[int(offsets[0]) : int(offsets[-1])])
+            if strings.null_count:
+                digest.update(np.asarray(strings.is_null()).tobytes())
+            return
+    if isinstance(values.dtype, np.dtype) and values.dtype.kind in "biuf":
+        digest.update(b"n")
+        digest.update(np.ascontiguousarray(values.to_numpy()).tobytes())
+        return
+    digest.update(b"h")
+    digest.update(pd.util.hash_pandas_object(values, index=False).to_numpy().tobytes())
 
 
 @dataclass(frozen=True, eq=False)
@@ -349,11 +377,41 @@ def load_dataset(
         not numbers, no judgments, or no query shared by run and judgments.
     """
     mappings = dict(mappings or {})
-    run_tables = [
+    run_tables = _run_tables(runs)
+    run, inline_qrels, extra = _canonical_runs(run_tables, mappings)
+    judgments_table = _as_table(judgments) if judgments is not None else None
+    qrels_all = _judgments(inline_qrels, judgments_table, mappings, run_tables[0].name)
+    segments, seg_findings = _segments(run, queries, mappings)
+    run, qrels_all, segments = (visible_frame(f) for f in (run, qrels_all, segments))
+    health = validate(
+        run, qrels_all, k_max=k_max, relevance_level=relevance_level, settings=settings
+    )
+    health.raise_for_errors()
+    read = run_tables + ([judgments_table] if judgments_table is not None else [])
+    health.findings.extend(seg_findings + extra + _reading_findings(read))
+    run = _clean_run(run, segments)
+    qrels = clean_qrels(qrels_all)
+    _require_usable_rows(run, qrels, health, run_tables)
+    return Dataset(visible(name), run, qrels, segments, health, description)
+
+
+def _run_tables(
+    runs: Sequence[LoadedTable | str | Path] | LoadedTable | str | Path,
+) -> list[LoadedTable]:
+    """Stage 1: the run inputs as loaded tables (at least one)."""
+    tables = [
         _as_table(r) for r in ([runs] if isinstance(runs, (LoadedTable, str, Path)) else list(runs))
     ]
-    if not run_tables:
+    if not tables:
         raise InputError("No run was given.", fix="Load at least one run file.")
+    return tables
+
+
+def _canonical_runs(
+    run_tables: list[LoadedTable], mappings: dict[str, MappingLike]
+) -> tuple[pd.DataFrame, list[pd.DataFrame], list[Finding]]:
+    """Stage 2: every run table in canonical columns, concatenated with unique model names;
+    judgments carried by labelled runs split off; remarks on what was done."""
     extra: list[Finding] = []
     parts: list[tuple[pd.DataFrame, str]] = []
     inline_qrels: list[pd.DataFrame] = []
@@ -361,6 +419,13 @@ def load_dataset(
         part = canonical_run(table, mappings.get(table.name))
         if LABEL in part.columns:
             judged_only = int(part[SCORE].isna().sum())
+            if judged_only == len(part):
+                raise _unusable(
+                    table,
+                    f"none of its {len(part):,} rows has a score or a rank",
+                    "Map the column with the model's scores (or ranks) to the score role; "
+                    "rows without one are read as judgments only.",
+                )
             if judged_only:
                 extra.append(
                     Finding(
@@ -384,6 +449,16 @@ def load_dataset(
         parts.append((part, table.stem))
     _rename_colliding_models(parts)
     run = pd.concat([p for p, _ in parts], ignore_index=True) if len(parts) > 1 else parts[0][0]
+    return run, inline_qrels, extra
+
+
+def _judgments(
+    inline_qrels: list[pd.DataFrame],
+    judgments: LoadedTable | str | Path | None,
+    mappings: dict[str, MappingLike],
+    run_source: str,
+) -> pd.DataFrame:
+    """Stage 3: the judgments file (if any) and the judgments carried by the runs, together."""
     qrels_parts = (
         [clean_qrels(pd.concat(inline_qrels, ignore_index=True))]
         if len(inline_qrels) > 1
@@ -395,22 +470,51 @@ def load_dataset(
     if not qrels_parts:
         raise InputError(
             "There are no judgments: the run has no label column and no judgments file was given.",
-            source=run_tables[0].name,
+            source=run_source,
             fix="Add a judgments (qrels) file, or map a label column of the run.",
             code="no_judgments",
         )
-    qrels_all = (
-        pd.concat(qrels_parts, ignore_index=True) if len(qrels_parts) > 1 else qrels_parts[0]
+    return pd.concat(qrels_parts, ignore_index=True) if len(qrels_parts) > 1 else qrels_parts[0]
+
+
+def _unusable(table: LoadedTable, reason: str, fix: str) -> InputError:
+    notes = [n for n in table.notes if "formula" in n]
+    return InputError(
+        f"Nothing can be evaluated: {reason}." + "".join(f" Note: {n}." for n in notes),
+        source=table.name,
+        fix=fix + (" " + EXCEL_FIX if table.format == "excel" else ""),
     )
-    segments, seg_findings = _segments(run, queries, mappings)
-    health = validate(
-        run, qrels_all, k_max=k_max, relevance_level=relevance_level, settings=settings
+
+
+#: What to do about a workbook whose cells read as empty.
+EXCEL_FIX = (
+    "In Excel, formulas are read from the values Excel saved with them (open the workbook in "
+    "Excel and save it again, or paste the values), and merged cells keep their value only in "
+    "the first cell (unmerge and fill them)."
+)
+
+
+def _require_usable_rows(
+    run: pd.DataFrame, qrels: pd.DataFrame, health: DataHealth, tables: list[LoadedTable]
+) -> None:
+    """Stage 5: refuse a data set left without rows (or judgments) once unusable rows are
+    dropped, saying what was dropped and why."""
+    if len(run) and len(qrels):
+        return
+    dropped = [f.message for f in health.findings if f.severity == "warning"]
+    what = "rows in the run" if not len(run) else "judgments"
+    reason = f"no usable {what} are left once unusable ones are dropped" + (
+        ". Dropped: " + " ".join(d.rstrip(".") + "." for d in dropped).rstrip(".")
+        if dropped
+        else ""
     )
-    health.raise_for_errors()
-    read = run_tables + ([jt] if judgments is not None else [])
-    health.findings.extend(seg_findings + extra + _reading_findings(read))
-    run = _clean_run(run, segments)
-    return Dataset(name, run, clean_qrels(qrels_all), segments, health, description)
+    table = tables[0]
+    raise _unusable(
+        table,
+        reason,
+        "Fill in the query id, item id and score (or rank) of every result, and a label for "
+        "every judgment.",
+    )
 
 
 def _reading_findings(tables: list[LoadedTable]) -> list[Finding]:

@@ -26,6 +26,7 @@ import pandas as pd
 
 from metrics.engine.settings import Settings
 from metrics.io.export import to_csv_bytes
+from metrics.io.text_safety import visible
 from metrics.review.compare import CompareOptions
 
 _CSS = """
@@ -107,7 +108,7 @@ class ReportInputs:
 
 
 def _e(value: object) -> str:
-    return html.escape(str(value), quote=True)
+    return html.escape(visible(value), quote=True)
 
 
 def _cell(value: object, column: str) -> tuple[str, bool]:

@@ -45,7 +45,7 @@ def evaluation_at(
 # --------------------------------------------------------------------------- cached tables
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
 def _comparison(
     content_hash: str,
     key: tuple,
@@ -96,7 +96,7 @@ def comparison(
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
 def _delta_curve(
     content_hash: str,
     key: tuple,
@@ -140,7 +140,7 @@ def delta_curve(
     return table[table["k"] >= k_from].reset_index(drop=True)
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
 def _query_deltas(
     content_hash: str,
     key: tuple,
@@ -179,7 +179,7 @@ def per_query_deltas(
     )
 
 
-@st.cache_data(max_entries=32, show_spinner=False)
+@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
 def _segments(
     content_hash: str,
     key: tuple,

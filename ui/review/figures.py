@@ -6,13 +6,12 @@ label, since plotly renders a subset of HTML in titles, ticks and hovers.
 
 from __future__ import annotations
 
-import html
-
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from ui.figures import PALETTE
+from ui.safe import plotly_text
 
 BETTER = "#1a7f37"
 WORSE = "#cf222e"
@@ -22,7 +21,7 @@ DIRECTION_COLOURS = {"better": BETTER, "worse": WORSE, "no clear difference": NE
 
 
 def _safe(text: object) -> str:
-    return html.escape(str(text))
+    return plotly_text(text)
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:

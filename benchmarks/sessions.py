@@ -1,0 +1,202 @@
+"""Many browser sessions against one server: time to curves, peak memory, memory that comes back.
+
+Run with ``python -m benchmarks.sessions --sessions 1 5 10``. For each N it starts a fresh
+``streamlit run app.py``, measures the idle server (one visit to the app, then the tab closed),
+then opens N browser sessions (separate Chromium contexts) at once; each uploads its own
+1,000,000-row CSV run (two models x 5,000 queries x 100 results, a different seed per session)
+and judgments, opens Curves and waits for the charts. It reports
+
+* time to curves: from choosing the files until the Curves page has drawn its charts (median and
+  slowest of the N sessions);
+* peak memory: the server's highest resident set size (``VmHWM`` of ``/proc/PID/status``), and
+  how much above idle;
+* memory after close: the server's resident set size 2 minutes after every tab closed, and how
+  far it is from idle (target: within 20%).
+
+"Idle" is the server after one visit to the Data and Curves pages of the sample (so the modules
+every session imports are loaded), with that tab closed.
+
+The server runs with the app's ``.streamlit/config.toml`` (a closed session is released a minute
+after its connection ends).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from contextlib import contextmanager
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.app_speed import write_files  # noqa: E402
+from tests.browser.support import CHROMIUM, LAUNCH_ARGS  # noqa: E402
+
+SETTLE_SECONDS = 120.0
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def server():
+    """A fresh app server; yields (url, pid)."""
+    port = _free_port()
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+         "--server.address", "127.0.0.1"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("the server did not start")
+            time.sleep(0.25)
+        yield url, proc.pid
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def memory_mb(pid: int) -> tuple[float, float]:
+    """(current, peak) resident set size of ``pid`` in MB."""
+    fields = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        fields[key] = value.strip()
+    return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+async def _wait_idle(page, timeout: float = 600_000) -> None:
+    await page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
+    await page.wait_for_timeout(300)
+    await page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout
+    )
+
+
+async def one_session(browser, url: str, run: Path, qrels: Path) -> float:
+    """Upload ``run`` and ``qrels`` in a new session and wait for the curves; seconds taken."""
+    context = await browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(600_000)
+    page = await context.new_page()
+    await page.goto(url)
+    await page.get_by_text("Validation report").first.wait_for(timeout=600_000)
+    await page.get_by_text("Upload files", exact=True).click()
+    await page.get_by_text("Upload at least one run file").first.wait_for(timeout=600_000)
+    inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    start = time.perf_counter()
+    await inputs.nth(1).set_input_files(str(qrels))
+    await inputs.nth(0).set_input_files(str(run))
+    await (
+        page.locator('[data-testid="stSidebar"] [data-testid="stText"]')
+        .filter(has_text=run.name)
+        .wait_for(timeout=600_000)
+    )
+    await page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Curves").first.click()
+    await page.get_by_text("Values at standard cutoffs").first.wait_for(timeout=600_000)
+    await page.locator(".js-plotly-plot").nth(4).wait_for(timeout=600_000)
+    taken = time.perf_counter() - start
+    await _wait_idle(page)
+    return taken, context
+
+
+async def run_sessions(url: str, files: list[tuple[Path, Path]]) -> list[float]:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        results = await asyncio.gather(*(one_session(browser, url, r, q) for r, q in files))
+        for _, context in results:
+            await context.close()
+        await browser.close()
+    return [taken for taken, _ in results]
+
+
+async def warm_up(url: str) -> None:
+    from playwright.async_api import async_playwright
+
+    async with async_playwright() as p:
+        browser = await p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
+        page = await browser.new_page(viewport={"width": 1400, "height": 1000})
+        page.set_default_timeout(600_000)
+        await page.goto(url)
+        await page.get_by_text("Validation report").first.wait_for()
+        await _wait_idle(page)
+        await page.locator('[data-testid="stSidebarNav"] a').filter(has_text="Curves").first.click()
+        await page.locator(".js-plotly-plot").nth(4).wait_for()
+        await _wait_idle(page)
+        await browser.close()
+
+
+def measure(n: int, files: list[tuple[Path, Path]], settle: float) -> dict[str, float]:
+    with server() as (url, pid):
+        asyncio.run(warm_up(url))
+        time.sleep(5)
+        idle, _ = memory_mb(pid)
+        times = asyncio.run(run_sessions(url, files[:n]))
+        _, peak = memory_mb(pid)
+        time.sleep(settle)
+        after, _ = memory_mb(pid)
+    return {
+        "n": n,
+        "median_s": statistics.median(times),
+        "max_s": max(times),
+        "idle_mb": idle,
+        "peak_mb": peak,
+        "after_mb": after,
+        "after_vs_idle": after / idle - 1,
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--sessions", type=int, nargs="+", default=[1, 5, 10])
+    parser.add_argument("--settle", type=float, default=SETTLE_SECONDS)
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        files = []
+        for i in range(max(args.sessions)):
+            directory = Path(tmp) / f"s{i}"
+            directory.mkdir()
+            run, qrels = write_files(directory, seed=100 + i)
+            run = run.rename(directory / f"run_1m_{i}.csv")
+            files.append((run, qrels))
+        print(f"{len(files)} runs of 1,000,000 rows written; load {os.getloadavg()[0]:.1f}")
+        print("| sessions | time to curves: median s | slowest s | idle MB | peak MB "
+              "| peak above idle MB | 2 min after close MB | after vs idle |")  # fmt: skip
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+        for n in args.sessions:
+            r = measure(n, files, args.settle)
+            print(
+                f"| {n} | {r['median_s']:.1f} | {r['max_s']:.1f} | {r['idle_mb']:.0f} "
+                f"| {r['peak_mb']:,.0f} | {r['peak_mb'] - r['idle_mb']:,.0f} "
+                f"| {r['after_mb']:.0f} | {r['after_vs_idle']:+.0%} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,415 @@
+"""The byte layer: reading a file's bytes within bounds, before any parsing.
+
+Every input, an uploaded file's bytes or a path on the command line, goes through
+:func:`read_input`, which
+
+- refuses paths that are not regular files (FIFOs, devices, directories) before opening them,
+  so nothing blocks or reads forever;
+- reads at most :data:`MAX_BYTES` (the byte budget), and decompresses gzip as a stream, checking
+  the budget after every step, so memory stays near the budget whatever the compression ratio;
+- looks at the first decompressed bytes before reading the rest: a file that is binary (NUL
+  bytes, such as a gzip of zeros) is refused at once;
+- refuses NUL bytes anywhere in a text file, naming the line (runs and judgments alike), a first
+  line longer than :data:`MAX_LINE_BYTES` and a header of more than :data:`MAX_COLUMNS` columns.
+
+Messages fit where the input came from: bytes are an upload ("Upload ..."), a path is a file on
+the command line ("Give ...").
+"""
+
+from __future__ import annotations
+
+import codecs
+import os
+import re
+import stat
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Literal
+
+from metrics.errors import InputError
+
+#: Largest decompressed size read (bytes).
+MAX_BYTES = 2 * 1024**3
+#: Longest first line (a header or a record) of a text table (bytes).
+MAX_LINE_BYTES = 1024**2
+#: Most columns a text table may have.
+MAX_COLUMNS = 10_000
+#: Bytes looked at before the rest is read or decompressed.
+HEAD_BYTES = 65_536
+
+_GZIP = b"\x1f\x8b"
+_LEADING = re.compile(rb"(?:\xef\xbb\xbf)?[\r\n]*")
+_INPUT_STEP = 1 << 20  # compressed bytes fed to the inflater per step
+_OUTPUT_STEP = 1 << 23  # largest decompressed piece produced per step
+_BINARY_HEADS = (b"PAR1", b"PK\x03\x04", codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+Origin = Literal["upload", "path"]
+
+FORMATS_TEXT = (
+    "a CSV, TSV, Parquet, JSON Lines, Excel (.xlsx) or TREC file, optionally gzip-compressed"
+)
+
+
+@dataclass(frozen=True)
+class RawInput:
+    """The bytes of one input, decompressed and checked.
+
+    Attributes
+    ----------
+    data:
+        The (decompressed) bytes.
+    name:
+        File name for messages.
+    compressed:
+        Whether the input was gzip-compressed.
+    origin:
+        ``"upload"`` for bytes, ``"path"`` for a file read from disk.
+    """
+
+    data: bytes
+    name: str
+    compressed: bool
+    origin: Origin
+
+
+def use_text(origin: Origin) -> str:
+    """The start of a fix sentence that fits the interface: ``Upload`` or ``Give``."""
+    return "Upload" if origin == "upload" else "Give"
+
+
+def check_regular_file(path: str | Path, name: str | None = None) -> os.stat_result:
+    """Refuse paths that are not regular files, without opening them.
+
+    Parameters
+    ----------
+    path:
+        The path given.
+    name:
+        Name for messages; defaults to the path's name.
+
+    Returns
+    -------
+    os.stat_result
+
+    Raises
+    ------
+    InputError
+        For a missing path, a directory, a FIFO (named pipe), a device such as ``/dev/zero`` or a
+        socket.
+    """
+    source = name or Path(path).name or str(path)
+    try:
+        info = os.stat(path)
+    except OSError as exc:
+        raise InputError(
+            f"Cannot read the file ({exc.strerror or exc}).",
+            source=source,
+            fix="Check that the path exists and is a readable file.",
+        ) from None
+    mode = info.st_mode
+    if stat.S_ISREG(mode):
+        return info
+    what = (
+        "a directory"
+        if stat.S_ISDIR(mode)
+        else "a named pipe (FIFO)"
+        if stat.S_ISFIFO(mode)
+        else "a device"
+        if stat.S_ISCHR(mode) or stat.S_ISBLK(mode)
+        else "a socket"
+        if stat.S_ISSOCK(mode)
+        else "not a regular file"
+    )
+    raise InputError(
+        f"'{path}' is {what}, not a regular file; only files are read.",
+        source=source,
+        fix="Give the path of a file inside the directory."
+        if stat.S_ISDIR(mode)
+        else "Save the data to a file first and give its path.",
+    )
+
+
+def check_file(path: str | Path, name: str | None = None, *, budget: int = MAX_BYTES) -> None:
+    """The command line's checks on a path before a fast reader opens it: a regular file, within
+    the budget, and, for text, no NUL byte anywhere (read in steps, nothing kept).
+
+    Raises
+    ------
+    InputError
+        As :func:`check_regular_file`, for a file over the budget, or for a NUL byte in a text
+        file (naming its line).
+    """
+    source = name or Path(path).name
+    info = check_regular_file(path, source)
+    if info.st_size > budget:
+        raise _too_large(source, "path", False, budget)
+    with open(path, "rb") as handle:
+        head = handle.read(HEAD_BYTES)
+        if not _is_text(head):
+            return
+        check_head(head, source, "path")
+        lines, chunk, read = head.count(b"\n"), head, len(head)
+        while chunk:
+            chunk = handle.read(_OUTPUT_STEP)
+            read += len(chunk)
+            nul = chunk.find(b"\x00")
+            if nul >= 0:
+                raise _nul_error(source, lines + chunk.count(b"\n", 0, nul) + 1)
+            lines += chunk.count(b"\n")
+            if read > budget:
+                raise _too_large(source, "path", False, budget)
+
+
+def _too_large(source: str, origin: Origin, compressed: bool, budget: int) -> InputError:
+    size = _size_text(budget)
+    return InputError(
+        f"The {'decompressed ' if compressed else ''}file is larger than {size}; "
+        f"reading stopped at {size}.",
+        source=source,
+        fix="Split the file or sample it"
+        + (" before uploading." if origin == "upload" else ", then give the smaller files."),
+    )
+
+
+def _size_text(n: int) -> str:
+    for unit, size in (("GB", 1024**3), ("MB", 1024**2), ("KB", 1024)):
+        if n >= size:
+            value = n / size
+            return f"{value:.0f} {unit}" if value == int(value) else f"{value:.1f} {unit}"
+    return f"{n} bytes"
+
+
+def read_input(
+    data: bytes | bytearray | memoryview | str | Path,
+    name: str | None = None,
+    *,
+    budget: int = MAX_BYTES,
+) -> RawInput:
+    """Read an input's bytes within the budget, decompressing gzip as a stream.
+
+    Parameters
+    ----------
+    data:
+        An uploaded file's bytes, or a path.
+    name:
+        File name for messages; defaults to the path's name (``"table"`` for bytes).
+    budget:
+        Largest (decompressed) size read, in bytes.
+
+    Returns
+    -------
+    RawInput
+
+    Raises
+    ------
+    InputError
+        For paths that are not regular files, inputs over the budget, broken gzip, binary
+        content and text that cannot be a table (see :func:`check_text`).
+    """
+    if isinstance(data, (bytes, bytearray, memoryview)):
+        raw, source, origin = bytes(data), name or "table", "upload"
+    elif isinstance(data, (str, Path)):
+        source = name or Path(data).name
+        raw, origin = _read_path(Path(data), source, budget), "path"
+    else:
+        raise InputError(
+            f"Expected file bytes or a path, got {type(data).__name__}.",
+            source=name,
+            fix="Pass the file's bytes or its path.",
+        )
+    compressed = False
+    for _ in range(2):  # a gzip of a gzip is read too
+        if raw[:2] != _GZIP:
+            break
+        raw = _gunzip(raw, source, origin, budget)
+        compressed = True
+    if len(raw) > budget:
+        raise _too_large(source, origin, compressed, budget)
+    check_text(raw, source, origin)
+    return RawInput(raw, source, compressed, origin)
+
+
+def _read_path(path: Path, source: str, budget: int) -> bytes:
+    info = check_regular_file(path, source)
+    if info.st_size > budget:
+        raise _too_large(source, "path", False, budget)
+    try:
+        with open(path, "rb") as handle:
+            raw = handle.read(budget + 1)
+    except OSError as exc:
+        raise InputError(
+            f"Cannot read the file ({exc.strerror or exc}).",
+            source=source,
+            fix="Check that the path exists and is a readable file.",
+        ) from None
+    if len(raw) > budget:
+        raise _too_large(source, "path", False, budget)
+    return raw
+
+
+def _gunzip(raw: bytes, source: str, origin: Origin, budget: int) -> bytes:
+    """Decompress every gzip member within ``budget`` (see :func:`_inflate`)."""
+    try:
+        return _inflate(raw, source, origin, budget)
+    except zlib.error as exc:
+        raise InputError(
+            f"The file starts like a gzip archive but cannot be decompressed ({exc}).",
+            source=source,
+            fix="Compress it again with gzip, or "
+            + ("upload the uncompressed file." if origin == "upload" else "give the plain file."),
+        ) from None
+
+
+def _inflate(raw: bytes, source: str, origin: Origin, budget: int) -> bytes:
+    """Decompress step by step, checking the budget after each step; the first
+    :data:`HEAD_BYTES` are checked for binary content before the rest is decompressed."""
+    out = bytearray()
+    view = memoryview(raw)
+    position = 0
+    inflater = zlib.decompressobj(wbits=31)
+    feed: bytes | memoryview = b""
+    head_checked = False
+    while True:
+        if not feed:
+            if position >= len(view):
+                break
+            feed = view[position : position + _INPUT_STEP]
+            position += len(feed)
+        out += inflater.decompress(feed, _OUTPUT_STEP)
+        feed = inflater.unconsumed_tail
+        if len(out) > budget:
+            raise _too_large(source, origin, True, budget)
+        if not head_checked and (len(out) >= HEAD_BYTES or inflater.eof):
+            check_head(bytes(out[:HEAD_BYTES]), source, origin)
+            head_checked = True
+        if inflater.eof:
+            more = bytes(view[position : position + _INPUT_STEP])
+            position += len(more)
+            feed = bytes(inflater.unused_data) + more
+            if feed[:2] != _GZIP:
+                break  # trailing bytes after the last member are ignored, as gzip does
+            inflater = zlib.decompressobj(wbits=31)
+    if not inflater.eof:
+        raise zlib.error("the compressed data ends too early")
+    return bytes(out)
+
+
+def _is_text(head: bytes) -> bool:
+    return not head.startswith(_BINARY_HEADS) and head[:2] != _GZIP
+
+
+def check_head(head: bytes, source: str, origin: Origin) -> None:
+    """Refuse NUL bytes in the first bytes of what is not a known binary format, before the
+    rest is read: binary content when the first line holds one, else a damaged line."""
+    if not _is_text(head):
+        return
+    nul = head.find(b"\x00")
+    if nul < 0:
+        return
+    if b"\n" not in head[:nul]:
+        raise InputError(
+            "The file looks binary (it contains NUL bytes), not a text table.",
+            source=source,
+            fix=f"{use_text(origin)} {FORMATS_TEXT}.",
+        )
+    raise _nul_error(source, head.count(b"\n", 0, nul) + 1)
+
+
+def _nul_error(source: str, line: int) -> InputError:
+    return InputError(
+        "The file holds a NUL byte, which no text table contains.",
+        source=source,
+        line=line,
+        fix="Remove the NUL bytes (the file may be damaged or not a text table).",
+    )
+
+
+def check_text(raw: bytes, source: str, origin: Origin) -> None:
+    """Checks on a whole text input: NUL bytes, the first line's length, the number of columns.
+
+    Binary formats (gzip, Parquet, Excel, UTF-16 text) are left to their readers.
+
+    Raises
+    ------
+    InputError
+        For a NUL byte (naming its line), a first line over :data:`MAX_LINE_BYTES`, or a first
+        line with more than :data:`MAX_COLUMNS` fields.
+    """
+    head = raw[:HEAD_BYTES]
+    if not _is_text(head):
+        return
+    check_head(head, source, origin)
+    nul = raw.find(b"\x00")
+    if nul >= 0:
+        raise _nul_error(source, raw.count(b"\n", 0, nul) + 1)
+    start = _LEADING.match(raw).end()  # type: ignore[union-attr]
+    end = raw.find(b"\n", start, start + MAX_LINE_BYTES + 1)
+    if end < 0 and len(raw) - start > MAX_LINE_BYTES:
+        raise InputError(
+            f"The first line is longer than {_size_text(MAX_LINE_BYTES)}; "
+            "this is not a table the app can read.",
+            source=source,
+            line=raw.count(b"\n", 0, start) + 1,
+            fix="Check that rows end with line breaks, or transpose the table so that "
+            "records are rows.",
+        )
+    first = raw[start : end if end >= 0 else len(raw)]
+    fields = max(first.count(d) for d in (b",", b"\t", b";", b"|")) + 1
+    if fields > MAX_COLUMNS:
+        raise InputError(
+            f"The first line has {fields:,} columns; at most {MAX_COLUMNS:,} are read.",
+            source=source,
+            line=raw.count(b"\n", 0, start) + 1,
+            fix="Keep the columns that matter (query, item, score or label, segments) "
+            "or transpose the table so that records are rows.",
+        )
+
+
+def excel_formulas_without_values(raw: bytes, limit: int = 1_000_000) -> int:
+    """Cells of the first sheet that hold a formula but no value saved with it.
+
+    Such cells read as empty (nothing is ever computed from a workbook); a workbook written by a
+    program other than Excel often has them. Only the first ``limit`` cells are looked at.
+    """
+    import io
+
+    from openpyxl import load_workbook
+
+    try:
+        formulas = load_workbook(io.BytesIO(raw), read_only=True, data_only=False)
+        values = load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
+    except Exception:  # the reader reports broken workbooks
+        return 0
+    count, seen = 0, 0
+    try:
+        rows = zip(
+            formulas.worksheets[0].iter_rows(values_only=True),
+            values.worksheets[0].iter_rows(values_only=True),
+        )
+        for formula_row, value_row in rows:
+            for formula, value in zip(formula_row, value_row):
+                seen += 1
+                if value is None and isinstance(formula, str) and formula.startswith("="):
+                    count += 1
+            if seen >= limit:
+                break
+    finally:
+        formulas.close()
+        values.close()
+    return count
+
+
+__all__ = [
+    "HEAD_BYTES",
+    "MAX_BYTES",
+    "MAX_COLUMNS",
+    "MAX_LINE_BYTES",
+    "RawInput",
+    "check_file",
+    "check_head",
+    "check_regular_file",
+    "check_text",
+    "excel_formulas_without_values",
+    "read_input",
+]

@@ -1,0 +1,93 @@
+"""Where results live: a time to live, a byte budget and one computation per key; uploads'
+results in the session, samples' results shared."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import numpy as np
+
+from tests.app_support import fresh_app, open_page
+from tests.test_app_data import QRELS, RUN, upload
+from ui import memo
+from ui.memo import ResultCache, size_of
+
+
+def test_an_entry_is_computed_once_and_then_served():
+    cache = ResultCache(ttl=60, max_bytes=10**6, max_entries=8)
+    calls = []
+    for _ in range(3):
+        assert cache.get("k", lambda: calls.append(1) or 42) == 42
+    assert calls == [1]
+
+
+def test_an_entry_past_its_time_to_live_is_computed_again_and_swept(monkeypatch):
+    now = [1000.0]
+    monkeypatch.setattr(memo.time, "monotonic", lambda: now[0])
+    cache = ResultCache(ttl=10, max_bytes=10**6, max_entries=8)
+    cache.get("a", lambda: np.zeros(10))
+    now[0] += 11
+    assert cache.sweep() == 1 and len(cache) == 0 and cache.nbytes == 0
+    calls = []
+    cache.get("a", lambda: calls.append(1) or 1)
+    assert calls == [1]
+
+
+def test_the_byte_budget_drops_the_least_recently_used_entries():
+    cache = ResultCache(ttl=60, max_bytes=2_500, max_entries=100)
+    cache.get("a", lambda: np.zeros(100))  # 800 bytes each
+    cache.get("b", lambda: np.zeros(100))
+    cache.get("a", lambda: None)  # a is used again, so b is the oldest
+    cache.get("c", lambda: np.zeros(100))
+    cache.get("d", lambda: np.zeros(100))
+    assert cache.nbytes <= 2_500
+    assert isinstance(cache.get("a", lambda: "recomputed"), np.ndarray)
+    assert cache.get("b", lambda: "recomputed") == "recomputed"
+
+
+def test_an_entry_larger_than_the_budget_is_returned_but_not_kept():
+    cache = ResultCache(ttl=60, max_bytes=100, max_entries=100)
+    assert cache.get("big", lambda: np.zeros(1000)).shape == (1000,)
+    assert len(cache) == 0
+
+
+def test_concurrent_callers_of_one_key_share_one_computation():
+    cache = ResultCache(ttl=60, max_bytes=10**6, max_entries=8)
+    calls = []
+
+    def slow():
+        calls.append(1)
+        time.sleep(0.2)
+        return 7
+
+    threads = [threading.Thread(target=cache.get, args=("k", slow)) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert calls == [1]
+
+
+def test_size_of_counts_arrays_inside_dicts_and_frames():
+    import pandas as pd
+
+    assert size_of({"m": np.zeros(1000)}) == 8000
+    assert size_of(pd.DataFrame({"x": np.zeros(1000)})) >= 8000
+
+
+def test_an_uploads_results_live_in_its_session_and_a_samples_results_are_shared():
+    at = open_page(fresh_app(), "curves")
+    sample_hash = at.session_state["view"] and next(iter(memo.SHARED._entries))[0]
+    at = upload(fresh_app(), [("run.csv", RUN, "text/csv")], ("judged.csv", QRELS, "text/csv"))
+    open_page(at, "curves")
+    upload_hash = at.session_state["upload_dataset"].content_hash
+    store = at.session_state[memo.SESSION_KEY]
+    assert any(key[0] == upload_hash for key in store._entries)
+    assert all(key[0] != upload_hash for key in memo.SHARED._entries)
+    assert all(key[0] != sample_hash for key in store._entries)
+
+
+def test_releasing_closed_sessions_without_a_server_does_nothing():
+    assert memo.release_closed_sessions() == 0
+    memo.release_memory()

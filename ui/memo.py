@@ -1,0 +1,275 @@
+"""Where computed results live, so that memory comes back when it is no longer needed.
+
+- Results of an uploaded or hand-built data set belong to the browser session that made it: they
+  are kept in that session's state (:func:`session_store`) and released with the session.
+- Results of the bundled samples are shared by every session (:data:`SHARED`), with a time to
+  live and a byte budget.
+
+Both are a :class:`ResultCache`: least recently used entries go first when the entry count or the
+byte budget is exceeded, expired entries are dropped, and one lock per key makes a second caller
+wait for a computation under way instead of repeating it. A background sweeper drops expired
+shared entries, shuts down sessions whose tab closed (:func:`release_closed_sessions`) and hands
+freed memory back to the system, even when no page runs.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import gc
+import threading
+import time
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from dataclasses import fields, is_dataclass
+from typing import Any, TypeVar
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import streamlit as st
+
+T = TypeVar("T")
+
+SESSION_KEY = "_results"
+#: Shared (sample) results: time to live (seconds), byte budget, entries.
+SHARED_TTL, SHARED_BYTES, SHARED_ENTRIES = 600.0, 256 * 1024**2, 128
+#: One session's results: time to live (seconds), byte budget, entries.
+SESSION_TTL, SESSION_BYTES, SESSION_ENTRIES = 1800.0, 1024**3, 48
+#: Seconds between sweeps of the shared cache.
+SWEEP_SECONDS = 20.0
+
+
+def size_of(value: object, _depth: int = 0) -> int:
+    """Bytes held by a result: numpy and arrow buffers, frames, and containers of them."""
+    if _depth > 4 or value is None:
+        return 0
+    if isinstance(value, np.ndarray):
+        extra = 0
+        if value.dtype == object and value.size:
+            extra = 64 * value.size  # Python objects, roughly
+        return int(value.nbytes) + extra
+    if isinstance(value, pd.DataFrame):
+        return int(value.memory_usage(index=True, deep=False).sum())
+    if isinstance(value, pd.Series):
+        return int(value.memory_usage(index=True, deep=False))
+    if hasattr(value, "nbytes") and isinstance(value.nbytes, int):
+        return int(value.nbytes)
+    if isinstance(value, dict):
+        return sum(size_of(v, _depth + 1) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return sum(size_of(v, _depth + 1) for v in value)
+    if is_dataclass(value):
+        return sum(size_of(getattr(value, f.name, None), _depth + 1) for f in fields(value))
+    return 64
+
+
+class ResultCache:
+    """Thread-safe results by key, with a time to live, an entry limit and a byte budget.
+
+    Parameters
+    ----------
+    ttl:
+        Seconds an entry lives after it was last used.
+    max_bytes:
+        Budget of the entries' :func:`size_of`; least recently used entries are dropped beyond it
+        (an entry larger than the budget is returned but not kept).
+    max_entries:
+        Most entries kept.
+    """
+
+    def __init__(self, ttl: float, max_bytes: int, max_entries: int) -> None:
+        self.ttl = ttl
+        self.max_bytes = max_bytes
+        self.max_entries = max_entries
+        self._entries: OrderedDict[Hashable, tuple[Any, int, float]] = OrderedDict()
+        self._bytes = 0
+        self._lock = threading.Lock()
+        self._key_locks: dict[Hashable, threading.Lock] = {}
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    @property
+    def nbytes(self) -> int:
+        """Bytes held by the entries."""
+        return self._bytes
+
+    def _lookup(self, key: Hashable, now: float) -> tuple[bool, Any]:
+        entry = self._entries.get(key)
+        if entry is None:
+            return False, None
+        value, size, used = entry
+        if now - used > self.ttl:
+            self._drop(key)
+            return False, None
+        self._entries[key] = (value, size, now)
+        self._entries.move_to_end(key)
+        return True, value
+
+    def _drop(self, key: Hashable) -> None:
+        _, size, _ = self._entries.pop(key)
+        self._bytes -= size
+
+    def get(self, key: Hashable, compute: Callable[[], T]) -> T:
+        """The entry of ``key``, computed by ``compute`` (once, even when asked concurrently)."""
+        with self._lock:
+            found, value = self._lookup(key, time.monotonic())
+            if found:
+                return value
+            key_lock = self._key_locks.setdefault(key, threading.Lock())
+        with key_lock:
+            with self._lock:
+                found, value = self._lookup(key, time.monotonic())
+            if found:
+                return value
+            value = compute()
+            self._store(key, value)
+        with self._lock:
+            self._key_locks.pop(key, None)
+        return value
+
+    def _store(self, key: Hashable, value: Any) -> None:
+        size = size_of(value)
+        with self._lock:
+            if size > self.max_bytes:
+                return
+            if key in self._entries:
+                self._drop(key)
+            self._entries[key] = (value, size, time.monotonic())
+            self._bytes += size
+            while self._entries and (
+                self._bytes > self.max_bytes or len(self._entries) > self.max_entries
+            ):
+                self._drop(next(iter(self._entries)))
+
+    def sweep(self) -> int:
+        """Drop expired entries; returns how many were dropped."""
+        now = time.monotonic()
+        with self._lock:
+            old = [k for k, (_, _, used) in self._entries.items() if now - used > self.ttl]
+            for key in old:
+                self._drop(key)
+        return len(old)
+
+    def clear(self) -> None:
+        """Drop every entry."""
+        with self._lock:
+            self._entries.clear()
+            self._bytes = 0
+
+
+#: Results of the bundled samples, shared by every session.
+SHARED = ResultCache(SHARED_TTL, SHARED_BYTES, SHARED_ENTRIES)
+_shared_hashes: set[str] = set()
+_sweeper: threading.Thread | None = None
+_sweeper_lock = threading.Lock()
+
+
+def share(content_hash: str) -> None:
+    """Mark a data set (a bundled sample) as shared by every session."""
+    _shared_hashes.add(content_hash)
+
+
+def session_store() -> ResultCache:
+    """This browser session's results (created on first use; released with the session)."""
+    store = st.session_state.get(SESSION_KEY)
+    if not isinstance(store, ResultCache):
+        store = ResultCache(SESSION_TTL, SESSION_BYTES, SESSION_ENTRIES)
+        st.session_state[SESSION_KEY] = store
+    return store
+
+
+def store_for(content_hash: str) -> ResultCache:
+    """The shared cache for samples, the session's store for anything else."""
+    _start_sweeper()
+    return SHARED if content_hash in _shared_hashes else session_store()
+
+
+def cached(
+    content_hash: str, key: tuple, compute: Callable[[], T], store: ResultCache | None = None
+) -> T:
+    """``compute()`` once per (``content_hash``, ``key``) in the data set's store."""
+    where = store if store is not None else store_for(content_hash)
+    return where.get((content_hash, *key), compute)
+
+
+_M_ARENA_MAX = -8  # mallopt parameter of glibc's malloc.h
+
+
+def limit_malloc_arenas(arenas: int = 2) -> bool:
+    """Let glibc's malloc use at most ``arenas`` heaps (as ``MALLOC_ARENA_MAX`` does).
+
+    By default glibc gives threads up to eight heaps per core; Streamlit runs every page run in a
+    new thread, and memory freed in one heap is reused only by the threads that use it, so a
+    server that served large uploads keeps much more memory than it holds. Returns whether the
+    setting was applied (not on other C libraries).
+    """
+    try:
+        return bool(ctypes.CDLL("libc.so.6").mallopt(_M_ARENA_MAX, arenas))
+    except (OSError, AttributeError):
+        return False
+
+
+def release_memory() -> None:
+    """Collect garbage and hand freed memory back to the system (arrow's pool, glibc's heap)."""
+    gc.collect()
+    pa.default_memory_pool().release_unused()  # arrow's allocator keeps freed pages otherwise
+    with contextlib.suppress(OSError, AttributeError):  # not glibc
+        ctypes.CDLL("libc.so.6").malloc_trim(0)
+
+
+def release_closed_sessions() -> int:
+    """Shut down sessions whose tab closed longer ago than ``server.disconnectedSessionTTL``.
+
+    Streamlit keeps a closed session for reconnection in a time-to-live cache whose expired
+    entries are only removed by the next write to it (the next tab that closes), and removes a
+    session's uploaded files only when it shuts the session down. Without this, a closed
+    session's uploads and state stay in memory until some other tab closes. Returns how many
+    sessions were released (0 when Streamlit's internals differ from what is expected).
+    """
+    try:
+        from streamlit.runtime import Runtime
+
+        if not Runtime.exists():
+            return 0
+        manager = Runtime.instance()._session_mgr
+        storage = getattr(getattr(manager, "_session_storage", None), "_cache", None)
+        lock = getattr(manager, "_storage_lock", None)
+        if storage is None or lock is None or not hasattr(storage, "expire"):
+            return 0
+        runtime = Runtime.instance()
+        with lock:
+            expired = storage.expire()
+        loop = runtime._get_async_objs().eventloop
+        for _, info in expired:
+            loop.call_soon_threadsafe(info.session.shutdown)  # sessions live on that loop
+        return len(expired)
+    except Exception:  # internals changed: leave the sessions to Streamlit
+        return 0
+
+
+def _sweep_forever() -> None:
+    while True:
+        time.sleep(SWEEP_SECONDS)
+        SHARED.sweep()
+        release_closed_sessions()
+        release_memory()
+
+
+def _start_sweeper() -> None:
+    global _sweeper
+    if _sweeper is not None:
+        return
+    with _sweeper_lock:
+        if _sweeper is None:
+            _sweeper = threading.Thread(target=_sweep_forever, name="result-sweeper", daemon=True)
+            _sweeper.start()
+
+
+def clear_shared() -> None:
+    """Drop every shared result (tests start from empty caches)."""
+    SHARED.clear()
+
+
+limit_malloc_arenas()  # before the page threads allocate large tables
