@@ -127,7 +127,9 @@ inputs = ReportInputs(
     verdict=verdict_sentences(review, words),
     figures_display=review_display(overall, t, words),
     pairwise_display=review_display(pairs, t, words) if len(pairs) else None,
-    segment_display=review_display(segments, t, words, segment=True) if len(segments) else None,
+    segment_display=(
+        review_display(segments, t, words, segment=True, compact=True) if len(segments) else None
+    ),
     callout_sentences=[(r["callout"], r["sentence"]) for r in found.to_dict("records")],
     family_texts={
         "overall": review_compute.family_words(overall, words),
@@ -220,12 +222,15 @@ findings = dataset.report.to_frame()
 if findings.empty:
     st.success(t("review_report.no_problems"))
 else:
+    widths = {"severity": "small", "message": "large", "count": "small"}
+    widths |= {"examples": "medium", "action": "medium"}
     st.dataframe(
-        findings[["severity", "message", "count", "examples", "action"]].rename(
-            columns=lambda c: t(f"report.col.{c}")
-        ),
+        findings[list(widths)].rename(columns=lambda c: t(f"report.col.{c}")),
         hide_index=True,
         width="stretch",
+        column_config={
+            t(f"report.col.{c}"): st.column_config.Column(width=w) for c, w in widths.items()
+        },
         key="report_findings",
     )
 

@@ -167,6 +167,7 @@ def review_display(
     *,
     full: bool = False,
     segment: bool = False,
+    compact: bool = False,
 ) -> pd.DataFrame:
     """Rows of the review table as people read them, with translated column names.
 
@@ -174,7 +175,9 @@ def review_display(
     queries, both means, Δ, relative Δ, the interval as text, the corrected p as text (a bound
     ``< 0.0005`` at the floor of the resampling test), the verdict and wins / ties / losses.
     ``full`` adds the test and family, the raw p of the chosen test, the exact t-test and
-    Wilcoxon p-values, the randomization p and the effect size (numbers).
+    Wilcoxon p-values, the randomization p and the effect size (numbers). ``compact`` (segment
+    rows) leaves out the two means, the relative Δ and wins / ties / losses, so that the segment
+    name fits.
     """
     out: dict[str, list] = {}
 
@@ -190,14 +193,17 @@ def review_display(
         out[col("segment")] = [segment_text(r["segment"], tr) for r in records]
     out[col("measure")] = [r["measure"] for r in records]
     out[col("n")] = [int(r["n"]) for r in records]
-    out[col("mean_a")] = [float(r["mean_a"]) for r in records]
-    out[col("mean_b")] = [float(r["mean_b"]) for r in records]
+    if not compact:
+        out[col("mean_a")] = [float(r["mean_a"]) for r in records]
+        out[col("mean_b")] = [float(r["mean_b"]) for r in records]
     out[col("delta")] = [float(r["delta"]) for r in records]
-    out[col("relative_delta")] = [float(r["relative_delta"]) for r in records]
+    if not compact:
+        out[col("relative_delta")] = [float(r["relative_delta"]) for r in records]
     out[col("ci")] = [_ci(r) for r in records]
     out[col("p_adjusted")] = [row_p(r, templates) for r in records]
     out[col("verdict")] = [tr(f"review.verdict.{r['verdict']}") for r in records]
-    out[col("wtl")] = [f"{r['wins']} / {r['ties']} / {r['losses']}" for r in records]
+    if not compact:
+        out[col("wtl")] = [f"{r['wins']} / {r['ties']} / {r['losses']}" for r in records]
     if full:
         out[col("test")] = [tr(f"review.test.{r['test']}") for r in records]
         out[col("family")] = [family_text(r, templates) for r in records]
@@ -240,8 +246,10 @@ def segment_display(
     tr: Translate = ENGLISH,
     templates: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """One row per segment (and the last row over all queries): queries, small flag, each
-    model's mean, and per candidate Δ, interval, corrected p (text) and verdict.
+    """One row per segment (and the last row over all queries): queries (``70 (small)`` for a
+    small segment), each
+    model's mean, and per candidate Δ, corrected p (text) and verdict (the intervals are in the
+    forest plot and the exports; left out here so that the table fits the page).
 
     Parameters
     ----------
@@ -263,8 +271,10 @@ def segment_display(
     for c in by:
         out[c] = [segment_text(v, tr) for v in means[c]]
     out[tr("review.col.n")] = means["n"].to_numpy()
-    out[tr("review.col.small")] = [
-        tr("review.yes") if s else "" for s in means["small"].to_numpy(dtype=bool)
+    # small segments are marked next to their size (a column of its own would not fit)
+    out[tr("review.col.n")] = [
+        f"{int(n)} ({tr('review.fig.small')})" if small else f"{int(n)}"
+        for n, small in zip(means["n"], means["small"].to_numpy(dtype=bool))
     ]
     for model in models:
         out[model] = means[model].to_numpy()
@@ -278,10 +288,6 @@ def segment_display(
         aligned = part.reindex(index)
         records = aligned.reset_index(drop=True).to_dict("records")
         out[f"Δ {candidate}"] = aligned["delta"].to_numpy(dtype=float)
-        out[tr("review.col.ci_of", model=candidate)] = [
-            "" if isinstance(r["ci_low"], float) and math.isnan(r["ci_low"]) else _ci(r)
-            for r in records
-        ]
         out[tr("review.col.p_of", model=candidate)] = [
             row_p(r, templates) if isinstance(r["verdict"], str) else "" for r in records
         ]
