@@ -81,7 +81,7 @@ with st.expander(t("compare.all_columns"), icon=":material/table_view:"):
         key="cmp_table_full",
     )
 st.caption(t("compare.verdict_colours"))
-d1, d2, _ = st.columns([1, 1, 2])
+d1, d2 = st.columns(2)
 d1.download_button(
     t("review.download_csv"), export_csv(review), "comparison.csv", "text/csv", key="dl_cmp_csv"
 )

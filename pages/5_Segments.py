@@ -11,7 +11,7 @@ from ui.pages_registry import page_def
 from ui.review import compute as review_compute
 from ui.review.controls import require_review_choice, segment_choice, verdict_templates
 from ui.review.figures import model_colours, segment_delta_figure, segment_heatmap_figure
-from ui.review.tables import CSV_DIGITS, export_csv, segment_display
+from ui.review.tables import CSV_DIGITS, export_csv, export_json, segment_display
 
 ctx = frame.page("segments")
 st.title(t("segments.title"))
@@ -85,12 +85,20 @@ st.caption(
         family=frame.escape(review_compute.family_words(rows, words)),
     )
 )
-st.download_button(
+d1, d2 = st.columns(2)
+d1.download_button(
     t("review.download_csv"),
     export_csv(segment_rows(review)),
     "segments.csv",
     "text/csv",
     key="dl_seg_csv",
+)
+d2.download_button(
+    t("review.download_json"),
+    export_json(segment_rows(review)),
+    "segments.json",
+    "application/json",
+    key="dl_seg_json",
 )
 st.caption(t("review.export_caption", digits=CSV_DIGITS))
 

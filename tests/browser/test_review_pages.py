@@ -66,7 +66,7 @@ def test_compare_page_opens_with_the_verdict_box_and_the_candidate_matrix(server
     assert legend.filter(has_text="hybrid").count() >= 1
     assert no_sideways_scrolling(page)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.set_viewport_size({"width": WIDTH, "height": 1800})
+    page.set_viewport_size({"width": WIDTH, "height": 4800})  # down to the two lists
     wait_for_app(page, "One query, both lists")
     page.screenshot(path=str(SHOTS / "compare.png"), full_page=True)
 
