@@ -17,6 +17,7 @@ from ui.review.controls import (
     segment_choice,
     verdict_box,
     verdict_templates,
+    warn_unknown_data,
 )
 from ui.review.figures import (
     delta_curve_figure,
@@ -41,6 +42,7 @@ from ui.review.tables import (
 ctx = frame.page("compare")
 st.title(t("compare.title"))
 dataset = ctx.require_dataset()
+warn_unknown_data(ctx.view.data)
 view, settings = ctx.view, ctx.settings
 models = dataset.models
 choice = require_review_choice(models, view.k_range)
@@ -97,11 +99,10 @@ st.caption(t("review.export_caption", digits=CSV_DIGITS))
 colours = model_colours(models)
 if len(choice.candidates) > 1:
     st.subheader(t("compare.matrix_title"))
-    matrix_measure = st.selectbox(
-        t("compare.measure"),
-        [compute.cutoff_name(m, k) for m in measures],
-        key="w_cmp_matrix_measure",
-    )
+    matrix_names = [compute.cutoff_name(m, k) for m in measures]
+    if st.session_state.get("w_cmp_matrix_measure") not in matrix_names:
+        st.session_state["w_cmp_matrix_measure"] = matrix_names[0]
+    matrix_measure = st.selectbox(t("compare.measure"), matrix_names, key="w_cmp_matrix_measure")
     st.plotly_chart(
         pairwise_matrix_figure(review, matrix_measure, t, words),
         width="stretch",
@@ -118,6 +119,8 @@ if len(choice.candidates) > 1:
 
 left, right = st.columns([3, 2])
 with left:
+    if st.session_state.get("w_cmp_curve_measure") not in measures:
+        st.session_state["w_cmp_curve_measure"] = measures[0]
     curve_measure = st.selectbox(
         t("compare.curve_measure"), list(measures), key="w_cmp_curve_measure"
     )

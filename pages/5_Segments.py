@@ -9,13 +9,19 @@ from ui import compute, frame
 from ui.i18n import t
 from ui.pages_registry import page_def
 from ui.review import compute as review_compute
-from ui.review.controls import require_review_choice, segment_choice, verdict_templates
+from ui.review.controls import (
+    require_review_choice,
+    segment_choice,
+    verdict_templates,
+    warn_unknown_data,
+)
 from ui.review.figures import model_colours, segment_delta_figure, segment_heatmap_figure
 from ui.review.tables import CSV_DIGITS, export_csv, export_json, segment_display
 
 ctx = frame.page("segments")
 st.title(t("segments.title"))
 dataset = ctx.require_dataset()
+warn_unknown_data(ctx.view.data)
 view, settings = ctx.view, ctx.settings
 models = dataset.models
 columns = dataset.segment_columns
@@ -116,6 +122,8 @@ right.plotly_chart(
 st.subheader(t("segments.open_title"))
 values = [v for v in rows["segment"].drop_duplicates()] if len(by) == 1 else []
 if values:
+    if st.session_state.get("w_seg_open") not in values:
+        st.session_state["w_seg_open"] = values[0]
     chosen = st.selectbox(
         t("segments.open_choose"), values, key="w_seg_open", help=t("segments.open_help")
     )

@@ -30,6 +30,7 @@ from ui.review.controls import (
     segment_choice,
     verdict_box,
     verdict_templates,
+    warn_unknown_data,
 )
 from ui.review.figures import (
     delta_curve_figure,
@@ -43,6 +44,7 @@ from ui.review.tables import review_display, style_review_table
 ctx = frame.page("report")
 st.title(t("review_report.title"))
 dataset = ctx.require_dataset()
+warn_unknown_data(ctx.view.data)
 view, settings = ctx.view, ctx.settings
 models = dataset.models
 choice = require_review_choice(models, view.k_range)

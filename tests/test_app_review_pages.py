@@ -301,3 +301,25 @@ def test_a_link_with_unknown_models_and_bad_numbers_keeps_the_defaults():
     assert at.selectbox(key="w_review_baseline").value == "lexical"
     assert at.multiselect(key="w_review_candidates").value == ["dense", "hybrid"]
     assert at.number_input(key="w_review_k").value == 10
+
+
+def test_a_link_naming_an_unknown_data_set_says_so():
+    at = open_review("4_Compare", {"data": "no_such_data"})
+    warnings = [w.value for w in at.warning]
+    assert any("no\\_such\\_data" in w or "no_such_data" in w for w in warnings), warnings
+    assert any("showing 'web" in w for w in warnings)
+
+
+def test_switching_the_data_set_resets_choices_that_no_longer_exist():
+    at = open_review("4_Compare")
+    at.selectbox(key="w_cmp_candidate").set_value("hybrid").run()
+    at.selectbox(key="w_cmp_query").set_value("109").run()
+    at.session_state["w_sample"] = "recommendations"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="w_review_baseline").value == "baseline"
+    assert at.selectbox(key="w_cmp_candidate").value == "candidate"
+    assert at.selectbox(key="w_cmp_query").value != "109" or "109" in at.selectbox(
+        key="w_cmp_query"
+    ).options
+    assert len(at.dataframe[0].value) == 4  # the four sidebar measures for one candidate

@@ -370,3 +370,21 @@ def drill_choice(candidates: list[str], measures: list[str], dataset) -> DrillCh
     )
     segment = tuple(chosen.split("=", 1)) if chosen else None
     return DrillChoice(candidate, measure, segment, segments)
+
+
+def warn_unknown_data(shown: str) -> None:
+    """A link that named a data set this app does not have says so (the sample ``shown`` is
+    used instead), until another data set is chosen."""
+    from ui import frame
+
+    state = st.session_state
+    missing = state.get("missing_data")
+    if not missing:
+        return
+    if state.setdefault("missing_data_fallback", shown) != shown:
+        state.pop("missing_data", None)
+        return
+    st.warning(
+        t("review.unknown_data", name=frame.escape(missing), shown=frame.escape(shown)),
+        icon=":material/warning:",
+    )
