@@ -66,7 +66,7 @@ def test_compare_page_opens_with_the_verdict_box_and_the_candidate_matrix(server
     assert legend.filter(has_text="hybrid").count() >= 1
     assert no_sideways_scrolling(page)
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.set_viewport_size({"width": WIDTH, "height": 4800})  # down to the two lists
+    page.set_viewport_size({"width": WIDTH, "height": 5100})  # down to the two lists
     wait_for_app(page, "One query, both lists")
     page.screenshot(path=str(SHOTS / "compare.png"), full_page=True)
 
@@ -110,7 +110,8 @@ def test_a_link_naming_a_query_and_a_measure_reopens_them(server, page):
 
 def test_segments_page_calls_out_the_loss_with_the_tables_corrected_p(server, page):
     page.goto(f"{server}/Segments?m=nDCG")
-    wait_for_app(page, "Where a segment points the other way")
+    wait_for_app(page, "Where a segment points the other way", timeout=180_000)
+    page.locator('[data-testid="stAlertContentError"]').last.wait_for(timeout=120_000)
     assert title(page) == "Segments"
     alert = page.locator('[data-testid="stAlertContentError"]').last.inner_text()
     assert alert.startswith("hybrid is better than lexical overall on nDCG@10 (+0.233")
