@@ -5,59 +5,122 @@ import html
 
 import streamlit as st
 
-from metrics.review.compare import biggest_movers, headline
+from metrics.review.compare import biggest_movers
 from metrics.review.drilldown import side_by_side
+from metrics.review.verdict import overall_rows, pairwise_rows
 from ui import compute, frame
-from ui.i18n import sentence_templates, t
+from ui.i18n import t
 from ui.review import compute as review_compute
-from ui.review.controls import require_review_choice
+from ui.review.controls import (
+    drill_choice,
+    require_review_choice,
+    segment_choice,
+    verdict_box,
+    verdict_templates,
+    warn_unknown_data,
+)
 from ui.review.figures import (
     delta_curve_figure,
+    disagreement_figure,
     model_colours,
+    opposite_queries,
+    pairwise_matrix_figure,
     query_scatter_figure,
     win_tie_loss_figure,
 )
-from ui.review.tables import delta_display, style_delta_table, style_ranked_list
-from ui.tables import csv_bytes
+from ui.review.tables import (
+    CSV_DIGITS,
+    drill_display,
+    export_csv,
+    export_json,
+    review_display,
+    segment_text,
+    style_drill_list,
+    style_review_table,
+)
 
 ctx = frame.page("compare")
 st.title(t("compare.title"))
 dataset = ctx.require_dataset()
+warn_unknown_data(ctx.view.data)
 view, settings = ctx.view, ctx.settings
 models = dataset.models
 choice = require_review_choice(models, view.k_range)
 options, k = choice.options, choice.k
 measures = tuple(view.measures)
-table = review_compute.comparison(
-    dataset, settings, measures, k, choice.baseline, choice.candidates, options
+by = segment_choice(dataset.segment_columns)
+review = review_compute.review(
+    dataset, settings, measures, k, choice.baseline, choice.candidates, options, by, choice.family
 )
+words = verdict_templates()
+overall = overall_rows(review)
+
+verdict_box(review, words)
+
+st.subheader(t("compare.deltas"))
 st.caption(
     t(
-        "compare.caption",
+        "compare.table_caption",
         baseline=f"**{frame.escape(choice.baseline)}**",
         k=k,
         confidence=f"{options.confidence:.0%}",
-        correction=options.correction,
-        n=len(table),
+        family=frame.escape(review_compute.family_words(overall, words)),
         alpha=f"{options.alpha:g}",
     )
 )
-
-st.subheader(t("compare.headline"))
-for sentence in headline(table, options.confidence, sentence_templates()):
-    st.markdown(f"- {frame.escape(sentence)}")
-
-st.subheader(t("compare.deltas"))
-display = delta_display(table)
-st.dataframe(style_delta_table(display), hide_index=True, width="stretch", key="cmp_table")
-st.caption(t("compare.colour_caption"))
-st.download_button(
-    t("review.download_csv"), csv_bytes(table), "comparison.csv", "text/csv", key="dl_cmp_csv"
+codes = list(overall["verdict"])
+st.dataframe(
+    style_review_table(review_display(overall, t, words), codes, t),
+    hide_index=True,
+    width="stretch",
+    key="cmp_table",
 )
+with st.expander(t("compare.all_columns"), icon=":material/table_view:"):
+    st.dataframe(
+        style_review_table(review_display(overall, t, words, full=True), codes, t),
+        hide_index=True,
+        width="stretch",
+        key="cmp_table_full",
+    )
+st.caption(t("compare.verdict_colours"))
+d1, d2 = st.columns(2)
+d1.download_button(
+    t("review.download_csv"), export_csv(review), "comparison.csv", "text/csv", key="dl_cmp_csv"
+)
+d2.download_button(
+    t("review.download_json"),
+    export_json(review),
+    "comparison.json",
+    "application/json",
+    key="dl_cmp_json",
+)
+st.caption(t("review.export_caption", digits=CSV_DIGITS))
 
 colours = model_colours(models)
+if len(choice.candidates) > 1:
+    st.subheader(t("compare.matrix_title"))
+    matrix_names = [compute.cutoff_name(m, k) for m in measures]
+    if st.session_state.get("w_cmp_matrix_measure") not in matrix_names:
+        st.session_state["w_cmp_matrix_measure"] = matrix_names[0]
+    matrix_measure = st.selectbox(t("compare.measure"), matrix_names, key="w_cmp_matrix_measure")
+    st.plotly_chart(
+        pairwise_matrix_figure(review, matrix_measure, t, words),
+        width="stretch",
+        key="cmp_matrix",
+    )
+    with st.expander(t("compare.matrix_table"), icon=":material/table_view:"):
+        pairs = pairwise_rows(review)
+        st.dataframe(
+            style_review_table(review_display(pairs, t, words, full=True), pairs["verdict"], t),
+            hide_index=True,
+            width="stretch",
+            key="cmp_pairs_table",
+        )
+
 left, right = st.columns([3, 2])
 with left:
+    if st.session_state.get("w_cmp_curve_measure") not in measures:
+        st.session_state["w_cmp_curve_measure"] = measures[0]
     curve_measure = st.selectbox(
         t("compare.curve_measure"), list(measures), key="w_cmp_curve_measure"
     )
@@ -70,78 +133,175 @@ with left:
     }
     st.plotly_chart(
         delta_curve_figure(
-            curves, curve_measure, choice.baseline, confidence=options.confidence, colours=colours
+            curves,
+            curve_measure,
+            choice.baseline,
+            confidence=options.confidence,
+            colours=colours,
+            tr=t,
         ),
         width="stretch",
         key="cmp_delta_curves",
     )
 with right:
-    st.plotly_chart(win_tie_loss_figure(table), width="stretch", key="cmp_wtl")
+    st.plotly_chart(win_tie_loss_figure(overall, t), width="stretch", key="cmp_wtl")
+
+# --------------------------------------------------------------------------- per query
 
 st.subheader(t("compare.per_query"))
-c1, c2 = st.columns(2)
-candidate = c1.selectbox(t("compare.candidate"), list(choice.candidates), key="w_cmp_candidate")
-query_measure = c2.selectbox(
-    t("compare.measure"),
-    list(measures),
-    key="w_cmp_query_measure",
-    format_func=lambda m: f"{m}@{k}",
-)
+drill = drill_choice(list(choice.candidates), list(measures), dataset)
+candidate, query_measure = drill.candidate, drill.measure
 deltas = review_compute.per_query_deltas(
     dataset, settings, query_measure, k, choice.baseline, candidate, options.policy
 )
+deltas = deltas.merge(drill.segments, on="query", how="left") if len(drill.segments) else deltas
+if drill.segment:
+    column, value = drill.segment
+    deltas = deltas[deltas[column] == value].reset_index(drop=True)
 queries = deltas["query"].tolist()
 if not queries:
     st.info(t("compare.no_shared"))
     st.stop()
-
 if st.session_state.get("w_cmp_query") not in queries:
     st.session_state["w_cmp_query"] = queries[0]
+
+
+def pick(event, key: str) -> None:
+    """A clicked point (its query id is the point's customdata) becomes the chosen query."""
+    points = event.get("selection", {}).get("points", []) if event else []
+    escaped = {html.escape(q): q for q in queries}
+    picked = [escaped.get(str(p.get("customdata"))) for p in points]
+    picked = [q for q in picked if q is not None]
+    if picked and picked[0] != st.session_state.get(key):
+        st.session_state[key] = picked[0]
+        if picked[0] != st.session_state["w_cmp_query"]:
+            st.session_state["w_cmp_query"] = picked[0]
+            st.rerun()
+
+
+measure_name = compute.cutoff_name(query_measure, k)
 # The chart's spec depends on the chosen query (a ring marks it): choose it before drawing, so
 # that a click's selection belongs to the chart drawn on the next run too.
 event = st.plotly_chart(
     query_scatter_figure(
-        deltas, choice.baseline, candidate, f"{query_measure}@{k}", st.session_state["w_cmp_query"]
+        deltas, choice.baseline, candidate, measure_name, st.session_state["w_cmp_query"], t
     ),
     width="stretch",
     key="cmp_scatter",
     on_select="rerun",
     selection_mode="points",
 )
-points = event.get("selection", {}).get("points", []) if event else []
-escaped = {html.escape(q): q for q in queries}
-picked = [escaped.get(str(p.get("customdata"))) for p in points]
-picked = [q for q in picked if q is not None]
-if picked and picked[0] != st.session_state.get("cmp_last_pick"):
-    st.session_state["cmp_last_pick"] = picked[0]
-    if picked[0] != st.session_state["w_cmp_query"]:
-        st.session_state["w_cmp_query"] = picked[0]
-        st.rerun()
+pick(event, "cmp_last_pick")
+
+seg_columns = [c for c in dataset.segment_columns if c in deltas.columns]
+
+
+def movers_display(table):
+    out = table.rename(
+        columns={
+            "query": t("review.col.query"),
+            "baseline": choice.baseline,
+            "candidate": candidate,
+            "delta": t("review.col.delta"),
+        }
+    )
+    for c in seg_columns:
+        out[c] = [segment_text(v, t) for v in out[c]]
+    return out
+
 
 gained, lost = biggest_movers(deltas, 10)
-g, l = st.columns(2)
+g, lo = st.columns(2)
 g.markdown(t("compare.gained", n=int((deltas["delta"] > 0).sum())))
-g.dataframe(gained, hide_index=True, width="stretch", key="cmp_gained")
-l.markdown(t("compare.lost", n=int((deltas["delta"] < 0).sum())))
-l.dataframe(lost, hide_index=True, width="stretch", key="cmp_lost")
+g.dataframe(movers_display(gained), hide_index=True, width="stretch", key="cmp_gained")
+lo.markdown(t("compare.lost", n=int((deltas["delta"] < 0).sum())))
+lo.dataframe(movers_display(lost), hide_index=True, width="stretch", key="cmp_lost")
+
+# --------------------------------------------------------------------------- measures disagree
+
+if len(measures) > 1:
+    st.subheader(t("compare.disagree_title"))
+    st.caption(t("compare.disagree_caption"))
+    c1, c2 = st.columns(2)
+    names = list(measures)
+    # nDCG against P by default (they disagree where graded order and the count of relevant
+    # items move apart; P and R at the same K never point in opposite directions).
+    first, second = ("nDCG", "P") if {"nDCG", "P"} <= set(names) else (names[0], names[1])
+    if st.session_state.get("w_cmp_dis_x") not in names:
+        st.session_state["w_cmp_dis_x"] = first
+    if st.session_state.get("w_cmp_dis_y") not in names:
+        st.session_state["w_cmp_dis_y"] = second
+    measure_x = c1.selectbox(
+        t("compare.disagree_x"), names, key="w_cmp_dis_x", format_func=lambda m: f"{m}@{k}"
+    )
+    measure_y = c2.selectbox(
+        t("compare.disagree_y"), names, key="w_cmp_dis_y", format_func=lambda m: f"{m}@{k}"
+    )
+    pair = review_compute.measure_pair_deltas(
+        dataset, settings, (measure_x, measure_y), k, choice.baseline, candidate, options.policy
+    )
+    pair = pair[pair["query"].isin(queries)].reset_index(drop=True)
+    name_x, name_y = compute.cutoff_name(measure_x, k), compute.cutoff_name(measure_y, k)
+    event = st.plotly_chart(
+        disagreement_figure(pair, name_x, name_y, st.session_state["w_cmp_query"], t),
+        width="stretch",
+        key="cmp_disagree",
+        on_select="rerun",
+        selection_mode="points",
+    )
+    pick(event, "cmp_last_disagree_pick")
+    opposite = opposite_queries(pair)
+    st.markdown(t("compare.disagree_list", n=len(opposite), x=name_x, y=name_y))
+    st.dataframe(
+        opposite.rename(
+            columns={
+                "query": t("review.col.query"),
+                "delta_x": f"Δ {name_x}",
+                "delta_y": f"Δ {name_y}",
+            }
+        ),
+        hide_index=True,
+        width="stretch",
+        key="cmp_opposite",
+    )
+
+# --------------------------------------------------------------------------- one query
 
 st.subheader(t("compare.drill_title"))
 query = st.selectbox(t("compare.query"), queries, key="w_cmp_query", help=t("compare.query_help"))
+drill.write_url(query)
 row = deltas[deltas["query"] == query].iloc[0]
 st.markdown(
     t(
         "compare.query_line",
-        measure=f"{query_measure}@{k}",
+        measure=measure_name,
         a=f"{row['baseline']:.3f}",
         b=f"{row['candidate']:.3f}",
         delta=f"{row['delta']:+.3f}",
     )
 )
+if seg_columns:
+    st.caption(
+        t(
+            "compare.query_segments",
+            values=frame.escape(", ".join(f"{c} = {segment_text(row[c], t)}" for c in seg_columns)),
+        )
+    )
 lists = compute.ranked_lists(dataset, settings)
 top_a, top_b = side_by_side(lists[choice.baseline], lists[candidate], dataset.run, query, k)
 a, b = st.columns(2)
 a.markdown(t("compare.list_baseline", model=f"**{frame.escape(choice.baseline)}**", k=k))
-a.dataframe(style_ranked_list(top_a), hide_index=True, width="stretch", key="cmp_list_a")
+a.dataframe(
+    style_drill_list(drill_display(top_a, t), top_a["change"], t),
+    hide_index=True,
+    width="stretch",
+    key="cmp_list_a",
+)
 b.markdown(t("compare.list_candidate", model=f"**{frame.escape(candidate)}**", k=k))
-b.dataframe(style_ranked_list(top_b), hide_index=True, width="stretch", key="cmp_list_b")
+b.dataframe(
+    style_drill_list(drill_display(top_b, t), top_b["change"], t),
+    hide_index=True,
+    width="stretch",
+    key="cmp_list_b",
+)
 st.caption(t("compare.labels_caption"))

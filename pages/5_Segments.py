@@ -1,19 +1,27 @@
-"""Segments page: every model per segment, the delta vs the baseline, and where the winner loses."""
+"""Segments page: every model per segment, the delta vs the baseline, and where it points the
+other way."""
 
 import streamlit as st
 
-from metrics.review.segments import MIN_SEGMENT_QUERIES, reversal_sentence
+from metrics.review.segments import MIN_SEGMENT_QUERIES
+from metrics.review.verdict import callouts, overall_rows, segment_rows
 from ui import compute, frame
-from ui.i18n import sentence_templates, t
+from ui.i18n import t
+from ui.pages_registry import page_def
 from ui.review import compute as review_compute
-from ui.review.controls import require_review_choice
+from ui.review.controls import (
+    require_review_choice,
+    segment_choice,
+    verdict_templates,
+    warn_unknown_data,
+)
 from ui.review.figures import model_colours, segment_delta_figure, segment_heatmap_figure
-from ui.review.tables import segment_display
-from ui.tables import csv_bytes
+from ui.review.tables import CSV_DIGITS, export_csv, export_json, segment_display
 
 ctx = frame.page("segments")
 st.title(t("segments.title"))
 dataset = ctx.require_dataset()
+warn_unknown_data(ctx.view.data)
 view, settings = ctx.view, ctx.settings
 models = dataset.models
 columns = dataset.segment_columns
@@ -22,9 +30,11 @@ if not columns:
     st.stop()
 choice = require_review_choice(models, view.k_range)
 options, k = choice.options, choice.k
+segment_choice(columns)
 c1, c2 = st.columns([2, 1])
-st.session_state.setdefault("w_seg_by", columns[:1])
 by = c1.multiselect(t("segments.by"), columns, key="w_seg_by", max_selections=2)
+if st.session_state.get("w_seg_measure") not in view.measures:
+    st.session_state["w_seg_measure"] = view.measures[0]
 measure = c2.selectbox(
     t("compare.measure"), list(view.measures), key="w_seg_measure", format_func=lambda m: f"{m}@{k}"
 )
@@ -32,63 +42,100 @@ if not by:
     st.info(t("segments.choose_by"))
     st.stop()
 name = compute.cutoff_name(measure, k)
+words = verdict_templates()
 
-means, found = review_compute.segment_results(dataset, settings, measure, k, tuple(by), options)
-deltas = review_compute.comparison(
-    dataset, settings, (measure,), k, choice.baseline, choice.candidates, options, by=tuple(by)
+# One table for every surface: the same corrected p in the call-out, the table, the forest plot,
+# the CSV, the Compare page and the report.
+review = review_compute.review(
+    dataset,
+    settings,
+    tuple(view.measures),
+    k,
+    choice.baseline,
+    choice.candidates,
+    options,
+    tuple(by),
+    choice.family,
 )
-overall = review_compute.comparison(
-    dataset, settings, (measure,), k, choice.baseline, choice.candidates, options
-)
+means, _ = review_compute.segment_results(dataset, settings, measure, k, tuple(by), options)
+rows = segment_rows(review, name)
+overall = overall_rows(review)
+overall = overall[overall["measure"] == name]
 
-st.subheader(t("segments.reversals_title"))
-rows = found[found["measure"] == name] if len(found) else found
-if len(rows) == 0:
-    st.success(t("segments.no_reversal", measure=name))
-wording = sentence_templates()
-for row in rows.to_dict("records"):
-    sentence = reversal_sentence(row, by, options.confidence, wording)
-    (st.error if row["significant"] else st.warning)(frame.escape(sentence))
+st.subheader(t("segments.callouts_title"))
+found = callouts(review, name, words, MIN_SEGMENT_QUERIES)
+if len(found) == 0:
+    st.success(t("segments.no_contrary", measure=name))
+for row in found.to_dict("records"):
+    show = st.error if row["callout"] == "worse" else st.warning if row["significant"] else st.info
+    show(frame.escape(row["sentence"]))
 
 st.subheader(t("segments.table_title", measure=name))
 small = int(means["small"].sum())
 if small:
     st.warning(t("segments.small_warning", n=small, min=MIN_SEGMENT_QUERIES))
 table = segment_display(
-    means, deltas, by, choice.baseline, [choice.baseline, *choice.candidates], overall
+    means, rows, overall, list(by), list(models), list(choice.candidates), t, words
 )
 number_columns = {
     c: st.column_config.NumberColumn(c, format="%.4f")
     for c in table.columns
     if c in models or c.startswith("Δ ")
 }
-number_columns.update(
-    {
-        c: st.column_config.NumberColumn(c, format="%.3g")
-        for c in table.columns
-        if c.startswith("p_adj ")
-    }
-)
 st.dataframe(table, hide_index=True, width="stretch", column_config=number_columns, key="seg_table")
 st.caption(
     t(
-        "segments.caption",
+        "segments.table_caption",
         baseline=frame.escape(choice.baseline),
         confidence=f"{options.confidence:.0%}",
-        correction=options.correction,
+        family=frame.escape(review_compute.family_words(rows, words)),
     )
 )
-st.download_button(
-    t("review.download_csv"), csv_bytes(table), "segments.csv", "text/csv", key="dl_seg_csv"
+d1, d2 = st.columns(2)
+d1.download_button(
+    t("review.download_csv"),
+    export_csv(segment_rows(review)),
+    "segments.csv",
+    "text/csv",
+    key="dl_seg_csv",
 )
+d2.download_button(
+    t("review.download_json"),
+    export_json(segment_rows(review)),
+    "segments.json",
+    "application/json",
+    key="dl_seg_json",
+)
+st.caption(t("review.export_caption", digits=CSV_DIGITS))
 
 colours = model_colours(models)
 left, right = st.columns(2)
 left.plotly_chart(
-    segment_heatmap_figure(means, by, models, name), width="stretch", key="seg_heatmap"
+    segment_heatmap_figure(means, list(by), models, name, tr=t), width="stretch", key="seg_heatmap"
 )
 right.plotly_chart(
-    segment_delta_figure(deltas, by, name, options.confidence, colours),
+    segment_delta_figure(rows, list(by), name, options.confidence, colours, t, words),
     width="stretch",
     key="seg_forest",
 )
+
+st.subheader(t("segments.open_title"))
+values = [v for v in rows["segment"].drop_duplicates()] if len(by) == 1 else []
+if values:
+    if st.session_state.get("w_seg_open") not in values:
+        st.session_state["w_seg_open"] = values[0]
+    chosen = st.selectbox(
+        t("segments.open_choose"), values, key="w_seg_open", help=t("segments.open_help")
+    )
+    value = str(rows.loc[rows["segment"] == chosen, by[0]].iloc[0])
+    params = {k_: v for k_, v in st.query_params.to_dict().items() if k_ not in ("q",)}
+    params["qseg"] = f"{by[0]}={value}"
+    params["qm"] = measure
+    st.page_link(
+        str(frame.ROOT / page_def("compare").path),
+        label=t("segments.open_link", segment=frame.escape(chosen)),
+        icon=":material/compare_arrows:",
+        query_params=params,
+    )
+else:
+    st.caption(t("segments.open_one_column"))

@@ -1,136 +1,152 @@
-"""Report page: one page for stakeholders, downloadable as one self-contained HTML file."""
+"""Report page: one decision document for stakeholders, downloadable as one self-contained HTML
+file in the session's language."""
 
 from datetime import datetime, timezone
 
 import pandas as pd
 import streamlit as st
 
-from metrics.review.compare import headline
-from metrics.review.segments import reversal_sentence
+from metrics.review.segments import MIN_SEGMENT_QUERIES
 from metrics.review.stakeholder_report import (
+    REPORT_TEMPLATES,
     ReportInputs,
     build_report_html,
     provenance,
     report_zip,
     software_versions,
 )
+from metrics.review.verdict import (
+    callouts,
+    overall_rows,
+    pairwise_rows,
+    segment_rows,
+    verdict_sentences,
+)
 from ui import compute, frame
-from ui.figures import curve_figure
-from ui.findings_view import findings_frame, findings_table
-from ui.i18n import current_language, sentence_templates, t
+from ui.findings_view import findings_frame
+from ui.i18n import current_language, t, templates
 from ui.review import compute as review_compute
-from ui.review.controls import require_review_choice
+from ui.review.controls import (
+    require_review_choice,
+    segment_choice,
+    verdict_box,
+    verdict_templates,
+    warn_unknown_data,
+)
 from ui.review.figures import (
     delta_curve_figure,
     model_colours,
-    segment_heatmap_figure,
+    pairwise_matrix_figure,
+    segment_delta_figure,
     win_tie_loss_figure,
 )
-from ui.review.tables import delta_display, style_delta_table
+from ui.review.tables import review_display, style_review_table
 
 ctx = frame.page("report")
 st.title(t("review_report.title"))
 dataset = ctx.require_dataset()
+warn_unknown_data(ctx.view.data)
 view, settings = ctx.view, ctx.settings
 models = dataset.models
 choice = require_review_choice(models, view.k_range)
 options, k = choice.options, choice.k
 k_from, k_to = view.k_range
-segment_choices = ["", *dataset.segment_columns]
-if st.session_state.get("w_report_segment") not in segment_choices:
-    st.session_state["w_report_segment"] = segment_choices[min(1, len(segment_choices) - 1)]
-segment = st.selectbox(
-    t("review_report.segment"),
-    segment_choices,
-    key="w_report_segment",
-    format_func=lambda c: c or t("review_report.no_segment"),
-)
-by = [segment] if segment else []
+columns = dataset.segment_columns
+by = segment_choice(columns)
+if columns:
+    st.multiselect(
+        t("segments.by"),
+        columns,
+        key="w_seg_by",
+        max_selections=2,
+        help=t("review_report.segment_help"),
+    )
+    by = tuple(st.session_state["w_seg_by"])
 
 measures = tuple(view.measures)
-table = review_compute.comparison(
-    dataset, settings, measures, k, choice.baseline, choice.candidates, options
+names = [compute.cutoff_name(m, k) for m in measures]
+review = review_compute.review(
+    dataset, settings, measures, k, choice.baseline, choice.candidates, options, by, choice.family
 )
-# The HTML report is in English; the page shows the same sentences in the session language.
-sentences = headline(table, options.confidence)
-wording = sentence_templates()
-segment_table = None
-reversal_sentences: list[str] = []
-reversal_rows: list[dict[str, object]] = []
-heatmaps: list[tuple[str, object]] = []
-if by:
-    segment_table = review_compute.comparison(
-        dataset, settings, measures, k, choice.baseline, choice.candidates, options, by=tuple(by)
-    )
-    for measure in measures:
-        means, found = review_compute.segment_results(
-            dataset, settings, measure, k, tuple(by), options
-        )
-        reversal_sentences += list(found["sentence"]) if len(found) else []
-        reversal_rows += found.to_dict("records") if len(found) else []
-        heatmaps.append(
-            (
-                f"{compute.cutoff_name(measure, k)} by {segment}",
-                segment_heatmap_figure(means, by, models, compute.cutoff_name(measure, k)),
-            )
-        )
+words = verdict_templates()
+overall = overall_rows(review)
+pairs = pairwise_rows(review)
+segments = segment_rows(review)
+primary = names[0]
+found = callouts(review, primary, words, MIN_SEGMENT_QUERIES) if by else pd.DataFrame()
 
 colours = model_colours(models)
-curve_table = compute.curve_table(dataset, settings, measures, k_from, k_to)
 figures = []
-for measure in measures:
-    curve_title = t("review_report.curve_title", measure=measure)
-    figures.append(
-        (
-            curve_title,
-            curve_figure(
-                curve_table,
-                measure,
-                title=curve_title,
-                x_label="K",
-                y_label=t("review_report.curve_y", measure=measure),
-                queries_label=t("curves.queries"),
-                subtitle=t("review_report.curve_subtitle", averaging=settings.averaging),
-            ),
-        )
-    )
+for measure in measures[:2]:
     curves = {
         c: review_compute.delta_curve(
             dataset, settings, measure, k_from, k_to, choice.baseline, c, options
         )
         for c in choice.candidates
     }
+    title = t("review_report.delta_title", measure=measure, baseline=choice.baseline)
     figures.append(
         (
-            f"{measure}: change vs {choice.baseline}",
+            title,
             delta_curve_figure(
-                curves, measure, choice.baseline, confidence=options.confidence, colours=colours
+                curves,
+                measure,
+                choice.baseline,
+                confidence=options.confidence,
+                colours=colours,
+                tr=t,
             ),
         )
     )
-figures.append(("Queries better, tied, worse", win_tie_loss_figure(table)))
-figures += heatmaps[:2]
+figures.append((t("review_report.wtl_title"), win_tie_loss_figure(overall, t)))
+if by:
+    figures.append(
+        (
+            t("review_report.forest_title", measure=primary),
+            segment_delta_figure(
+                segment_rows(review, primary), list(by), primary, options.confidence, colours, t
+            ),
+        )
+    )
 
+lang = current_language()
+glossary = [
+    (name, frame.measure_pretty(m), frame.measure_text(m, "description"))
+    for name, m in zip(names, measures)
+]
 inputs = ReportInputs(
     dataset_name=dataset.name,
     content_hash=dataset.content_hash,
     models=list(models),
     baseline=choice.baseline,
-    measures=list(table["measure"].unique()),
+    measures=names,
     ks=list(range(k_from, k_to + 1)),
     n_queries=int(dataset.run["query"].nunique()),
     settings=settings,
     options=options,
-    comparison=table,
-    headline=sentences,
+    review=review,
+    family=choice.family,
     description=dataset.description,
-    segment_by=by,
-    segment_table=segment_table,
-    reversal_sentences=reversal_sentences,
+    verdict=verdict_sentences(review, words),
+    figures_display=review_display(overall, t, words),
+    pairwise_display=review_display(pairs, t, words) if len(pairs) else None,
+    segment_display=(
+        review_display(segments, t, words, segment=True, compact=True) if len(segments) else None
+    ),
+    callout_sentences=[(r["callout"], r["sentence"]) for r in found.to_dict("records")],
+    family_texts={
+        "overall": review_compute.family_words(overall, words),
+        "pairwise": review_compute.family_words(pairs, words),
+        "segments": review_compute.family_words(segment_rows(review, primary), words),
+    },
+    glossary=glossary,
+    segment_by=list(by),
     findings=findings_frame(dataset.health, current_language()),
     figures=figures,
     generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     extra_provenance=software_versions(),
+    words=templates(REPORT_TEMPLATES, lang),
+    lang=lang,
 )
 
 d1, d2 = st.columns(2)
@@ -160,51 +176,74 @@ st.header(
         candidates=frame.escape(", ".join(choice.candidates)),
     )
 )
-st.subheader(t("compare.headline"))
-for sentence in headline(table, options.confidence, wording):
-    st.markdown(f"- {frame.escape(sentence)}")
+verdict_box(review, words)
+
+st.subheader(t("review_report.figures"))
 st.dataframe(
-    style_delta_table(delta_display(table, brief=True)),
+    style_review_table(inputs.figures_display, overall["verdict"], t),
     hide_index=True,
     width="stretch",
     key="report_table",
 )
-
-if by:
-    st.subheader(t("review_report.segments", column=frame.escape(segment)))
-    if not reversal_rows:
-        st.success(t("review_report.all_best"))
-    for row in reversal_rows:
-        sentence = reversal_sentence(row, by, options.confidence, wording)
-        (st.error if row["significant"] else st.warning)(frame.escape(sentence))
-    st.dataframe(
-        style_delta_table(delta_display(segment_table, by, brief=True)),
-        hide_index=True,
-        width="stretch",
-        key="report_segments",
+st.caption(t("review_report.family_caption", family=frame.escape(inputs.family_texts["overall"])))
+if len(pairs):
+    st.subheader(t("compare.matrix_title"))
+    st.plotly_chart(
+        pairwise_matrix_figure(review, primary, t, words), width="stretch", key="report_matrix"
     )
 
+st.subheader(t("review_report.glossary"))
+for name, pretty, text in glossary:
+    label = name if pretty == name else f"{name} · {pretty}"
+    st.markdown(f"**{frame.escape(label)}**: {frame.escape(text)}")
+
+if by:
+    st.subheader(t("review_report.segments", column=frame.escape(", ".join(by))))
+    if not len(found):
+        st.success(t("segments.no_contrary", measure=primary))
+    for row in found.to_dict("records"):
+        show = (
+            st.error if row["callout"] == "worse" else st.warning if row["significant"] else st.info
+        )
+        show(frame.escape(row["sentence"]))
+    if inputs.segment_display is not None:
+        st.dataframe(
+            style_review_table(inputs.segment_display, segments["verdict"], t),
+            hide_index=True,
+            width="stretch",
+            key="report_segments",
+        )
+
 st.subheader(t("review_report.charts"))
-columns = st.columns(2)
+chart_columns = st.columns(2)
 for i, (_title, figure) in enumerate(figures):
-    with columns[i % 2]:
+    with chart_columns[i % 2]:
         st.plotly_chart(figure, width="stretch", key=f"report_chart_{i}")
 
 st.subheader(t("review_report.health"))
-findings = findings_table(dataset.health, current_language())
+findings = findings_frame(dataset.health, current_language())
+findings["severity"] = [t(f"health.severity.{s}") for s in findings["severity"]]
 if findings.empty:
     st.success(t("review_report.no_problems"))
 else:
+    widths = {"severity": "small", "message": "large", "count": "small"}
+    widths |= {"examples": "medium", "action": "medium"}
     st.dataframe(
-        findings,
+        findings[list(widths)].rename(columns=lambda c: t(f"health.col.{c}")),
         hide_index=True,
         width="stretch",
+        column_config={
+            t(f"health.col.{c}"): st.column_config.Column(width=w) for c, w in widths.items()
+        },
         key="report_findings",
     )
 
 st.subheader(t("review_report.provenance"))
 st.dataframe(
-    pd.DataFrame(provenance(inputs), columns=["setting", "value"]),
+    pd.DataFrame(
+        provenance(inputs),
+        columns=[t("review_report.html.col.setting"), t("review_report.html.col.value")],
+    ),
     hide_index=True,
     width="stretch",
     key="report_provenance",

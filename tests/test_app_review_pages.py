@@ -1,5 +1,4 @@
-"""The Compare, Segments and Report pages show what metrics.review.compare and
-metrics.review.statistics say."""
+"""The Compare, Segments and Report pages show the one review table of metrics.review.verdict."""
 
 from __future__ import annotations
 
@@ -11,12 +10,13 @@ from streamlit.testing.v1 import AppTest
 
 from metrics.engine.evaluation import evaluate
 from metrics.io.loaders import load_sample
-from metrics.review.compare import CompareOptions, comparison_table
+from metrics.review.compare import CompareOptions
 from metrics.review.drilldown import side_by_side
+from metrics.review.verdict import ReviewRequest, overall_rows, review_table, row_p
 from tests.app_support import APP
 
-#: What the pages use unless the statistics options are changed.
-PAGE_OPTIONS = CompareOptions(resamples=2_000)
+#: What the pages use unless the statistics options are changed (the CLI's defaults too).
+PAGE_OPTIONS = CompareOptions()
 
 
 @pytest.fixture(scope="module")
@@ -26,10 +26,22 @@ def web_search():
     return data, ev
 
 
+def page_review(ev, data, baseline="lexical", candidates=("dense", "hybrid"), options=None):
+    """The shared table the pages compute with their defaults (segments of the first column)."""
+    request = ReviewRequest(
+        baseline,
+        candidates,
+        ("P@10", "R@10", "RR@10", "nDCG@10"),
+        ("query_type",),
+        options or PAGE_OPTIONS,
+    )
+    return review_table(ev, request, data.segments)
+
+
 def open_review(page: str, query_params: dict[str, str] | None = None) -> AppTest:
     st.cache_data.clear()
     st.cache_resource.clear()
-    at = AppTest.from_file(APP, default_timeout=120)
+    at = AppTest.from_file(APP, default_timeout=180)
     for key, value in (query_params or {}).items():
         at.query_params[key] = value
     at.switch_page(f"pages/{page}.py")
@@ -41,46 +53,39 @@ def open_review(page: str, query_params: dict[str, str] | None = None) -> AppTes
 def shown_text(at: AppTest) -> str:
     parts = [m.value for m in at.markdown] + [e.value for e in at.error]
     parts += [w.value for w in at.warning] + [s.value for s in at.success]
-    text = "\n".join(parts).replace("&#95;", "_").replace("&#91;", "[")
+    parts += [i.value for i in at.info] + [c.value for c in at.caption]
+    text = "\n".join(parts).replace("&#95;", "_").replace("&#91;", "[").replace("&lt;", "<")
     return re.sub(r"\\(.)", r"\1", text)  # Markdown escapes shown as the characters they stand for
 
 
 # --------------------------------------------------------------------------- compare
 
 
-@pytest.mark.slow
-def test_compare_delta_table_equals_metrics_statistics_output(web_search):
-    _, ev = web_search
+def test_compare_table_shows_the_shared_review_table_with_readable_columns(web_search):
+    data, ev = web_search
     at = open_review("4_Compare")
     shown = at.dataframe[0].value.set_index(["candidate", "measure"])
-    expected = comparison_table(ev, "lexical", options=PAGE_OPTIONS).set_index(
-        ["candidate", "measure"]
-    )
+    expected = overall_rows(page_review(ev, data)).set_index(["candidate", "measure"])
     assert list(shown.index) == list(expected.index)
-    for column in (
-        "n",
-        "mean_a",
-        "mean_b",
-        "delta",
-        "ci_low",
-        "ci_high",
-        "p_adjusted",
-        "p_randomization",
-        "p_ttest",
-        "p_wilcoxon",
-        "wins",
-        "ties",
-        "losses",
-    ):
-        assert shown[column].tolist() == pytest.approx(expected[column].tolist()), column
-    assert shown.loc[("hybrid", "nDCG@10"), "delta"] == pytest.approx(0.2334, abs=1e-4)
-    assert shown.loc[("hybrid", "nDCG@10"), "direction"] == "better"
+    assert list(shown.columns)[:4] == ["queries", "reference mean", "candidate mean", "Δ"]
+    assert shown["Δ"].tolist() == pytest.approx(expected["delta"].tolist())
+    assert shown["corrected p"].tolist() == [row_p(r) for r in expected.to_dict("records")]
+    assert shown.loc[("hybrid", "nDCG@10"), "Δ"] == pytest.approx(0.2334, abs=1e-4)
+    assert shown.loc[("hybrid", "nDCG@10"), "verdict"] == "better"
+    assert shown.loc[("hybrid", "nDCG@10"), "corrected p"] == "p < 0.002"  # floor, as a bound
+    full = at.dataframe[1].value.set_index(["candidate", "measure"])
+    assert full["p t-test (exact)"].tolist() == pytest.approx(expected["p_ttest"].tolist())
+    assert set(full["correction family"]) == {
+        "randomization test, Holm over 4 measures × 2 candidates"
+    }
 
 
-@pytest.mark.slow
-def test_compare_headline_says_hybrid_beats_lexical_on_ndcg():
+def test_compare_verdict_box_says_hybrid_is_better_on_all_measures_and_ahead_of_dense():
     at = open_review("4_Compare")
-    assert "hybrid beats lexical on nDCG@10: 0.773 vs 0.540, delta +0.233" in shown_text(at)
+    text = shown_text(at)
+    assert "hybrid is better than lexical on all 4 measures; P@10 +0.221 [" in text
+    assert "It loses where query_type = navigational (70 queries, -0.136, corrected p < 0.0" in text
+    assert "hybrid is ahead of every other candidate on P@10" in text
 
 
 @pytest.mark.slow
@@ -88,8 +93,8 @@ def test_compare_with_hybrid_as_baseline_shows_lexical_worse():
     at = open_review("4_Compare")
     at.selectbox(key="w_review_baseline").set_value("hybrid").run()
     shown = at.dataframe[0].value.set_index(["candidate", "measure"])
-    assert shown.loc[("lexical", "nDCG@10"), "direction"] == "worse"
-    assert shown.loc[("lexical", "nDCG@10"), "delta"] == pytest.approx(-0.2334, abs=1e-4)
+    assert shown.loc[("lexical", "nDCG@10"), "verdict"] == "worse"
+    assert shown.loc[("lexical", "nDCG@10"), "Δ"] == pytest.approx(-0.2334, abs=1e-4)
 
 
 @pytest.mark.slow
@@ -99,7 +104,7 @@ def test_compare_drill_down_shows_both_top_lists_with_their_moves(web_search):
     at.selectbox(key="w_cmp_candidate").set_value("hybrid").run()
     at.selectbox(key="w_cmp_query_measure").set_value("nDCG").run()
     at.selectbox(key="w_cmp_query").set_value("109").run()
-    left, right = at.dataframe[3].value, at.dataframe[4].value
+    left, right = at.dataframe[-2].value, at.dataframe[-1].value
     expected_a, expected_b = side_by_side(
         ev.lists["lexical"], ev.lists["hybrid"], data.run, "109", 10
     )
@@ -107,49 +112,83 @@ def test_compare_drill_down_shows_both_top_lists_with_their_moves(web_search):
     assert right["item"].tolist() == expected_b["item"].tolist()
     assert right["change"].tolist()[:4] == ["new in top K"] * 3 + ["same rank"]
     assert "left top K" in left["change"].tolist()
+    assert expected_b["change"].tolist()[:4] == ["new"] * 3 + ["same"]  # codes in the data
+    assert "Segments of this query: query_type = " in shown_text(at)
+    assert at.query_params["q"] == "109" and at.query_params["qm"] == "nDCG"
 
 
-@pytest.mark.slow
-def test_compare_lists_the_queries_that_gained_and_lost_most():
+def test_a_link_with_a_query_and_a_measure_reopens_that_query():
+    at = open_review("4_Compare", {"q": "109", "qm": "nDCG", "qc": "hybrid"})
+    assert at.selectbox(key="w_cmp_query").value == "109"
+    assert at.selectbox(key="w_cmp_query_measure").value == "nDCG"
+    assert at.selectbox(key="w_cmp_candidate").value == "hybrid"
+
+
+def test_a_segment_link_limits_the_drill_down_to_that_segments_queries(web_search):
+    data, _ = web_search
+    at = open_review("4_Compare", {"qseg": "query_type=navigational"})
+    gained, lost = at.dataframe[3].value, at.dataframe[4].value
+    assert set(gained["query_type"]) | set(lost["query_type"]) == {"navigational"}
+    navigational = set(data.segments.loc[data.segments["query_type"] == "navigational", "query"])
+    assert at.selectbox(key="w_cmp_query").value in {str(q) for q in navigational}
+
+
+def test_compare_lists_the_queries_that_gained_and_lost_most_with_their_segments():
     at = open_review("4_Compare")
     at.selectbox(key="w_cmp_candidate").set_value("hybrid").run()
-    gained, lost = at.dataframe[1].value, at.dataframe[2].value
-    assert len(gained) == 10 and (gained["delta"] > 0).all()
-    assert gained["delta"].is_monotonic_decreasing
-    assert len(lost) == 10 and (lost["delta"] < 0).all() and lost["delta"].is_monotonic_increasing
+    gained, lost = at.dataframe[3].value, at.dataframe[4].value
+    assert len(gained) == 10 and (gained["Δ"] > 0).all() and gained["Δ"].is_monotonic_decreasing
+    assert len(lost) == 10 and (lost["Δ"] < 0).all() and lost["Δ"].is_monotonic_increasing
+    assert {"query_type", "traffic"} <= set(gained.columns)
 
 
-@pytest.mark.slow
-def test_compare_follows_the_k_and_the_correction_choice(web_search):
+def test_compare_lists_the_queries_where_ndcg_and_precision_disagree():
+    at = open_review("4_Compare")
+    opposite = at.dataframe[5].value
+    assert list(opposite.columns) == ["query", "Δ nDCG@10", "Δ P@10"]
+    assert len(opposite) > 0
+    assert ((opposite["Δ nDCG@10"] * opposite["Δ P@10"]) < 0).all()
+
+
+def test_compare_follows_the_k_the_correction_and_its_family(web_search):
     data, _ = web_search
     at = open_review("4_Compare")
     at.number_input(key="w_review_k").set_value(5).run()
     at.selectbox(key="w_review_correction").set_value("bh").run()
-    shown = at.dataframe[0].value.set_index(["candidate", "measure"])
-    expected = comparison_table(
-        evaluate(data.run, data.qrels, ["P@5", "R@5", "RR@5", "nDCG@5"]),
+    at.selectbox(key="w_review_family").set_value("all").run()
+    full = at.dataframe[1].value.set_index(["candidate", "measure"])
+    request = ReviewRequest(
         "lexical",
-        options=CompareOptions(resamples=2_000, correction="bh"),
-    ).set_index(["candidate", "measure"])
-    assert shown["p_adjusted"].tolist() == pytest.approx(expected["p_adjusted"].tolist())
-    assert ("hybrid", "nDCG@5") in shown.index
+        ("dense", "hybrid"),
+        ("P@5", "R@5", "RR@5", "nDCG@5"),
+        ("query_type",),
+        CompareOptions(correction="bh"),
+        family="all",
+    )
+    ev = evaluate(data.run, data.qrels, ["P@5", "R@5", "RR@5", "nDCG@5"])
+    expected = overall_rows(review_table(ev, request, data.segments))
+    assert full["corrected p"].tolist() == [row_p(r) for r in expected.to_dict("records")]
+    assert set(full["correction family"]) == {
+        "randomization test, Benjamini–Hochberg over all 36 comparisons"
+    }
+    assert at.query_params["fam"] == "all"
 
 
 # --------------------------------------------------------------------------- segments
 
 
-@pytest.mark.slow
-def test_segments_page_says_hybrid_loses_to_lexical_on_navigational_queries():
+def test_segments_call_out_gives_the_same_corrected_p_as_the_table():
     at = open_review("5_Segments")
     at.selectbox(key="w_seg_measure").set_value("nDCG").run()
-    errors = [re.sub(r"\\(.)", r"\1", e.value) for e in at.error]
-    assert any(
-        e.startswith(
-            "hybrid is best overall on nDCG@10 but loses to lexical where "
-            "query_type = navigational: 0.754 vs 0.885"
-        )
-        for e in errors
-    ), errors
+    errors = [re.sub(r"\\(.)", r"\1", e.value).replace("&lt;", "<") for e in at.error]
+    hybrid = [e for e in errors if e.startswith("hybrid is better than lexical overall on nDCG@10")]
+    assert (
+        hybrid
+        and "significantly worse where query_type = navigational: 0.754 vs 0.885" in (hybrid[0])
+    )
+    table = at.dataframe[0].value.set_index("query_type")
+    assert table.loc["navigational", "corrected p hybrid"] in hybrid[0]
+    assert "Holm over 3 segments × 2 candidates (nDCG@10)" in hybrid[0]
 
 
 @pytest.mark.slow
@@ -158,13 +197,15 @@ def test_segments_table_gives_each_models_mean_and_the_delta_per_segment(web_sea
     at = open_review("5_Segments")
     at.selectbox(key="w_seg_measure").set_value("nDCG").run()
     table = at.dataframe[0].value.set_index("query_type")
-    assert list(table.index) == ["informational", "navigational", "transactional", "(all)"]
-    assert table["n"].tolist() == [151, 70, 79, 300]
+    assert list(table.index) == ["informational", "navigational", "transactional", "(all queries)"]
+    assert table["queries"].tolist() == ["151", "70", "79", "300"]
     assert table.loc["navigational", "lexical"] == pytest.approx(0.884989, abs=1e-6)
-    assert table.loc["navigational", "hybrid vs lexical"] == "worse"
-    assert table.loc["(all)", "hybrid vs lexical"] == "better"
+    assert table.loc["navigational", "hybrid vs baseline"] == "worse"
+    assert table.loc["(all queries)", "hybrid vs baseline"] == "better"
     overall = ev.per_query.groupby("model")["nDCG@10"].mean()
-    assert table.loc["(all)", "Δ hybrid"] == pytest.approx(overall["hybrid"] - overall["lexical"])
+    assert table.loc["(all queries)", "Δ hybrid"] == pytest.approx(
+        overall["hybrid"] - overall["lexical"]
+    )
 
 
 @pytest.mark.slow
@@ -173,33 +214,59 @@ def test_small_segments_are_flagged_not_hidden():
     at.multiselect(key="w_seg_by").set_value(["query_type", "traffic"]).run()
     table = at.dataframe[0].value
     assert len(table) == 10
-    assert table["small"].sum() == 3
+    assert table["queries"].str.endswith(" (small)").sum() == 3
     assert any("3 segment(s) have fewer than 20 queries" in w.value for w in at.warning)
 
 
 def test_segments_page_runs_on_the_recommendations_sample():
     at = open_review("5_Segments", {"data": "recommendations"})
     table = at.dataframe[0].value
-    assert table["n"].iloc[-1] == 2000
+    assert table["queries"].iloc[-1] == "2000"
+
+
+def test_segments_page_offers_to_open_a_segments_queries_in_compare():
+    at = open_review("5_Segments")
+    links = [str(p.proto).replace("\\", "") for p in at.get("page_link")]
+    assert any(
+        "Open the queries of query_type = informational in Compare" in p
+        and "qseg=query_type%3Dinformational" in p
+        for p in links
+    ), links
 
 
 # --------------------------------------------------------------------------- report
 
 
-@pytest.mark.slow
-def test_report_page_shows_headline_segments_health_and_provenance(web_search):
+def test_report_page_shows_verdict_figures_glossary_segments_health_and_provenance(web_search):
     data, _ = web_search
     at = open_review("6_Report")
     text = shown_text(at)
-    assert "hybrid beats lexical on nDCG@10" in text
-    assert "but loses to lexical where query_type = navigational" in text
+    assert "hybrid is better than lexical on all 4 measures" in text
+    assert "**P@10 · Precision**: Share of the top K results that are relevant." in text
+    assert "significantly worse where query_type = navigational" in text
     provenance = at.dataframe[-1].value.set_index("setting")["value"]
     assert provenance["Content hash (SHA-256)"] == data.content_hash
     assert provenance["Baseline"] == "lexical"
     assert provenance["Random seed"] == "0"
+    assert provenance["Correction family"] == "view"
     findings = at.dataframe[-2].value
     assert "severity" in findings.columns and len(findings) == len(data.health.findings)
     assert len(at.get("download_button")) == 2
+
+
+def test_the_three_pages_show_the_same_corrected_p_for_hybrid_on_navigational_queries():
+    compare = open_review("4_Compare", {"m": "nDCG"})
+    segments = open_review("5_Segments", {"m": "nDCG"})
+    report = open_review("6_Report", {"m": "nDCG"})
+    on_segments = segments.dataframe[0].value.set_index("query_type")
+    p = on_segments.loc["navigational", "corrected p hybrid"]
+    report_rows = report.dataframe[1].value
+    row = report_rows[
+        (report_rows["segment"] == "query_type = navigational")
+        & (report_rows["candidate"] == "hybrid")
+    ]
+    assert row["corrected p"].tolist() == [p]
+    assert f"corrected {p}" in shown_text(compare)
 
 
 def test_pages_explain_that_one_model_cannot_be_compared():
@@ -241,3 +308,26 @@ def test_a_link_with_unknown_models_and_bad_numbers_keeps_the_defaults():
     assert at.selectbox(key="w_review_baseline").value == "lexical"
     assert at.multiselect(key="w_review_candidates").value == ["dense", "hybrid"]
     assert at.number_input(key="w_review_k").value == 10
+
+
+def test_a_link_naming_an_unknown_data_set_says_so():
+    at = open_review("4_Compare", {"data": "no_such_data"})
+    warnings = [w.value for w in at.warning]
+    assert any("no\\_such\\_data" in w or "no_such_data" in w for w in warnings), warnings
+    assert any("showing 'web" in w for w in warnings)
+
+
+def test_switching_the_data_set_resets_choices_that_no_longer_exist():
+    at = open_review("4_Compare")
+    at.selectbox(key="w_cmp_candidate").set_value("hybrid").run()
+    at.selectbox(key="w_cmp_query").set_value("109").run()
+    at.session_state["w_sample"] = "recommendations"
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.selectbox(key="w_review_baseline").value == "baseline"
+    assert at.selectbox(key="w_cmp_candidate").value == "candidate"
+    assert (
+        at.selectbox(key="w_cmp_query").value != "109"
+        or "109" in at.selectbox(key="w_cmp_query").options
+    )
+    assert len(at.dataframe[0].value) == 4  # the four sidebar measures for one candidate

@@ -53,7 +53,7 @@ def test_toy_table_has_the_hand_computed_means_and_delta():
     assert rr["mean_b"] == pytest.approx((1 + 1 / 3) / 2)
     assert rr["delta"] == pytest.approx(0.0)
     assert (rr["wins"], rr["ties"], rr["losses"]) == (1, 0, 1)
-    assert rr["direction"] == "no clear difference"
+    assert rr["direction"] == "unclear"
 
 
 def test_table_rows_equal_the_statistics_of_each_pair(web):
@@ -89,7 +89,7 @@ def test_hybrid_is_significantly_better_than_lexical_on_ndcg_at_10(web):
     hybrid = table.loc[("hybrid", "nDCG@10")]
     assert hybrid["delta"] == pytest.approx(0.2334, abs=1e-4)
     assert hybrid["ci_low"] > 0.18 and hybrid["direction"] == "better"
-    assert table.loc[("dense", "RR"), "direction"] == "no clear difference"
+    assert table.loc[("dense", "RR"), "direction"] == "unclear"
 
 
 def test_corrected_pvalues_are_holm_over_every_row_of_the_table(web):

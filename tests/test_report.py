@@ -12,15 +12,17 @@ import pytest
 
 from metrics import Settings, evaluate
 from metrics.io.loaders import load_sample
-from metrics.review.compare import CompareOptions, comparison_table, delta_curves, headline
-from metrics.review.segments import reversals
+from metrics.review.compare import CompareOptions, delta_curves
 from metrics.review.stakeholder_report import (
+    REPORT_TEMPLATES,
     ReportInputs,
     build_report_html,
     html_table,
     report_tables,
     report_zip,
 )
+from metrics.review.verdict import ReviewRequest, callouts, review_table
+from ui.i18n import templates
 from ui.review.figures import delta_curve_figure
 
 EVIL = "<script>alert(1)</script>"
@@ -34,11 +36,11 @@ def inputs():
     run["model"] = run["model"].replace({"dense": EVIL})
     settings = Settings(gain="exponential")
     ev = evaluate(run, data.qrels, ["nDCG@10", "P@10"], settings)
-    table = comparison_table(ev, "lexical", options=OPTIONS)
-    segments = comparison_table(
-        ev, "lexical", segments=data.segments, by=["query_type"], options=OPTIONS
+    request = ReviewRequest(
+        "lexical", (EVIL, "hybrid"), ("nDCG@10", "P@10"), ("query_type",), OPTIONS
     )
-    rev = reversals(ev, data.segments, ["query_type"], options=OPTIONS)
+    review = review_table(ev, request, data.segments)
+    found = callouts(review, "nDCG@10")
     curve = delta_curves(ev, "lexical", "hybrid", "nDCG", 10, options=OPTIONS)
     findings = pd.DataFrame(
         {
@@ -59,12 +61,10 @@ def inputs():
         n_queries=300,
         settings=settings,
         options=OPTIONS,
-        comparison=table,
-        headline=headline(table),
+        review=review,
         description="sample & test",
         segment_by=["query_type"],
-        segment_table=segments,
-        reversal_sentences=list(rev["sentence"]),
+        callout_sentences=[(r["callout"], r["sentence"]) for r in found.to_dict("records")],
         findings=findings,
         figures=[("nDCG delta", delta_curve_figure({"hybrid": curve}, "nDCG", "lexical"))],
         generated_at="2026-01-01 00:00 UTC",
@@ -106,6 +106,7 @@ def test_report_embeds_machine_readable_provenance(page, inputs):
         "test": "p_randomization",
         "alpha": 0.05,
     }
+    assert document["family"] == "view"
     assert document["dataset"] == "web " + EVIL  # escaped for the script context, same value
 
 
@@ -121,14 +122,54 @@ def test_report_is_self_contained_with_plotly_inlined_once(page):
     assert 'id="chart-0"' in page
 
 
-def test_headline_and_segment_reversal_are_stated(page):
-    assert "hybrid beats lexical on nDCG@10" in page
-    assert "but loses to lexical where query_type = navigational" in page
+def test_the_verdict_comes_first_then_figures_glossary_and_segment_findings(page):
+    order = [
+        "Executive summary",
+        "hybrid is better than lexical on all 2 measures; nDCG@10 +0.2",
+        "Headline figures",
+        "Candidates against each other",
+        "Measures used",
+        "nDCG@10 · nDCG</dt><dd>Graded gain discounted by rank",
+        "Segment findings",
+        "Data health",
+        "Settings and provenance",
+    ]
+    places = [page.index(text) for text in order]
+    assert places == sorted(places)
+    assert "is ahead of every other candidate on nDCG@10" in page
+
+
+def test_segment_findings_say_where_hybrid_loses_with_the_family_of_the_correction(page):
+    assert (
+        "hybrid is better than lexical overall on nDCG@10 (+0.2" in page
+        and "but is significantly worse where query_type = navigational" in page
+    )
+    assert "Holm" not in page or "Benjamini–Hochberg over 3 segments × 2 candidates" in page
     assert 'class="callout"' in page
 
 
-def test_rows_are_coloured_by_direction(page):
+def test_rows_are_coloured_by_verdict(page):
     assert page.count('<tr class="better">') >= 2
+
+
+def test_the_report_is_written_in_the_language_it_is_given(inputs):
+    from dataclasses import replace
+
+    from metrics.review.verdict import VERDICT_TEMPLATES, verdict_sentences
+
+    words = templates({**VERDICT_TEMPLATES}, "ja")
+    japanese = replace(
+        inputs,
+        words=templates(REPORT_TEMPLATES, "ja"),
+        lang="ja",
+        verdict=verdict_sentences(inputs.review, words),
+        generated_at="2026-01-01 00:00 UTC",
+    )
+    page = build_report_html(japanese)
+    assert '<html lang="ja">' in page
+    for text in ("要約", "主な数値", "使用した指標", "設定と出所", "hybrid は 2 指標すべてで"):
+        assert text in page, text
+    assert "Executive summary" not in page and "Headline figures" not in page
 
 
 def test_html_table_escapes_headers_and_cells_and_right_aligns_numbers():
@@ -139,17 +180,26 @@ def test_html_table_escapes_headers_and_cells_and_right_aligns_numbers():
 
 def test_csv_tables_are_excel_safe(inputs):
     files = report_tables(inputs)
-    assert set(files) == {"comparison.csv", "segments.csv", "data_health.csv", "settings.csv"}
+    assert set(files) == {
+        "comparison.csv",
+        "candidates.csv",
+        "segments.csv",
+        "data_health.csv",
+        "settings.csv",
+    }
     health = pd.read_csv(io.BytesIO(files["data_health.csv"]), encoding="utf-8-sig")
     assert health["action"].tolist() == ["'=cmd()"]
     comparison = pd.read_csv(io.BytesIO(files["comparison.csv"]), encoding="utf-8-sig")
     assert comparison["delta"].dtype == float
     assert comparison.loc[comparison["candidate"] == "hybrid", "n"].tolist() == [300, 300]
+    # numbers without float noise: 6 significant digits at most
+    assert all(len(f"{v:.15g}".lstrip("-0.").replace(".", "")) <= 6 for v in comparison["delta"])
 
 
 def test_zip_holds_the_tables_and_the_html(inputs, page):
     with zipfile.ZipFile(io.BytesIO(report_zip(inputs, page))) as archive:
         assert sorted(archive.namelist()) == [
+            "candidates.csv",
             "comparison.csv",
             "data_health.csv",
             "report.html",

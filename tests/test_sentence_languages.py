@@ -84,7 +84,7 @@ def test_chinese_headline_keeps_the_numbers_formatted_the_same_way():
             ROW,
             {
                 **ROW,
-                "direction": "no clear difference",
+                "direction": "unclear",
                 "significant": False,
                 "relative_delta": float("nan"),
                 "p_adjusted": float("nan"),
@@ -123,13 +123,12 @@ def test_segments_page_in_chinese_says_hybrid_loses_to_lexical_on_navigational_q
     assert not at.exception, [e.value for e in at.exception]
     errors = [re.sub(r"\\(.)", r"\1", e.value).replace("&#95;", "_") for e in at.error]
     assert any(
-        e.startswith(
-            "hybrid 在 nDCG@10 上总体最佳，但在 query_type 为 navigational "
-            "的查询中输给 lexical：0.754 vs 0.885（"
-        )
+        e.startswith("hybrid 在 nDCG@10 上整体优于 lexical（+0.233，校正后 p &lt; 0.002）")
+        and "但在 query_type = navigational 上显著更差：0.754 vs 0.885" in e
+        and "随机化检验，Holm 校正，范围为 3 个分群 × 2 个候选模型（nDCG@10）" in e
         for e in errors
     ), errors
-    assert not any("best overall" in e for e in errors)
+    assert not any("better than" in e for e in errors)
 
 
 @pytest.mark.slow
@@ -137,10 +136,11 @@ def test_compare_page_linked_in_japanese_gives_the_headline_in_japanese():
     at = open_review("4_Compare", {"lang": "ja"})
     text = shown_text(at)
     assert (
-        "hybrid は nDCG@10 で lexical を上回る：0.773 vs 0.540、差 +0.233（+43.3%）、"
-        "95% 信頼区間 [" in text
+        "hybrid は 4 指標すべてで lexical より改善。P@10 +0.221 [+0.192, +0.251]、補正後 p < 0.002"
+        in (text)
     )
-    assert "hybrid beats lexical" not in text
+    assert "hybrid は P@10 で他のすべての候補モデルを上回っています" in text
+    assert "is better than" not in text
 
 
 def test_learn_cards_name_the_measures_in_chinese():

@@ -33,17 +33,20 @@ def _register_template() -> None:
 
 _register_template()
 
+#: Model colours: a colour-blind-safe qualitative palette (Okabe–Ito and Tol hues) that leaves
+#: out the green and red that mean better and worse; a model keeps its colour (its position in
+#: the data set's model order) on every page and in the report.
 PALETTE = (
-    "#1f77b4",
-    "#d62728",
-    "#2ca02c",
-    "#9467bd",
-    "#ff7f0e",
-    "#8c564b",
-    "#e377c2",
-    "#7f7f7f",
-    "#bcbd22",
-    "#17becf",
+    "#0072B2",
+    "#E69F00",
+    "#CC79A7",
+    "#56B4E9",
+    "#332288",
+    "#999933",
+    "#882255",
+    "#6699CC",
+    "#DDAA33",
+    "#777777",
 )
 
 

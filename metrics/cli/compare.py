@@ -5,12 +5,18 @@ Usage::
     python -m metrics compare QRELS RUN_A RUN_B [RUN_C ...] [-m MEASURE]... [--format tsv|json]
         [--seed N] [--resamples N] [--correction holm|bh|none] [--missing intersection|zero]
         [--test randomization|ttest|wilcoxon] [--alpha A] [--baseline MODEL]
+        [--queries QUERIES --by COLUMN [--by COLUMN]] [--family view|all]
         [--fail-if-worse MEASURE]...
 
 The first run is the baseline (or ``--baseline``); every other model is a candidate. Files may
-be TREC runs/qrels or any table :func:`metrics.io.loaders.load_table` reads. Output, per candidate
-and measure: n, mean_a, mean_b, delta, ci_low, ci_high, p_randomization, p_ttest, p_wilcoxon,
-p_adjusted, wins, ties, losses (and relative delta, effect size).
+be TREC runs/qrels or any table :func:`metrics.io.loaders.load_table` reads. The numbers are the
+shared review table of :func:`metrics.review.verdict.review_table` (the app shows the same
+numbers for the same choices; the defaults are the app's): one row per comparison — kind
+(``baseline`` or ``pairwise``), reference, candidate, measure, segment (``(all)`` or
+``country = JP``), n, means, delta, CI, the three raw p-values, the chosen test's ``p_raw``, the
+corrected ``p_adjusted`` with ``p_bound`` (true when it is the floor of the resampling test: the
+true value is smaller), the correction family and the verdict (better / worse / unclear).
+The JSON output also holds the verdict sentences.
 
 Exit status: 0 on success; 1 when ``--fail-if-worse`` names a measure on which a candidate is
 significantly worse (corrected p below alpha, negative delta) — a gate for CI jobs; 2 on
@@ -27,19 +33,25 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+import numpy as np
+
 from metrics.cli.messages import error_line
 from metrics.engine.registry import DEFAULT_COMPARE_MEASURES
 from metrics.errors import MetricsError
+from metrics.review.statistics import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
+from metrics.review.verdict import DEFAULT_FAMILY, FAMILIES
 
 if TYPE_CHECKING:  # imported on use: --help stays fast
     import pandas as pd
 
     from metrics.io.loaders import Dataset
     from metrics.review.compare import CompareOptions
-
 OUTPUT_COLUMNS = (
+    "kind",
+    "reference",
     "candidate",
     "measure",
+    "segment",
     "n",
     "mean_a",
     "mean_b",
@@ -50,8 +62,14 @@ OUTPUT_COLUMNS = (
     "p_randomization",
     "p_ttest",
     "p_wilcoxon",
+    "test",
+    "p_raw",
     "p_adjusted",
+    "p_bound",
+    "family",
+    "family_text",
     "significant",
+    "verdict",
     "wins",
     "ties",
     "losses",
@@ -84,18 +102,40 @@ def build_parser() -> argparse.ArgumentParser:
         f"{', '.join(DEFAULT_COMPARE_MEASURES)})",
     )
     parser.add_argument("--format", choices=("tsv", "json"), default="tsv")
-    parser.add_argument("--seed", type=int, default=0, help="random seed (default 0)")
+    parser.add_argument(
+        "--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
+    )
     parser.add_argument(
         "--resamples",
         type=int,
-        default=10_000,
-        help="bootstrap and randomization resamples (default 10000)",
+        default=DEFAULT_RESAMPLES,
+        help=f"bootstrap and randomization resamples (default {DEFAULT_RESAMPLES}, as in the app)",
     )
     parser.add_argument(
         "--correction",
         choices=("holm", "bh", "none"),
         default="holm",
-        help="multiple-testing correction over candidates x measures",
+        help="multiple-testing correction (within each family, see --family)",
+    )
+    parser.add_argument(
+        "--family",
+        choices=tuple(FAMILIES),
+        default=DEFAULT_FAMILY,
+        help="correction family: 'view' corrects the overall table (measures x candidates), "
+        "each measure's segment table and the candidate pairs separately; 'all' corrects "
+        "every comparison together",
+    )
+    parser.add_argument(
+        "--queries",
+        metavar="QUERIES",
+        help="query table with segment columns (a query column and e.g. country)",
+    )
+    parser.add_argument(
+        "--by",
+        action="append",
+        default=[],
+        metavar="COLUMN",
+        help="segment column of --queries (repeatable, at most two, combined)",
     )
     parser.add_argument(
         "--missing",
@@ -111,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
         help="p-value that is corrected and decides significance",
     )
     parser.add_argument("--alpha", type=float, default=0.05, help="significance level")
-    parser.add_argument("--confidence", type=float, default=0.95, help="CI level")
+    parser.add_argument("--confidence", type=float, default=DEFAULT_CONFIDENCE, help="CI level")
     parser.add_argument("--baseline", help="baseline model name (default: the first run's)")
     parser.add_argument(
         "--relevance-level",
@@ -156,19 +196,30 @@ def run_compare(
     from metrics.engine.registry import parse_measures
     from metrics.engine.settings import Settings
     from metrics.io.loaders import load_dataset, load_table
-    from metrics.review.compare import CompareOptions, comparison_table
+    from metrics.review.compare import CompareOptions
+    from metrics.review.verdict import ReviewRequest, review_table
 
     measures = [s.name for s in parse_measures(list(args.measures or DEFAULT_COMPARE_MEASURES))]
     for name in args.fail_if_worse:
         measures += [s.name for s in parse_measures([name]) if s.name not in measures]
     qrels = load_table(args.qrels, Path(args.qrels).name)
     runs = [load_table(path, Path(path).name) for path in args.runs]
+    if args.by and not args.queries:
+        raise MetricsError("--by needs --queries, the table holding the segment columns.")
+    queries = load_table(args.queries, Path(args.queries).name) if args.queries else None
     data = load_dataset(
         runs,
         qrels,
+        queries,
         name=", ".join(Path(p).name for p in args.runs),
         relevance_level=args.relevance_level,
     )
+    for column in args.by:
+        if column not in data.segment_columns:
+            raise MetricsError(
+                f"{args.queries}: no segment column {column!r}; segment columns: "
+                f"{', '.join(data.segment_columns) or 'none'}."
+            )
     models = data.models
     baseline = args.baseline or models[0]
     if baseline not in models:
@@ -191,7 +242,15 @@ def run_compare(
     )
     settings = Settings(relevance_level=args.relevance_level)
     evaluation = evaluate(data.run, data.qrels, measures, settings, source=args.runs[0])
-    table = comparison_table(evaluation, baseline, measures=measures, options=options)
+    request = ReviewRequest(
+        baseline,
+        tuple(m for m in models if m != baseline),
+        tuple(measures),
+        tuple(args.by),
+        options,
+        args.family,
+    )
+    table = review_table(evaluation, request, data.segments if args.by else None)
     return table, data, options, measures, baseline
 
 
@@ -203,20 +262,35 @@ def _write_tsv(table: pd.DataFrame, out: TextIO) -> None:
             value = row[column]
             if isinstance(value, float):
                 cells.append("nan" if math.isnan(value) else f"{value:.6g}")
+            elif isinstance(value, (bool, np.bool_)):
+                cells.append("true" if value else "false")
             else:
                 cells.append(str(value))
         out.write("\t".join(cells) + "\n")
 
 
-def _write_json(
-    table: pd.DataFrame,
-    data: Dataset,
-    options: CompareOptions,
-    measures: list[str],
-    baseline: str,
-    args: argparse.Namespace,
-    out: TextIO,
-) -> None:
+def records(table, by: list[str] | tuple[str, ...] = ()) -> list[dict[str, object]]:
+    """Rows of the review table as JSON-ready dicts (full precision; ``NaN`` as ``null``)."""
+    columns = [*OUTPUT_COLUMNS, "p_floor", "family_size", *by]
+    return [
+        {column: _number(row[column]) for column in columns}
+        | {
+            "only_in_baseline": int(row["only_in_baseline"]),
+            "only_in_candidate": int(row["only_in_candidate"]),
+            "undefined": int(row["undefined"]),
+        }
+        for row in table.to_dict("records")
+    ]
+
+
+def _write_json(table, data, options, measures, baseline, args, out: TextIO) -> None:
+    from metrics.review.verdict import (
+        overall_rows,
+        pairwise_rows,
+        segment_rows,
+        verdict_sentences,
+    )
+
     document = {
         "baseline": baseline,
         "qrels": args.qrels,
@@ -233,16 +307,13 @@ def _write_json(
             "test": args.test,
             "alpha": options.alpha,
             "relevance_level": args.relevance_level,
+            "family": args.family,
+            "segments": list(args.by),
         },
-        "comparisons": [
-            {column: _number(row[column]) for column in OUTPUT_COLUMNS}
-            | {
-                "only_in_baseline": int(row["only_in_baseline"]),
-                "only_in_candidate": int(row["only_in_candidate"]),
-                "undefined": int(row["undefined"]),
-            }
-            for row in table.to_dict("records")
-        ],
+        "verdict": verdict_sentences(table),
+        "comparisons": records(overall_rows(table)),
+        "segments": records(segment_rows(table), args.by),
+        "pairwise": records(pairwise_rows(table)),
     }
     json.dump(document, out, indent=2)
     out.write("\n")
@@ -300,11 +371,12 @@ def _gate(table: pd.DataFrame, fail_if_worse: list[str], err: TextIO) -> int:
     from metrics.engine.registry import parse_measure
 
     names = {parse_measure(m).name for m in fail_if_worse}
-    worse = table[table["measure"].isin(names) & table["significant"] & (table["delta"] < 0)]
+    overall = table[(table["kind"] == "baseline") & (table["segment"] == "(all)")]
+    worse = overall[overall["measure"].isin(names) & (overall["verdict"] == "worse")]
     for row in worse.to_dict("records"):
         print(
             f"worse: {row['candidate']} on {row['measure']}: delta {row['delta']:+.4f}, "
-            f"corrected p = {row['p_adjusted']:.3g}",
+            f"corrected p = {row['p_adjusted']:.3g} ({row['family_text']})",
             file=err,
         )
     return 1 if len(worse) else 0

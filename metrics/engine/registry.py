@@ -793,8 +793,13 @@ DEFAULT_MEASURES: tuple[str, ...] = (
     "Rprec",
     "Success@10",
 )
-#: ... what ``python -m metrics compare`` compares without ``-m`` ...
-DEFAULT_COMPARE_MEASURES: tuple[str, ...] = ("nDCG@10", "P@10", "RR", "AP")
+#: ... what the review compares by default, in the app (Compare, Segments, Report) and in
+#: ``python -m metrics compare`` alike: these measures at this K ...
+DEFAULT_REVIEW_MEASURES: tuple[str, ...] = ("P", "R", "RR", "nDCG")
+DEFAULT_REVIEW_K = 10
+DEFAULT_COMPARE_MEASURES: tuple[str, ...] = tuple(
+    f"{name}@{DEFAULT_REVIEW_K}" for name in DEFAULT_REVIEW_MEASURES
+)
 #: ... and the curves the app draws first (names without a cutoff: drawn over every K; the
 #: command line's ``--curves`` uses the measures flagged ``curve_default`` instead).
 DEFAULT_CURVE_MEASURES: tuple[str, ...] = ("P", "R", "RR", "nDCG")

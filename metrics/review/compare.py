@@ -27,6 +27,7 @@ import pandas as pd
 from metrics import schema as S
 from metrics.engine.evaluation import Evaluation, curves
 from metrics.engine.registry import parse_measure
+from metrics.errors import SettingsError
 from metrics.review.statistics import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
@@ -107,9 +108,9 @@ class CompareOptions:
 
     def __post_init__(self) -> None:
         if self.test not in TESTS:
-            raise ValueError(f"test must be one of {', '.join(TESTS)}; got {self.test!r}.")
+            raise SettingsError(f"test must be one of {', '.join(TESTS)}; got {self.test!r}.")
         if int(self.resamples) < 1:
-            raise ValueError(f"resamples must be at least 1; got {self.resamples!r}.")
+            raise SettingsError(f"resamples must be at least 1; got {self.resamples!r}.")
 
     def describe(self) -> list[tuple[str, str]]:
         """(label, value explained) pairs, for display and reports."""
@@ -141,7 +142,7 @@ def model_values(
     """
     table = evaluation.per_query
     if model not in evaluation.models:
-        raise ValueError(f"no model named {model!r}; models: {', '.join(evaluation.models)}.")
+        raise SettingsError(f"no model named {model!r}; models: {', '.join(evaluation.models)}.")
     part = table.loc[table[S.MODEL] == model, [S.QUERY, measure]]
     series = pd.Series(
         part[measure].to_numpy(dtype=np.float64), index=part[S.QUERY].astype(str).to_numpy()
@@ -151,9 +152,13 @@ def model_values(
     return series
 
 
+#: Direction codes of :func:`comparison_table` (data codes; display text comes from catalogs).
+DIRECTIONS = ("better", "worse", "unclear")
+
+
 def _direction(delta: float, significant: bool) -> str:
     if not significant or math.isnan(delta) or delta == 0:
-        return "no clear difference"
+        return "unclear"
     return "better" if delta > 0 else "worse"
 
 
@@ -161,7 +166,7 @@ def segment_of_query(segments: pd.DataFrame, by: list[str]) -> pd.DataFrame:
     """Query id (as text) and the ``by`` columns as text (``(missing)`` for empty values)."""
     missing = [c for c in by if c not in segments.columns]
     if missing:
-        raise ValueError(
+        raise SettingsError(
             f"no segment column {missing[0]!r}; columns: "
             f"{', '.join(c for c in segments.columns if c != S.QUERY)}."
         )
@@ -178,7 +183,7 @@ def _segment_groups(
     if not by:
         return [((), None)]
     if segments is None:
-        raise ValueError("segment columns were given but there is no segment table.")
+        raise SettingsError("segment columns were given but there is no segment table.")
     groups = []
     for key, part in segment_of_query(segments, by).groupby(by, sort=True, observed=True):
         key = key if isinstance(key, tuple) else (key,)
@@ -218,7 +223,7 @@ def comparison_table(
     DataFrame
         Columns :data:`COLUMNS` (the ``by`` columns after ``candidate``); ``p_adjusted`` is
         ``options.test`` corrected over all rows; ``direction`` is ``better``/``worse`` when the
-        corrected p-value is below ``alpha``, ``no clear difference`` otherwise; the
+        corrected p-value is below ``alpha``, ``unclear`` otherwise; the
         ``only_in_*`` and ``undefined`` columns count queries left out of the pairs.
     """
     by = list(by or [])
@@ -286,19 +291,26 @@ def delta_curves(
     """
     spec = parse_measure(measure, for_curve=True)
     per_k = curves({m: evaluation.lists[m] for m in (baseline, candidate)}, spec, k_max)
-    frames = {}
+    # One pairing for every surface: pair_values on each query's row number (+1, so that a
+    # query scored 0 under the "zero" policy reads as "no row"); a query undefined at any K
+    # is undefined.
+    rows = {}
     for model in (baseline, candidate):
+        values = np.asarray(per_k[model], dtype=np.float64).reshape(-1, k_max)
+        position = np.arange(1, len(values) + 1, dtype=np.float64)
+        position[np.isnan(values).any(axis=1)] = np.nan
         ids = evaluation.lists[model].query_ids.astype(str)
-        frames[model] = pd.DataFrame(per_k[model], index=ids)
-    a, b = frames[baseline], frames[candidate]
-    if options.policy == "intersection":
-        index = a.index.intersection(b.index, sort=False)
-        a, b = a.reindex(index), b.reindex(index)
-    else:
-        index = a.index.append(b.index.difference(a.index))
-        a, b = a.reindex(index, fill_value=0.0), b.reindex(index, fill_value=0.0)
-    defined = ~(a.isna().any(axis=1).to_numpy() | b.isna().any(axis=1).to_numpy())
-    va, vb = a.to_numpy()[defined], b.to_numpy()[defined]
+        rows[model] = (values, pd.Series(position, index=ids))
+    pairs = pair_values(rows[baseline][1], rows[candidate][1], options.policy)
+
+    def gather(model: str, position: np.ndarray) -> np.ndarray:
+        values = rows[model][0]
+        out = np.zeros((len(position), k_max))
+        present = position > 0
+        out[present] = values[position[present].astype(np.int64) - 1]
+        return out
+
+    va, vb = gather(baseline, pairs.a), gather(candidate, pairs.b)
     diff = vb - va
     n = len(diff)
     if n:
@@ -468,6 +480,7 @@ __all__ = [
     "COLUMNS",
     "DEFAULT_ALPHA",
     "DEFAULT_TEST",
+    "DIRECTIONS",
     "HEADLINE_TEMPLATES",
     "TESTS",
     "CompareOptions",

@@ -12,10 +12,15 @@ import pandas as pd
 from metrics import schema as S
 from metrics.engine.ranking import RankedLists
 
-#: Change labels of an item of the candidate's top K, relative to the baseline's top K.
-ENTERED = "new in top K"
-LEFT = "left top K"
-SAME = "same rank"
+#: Change codes of an item of the candidate's top K, relative to the baseline's top K (data
+#: codes; the words come from the catalogs): ``new`` (not in the baseline's top K), ``left``
+#: (in the baseline's top K, not in the candidate's), ``up`` / ``down`` (by ``moved`` ranks),
+#: ``same``.
+ENTERED = "new"
+LEFT = "left"
+SAME = "same"
+UP = "up"
+DOWN = "down"
 
 
 def ranked_items(
@@ -63,13 +68,15 @@ def ranked_items(
     return out
 
 
-def _move(rank_in_baseline: int | None, rank_in_candidate: int | None, missing: str) -> str:
+def _move(
+    rank_in_baseline: int | None, rank_in_candidate: int | None, missing: str
+) -> tuple[str, int]:
     if rank_in_baseline is None or rank_in_candidate is None:
-        return missing
+        return missing, 0
     moved = int(rank_in_baseline) - int(rank_in_candidate)
     if moved == 0:
-        return SAME
-    return f"up {moved}" if moved > 0 else f"down {-moved}"
+        return SAME, 0
+    return (UP, moved) if moved > 0 else (DOWN, -moved)
 
 
 def side_by_side(
@@ -80,18 +87,22 @@ def side_by_side(
     Returns
     -------
     (baseline_top, candidate_top)
-        :func:`ranked_items` frames plus a ``change`` column. In the candidate's list: ``new in
-        top K`` (not in the baseline's top K), ``up n`` / ``down n`` (rank difference with the
-        baseline), ``same rank``. In the baseline's list: ``left top K`` for items the candidate
-        no longer shows in its top K, otherwise the same moves seen from the candidate.
+        :func:`ranked_items` frames plus ``change`` (a code) and ``moved`` (ranks). In the
+        candidate's list: ``new`` (not in the baseline's top K), ``up`` / ``down`` by ``moved``
+        ranks, ``same``. In the baseline's list: ``left`` for items the candidate no longer
+        shows in its top K, otherwise the same moves seen from the candidate.
     """
     a = ranked_items(baseline, run, query, k)
     b = ranked_items(candidate, run, query, k)
     rank_a = dict(zip(a[S.ITEM], a["rank"]))
     rank_b = dict(zip(b[S.ITEM], b["rank"]))
-    b["change"] = [_move(rank_a.get(item), r, ENTERED) for r, item in zip(b["rank"], b[S.ITEM])]
-    a["change"] = [_move(r, rank_b.get(item), LEFT) for r, item in zip(a["rank"], a[S.ITEM])]
+    moves_b = [_move(rank_a.get(item), r, ENTERED) for r, item in zip(b["rank"], b[S.ITEM])]
+    moves_a = [_move(r, rank_b.get(item), LEFT) for r, item in zip(a["rank"], a[S.ITEM])]
+    b["change"] = [m[0] for m in moves_b]
+    b["moved"] = [m[1] for m in moves_b]
+    a["change"] = [m[0] for m in moves_a]
+    a["moved"] = [m[1] for m in moves_a]
     return a, b
 
 
-__all__ = ["ENTERED", "LEFT", "SAME", "ranked_items", "side_by_side"]
+__all__ = ["DOWN", "ENTERED", "LEFT", "SAME", "UP", "ranked_items", "side_by_side"]

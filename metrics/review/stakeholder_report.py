@@ -1,10 +1,17 @@
 """A stakeholder report: one self-contained HTML file and its tables as Excel-safe CSV.
 
-:func:`build_report_html` turns a :class:`ReportInputs` into a single HTML page — headline,
-charts (interactive plotly, with plotly.js inlined once so the file works offline), segment
-findings, data health and the exact settings and provenance needed to reproduce the numbers.
-Every user string (data set name, model names, ids, segment values, messages) is HTML-escaped.
-:func:`report_tables` and :func:`report_zip` give the same tables as CSV.
+:func:`build_report_html` turns a :class:`ReportInputs` into a single HTML page, written as a
+decision document: the executive summary (the verdict box of the Compare page) first, then the
+headline figures (and the candidates against each other), a glossary of the measures used (from
+the registry), the segment findings, charts (interactive plotly, with plotly.js inlined once so
+the file works offline), data health and the exact settings and provenance needed to reproduce
+the numbers. Every number comes from the one review table
+(:func:`metrics.review.verdict.review_table`), so the report says what the pages say.
+
+The words are :data:`REPORT_TEMPLATES` (English) or the caller's translation of them
+(``ReportInputs.words``, ``ReportInputs.lang``); tables may be passed already worded
+(``*_display``). Every user string (data set name, model names, ids, segment values, messages)
+is HTML-escaped. :func:`report_tables` and :func:`report_zip` give the tables as CSV.
 
 Pure: no Streamlit; figures are passed in as plotly objects.
 """
@@ -16,7 +23,7 @@ import io
 import json
 import math
 import zipfile
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -24,10 +31,18 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from metrics.engine.registry import parse_measure
 from metrics.engine.settings import Settings
 from metrics.io.export import to_csv_bytes
 from metrics.io.text_safety import visible
 from metrics.review.compare import CompareOptions
+from metrics.review.verdict import (
+    overall_rows,
+    pairwise_rows,
+    row_p,
+    segment_rows,
+    verdict_sentences,
+)
 
 _CSS = """
 body{font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;margin:0;color:#1f2328;
@@ -41,7 +56,62 @@ tabular-nums}tr.better td{background:#dafbe1}tr.worse td{background:#ffebe9}
 .callout{border-left:4px solid #cf222e;background:#fff5f5;padding:8px 12px;margin:8px 0}
 .note{border-left:4px solid #bf8700;background:#fff8c5;padding:8px 12px;margin:8px 0}
 .chart{margin:12px 0 24px}code{font-size:.85rem;background:#f6f8fa;padding:1px 4px}
+.verdict{border:2px solid #0072B2;border-radius:8px;padding:10px 18px;margin:12px 0 8px;
+background:#f5f9fd}.verdict p{margin:6px 0;line-height:1.5}.verdict .closing{font-weight:600}
+dl.glossary dt{font-weight:600;margin-top:8px}dl.glossary dd{margin:2px 0 0 16px}
 """
+
+#: English wording of the report; pass a mapping with the same keys (and placeholders) as
+#: ``ReportInputs.words`` to write the report in another language.
+REPORT_TEMPLATES: dict[str, str] = {
+    "review_report.html.title": "Model review",
+    "review_report.html.meta": (
+        "Baseline {baseline} · {n} queries · generated {when} · data hash {hash}"
+    ),
+    "review_report.html.summary": "Executive summary",
+    "review_report.html.figures": "Headline figures",
+    "review_report.html.figures_note": "Green rows: significantly better than the baseline, red: "
+    "significantly worse (corrected p < {alpha}); no colour: no clear difference. Intervals are "
+    "{confidence} paired bootstrap intervals of the difference. Corrected p: {family}.",
+    "review_report.html.pairwise": "Candidates against each other",
+    "review_report.html.pairwise_note": (
+        "Each row: the candidate minus the reference. Corrected p: {family}."
+    ),
+    "review_report.html.glossary": "Measures used",
+    "review_report.html.segments": "Segment findings",
+    "review_report.html.segments_none": (
+        "In every segment, each candidate's difference from the baseline points the same way "
+        "as overall on {measure}."
+    ),
+    "review_report.html.segments_note": "Corrected p: {family}.",
+    "review_report.html.charts": "Charts",
+    "review_report.html.health": "Data health",
+    "review_report.html.health_ok": "No problems were found in the data.",
+    "review_report.html.provenance": "Settings and provenance",
+    "review_report.html.json": "The same settings as JSON, for scripts",
+    "review_report.html.col.setting": "setting",
+    "review_report.html.col.value": "value",
+    "review_report.html.col.severity": "severity",
+    "review_report.html.col.message": "what was found",
+    "review_report.html.col.count": "count",
+    "review_report.html.col.examples": "examples",
+    "review_report.html.col.action": "what happens / fix",
+    "review_report.html.prov.data": "Data set",
+    "review_report.html.prov.hash": "Content hash (SHA-256)",
+    "review_report.html.prov.models": "Models",
+    "review_report.html.prov.baseline": "Baseline",
+    "review_report.html.prov.queries": "Queries",
+    "review_report.html.prov.measures": "Measures",
+    "review_report.html.prov.ks": "K values of the curves",
+    "review_report.html.prov.relevance": "Relevance level (value)",
+    "review_report.html.prov.gain": "Gain (value)",
+    "review_report.html.prov.averaging": "Averaging (value)",
+    "review_report.html.prov.means": "Comparison means",
+    "review_report.html.prov.means_value": "macro means over the paired queries",
+    "review_report.html.prov.family": "Correction family",
+    "review_report.html.yes": "yes",
+    "review_report.html.no": "no",
+}
 
 
 @dataclass
@@ -60,26 +130,41 @@ class ReportInputs:
         Number of queries in the data.
     settings, options:
         Engine settings and comparison options.
-    comparison:
-        :func:`metrics.review.compare.comparison_table` (overall).
-    headline:
-        Plain sentences (:func:`metrics.review.compare.headline`).
+    review:
+        The one review table (:func:`metrics.review.verdict.review_table`): overall, segment
+        and pairwise rows. Every number of the report comes from it.
+    family:
+        Correction family of the review (``view`` or ``all``).
+    verdict:
+        Candidate -> sentences, ``""`` -> closing sentence
+        (:func:`metrics.review.verdict.verdict_sentences`); from ``review`` in English when
+        empty.
+    figures_display, pairwise_display, segment_display:
+        Worded tables (translated columns) of the overall, pairwise and segment rows; plain
+        English ones from ``review`` when ``None``.
+    callout_sentences:
+        ``(kind, sentence)`` of :func:`metrics.review.verdict.callouts` (``worse`` is shown as
+        an alert, the others as notes).
+    family_texts:
+        Worded family of the overall, pairwise and segment rows (``overall``, ``pairwise``,
+        ``segments`` keys); from ``review`` in English when empty.
+    glossary:
+        ``(measure, name, what it answers)``; from the registry in English when empty.
     segment_by:
-        Segment columns of ``segment_table`` (empty when there is none).
-    segment_table:
-        Segmented comparison table, or ``None``.
-    reversal_sentences:
-        Where the overall winner loses (:func:`metrics.review.segments.reversals`).
+        Segment columns of the review (empty when there is none).
     findings:
         Validation findings (``Report.to_frame()``): severity, message, count, examples, action.
     figures:
         ``(title, plotly figure)`` pairs, drawn in order.
     title:
-        Report title.
+        Report title (``review_report.html.title`` of ``words`` when empty).
     generated_at:
         Timestamp text (UTC now when empty).
     extra_provenance:
         More ``label -> value`` pairs for the settings section (e.g. software versions).
+    words, lang:
+        Wording (keys of :data:`REPORT_TEMPLATES`; missing keys stay English) and the language
+        code of the document.
     """
 
     dataset_name: str
@@ -91,17 +176,37 @@ class ReportInputs:
     n_queries: int
     settings: Settings
     options: CompareOptions
-    comparison: pd.DataFrame
-    headline: list[str]
+    review: pd.DataFrame
+    family: str = "view"
     description: str = ""
+    verdict: dict[str, list[str]] = field(default_factory=dict)
+    figures_display: pd.DataFrame | None = None
+    pairwise_display: pd.DataFrame | None = None
+    segment_display: pd.DataFrame | None = None
+    callout_sentences: list[tuple[str, str]] = field(default_factory=list)
+    family_texts: dict[str, str] = field(default_factory=dict)
+    glossary: list[tuple[str, str, str]] = field(default_factory=list)
     segment_by: list[str] = field(default_factory=list)
-    segment_table: pd.DataFrame | None = None
-    reversal_sentences: list[str] = field(default_factory=list)
     findings: pd.DataFrame | None = None
     figures: list[tuple[str, Any]] = field(default_factory=list)
-    title: str = "Model review"
+    title: str = ""
     generated_at: str = ""
     extra_provenance: dict[str, str] = field(default_factory=dict)
+    words: Mapping[str, str] = field(default_factory=dict)
+    lang: str = "en"
+
+    def word(self, key: str, **values: object) -> str:
+        text = self.words.get(key, REPORT_TEMPLATES[key])
+        return text.format(**values) if values else text
+
+
+def glossary_of(measures: Sequence[str]) -> list[tuple[str, str, str]]:
+    """``(measure, name, what it answers)`` of each measure, from the registry (English)."""
+    out = []
+    for name in measures:
+        definition = parse_measure(name).definition
+        out.append((name, definition.pretty, definition.description))
+    return out
 
 
 # --------------------------------------------------------------------------- helpers
@@ -111,10 +216,11 @@ def _e(value: object) -> str:
     return html.escape(visible(value), quote=True)
 
 
-def _cell(value: object, column: str) -> tuple[str, bool]:
+def _cell(value: object, column: str, words: Mapping[str, str] | None = None) -> tuple[str, bool]:
     """Formatted cell text and whether it is numeric."""
     if isinstance(value, (bool, np.bool_)):
-        return ("yes" if value else "no"), False
+        key = "review_report.html.yes" if value else "review_report.html.no"
+        return (words or REPORT_TEMPLATES).get(key, REPORT_TEMPLATES[key]), False
     if isinstance(value, (int, np.integer)):
         return f"{int(value):,}", True
     if isinstance(value, (float, np.floating)):
@@ -122,6 +228,8 @@ def _cell(value: object, column: str) -> tuple[str, bool]:
             return "—", True
         if column.startswith("p"):
             return f"{value:.3g}", True
+        if column.startswith("Δ %") or column == "relative_delta":
+            return f"{value:+.1%}", True
         if column in ("delta", "ci_low", "ci_high") or column.startswith("Δ"):
             return f"{value:+.4f}", True
         if column == "relative_delta":
@@ -130,14 +238,18 @@ def _cell(value: object, column: str) -> tuple[str, bool]:
     return str(value), False
 
 
-def html_table(frame: pd.DataFrame, row_class: Sequence[str] | None = None) -> str:
+def html_table(
+    frame: pd.DataFrame,
+    row_class: Sequence[str] | None = None,
+    words: Mapping[str, str] | None = None,
+) -> str:
     """An HTML table of ``frame`` with every header and cell escaped; numbers right-aligned."""
     head = "".join(f"<th>{_e(c)}</th>" for c in frame.columns)
     body = []
     for i, row in enumerate(frame.itertuples(index=False)):
         cells = []
         for column, value in zip(frame.columns, row):
-            text, numeric = _cell(value, str(column))
+            text, numeric = _cell(value, str(column), words)
             cells.append(f'<td class="num">{_e(text)}</td>' if numeric else f"<td>{_e(text)}</td>")
         cls = f' class="{_e(row_class[i])}"' if row_class is not None and row_class[i] else ""
         body.append(f"<tr{cls}>{''.join(cells)}</tr>")
@@ -159,6 +271,7 @@ def summary_table(comparison: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFr
         "ci_high",
         "p_adjusted",
         "direction",
+        "verdict",
         "wins",
         "ties",
         "losses",
@@ -169,23 +282,25 @@ def summary_table(comparison: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFr
 
 def provenance(inputs: ReportInputs) -> list[tuple[str, str]]:
     """(label, value) pairs that pin down how the numbers were made."""
+    w = inputs.word
     rows = [
-        ("Data set", inputs.dataset_name),
-        ("Content hash (SHA-256)", inputs.content_hash),
-        ("Models", ", ".join(inputs.models)),
-        ("Baseline", inputs.baseline),
-        ("Queries", f"{inputs.n_queries:,}"),
-        ("Measures", ", ".join(inputs.measures)),
-        ("K values of the curves", ", ".join(str(k) for k in inputs.ks)),
+        (w("review_report.html.prov.data"), inputs.dataset_name),
+        (w("review_report.html.prov.hash"), inputs.content_hash),
+        (w("review_report.html.prov.models"), ", ".join(inputs.models)),
+        (w("review_report.html.prov.baseline"), inputs.baseline),
+        (w("review_report.html.prov.queries"), f"{inputs.n_queries:,}"),
+        (w("review_report.html.prov.measures"), ", ".join(inputs.measures)),
+        (w("review_report.html.prov.ks"), ", ".join(str(k) for k in inputs.ks)),
     ]
     rows += [(label, value) for label, value in inputs.settings.describe()]
     rows += [
-        ("Relevance level (value)", f"{inputs.settings.relevance_level:g}"),
-        ("Gain (value)", inputs.settings.gain),
-        ("Averaging (value)", inputs.settings.averaging),
-        ("Comparison means", "macro means over the paired queries"),
+        (w("review_report.html.prov.relevance"), f"{inputs.settings.relevance_level:g}"),
+        (w("review_report.html.prov.gain"), inputs.settings.gain),
+        (w("review_report.html.prov.averaging"), inputs.settings.averaging),
+        (w("review_report.html.prov.means"), w("review_report.html.prov.means_value")),
     ]
     rows += inputs.options.describe()
+    rows.append((w("review_report.html.prov.family"), inputs.family))
     rows += list(inputs.extra_provenance.items())
     return rows
 
@@ -208,6 +323,7 @@ def _provenance_json(inputs: ReportInputs) -> str:
             "test": inputs.options.test,
             "alpha": inputs.options.alpha,
         },
+        "family": inputs.family,
         "segments": list(inputs.segment_by),
         "generated_at": inputs.generated_at,
     }
@@ -227,9 +343,10 @@ def _figure_html(figure: Any, index: int) -> str:
 
 
 def _classes(table: pd.DataFrame) -> list[str]:
-    if "direction" not in table.columns:
+    column = "verdict" if "verdict" in table.columns else "direction"
+    if column not in table.columns:
         return [""] * len(table)
-    return [{"better": "better", "worse": "worse"}.get(d, "") for d in table["direction"]]
+    return [{"better": "better", "worse": "worse"}.get(d, "") for d in table[column]]
 
 
 def software_versions(
@@ -250,79 +367,186 @@ def software_versions(
 # --------------------------------------------------------------------------- report
 
 
+def _plain_display(rows: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
+    """English summary columns of review rows (when the caller gives no worded table)."""
+    table = summary_table(rows, by).copy()
+    if "p_adjusted" in table.columns:
+        table["p_adjusted"] = [row_p(r) for r in rows.to_dict("records")]
+    if "segment" in rows.columns and len(by):
+        table.insert(1, "segment", rows["segment"].to_numpy())
+        table = table.drop(columns=[c for c in by if c in table.columns])
+    if "reference" in rows.columns and (rows["kind"] == "pairwise").any():
+        table.insert(0, "reference", rows["reference"].to_numpy())
+    return table
+
+
+def _family_of(inputs: ReportInputs, name: str, rows: pd.DataFrame) -> str:
+    if name in inputs.family_texts:
+        return inputs.family_texts[name]
+    return str(rows["family_text"].iloc[0]) if len(rows) else ""
+
+
+def _summary_html(inputs: ReportInputs) -> list[str]:
+    verdict = inputs.verdict or verdict_sentences(inputs.review)
+    parts = [f"<h2>{_e(inputs.word('review_report.html.summary'))}</h2>", '<div class="verdict">']
+    for candidate, lines in verdict.items():
+        if candidate:
+            joined = "".join(lines) if lines and lines[0].endswith("。") else " ".join(lines)
+            parts.append(f"<p>{_e(joined)}</p>")
+    for line in verdict.get("", []):
+        parts.append(f'<p class="closing">{_e(line)}</p>')
+    parts.append("</div>")
+    return parts
+
+
+def _figures_html(inputs: ReportInputs) -> list[str]:
+    overall = overall_rows(inputs.review)
+    shown = inputs.figures_display
+    if shown is None:
+        shown = _plain_display(overall)
+    parts = [f"<h2>{_e(inputs.word('review_report.html.figures'))}</h2>"]
+    parts.append(html_table(shown, _classes(overall), inputs.words))
+    parts.append(
+        '<p class="muted">'
+        + _e(
+            inputs.word(
+                "review_report.html.figures_note",
+                alpha=f"{inputs.options.alpha:g}",
+                confidence=f"{inputs.options.confidence:.0%}",
+                family=_family_of(inputs, "overall", overall),
+            )
+        )
+        + "</p>"
+    )
+    pairs = pairwise_rows(inputs.review)
+    if len(pairs):
+        shown = inputs.pairwise_display
+        if shown is None:
+            shown = _plain_display(pairs)
+        parts.append(f"<h2>{_e(inputs.word('review_report.html.pairwise'))}</h2>")
+        parts.append(html_table(shown, _classes(pairs), inputs.words))
+        parts.append(
+            '<p class="muted">'
+            + _e(
+                inputs.word(
+                    "review_report.html.pairwise_note", family=_family_of(inputs, "pairwise", pairs)
+                )
+            )
+            + "</p>"
+        )
+    return parts
+
+
+def _glossary_html(inputs: ReportInputs) -> list[str]:
+    glossary = inputs.glossary or glossary_of(inputs.measures)
+    parts = [f"<h2>{_e(inputs.word('review_report.html.glossary'))}</h2>", '<dl class="glossary">']
+    for measure, name, text in glossary:
+        title = measure if name == measure else f"{measure} · {name}"
+        parts.append(f"<dt>{_e(title)}</dt><dd>{_e(text)}</dd>")
+    parts.append("</dl>")
+    return parts
+
+
+def _segments_html(inputs: ReportInputs) -> list[str]:
+    segments = segment_rows(inputs.review)
+    if not inputs.segment_by or not len(segments):
+        return []
+    parts = [f"<h2>{_e(inputs.word('review_report.html.segments'))}</h2>"]
+    if not inputs.callout_sentences:
+        measure = inputs.measures[0] if inputs.measures else ""
+        parts.append(
+            f"<p>{_e(inputs.word('review_report.html.segments_none', measure=measure))}</p>"
+        )
+    for kind, sentence in inputs.callout_sentences:
+        parts.append(f'<p class="{"callout" if kind == "worse" else "note"}">{_e(sentence)}</p>')
+    shown = inputs.segment_display
+    if shown is None:
+        shown = _plain_display(segments, inputs.segment_by)
+    parts.append(html_table(shown, _classes(segments), inputs.words))
+    parts.append(
+        '<p class="muted">'
+        + _e(
+            inputs.word(
+                "review_report.html.segments_note", family=_family_of(inputs, "segments", segments)
+            )
+        )
+        + "</p>"
+    )
+    return parts
+
+
+def _health_html(inputs: ReportInputs) -> list[str]:
+    parts = [f"<h2>{_e(inputs.word('review_report.html.health'))}</h2>"]
+    findings = inputs.findings
+    if findings is None or findings.empty:
+        parts.append(f"<p>{_e(inputs.word('review_report.html.health_ok'))}</p>")
+        return parts
+    columns = [
+        c for c in ("severity", "message", "count", "examples", "action") if c in findings.columns
+    ]
+    shown = findings[columns].copy()
+    if "examples" in shown.columns:
+        shown["examples"] = [
+            ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v for v in shown["examples"]
+        ]
+    shown.columns = [inputs.word(f"review_report.html.col.{c}") for c in columns]
+    parts.append(html_table(shown, words=inputs.words))
+    return parts
+
+
 def build_report_html(inputs: ReportInputs) -> str:
-    """The whole report as one HTML document (UTF-8 text), plotly.js inlined once."""
+    """The whole report as one HTML document (UTF-8 text), plotly.js inlined once.
+
+    Order: executive summary (the verdict), headline figures (and the candidates against each
+    other), the glossary of the measures, the segment findings, charts, data health, settings
+    and provenance.
+    """
     if not inputs.generated_at:
         inputs.generated_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
+    title = inputs.title or inputs.word("review_report.html.title")
+    meta = inputs.word(
+        "review_report.html.meta",
+        baseline=inputs.baseline,
+        n=f"{inputs.n_queries:,}",
+        when=inputs.generated_at,
+        hash=inputs.content_hash[:16] + "…",
+    )
     parts = [
         "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
+        f'<html lang="{_e(inputs.lang)}"><head><meta charset="utf-8">',
         '<meta name="viewport" content="width=device-width, initial-scale=1">',
-        f"<title>{_e(inputs.title)} · {_e(inputs.dataset_name)}</title>",
+        f"<title>{_e(title)} · {_e(inputs.dataset_name)}</title>",
         f"<style>{_CSS}</style></head><body><main>",
-        f"<h1>{_e(inputs.title)}: {_e(inputs.dataset_name)}</h1>",
-        f'<p class="muted">Baseline <b>{_e(inputs.baseline)}</b> · '
-        f"{inputs.n_queries:,} queries · generated {_e(inputs.generated_at)} · "
-        f"data hash <code>{_e(inputs.content_hash[:16])}…</code></p>",
+        f"<h1>{_e(title)}: {_e(inputs.dataset_name)}</h1>",
+        f'<p class="muted">{_e(meta)}</p>',
     ]
     if inputs.description:
         parts.append(f'<p class="muted">{_e(inputs.description)}</p>')
-
-    parts.append("<h2>Headline</h2>")
-    parts.append(
-        '<ul class="headline">' + "".join(f"<li>{_e(s)}</li>" for s in inputs.headline) + "</ul>"
-    )
-    summary = summary_table(inputs.comparison)
-    parts.append(html_table(summary, _classes(inputs.comparison)))
-    parts.append(
-        f'<p class="muted">Green rows: significantly better than the baseline, red: '
-        f"significantly worse (corrected p &lt; {inputs.options.alpha:g}). "
-        f"Intervals are {inputs.options.confidence:.0%} paired bootstrap intervals of "
-        "the difference.</p>"
-    )
-
-    if inputs.reversal_sentences or inputs.segment_table is not None:
-        parts.append("<h2>Segments</h2>")
-        for sentence in inputs.reversal_sentences:
-            kind = "callout" if "loses to" in sentence else "note"
-            parts.append(f'<p class="{kind}">{_e(sentence)}</p>')
-        if inputs.segment_table is not None and len(inputs.segment_table):
-            seg = summary_table(inputs.segment_table, inputs.segment_by)
-            parts.append(html_table(seg, _classes(inputs.segment_table)))
-
+    parts += _summary_html(inputs)
+    parts += _figures_html(inputs)
+    parts += _glossary_html(inputs)
+    parts += _segments_html(inputs)
     if inputs.figures:
-        parts.append("<h2>Charts</h2>")
-        for i, (title, figure) in enumerate(inputs.figures):
+        parts.append(f"<h2>{_e(inputs.word('review_report.html.charts'))}</h2>")
+        for i, (chart_title, figure) in enumerate(inputs.figures):
             parts.append(
-                f'<div class="chart" aria-label="{_e(title)}">{_figure_html(figure, i)}</div>'
+                f'<div class="chart" aria-label="{_e(chart_title)}">{_figure_html(figure, i)}</div>'
             )
-
-    parts.append("<h2>Data health</h2>")
-    findings = inputs.findings
-    if findings is None or findings.empty:
-        parts.append("<p>No problems were found in the data.</p>")
-    else:
-        shown = findings[
-            [
-                c
-                for c in ("severity", "message", "count", "examples", "action")
-                if c in findings.columns
-            ]
-        ].copy()
-        if "examples" in shown.columns:
-            shown["examples"] = [
-                ", ".join(map(str, v)) if isinstance(v, (list, tuple)) else v
-                for v in shown["examples"]
-            ]
-        parts.append(html_table(shown))
-
-    parts.append("<h2>Settings and provenance</h2>")
-    parts.append(html_table(pd.DataFrame(provenance(inputs), columns=["setting", "value"])))
+    parts += _health_html(inputs)
+    parts.append(f"<h2>{_e(inputs.word('review_report.html.provenance'))}</h2>")
+    setting = pd.DataFrame(
+        provenance(inputs),
+        columns=[
+            inputs.word("review_report.html.col.setting"),
+            inputs.word("review_report.html.col.value"),
+        ],
+    )
+    parts.append(html_table(setting, words=inputs.words))
     parts.append(
         f'<script type="application/json" id="provenance">{_provenance_json(inputs)}</script>'
     )
     parts.append(
-        '<details><summary class="muted">The same settings as JSON, for scripts'
+        f'<details><summary class="muted">{_e(inputs.word("review_report.html.json"))}'
         f"</summary><pre><code>{_e(_provenance_json(inputs))}</code></pre></details>"
     )
     parts.append("</main></body></html>")
@@ -331,9 +555,14 @@ def build_report_html(inputs: ReportInputs) -> str:
 
 def report_tables(inputs: ReportInputs) -> dict[str, bytes]:
     """The report's tables as Excel-safe CSV files: ``name.csv -> bytes``."""
-    files = {"comparison.csv": to_csv_bytes(inputs.comparison)}
-    if inputs.segment_table is not None:
-        files["segments.csv"] = to_csv_bytes(inputs.segment_table)
+    digits = "%.6g"
+    files = {"comparison.csv": to_csv_bytes(overall_rows(inputs.review), float_format=digits)}
+    pairs = pairwise_rows(inputs.review)
+    if len(pairs):
+        files["candidates.csv"] = to_csv_bytes(pairs, float_format=digits)
+    segments = segment_rows(inputs.review)
+    if len(segments):
+        files["segments.csv"] = to_csv_bytes(segments, float_format=digits)
     if inputs.findings is not None:
         findings = inputs.findings.copy()
         if "examples" in findings.columns:
@@ -360,8 +589,10 @@ def report_zip(inputs: ReportInputs, html_text: str | None = None) -> bytes:
 
 
 __all__ = [
+    "REPORT_TEMPLATES",
     "ReportInputs",
     "build_report_html",
+    "glossary_of",
     "html_table",
     "provenance",
     "report_tables",

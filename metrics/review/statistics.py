@@ -32,6 +32,8 @@ import numpy as np
 import pandas as pd
 from scipy import stats as _scipy_stats
 
+from metrics.errors import SettingsError
+
 MissingPolicy = Literal["intersection", "zero"]
 Correction = Literal["holm", "bh", "none"]
 
@@ -50,7 +52,8 @@ CORRECTIONS: dict[Correction, str] = {
     "none": "no correction: each p-value on its own",
 }
 
-DEFAULT_RESAMPLES = 10_000
+#: Resamples of the bootstrap and the randomization test, the same in the app and the CLI.
+DEFAULT_RESAMPLES = 5_000
 DEFAULT_SEED = 0
 DEFAULT_CONFIDENCE = 0.95
 #: Differences smaller than this count as ties.
@@ -127,7 +130,7 @@ def pair_values(
     Pairs
     """
     if policy not in MISSING_POLICIES:
-        raise ValueError(
+        raise SettingsError(
             f"missing-query policy must be one of {', '.join(MISSING_POLICIES)}; got {policy!r}."
         )
     a, b = _as_series(baseline), _as_series(candidate)
@@ -221,7 +224,7 @@ def bootstrap_ci(
         ``NaN`` when there are no rows.
     """
     if not 0 < confidence < 1:
-        raise ValueError(f"confidence must be between 0 and 1; got {confidence!r}.")
+        raise SettingsError(f"confidence must be between 0 and 1; got {confidence!r}.")
     means = bootstrap_means(diff, resamples, seed)
     tail = (1 - confidence) / 2 * 100
     low, high = np.percentile(means, [tail, 100 - tail], axis=0)
@@ -430,7 +433,7 @@ def adjust_pvalues(pvalues: np.ndarray | list[float], method: Correction = "holm
     [0.03, 0.04, 0.04]
     """
     if method not in CORRECTIONS:
-        raise ValueError(f"correction must be one of {', '.join(CORRECTIONS)}; got {method!r}.")
+        raise SettingsError(f"correction must be one of {', '.join(CORRECTIONS)}; got {method!r}.")
     p = np.asarray(pvalues, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     valid = np.flatnonzero(~np.isnan(p))

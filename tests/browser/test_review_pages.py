@@ -2,67 +2,131 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tests.browser.support import go_to, title, wait_for_app, wait_for_charts
 
 pytestmark = pytest.mark.browser
 
+#: The width the tables must fit without scrolling sideways.
+WIDTH = 1440
+
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 2200}, accept_downloads=True)
+    context = browser.new_context(viewport={"width": WIDTH, "height": 2200}, accept_downloads=True)
     page = context.new_page()
     yield page
     context.close()
 
 
-def test_compare_page_shows_the_delta_table_curves_and_both_lists(server, page, shots):
+def chosen_query(page) -> str:
+    """The value of the drill-down's query menu."""
+    box = page.locator('[data-testid="stSelectbox"]').filter(has_text="Query").last
+    return box.locator("input").first.input_value()
+
+
+def click_point(page, point) -> None:
+    """Click a plotly point as a user would (scrolled into view first)."""
+    point.scroll_into_view_if_needed()
+    box = point.bounding_box()
+    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+
+
+def no_sideways_scrolling(page) -> bool:
+    """No table or page wider than its box (every column readable without scrolling)."""
+    return page.evaluate(
+        """() => document.documentElement.scrollWidth <= window.innerWidth &&
+            [...document.querySelectorAll('[data-testid="stDataFrame"]')].every(
+                e => !e.querySelector('.dvn-scroller') ||
+                     e.querySelector('.dvn-scroller').scrollWidth <=
+                     e.querySelector('.dvn-scroller').clientWidth + 1)"""
+    )
+
+
+def test_compare_page_opens_with_the_verdict_box_and_the_candidate_matrix(server, page, shots):
     page.goto(f"{server}/Compare?m=nDCG,P")
-    wait_for_app(page, "One query, both lists")
+    wait_for_app(page, "One query, both lists", timeout=180_000)  # first page of a cold server
     assert title(page) == "Compare models"
-    assert page.get_by_text("hybrid beats lexical on nDCG@10", exact=False).count() >= 1
-    assert wait_for_charts(page, 3) >= 3  # delta curves, win/tie/loss, scatter
-    assert page.locator(".js-plotly-plot .legendtext").filter(has_text="hybrid").count() >= 1
-    page.set_viewport_size({"width": 1400, "height": 3400})  # down to the two lists
+    box = page.locator(".st-key-verdict_box").inner_text()
+    assert "Verdict" in box
+    assert "hybrid is better than lexical on all 2 measures; nDCG@10 +0.233 [" in box
+    assert "It loses where query_type = navigational (70 queries, -0.131" in box
+    assert "hybrid is ahead of every other candidate on nDCG@10" in box
+    # matrix, delta curves, win/tie/loss, scatter, measures disagreeing
+    assert wait_for_charts(page, 5) >= 5
+    matrix = page.locator(".js-plotly-plot").first
+    assert "candidates against each other" in matrix.inner_text()
+    assert "+0.145" in matrix.inner_text() and "-0.145" in matrix.inner_text()
+    legend = page.locator(".js-plotly-plot .legendtext")
+    assert legend.filter(has_text="hybrid").count() >= 1
+    assert no_sideways_scrolling(page)
+    page.set_viewport_size({"width": WIDTH, "height": 5100})  # down to the two lists
     wait_for_app(page, "One query, both lists")
     page.screenshot(path=str(shots / "compare.png"), full_page=True)
 
 
 def test_clicking_a_lost_query_in_the_scatter_opens_its_two_lists(server, page):
-    import re
-
     page.goto(f"{server}/Compare?m=nDCG")
     wait_for_app(page, "One query, both lists")
-    wait_for_charts(page, 3)
+    wait_for_charts(page, 4)
     first = page.get_by_text(re.compile(r"^nDCG@10: [0-9.]+ → [0-9.]+ \(")).first.inner_text()
     assert "(+" in first  # the biggest gain is shown first
-    lost = page.locator(".js-plotly-plot").nth(2).locator(".scatterlayer .trace").nth(2)
-    box = lost.locator("path.point").first.bounding_box()
-    page.mouse.move(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
-    page.mouse.click(box["x"] + box["width"] / 2, box["y"] + box["height"] / 2)
+    scatter = page.locator(".js-plotly-plot").filter(has_text="nDCG@10 per query").first
+    lost = scatter.locator(".scatterlayer .trace").nth(2)
+    click_point(page, lost.locator("path.point").first)
     page.get_by_text(re.compile(r"^nDCG@10: [0-9.]+ → [0-9.]+ \(-")).first.wait_for()
     wait_for_app(page)
 
 
-def test_segments_page_says_plainly_where_the_winner_loses(server, page, shots):
-    page.goto(f"{server}/Segments?m=nDCG")
-    wait_for_app(page, "Where the overall winner loses")
-    assert title(page) == "Segments"
-    alert = page.locator('[data-testid="stAlertContentError"]').first.inner_text()
-    assert (
-        "hybrid is best overall on nDCG@10 but loses to lexical where query_type = "
-        "navigational" in alert
+def test_clicking_a_query_where_the_measures_disagree_opens_it_in_the_drill_down(server, page):
+    page.goto(f"{server}/Compare?m=nDCG,P&qc=hybrid")
+    wait_for_app(page, "Where measures disagree", timeout=180_000)
+    wait_for_charts(page, 5, timeout=120_000)
+    assert page.get_by_text(re.compile(r"^\d+ queries where nDCG@10 and P@10 point")).count()
+    chart = page.locator(".js-plotly-plot").filter(has_text="Δ nDCG@10 against Δ P@10").first
+    assert "opposite directions" in chart.inner_text()
+    wanted = chart.evaluate("e => e.data[0].customdata[0]")
+    click_point(page, chart.locator(".scatterlayer .trace").nth(0).locator("path.point").first)
+    page.wait_for_function(
+        "q => new URL(location.href).searchParams.get('q') === q", arg=wanted, timeout=60_000
     )
+    wait_for_app(page)
+    assert chosen_query(page) == wanted
+
+
+def test_a_link_naming_a_query_and_a_measure_reopens_them(server, page):
+    page.goto(f"{server}/Compare?m=nDCG,P&qc=hybrid&qm=nDCG&q=109")
+    wait_for_app(page, "One query, both lists")
+    page.get_by_text("nDCG@10: 0.055 → 0.777 (+0.722)").first.wait_for(timeout=60_000)
+    assert chosen_query(page) == "109"
+    assert page.get_by_text(re.compile(r"^Segments of this query: query_type = ")).count() == 1
+
+
+def test_segments_page_calls_out_the_loss_with_the_tables_corrected_p(server, page, shots):
+    page.goto(f"{server}/Segments?m=nDCG")
+    wait_for_app(page, "Where a segment points the other way", timeout=180_000)
+    page.locator('[data-testid="stAlertContentError"]').last.wait_for(timeout=120_000)
+    assert title(page) == "Segments"
+    alert = page.locator('[data-testid="stAlertContentError"]').last.inner_text()
+    assert alert.startswith("hybrid is better than lexical overall on nDCG@10 (+0.233")
+    assert "but is significantly worse where query_type = navigational: 0.754 vs 0.885" in alert
+    assert "randomization test, Holm over 3 segments × 2 candidates (nDCG@10)" in alert
     assert wait_for_charts(page, 2) == 2  # heatmap and forest plot
+    assert no_sideways_scrolling(page)
     page.screenshot(path=str(shots / "segments.png"), full_page=True)
 
 
-def test_report_page_downloads_one_self_contained_html_file(server, page, tmp_path, shots):
+def test_report_page_downloads_one_decision_document(server, page, shots, tmp_path):
     page.goto(f"{server}/Report?m=nDCG,P")
     wait_for_app(page, "Settings and provenance")
     assert title(page) == "Report"
     wait_for_charts(page, 4)
+    assert "hybrid is better than lexical" in page.locator(".st-key-verdict_box").inner_text()
+    assert no_sideways_scrolling(page)
     page.screenshot(path=str(shots / "report.png"), full_page=True)
     with page.expect_download() as info:
         page.get_by_role("button", name="Download the report (HTML, works offline)").click()
@@ -70,13 +134,14 @@ def test_report_page_downloads_one_self_contained_html_file(server, page, tmp_pa
     info.value.save_as(target)
     text = target.read_text(encoding="utf-8")
     assert "* plotly.js v" in text and "Content hash (SHA-256)" in text
-    assert "hybrid beats lexical on nDCG@10" in text
+    assert text.index("Executive summary") < text.index("Headline figures")
+    assert "hybrid is better than lexical on all 2 measures" in text
 
 
 def test_the_review_pages_are_in_the_navigation(server, page):
     page.goto(server)
     wait_for_app(page, "Data health")
     go_to(page, "Segments")
-    wait_for_app(page, "Where the overall winner loses")
+    wait_for_app(page, "Where a segment points the other way")
     nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
     assert all(name in nav for name in ("Compare", "Segments", "Report"))

@@ -15,11 +15,12 @@ from metrics.engine.settings import Settings
 from metrics.io.loaders import Dataset
 from metrics.review.compare import CompareOptions, comparison_table, delta_curves, query_deltas
 from metrics.review.segments import reversals, segment_means
-from metrics.review.statistics import MissingPolicy
-from ui.compute import cutoff_evaluation_of, ranked_lists, settings_key
+from metrics.review.statistics import DEFAULT_RESAMPLES, MissingPolicy
+from metrics.review.verdict import ReviewRequest, review_table
+from ui.compute import cutoff_evaluation_of, cutoff_name, ranked_lists, settings_key
 
-#: Resample counts offered on the pages (the CLI accepts any).
-RESAMPLE_CHOICES = (1_000, 2_000, 5_000, 10_000)
+#: Resample counts offered on the pages (the CLI accepts any); the default is the CLI's.
+RESAMPLE_CHOICES = tuple(sorted({1_000, 2_000, DEFAULT_RESAMPLES, 10_000}))
 
 
 def options_key(options: CompareOptions) -> tuple:
@@ -43,6 +44,56 @@ def evaluation_at(
 
 
 # --------------------------------------------------------------------------- cached tables
+
+
+@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
+def _review(
+    content_hash: str,
+    key: tuple,
+    measures: tuple[str, ...],
+    k: int,
+    baseline: str,
+    candidates: tuple[str, ...],
+    by: tuple[str, ...],
+    okey: tuple,
+    family: str,
+    _dataset: Dataset,
+    _settings: Settings,
+    _options: CompareOptions,
+) -> pd.DataFrame:
+    evaluation = evaluation_at(_dataset, _settings, measures, k)
+    names = tuple(cutoff_name(m, k) for m in measures)
+    request = ReviewRequest(baseline, candidates, names, by, _options, family)
+    return review_table(evaluation, request, _dataset.segments if by else None)
+
+
+def review(
+    dataset: Dataset,
+    settings: Settings,
+    measures: tuple[str, ...],
+    k: int,
+    baseline: str,
+    candidates: tuple[str, ...],
+    options: CompareOptions,
+    by: tuple[str, ...] = (),
+    family: str = "view",
+) -> pd.DataFrame:
+    """The one review table (:func:`metrics.review.verdict.review_table`) of ``measures`` at
+    ``k``: every page reads its numbers from it (cached)."""
+    return _review(
+        dataset.content_hash,
+        settings_key(settings),
+        tuple(measures),
+        int(k),
+        baseline,
+        tuple(candidates),
+        tuple(by),
+        options_key(options),
+        family,
+        dataset,
+        settings,
+        options,
+    )
 
 
 @st.cache_data(max_entries=32, ttl=600, show_spinner=False)
@@ -180,6 +231,70 @@ def per_query_deltas(
 
 
 @st.cache_data(max_entries=32, ttl=600, show_spinner=False)
+def _pair_deltas(
+    content_hash: str,
+    key: tuple,
+    measures: tuple[str, str],
+    k: int,
+    baseline: str,
+    candidate: str,
+    policy: str,
+    _dataset: Dataset,
+    _settings: Settings,
+) -> pd.DataFrame:
+    evaluation = evaluation_at(_dataset, _settings, measures, k)
+    x, y = (
+        query_deltas(evaluation, baseline, candidate, m, policy=policy)
+        for m in evaluation.measure_names[:2]
+    )
+    return (
+        x[["query", "delta"]]
+        .merge(y[["query", "delta"]], on="query", suffixes=("_x", "_y"))
+        .sort_values("query", kind="stable")
+        .reset_index(drop=True)
+    )
+
+
+def measure_pair_deltas(
+    dataset: Dataset,
+    settings: Settings,
+    measures: tuple[str, str],
+    k: int,
+    baseline: str,
+    candidate: str,
+    policy: str,
+) -> pd.DataFrame:
+    """Per query: ``delta_x`` and ``delta_y``, the candidate − baseline difference on two
+    measures at ``k`` (queries paired on both; cached)."""
+    if measures[0] == measures[1]:
+        one = per_query_deltas(dataset, settings, measures[0], k, baseline, candidate, policy)
+        return (
+            pd.DataFrame({"query": one["query"], "delta_x": one["delta"], "delta_y": one["delta"]})
+            .sort_values("query", kind="stable")
+            .reset_index(drop=True)
+        )
+    return _pair_deltas(
+        dataset.content_hash,
+        settings_key(settings),
+        tuple(measures),
+        int(k),
+        baseline,
+        candidate,
+        policy,
+        dataset,
+        settings,
+    )
+
+
+def family_words(rows: pd.DataFrame, templates: dict[str, str] | None = None) -> str:
+    """The family of the first row, in words (``randomization test, Holm over 4 measures × 2
+    candidates``); empty without rows."""
+    from metrics.review.verdict import family_text
+
+    return family_text(rows.iloc[0].to_dict(), templates) if len(rows) else ""
+
+
+@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
 def _segments(
     content_hash: str,
     key: tuple,
@@ -224,7 +339,10 @@ __all__ = [
     "comparison",
     "delta_curve",
     "evaluation_at",
+    "family_words",
+    "measure_pair_deltas",
     "options_key",
     "per_query_deltas",
+    "review",
     "segment_results",
 ]

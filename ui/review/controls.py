@@ -8,10 +8,17 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import pandas as pd
 import streamlit as st
 
 from metrics.review.compare import TESTS, CompareOptions
-from metrics.review.statistics import CORRECTIONS, MISSING_POLICIES
+from metrics.review.statistics import (
+    CORRECTIONS,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    MISSING_POLICIES,
+)
+from metrics.review.verdict import DEFAULT_FAMILY, DEFAULT_K, FAMILIES
 from ui.i18n import t
 from ui.review.compute import RESAMPLE_CHOICES
 from ui.view import K_LIMIT
@@ -24,6 +31,8 @@ URL_PARAMS = {
     "w_review_resamples": "boot",
     "w_review_seed": "seed",
     "w_review_correction": "corr",
+    "w_review_family": "fam",
+    "w_seg_by": "seg",
 }
 
 
@@ -35,6 +44,7 @@ class ReviewChoice:
     candidates: tuple[str, ...]
     k: int
     options: CompareOptions
+    family: str = DEFAULT_FAMILY
 
 
 def _keep_valid(key: str, allowed: list, fallback) -> None:
@@ -87,6 +97,8 @@ def seed_from_url(models: list[str]) -> None:
         state["w_review_seed"] = _integer(params["seed"], 0, 2**31 - 1)
     if params.get("corr") in CORRECTIONS:
         state["w_review_correction"] = params["corr"]
+    if params.get("fam") in FAMILIES:
+        state["w_review_family"] = params["fam"]
 
 
 def write_url(choice: ReviewChoice) -> None:
@@ -97,6 +109,7 @@ def write_url(choice: ReviewChoice) -> None:
         "boot": str(choice.options.resamples),
         "seed": str(choice.options.seed),
         "corr": choice.options.correction,
+        "fam": choice.family,
     }
     if all("," not in c for c in choice.candidates):
         wanted["cand"] = ",".join(choice.candidates)
@@ -134,7 +147,7 @@ def review_controls(
         candidates = others
     k_from, k_to = k_range
     if "w_review_k" not in st.session_state or not (1 <= st.session_state["w_review_k"] <= K_LIMIT):
-        st.session_state["w_review_k"] = min(max(10, k_from), k_to)
+        st.session_state["w_review_k"] = min(max(DEFAULT_K, k_from), k_to)
     k = c3.number_input(
         t("review.k"),
         min_value=1,
@@ -143,17 +156,20 @@ def review_controls(
         key="w_review_k",
         help=t("review.k_help"),
     )
-    choice = ReviewChoice(baseline, tuple(candidates), int(k), statistics_options())
+    options, family = statistics_options()
+    choice = ReviewChoice(baseline, tuple(candidates), int(k), options, family)
     write_url(choice)
     return choice
 
 
-def statistics_options() -> CompareOptions:
-    """The statistics expander: resamples, seed, correction, test, missing-query policy."""
+def statistics_options() -> tuple[CompareOptions, str]:
+    """The statistics expander: resamples, seed, correction and its family, test,
+    missing-query policy. The defaults are those of ``python -m metrics compare``."""
     for key, value in (
-        ("w_review_resamples", 2_000),
-        ("w_review_seed", 0),
+        ("w_review_resamples", DEFAULT_RESAMPLES),
+        ("w_review_seed", DEFAULT_SEED),
         ("w_review_alpha", 0.05),
+        ("w_review_family", DEFAULT_FAMILY),
     ):
         st.session_state.setdefault(key, value)
     with st.expander(t("review.stats"), icon=":material/tune:"):
@@ -177,16 +193,26 @@ def statistics_options() -> CompareOptions:
             t("review.correction"),
             list(CORRECTIONS),
             key="w_review_correction",
-            format_func=CORRECTIONS.__getitem__,
+            format_func=lambda c: t(f"review.correction.{c}"),
+        )
+        family = c2.selectbox(
+            t("review.family"),
+            list(FAMILIES),
+            key="w_review_family",
+            format_func=lambda f: t(f"review.family.{f}"),
+            help=t("review.family_help"),
         )
         test = c2.selectbox(
-            t("review.test"), list(TESTS), key="w_review_test", format_func=TESTS.__getitem__
+            t("review.test"),
+            list(TESTS),
+            key="w_review_test",
+            format_func=lambda name: t(f"review.test.{name}"),
         )
         policy = c3.selectbox(
             t("review.policy"),
             list(MISSING_POLICIES),
             key="w_review_policy",
-            format_func=MISSING_POLICIES.__getitem__,
+            format_func=lambda p: t(f"review.policy.{p}"),
         )
         alpha = c3.selectbox(
             t("review.alpha"),
@@ -194,7 +220,7 @@ def statistics_options() -> CompareOptions:
             key="w_review_alpha",
             format_func=lambda a: f"{a:g}",
         )
-    return CompareOptions(
+    options = CompareOptions(
         policy=policy,
         resamples=int(resamples),
         seed=int(seed),
@@ -202,6 +228,26 @@ def statistics_options() -> CompareOptions:
         test=test,
         alpha=float(alpha),
     )
+    return options, family
+
+
+def segment_choice(columns: list[str]) -> tuple[str, ...]:
+    """The segment columns chosen on the Segments page (``w_seg_by``; the first column by
+    default, from the link's ``seg`` on a first visit): every review page computes its one
+    table with them, so that the same comparison has the same corrected p everywhere."""
+    state = st.session_state
+    if not columns:
+        return ()
+    if "w_seg_by" not in state:
+        wanted = [c for c in str(st.query_params.get("seg", "")).split(",") if c in columns]
+        state["w_seg_by"] = wanted[:2] or columns[:1]
+    chosen = [c for c in state["w_seg_by"] if c in columns][:2]
+    if chosen != list(state["w_seg_by"]):
+        state["w_seg_by"] = chosen or columns[:1]
+    by = tuple(state["w_seg_by"])
+    if st.query_params.get("seg") != ",".join(by) and all("," not in c for c in by):
+        st.query_params["seg"] = ",".join(by)
+    return by
 
 
 def require_review_choice(models: list[str], k_range: tuple[int, int]) -> ReviewChoice:
@@ -215,3 +261,130 @@ def require_review_choice(models: list[str], k_range: tuple[int, int]) -> Review
         st.info(t("review.need_candidate"))
         st.stop()
     return choice
+
+
+# --------------------------------------------------------------------------- verdict and drill-down
+
+
+def verdict_templates() -> dict[str, str]:
+    """Wording of :mod:`metrics.review.verdict` sentences in the session's language."""
+    from metrics.review.verdict import VERDICT_TEMPLATES
+    from ui.i18n import current_language, templates
+
+    return templates(VERDICT_TEMPLATES, current_language())
+
+
+def verdict_box(review: pd.DataFrame, words: dict[str, str]) -> None:
+    """The verdict at the top of the page: one or two sentences per candidate, then, with two or
+    more candidates, which one is ahead (or that none clearly is)."""
+    from metrics.review.verdict import verdict_sentences
+    from ui import frame
+
+    sentences = verdict_sentences(review, words)
+    with st.container(border=True, key="verdict_box"):
+        st.subheader(t("review.verdict_title"))
+        for candidate, lines in sentences.items():
+            if candidate:
+                # Chinese and Japanese sentences end in 。 and follow each other without a space.
+                joined = "".join(lines) if lines[0].endswith("。") else " ".join(lines)
+                st.markdown(frame.escape(joined))
+        for line in sentences.get("", []):
+            st.markdown(f"**{frame.escape(line)}**")
+        st.caption(t("review.verdict_caption"))
+
+
+@dataclass(frozen=True)
+class DrillChoice:
+    """The drill-down's candidate, measure and segment filter (and the link they write)."""
+
+    candidate: str
+    measure: str
+    segment: tuple[str, str] | None
+    segments: pd.DataFrame
+
+    def write_url(self, query: str) -> None:
+        """Candidate, measure, segment and query into the link (a copied URL reopens them)."""
+        wanted = {
+            "qc": self.candidate,
+            "qm": self.measure,
+            "qseg": "=".join(self.segment) if self.segment else "",
+            "q": str(query),
+        }
+        for name, value in wanted.items():
+            st.session_state[f"cmp_url_{name}"] = value
+            if not value:
+                if name in st.query_params:
+                    del st.query_params[name]
+            elif st.query_params.get(name) != value:
+                st.query_params[name] = value
+
+
+#: Drill-down widget key -> URL parameter.
+DRILL_PARAMS = {
+    "w_cmp_candidate": "qc",
+    "w_cmp_query_measure": "qm",
+    "w_cmp_segment": "qseg",
+    "w_cmp_query": "q",
+}
+
+
+def _sync_from_url() -> None:
+    """A drill-down parameter of the link that changed since this session last wrote it (a
+    new link, a Segments row opened in Compare) sets its widget."""
+    state, params = st.session_state, st.query_params
+    for key, name in DRILL_PARAMS.items():
+        value = params.get(name)
+        if value is not None and value != state.get(f"cmp_url_{name}"):
+            state[key] = value
+            state[f"cmp_url_{name}"] = value
+
+
+def drill_choice(candidates: list[str], measures: list[str], dataset) -> DrillChoice:
+    """Candidate, measure and segment of the drill-down, from the link first; choices that no
+    longer exist (another data set, other candidates) fall back to the first ones."""
+    from metrics.review.compare import segment_of_query
+
+    _sync_from_url()
+    columns = list(dataset.segment_columns)
+    segments = (
+        segment_of_query(dataset.segments, columns) if columns else pd.DataFrame(columns=["query"])
+    )
+    options = [""] + [f"{c}={v}" for c in columns for v in sorted(segments[c].unique())]
+    _keep_valid("w_cmp_candidate", candidates, candidates[0])
+    _keep_valid("w_cmp_query_measure", measures, measures[0])
+    _keep_valid("w_cmp_segment", options, "")
+    c1, c2, c3 = st.columns(3)
+    candidate = c1.selectbox(t("compare.candidate"), candidates, key="w_cmp_candidate")
+    k = st.session_state.get("w_review_k", 10)
+    measure = c2.selectbox(
+        t("compare.measure"),
+        measures,
+        key="w_cmp_query_measure",
+        format_func=lambda m: f"{m}@{k}",
+    )
+    chosen = c3.selectbox(
+        t("compare.segment_filter"),
+        options,
+        key="w_cmp_segment",
+        format_func=lambda o: o.replace("=", " = ", 1) if o else t("compare.all_queries"),
+    )
+    segment = tuple(chosen.split("=", 1)) if chosen else None
+    return DrillChoice(candidate, measure, segment, segments)
+
+
+def warn_unknown_data(shown: str) -> None:
+    """A link that named a data set this app does not have says so (the sample ``shown`` is
+    used instead), until another data set is chosen."""
+    from ui import frame
+
+    state = st.session_state
+    missing = state.get("missing_data")
+    if not missing:
+        return
+    if state.setdefault("missing_data_fallback", shown) != shown:
+        state.pop("missing_data", None)
+        return
+    st.warning(
+        t("review.unknown_data", name=frame.escape(missing), shown=frame.escape(shown)),
+        icon=":material/warning:",
+    )

@@ -1,23 +1,38 @@
 """Pure plotly builders of the review pages (Compare, Segments, Report); no Streamlit.
 
 Every user string (model names, query ids, segment values) is HTML-escaped before it reaches a
-label, since plotly renders a subset of HTML in titles, ticks and hovers.
+label, since plotly renders a subset of HTML in titles, ticks and hovers. Every other word
+comes from the catalogs through ``tr`` (``ui.i18n.translate`` in a language; English by
+default), so titles, axes, legends and hovers are in the session's language.
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
+from functools import partial
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from metrics.review.verdict import BETTER as BETTER_CODE
+from metrics.review.verdict import COLUMNS, UNCLEAR, pairwise_rows, row_p, value_column
+from metrics.review.verdict import WORSE as WORSE_CODE
 from ui.figures import PALETTE
+from ui.i18n import translate
 from ui.safe import plotly_text
+
+Translate = Callable[..., str]
+#: English words (tests, scripts); pages pass ``ui.i18n.t``.
+ENGLISH: Translate = partial(translate, lang="en")
 
 BETTER = "#1a7f37"
 WORSE = "#cf222e"
 NEUTRAL = "#8c959f"
 #: Direction (see :func:`metrics.review.compare.comparison_table`) -> colour.
-DIRECTION_COLOURS = {"better": BETTER, "worse": WORSE, "no clear difference": NEUTRAL}
+DIRECTION_COLOURS = {BETTER_CODE: BETTER, WORSE_CODE: WORSE, UNCLEAR: NEUTRAL}
+#: Queries where two measures move in opposite directions (not a better/worse colour).
+OPPOSITE = "#E69F00"
 
 
 def _safe(text: object) -> str:
@@ -60,6 +75,7 @@ def delta_curve_figure(
     confidence: float = 0.95,
     subtitle: str = "",
     colours: dict[str, str] | None = None,
+    tr: Translate = ENGLISH,
 ) -> go.Figure:
     """Delta (candidate − baseline) of ``measure`` at every K, with the bootstrap CI as a band.
 
@@ -108,34 +124,48 @@ def delta_curve_figure(
                 ),
                 hovertemplate=(
                     f"<b>{name}</b> − {_safe(baseline)}<br>{_safe(measure)}@%{{x}}: "
-                    "Δ %{y:+.4f}<br>CI [%{customdata[0]:+.4f}, %{customdata[1]:+.4f}]"
-                    "<br>%{customdata[3]:.4f} vs %{customdata[2]:.4f}"
-                    " (%{customdata[4]} queries)<extra></extra>"
+                    "Δ %{y:+.4f}<br>"
+                    + _safe(tr("review.fig.ci"))
+                    + " [%{customdata[0]:+.4f}, %{customdata[1]:+.4f}]"
+                    "<br>%{customdata[3]:.4f} vs %{customdata[2]:.4f} ("
+                    + _safe(tr("review.fig.queries_n", n="%{customdata[4]}"))
+                    + ")<extra></extra>"
                 ),
             )
         )
     fig.add_hline(y=0, line_color="#57606a", line_width=1)
     _layout(
-        fig, f"{measure}: change vs {baseline} across K ({confidence:.0%} bootstrap band)", subtitle
+        fig,
+        tr(
+            "review.fig.delta_title",
+            measure=measure,
+            baseline=baseline,
+            confidence=f"{confidence:.0%}",
+        ),
+        subtitle,
     )
     fig.update_xaxes(title="K")
-    fig.update_yaxes(title=f"Δ {_safe(measure)} (candidate − {_safe(baseline)})", zeroline=False)
+    fig.update_yaxes(
+        title=_safe(tr("review.fig.delta_axis", measure=measure, baseline=baseline)),
+        zeroline=False,
+    )
     return fig
 
 
-def win_tie_loss_figure(table: pd.DataFrame) -> go.Figure:
+def win_tie_loss_figure(table: pd.DataFrame, tr: Translate = ENGLISH) -> go.Figure:
     """Stacked horizontal bars: queries where each candidate is better / tied / worse.
 
-    ``table`` is a :func:`metrics.review.compare.comparison_table` (one bar per candidate ×
-    measure).
+    ``table`` holds candidate-vs-baseline rows of the review table (one bar per candidate ×
+    measure; the baseline is ``reference`` or ``baseline``).
     """
     labels = [f"{_safe(c)} · {_safe(m)}" for c, m in zip(table["candidate"], table["measure"])]
     fig = go.Figure()
-    for column, name, colour in (
+    for column, code, colour in (
         ("wins", "better", BETTER),
         ("ties", "tied", NEUTRAL),
         ("losses", "worse", WORSE),
     ):
+        name = _safe(tr(f"review.fig.wtl_{code}"))
         fig.add_trace(
             go.Bar(
                 y=labels,
@@ -145,12 +175,19 @@ def win_tie_loss_figure(table: pd.DataFrame) -> go.Figure:
                 marker_color=colour,
                 text=table[column],
                 textposition="inside",
-                hovertemplate=f"%{{y}}<br>{name}: %{{x}} queries<extra></extra>",
+                hovertemplate="%{y}<br>"
+                + name
+                + ": "
+                + _safe(tr("review.fig.queries_n", n="%{x}"))
+                + "<extra></extra>",
             )
         )
-    baseline = _safe(table["baseline"].iloc[0]) if len(table) else ""
+    reference = "reference" if "reference" in table.columns else "baseline"
+    baseline = str(table[reference].iloc[0]) if len(table) else ""
     _layout(
-        fig, f"Queries better, tied, worse than {baseline}", height=max(300, 130 + 40 * len(labels))
+        fig,
+        tr("review.fig.wtl_title", baseline=baseline),
+        height=max(300, 130 + 40 * len(labels)),
     )
     fig.update_layout(
         barmode="stack",
@@ -158,12 +195,17 @@ def win_tie_loss_figure(table: pd.DataFrame) -> go.Figure:
         margin={"t": 90},
     )
     fig.update_yaxes(autorange="reversed")
-    fig.update_xaxes(title="queries")
+    fig.update_xaxes(title=_safe(tr("review.fig.queries")))
     return fig
 
 
 def query_scatter_figure(
-    deltas: pd.DataFrame, baseline: str, candidate: str, measure: str, selected: str | None = None
+    deltas: pd.DataFrame,
+    baseline: str,
+    candidate: str,
+    measure: str,
+    selected: str | None = None,
+    tr: Translate = ENGLISH,
 ) -> go.Figure:
     """Per-query values: baseline on x, candidate on y; above the diagonal the candidate wins.
 
@@ -183,11 +225,12 @@ def query_scatter_figure(
                 x=part["baseline"],
                 y=part["candidate"],
                 mode="markers",
-                name=name,
+                name=_safe(tr(f"review.fig.{name}")),
                 marker={"color": colour, "size": 7, "opacity": 0.7},
                 customdata=np.array([_safe(q) for q in part["query"]], dtype=object),
                 hovertemplate=(
-                    f"query %{{customdata}}<br>{_safe(baseline)}: %{{x:.3f}}<br>"
+                    _safe(tr("review.fig.query"))
+                    + f" %{{customdata}}<br>{_safe(baseline)}: %{{x:.3f}}<br>"
                     f"{_safe(candidate)}: %{{y:.3f}}<extra></extra>"
                 ),
             )
@@ -199,7 +242,7 @@ def query_scatter_figure(
                 x=part["baseline"],
                 y=part["candidate"],
                 mode="markers",
-                name="selected",
+                name=_safe(tr("review.fig.selected")),
                 hoverinfo="skip",
                 marker={
                     "size": 16,
@@ -215,30 +258,51 @@ def query_scatter_figure(
             x=[0, top],
             y=[0, top],
             mode="lines",
-            name="equal",
+            name=_safe(tr("review.fig.equal")),
             line={"color": "#57606a", "dash": "dash", "width": 1},
             hoverinfo="skip",
         )
     )
     _layout(
         fig,
-        f"{measure} per query: {candidate} vs {baseline}",
-        "points above the dashed line gained; click one (or choose below) to inspect it",
+        tr("review.fig.scatter_title", measure=measure, candidate=candidate, baseline=baseline),
+        tr("review.fig.scatter_subtitle"),
         height=440,
     )
-    fig.update_xaxes(title=f"{_safe(baseline)} (baseline)", range=[-0.03, top + 0.03])
-    fig.update_yaxes(title=f"{_safe(candidate)} (candidate)", range=[-0.03, top + 0.03])
+    fig.update_xaxes(
+        title=_safe(tr("review.fig.as_baseline", model=baseline)), range=[-0.03, top + 0.03]
+    )
+    fig.update_yaxes(
+        title=_safe(tr("review.fig.as_candidate", model=candidate)), range=[-0.03, top + 0.03]
+    )
     return fig
 
 
-def segment_label(values: dict[str, object], by: list[str], n: int, small: bool) -> str:
+def segment_label(
+    values: dict[str, object], by: list[str], n: int, small: bool, tr: Translate = ENGLISH
+) -> str:
     """``navigational · n=70`` (``· small`` appended for small segments), escaped."""
-    name = " · ".join(_safe(values[c]) for c in by)
-    return f"{name} · n={n}" + (" · small" if small else "")
+    name = " · ".join(_safe(_value(values[c], tr)) for c in by)
+    return f"{name} · n={n}" + (f" · {_safe(tr('review.fig.small'))}" if small else "")
+
+
+def _value(value: object, tr: Translate) -> str:
+    """A segment value for display: ``(all)`` and ``(missing)`` translated."""
+    text = str(value)
+    if text == "(all)":
+        return tr("review.segment_all")
+    if text == "(missing)":
+        return tr("review.segment_missing")
+    return text
 
 
 def segment_heatmap_figure(
-    means: pd.DataFrame, by: list[str], models: list[str], measure: str, subtitle: str = ""
+    means: pd.DataFrame,
+    by: list[str],
+    models: list[str],
+    measure: str,
+    subtitle: str = "",
+    tr: Translate = ENGLISH,
 ) -> go.Figure:
     """Segment × model heatmap of ``measure`` (rows of :func:`segment_means`, with ``(all)``).
 
@@ -246,7 +310,7 @@ def segment_heatmap_figure(
     reversal (another model best in a segment) is visible at a glance.
     """
     rows = means.to_dict("records")
-    labels = [segment_label(r, by, int(r["n"]), bool(r["small"])) for r in rows]
+    labels = [segment_label(r, by, int(r["n"]), bool(r["small"]), tr) for r in rows]
     z = means[models].to_numpy(dtype=np.float64)
     text = []
     for line in z:
@@ -268,7 +332,7 @@ def segment_heatmap_figure(
     )
     _layout(
         fig,
-        f"{measure} by segment and model (★ best in the row)",
+        tr("review.fig.heatmap_title", measure=measure),
         subtitle,
         height=max(260, 90 + 36 * len(labels)),
     )
@@ -282,20 +346,30 @@ def segment_delta_figure(
     measure: str,
     confidence: float = 0.95,
     colours: dict[str, str] | None = None,
+    tr: Translate = ENGLISH,
+    templates: dict[str, str] | None = None,
 ) -> go.Figure:
     """Forest plot: delta vs baseline with its CI per segment, one colour per candidate.
 
-    ``table`` is a segmented :func:`metrics.review.compare.comparison_table`; filled markers are
-    significant after correction, hollow ones are not. Candidates are drawn side by side within
-    a segment's row so that their intervals do not hide each other.
+    ``table`` holds the segment rows of the review table
+    (:func:`metrics.review.verdict.segment_rows`); filled markers are significant after
+    correction, hollow ones are not; the hover gives the same corrected p (and its family) as
+    the call-out and the table.
     """
     part = table[table["measure"] == measure]
+    stored = [value_column(c) for c in by]
+    if stored != list(by):
+        part = part.drop(columns=[c for c in by if c in COLUMNS]).rename(
+            columns=dict(zip(stored, by))
+        )
     segments = part[by].drop_duplicates().reset_index(drop=True)
     counts = part.drop_duplicates(by).set_index(by)["n"] if len(part) else pd.Series(dtype=int)
     labels = []
     for r in segments.to_dict("records"):
         key = tuple(r[c] for c in by) if len(by) > 1 else r[by[0]]
-        labels.append(" · ".join(_safe(r[c]) for c in by) + f" · n={int(counts.loc[key])}")
+        labels.append(
+            " · ".join(_safe(_value(r[c], tr)) for c in by) + f" · n={int(counts.loc[key])}"
+        )
     position = {tuple(r): i for i, r in enumerate(segments.itertuples(index=False))}
     candidates = list(pd.unique(part["candidate"]))
     width = 0.5 / max(len(candidates), 1)
@@ -304,11 +378,12 @@ def segment_delta_figure(
         rows = part[part["candidate"] == candidate]
         colour = _colour(colours, candidate, i + 1)
         offset = (i - (len(candidates) - 1) / 2) * width
-        y = [position[tuple(r)] + offset for r in rows[by].itertuples(index=False)]
+        places = [position[tuple(r)] for r in rows[by].itertuples(index=False)]
+        p_text = [_safe(row_p(r, templates)) for r in rows.to_dict("records")]
         fig.add_trace(
             go.Scatter(
                 x=rows["delta"],
-                y=y,
+                y=[p + offset for p in places],
                 mode="markers",
                 name=_safe(candidate),
                 error_x={
@@ -327,24 +402,35 @@ def segment_delta_figure(
                     [
                         rows["ci_low"],
                         rows["ci_high"],
-                        rows["p_adjusted"],
-                        np.array([labels[round(v - offset)] for v in y], dtype=object),
+                        np.array(p_text, dtype=object),
+                        np.array([labels[p] for p in places], dtype=object),
+                        np.array(
+                            [_safe(tr(f"review.verdict.{v}")) for v in rows["verdict"]],
+                            dtype=object,
+                        ),
                     ],
                     axis=-1,
                 ),
                 hovertemplate=(
                     f"<b>{_safe(candidate)}</b> %{{customdata[3]}}<br>Δ %{{x:+.4f}}<br>"
-                    f"CI [%{{customdata[0]:+.4f}}, %{{customdata[1]:+.4f}}]<br>"
-                    "corrected p %{customdata[2]:.3g}<extra></extra>"
+                    + _safe(tr("review.fig.ci"))
+                    + " [%{customdata[0]:+.4f}, %{customdata[1]:+.4f}]<br>"
+                    + _safe(tr("review.fig.corrected"))
+                    + " %{customdata[2]}<br>%{customdata[4]}<extra></extra>"
                 ),
             )
         )
     fig.add_vline(x=0, line_color="#57606a", line_width=1)
-    baseline = _safe(part["baseline"].iloc[0]) if len(part) else ""
+    baseline = str(part["reference"].iloc[0]) if len(part) else ""
     _layout(
         fig,
-        f"{measure}: change vs {baseline} per segment ({confidence:.0%} CI)",
-        "filled: significant after correction; hollow: not significant",
+        tr(
+            "review.fig.forest_title",
+            measure=measure,
+            baseline=baseline,
+            confidence=f"{confidence:.0%}",
+        ),
+        tr("review.fig.forest_subtitle"),
         height=max(340, 150 + 46 * len(labels)),
     )
     fig.update_layout(
@@ -362,13 +448,153 @@ def segment_delta_figure(
     return fig
 
 
+def pairwise_matrix_figure(
+    table: pd.DataFrame,
+    measure: str,
+    tr: Translate = ENGLISH,
+    templates: dict[str, str] | None = None,
+) -> go.Figure:
+    """Candidates against each other on ``measure``: the cell of row A and column B is A − B,
+    with its corrected p (the pairwise family of the review table) and verdict; green where
+    the row candidate is significantly better, red where significantly worse, grey otherwise.
+    """
+    pairs = pairwise_rows(table, measure)
+    candidates = list(dict.fromkeys([*pairs["reference"], *pairs["candidate"]]))
+    size = len(candidates)
+    z = np.full((size, size), np.nan)
+    text = [["" for _ in candidates] for _ in candidates]
+    sign = {BETTER_CODE: 1.0, WORSE_CODE: -1.0, UNCLEAR: 0.0}
+    for r in pairs.to_dict("records"):
+        i, j = candidates.index(r["candidate"]), candidates.index(r["reference"])
+        p = _safe(row_p(r, templates))
+        # row = candidate, column = reference: candidate − reference
+        z[i, j] = sign[r["verdict"]]
+        word = _safe(tr("review.verdict." + str(r["verdict"])))
+        text[i][j] = f"{r['delta']:+.3f}<br>{p}<br>{word}"
+        z[j, i] = -sign[r["verdict"]]
+        back = {BETTER_CODE: WORSE_CODE, WORSE_CODE: BETTER_CODE}.get(r["verdict"], UNCLEAR)
+        word = _safe(tr("review.verdict." + back))
+        text[j][i] = f"{-r['delta']:+.3f}<br>{p}<br>{word}"
+    for i in range(size):
+        text[i][i] = "—"
+    names = [_safe(c) for c in candidates]
+    fig = go.Figure(
+        go.Heatmap(
+            z=z,
+            x=names,
+            y=names,
+            text=text,
+            texttemplate="%{text}",
+            colorscale=[[0, "#ffebe9"], [0.5, "#f6f8fa"], [1, "#dafbe1"]],
+            zmin=-1,
+            zmax=1,
+            showscale=False,
+            hovertemplate="%{y} − %{x}<br>%{text}<extra></extra>",
+        )
+    )
+    family = ""
+    if len(pairs):
+        family = str(pairs["family_text"].iloc[0])
+    _layout(
+        fig,
+        tr("review.fig.matrix_title", measure=measure),
+        tr("review.fig.matrix_subtitle", family=family) if family else "",
+        height=max(260, 120 + 80 * size),
+    )
+    fig.update_yaxes(autorange="reversed", title=_safe(tr("review.fig.matrix_rows")))
+    fig.update_xaxes(title=_safe(tr("review.fig.matrix_columns")), side="top")
+    fig.update_layout(margin={"t": 110})
+    return fig
+
+
+def opposite_queries(pair: pd.DataFrame) -> pd.DataFrame:
+    """Queries of :func:`metrics.review.compare.query_deltas`-style pair tables (``query``,
+    ``delta_x``, ``delta_y``) where the two deltas have opposite signs, biggest disagreement
+    first."""
+    mask = np.sign(pair["delta_x"]) * np.sign(pair["delta_y"]) < 0
+    part = pair[mask]
+    part = part.assign(_size=-(part["delta_x"].abs() + part["delta_y"].abs()))
+    return part.sort_values(["_size", "query"], kind="stable").drop(columns="_size")
+
+
+def disagreement_figure(
+    pair: pd.DataFrame,
+    measure_x: str,
+    measure_y: str,
+    selected: str | None = None,
+    tr: Translate = ENGLISH,
+) -> go.Figure:
+    """Per query: Δ on ``measure_x`` (x) against Δ on ``measure_y`` (y), candidate − baseline.
+
+    ``pair`` has ``query``, ``delta_x``, ``delta_y``. Queries where the two measures point in
+    opposite directions (upper-left and lower-right) are drawn in their own colour; points carry
+    the query id as ``customdata`` so that a click opens the query in the drill-down.
+    """
+    product = np.sign(pair["delta_x"]) * np.sign(pair["delta_y"])
+    groups = (
+        ("opposite", product < 0, OPPOSITE, 9),
+        ("same_direction", product > 0, "#0072B2", 7),
+        ("one_unchanged", product == 0, NEUTRAL, 6),
+    )
+    fig = go.Figure()
+    for name, mask, colour, size in groups:
+        part = pair[mask]
+        fig.add_trace(
+            go.Scatter(
+                x=part["delta_x"],
+                y=part["delta_y"],
+                mode="markers",
+                name=_safe(tr(f"review.fig.{name}", n=int(mask.sum()))),
+                marker={"color": colour, "size": size, "opacity": 0.75},
+                customdata=np.array([_safe(q) for q in part["query"]], dtype=object),
+                hovertemplate=(
+                    _safe(tr("review.fig.query"))
+                    + f" %{{customdata}}<br>Δ {_safe(measure_x)}: %{{x:+.3f}}<br>"
+                    f"Δ {_safe(measure_y)}: %{{y:+.3f}}<extra></extra>"
+                ),
+            )
+        )
+    if selected is not None:
+        part = pair[pair["query"].astype(str) == str(selected)]
+        fig.add_trace(
+            go.Scatter(
+                x=part["delta_x"],
+                y=part["delta_y"],
+                mode="markers",
+                name=_safe(tr("review.fig.selected")),
+                hoverinfo="skip",
+                marker={
+                    "size": 16,
+                    "color": "rgba(0,0,0,0)",
+                    "line": {"color": "#000000", "width": 2},
+                },
+            )
+        )
+    fig.add_hline(y=0, line_color="#57606a", line_width=1)
+    fig.add_vline(x=0, line_color="#57606a", line_width=1)
+    _layout(
+        fig,
+        tr("review.fig.disagree_title", x=measure_x, y=measure_y),
+        tr("review.fig.disagree_subtitle"),
+        height=440,
+    )
+    fig.update_xaxes(title=f"Δ {_safe(measure_x)}", zeroline=False)
+    fig.update_yaxes(title=f"Δ {_safe(measure_y)}", zeroline=False)
+    return fig
+
+
 __all__ = [
     "BETTER",
     "DIRECTION_COLOURS",
+    "ENGLISH",
     "NEUTRAL",
+    "OPPOSITE",
     "WORSE",
     "delta_curve_figure",
+    "disagreement_figure",
     "model_colours",
+    "opposite_queries",
+    "pairwise_matrix_figure",
     "query_scatter_figure",
     "segment_delta_figure",
     "segment_heatmap_figure",

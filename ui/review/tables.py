@@ -1,14 +1,31 @@
 """Pure table builders of the review pages: display tables and their colouring (no Streamlit).
 
-Colour carries meaning only together with text: every coloured row also says ``better``,
-``worse`` or ``no clear difference`` in its ``direction`` column.
+Colour carries meaning only together with text: every coloured row also says better, worse or
+no clear difference in its verdict column. Column names and categorical values come from the
+catalogs through ``tr`` (``ui.i18n.t`` on the pages); the data keeps its codes
+(``better``/``worse``/``unclear``, ``new``/``left``/``up``/``down``/``same``).
 """
 
 from __future__ import annotations
 
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from functools import partial
+
 import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
+
+from metrics.io.export import to_csv_bytes
+from metrics.review.verdict import ALL, COLUMNS, family_text, row_p, value_column
+from ui.i18n import translate
+
+Translate = Callable[..., str]
+ENGLISH: Translate = partial(translate, lang="en")
+
+#: Significant digits of the numbers in the CSV exports (the JSON export keeps full precision).
+CSV_DIGITS = 6
 
 BETTER_BACKGROUND = "background-color: #dafbe1"
 WORSE_BACKGROUND = "background-color: #ffebe9"
@@ -119,50 +136,249 @@ def style_ranked_list(items: pd.DataFrame) -> Styler:
     return styler.format({"score": "{:.4g}", "label": "{:g}"}, na_rep="unjudged")
 
 
+# --------------------------------------------------------------------------- review table
+
+
+def _fmt(value: float, spec: str) -> str:
+    return (
+        "—"
+        if value is None or (isinstance(value, float) and math.isnan(value))
+        else (format(value, spec))
+    )
+
+
+def _ci(row: Mapping[str, object]) -> str:
+    low, high = float(row["ci_low"]), float(row["ci_high"])
+    return "—" if math.isnan(low) else f"[{low:+.3f}, {high:+.3f}]"
+
+
+def segment_text(value: object, tr: Translate = ENGLISH) -> str:
+    """A segment name for display: ``(all)`` and ``(missing)`` in the session's language."""
+    text = str(value)
+    if text == ALL:
+        return tr("review.segment_all")
+    return text.replace("(missing)", tr("review.segment_missing"))
+
+
+def review_display(
+    rows: pd.DataFrame,
+    tr: Translate = ENGLISH,
+    templates: Mapping[str, str] | None = None,
+    *,
+    full: bool = False,
+    segment: bool = False,
+    compact: bool = False,
+) -> pd.DataFrame:
+    """Rows of the review table as people read them, with translated column names.
+
+    The brief form fits the page: candidate (and reference for candidate pairs), measure,
+    queries, both means, Δ, relative Δ, the interval as text, the corrected p as text (a bound
+    ``< 0.0005`` at the floor of the resampling test), the verdict and wins / ties / losses.
+    ``full`` adds the test and family, the raw p of the chosen test, the exact t-test and
+    Wilcoxon p-values, the randomization p and the effect size (numbers). ``compact`` (segment
+    rows) leaves out the two means, the relative Δ and wins / ties / losses, so that the segment
+    name fits.
+    """
+    out: dict[str, list] = {}
+
+    def col(name: str) -> str:
+        return tr(f"review.col.{name}")
+
+    records = rows.to_dict("records")
+    pairwise = bool(len(rows)) and (rows["kind"] == "pairwise").any()
+    if pairwise:
+        out[col("reference")] = [r["reference"] for r in records]
+    out[col("candidate")] = [r["candidate"] for r in records]
+    if segment:
+        out[col("segment")] = [segment_text(r["segment"], tr) for r in records]
+    out[col("measure")] = [r["measure"] for r in records]
+    out[col("n")] = [int(r["n"]) for r in records]
+    if not compact:
+        out[col("mean_a")] = [float(r["mean_a"]) for r in records]
+        out[col("mean_b")] = [float(r["mean_b"]) for r in records]
+    out[col("delta")] = [float(r["delta"]) for r in records]
+    if not compact:
+        out[col("relative_delta")] = [float(r["relative_delta"]) for r in records]
+    out[col("ci")] = [_ci(r) for r in records]
+    out[col("p_adjusted")] = [row_p(r, templates) for r in records]
+    out[col("verdict")] = [tr(f"review.verdict.{r['verdict']}") for r in records]
+    if not compact:
+        out[col("wtl")] = [f"{r['wins']} / {r['ties']} / {r['losses']}" for r in records]
+    if full:
+        out[col("test")] = [tr(f"review.test.{r['test']}") for r in records]
+        out[col("family")] = [family_text(r, templates) for r in records]
+        out[col("p_raw")] = [float(r["p_raw"]) for r in records]
+        out[col("p_randomization")] = [float(r["p_randomization"]) for r in records]
+        out[col("p_ttest")] = [float(r["p_ttest"]) for r in records]
+        out[col("p_wilcoxon")] = [float(r["p_wilcoxon"]) for r in records]
+        out[col("effect_size")] = [float(r["effect_size"]) for r in records]
+    return pd.DataFrame(out)
+
+
+def style_review_table(
+    display: pd.DataFrame, codes: Sequence[str], tr: Translate = ENGLISH
+) -> Styler:
+    """Rows coloured by verdict code (green significantly better, red significantly worse);
+    numbers rounded for reading (the exports keep more digits)."""
+    formats = {tr(f"review.col.{c}"): "{:.4f}" for c in ("mean_a", "mean_b", "effect_size")}
+    formats[tr("review.col.delta")] = "{:+.4f}"
+    formats[tr("review.col.relative_delta")] = "{:+.1%}"
+    formats.update(
+        {
+            tr(f"review.col.{c}"): "{:.3g}"
+            for c in ("p_raw", "p_randomization", "p_ttest", "p_wilcoxon")
+        }
+    )
+    formats = {c: f for c, f in formats.items() if c in display.columns}
+    colours = list(codes)
+    return display.style.apply(lambda row: _row_colour(colours[row.name], len(row)), axis=1).format(
+        formats, na_rep="—"
+    )
+
+
 def segment_display(
     means: pd.DataFrame,
-    deltas: pd.DataFrame,
+    rows: pd.DataFrame,
+    overall: pd.DataFrame,
     by: list[str],
-    baseline: str,
     models: list[str],
-    overall: pd.DataFrame | None = None,
+    candidates: list[str],
+    tr: Translate = ENGLISH,
+    templates: Mapping[str, str] | None = None,
 ) -> pd.DataFrame:
-    """One row per segment: n, small flag, each model's mean, each candidate's delta and p.
+    """One row per segment (and the last row over all queries): queries (``70 (small)`` for a
+    small segment), each
+    model's mean, and per candidate Δ, corrected p (text) and verdict (the intervals are in the
+    forest plot and the exports; left out here so that the table fits the page).
 
     Parameters
     ----------
     means:
         :func:`metrics.review.segments.segment_means` (with the ``(all)`` row last).
-    deltas:
-        Segmented :func:`metrics.review.compare.comparison_table` for one measure.
+    rows:
+        Segment rows of the review table for one measure
+        (:func:`metrics.review.verdict.segment_rows`).
     overall:
-        Unsegmented comparison table for the same measure: fills the ``(all)`` row.
+        Overall rows of the review table for the same measure: fill the last row, so that it
+        shows the Compare page's numbers.
     """
-    out = means.copy()
-    if overall is not None:
-        deltas = pd.concat([deltas, overall.assign(**{c: "(all)" for c in by})], ignore_index=True)
-    for candidate in [m for m in models if m != baseline]:
-        part = deltas[deltas["candidate"] == candidate].set_index(by)
-        index = pd.MultiIndex.from_frame(out[by]) if len(by) > 1 else pd.Index(out[by[0]])
+    stored = [value_column(c) for c in by]
+    merged = pd.concat([rows, overall.assign(**dict.fromkeys(stored, ALL))], ignore_index=True)
+    merged = merged.drop(columns=[c for c in by if c in COLUMNS]).rename(
+        columns=dict(zip(stored, by))
+    )
+    out = pd.DataFrame()
+    for c in by:
+        out[c] = [segment_text(v, tr) for v in means[c]]
+    out[tr("review.col.n")] = means["n"].to_numpy()
+    # small segments are marked next to their size (a column of its own would not fit)
+    out[tr("review.col.n")] = [
+        f"{int(n)} ({tr('review.fig.small')})" if small else f"{int(n)}"
+        for n, small in zip(means["n"], means["small"].to_numpy(dtype=bool))
+    ]
+    for model in models:
+        out[model] = means[model].to_numpy()
+    index = (
+        pd.MultiIndex.from_frame(means[by].astype(str))
+        if len(by) > 1
+        else pd.Index(means[by[0]].astype(str))
+    )
+    for candidate in candidates:
+        part = merged[merged["candidate"] == candidate].set_index(by)
         aligned = part.reindex(index)
-        out[f"Δ {candidate}"] = aligned["delta"].to_numpy()
-        out[f"CI {candidate}"] = [
-            "" if np.isnan(lo) else f"[{lo:+.3f}, {hi:+.3f}]"
-            for lo, hi in zip(
-                aligned["ci_low"].to_numpy(dtype=float), aligned["ci_high"].to_numpy(dtype=float)
-            )
+        records = aligned.reset_index(drop=True).to_dict("records")
+        out[f"Δ {candidate}"] = aligned["delta"].to_numpy(dtype=float)
+        out[tr("review.col.p_of", model=candidate)] = [
+            row_p(r, templates) if isinstance(r["verdict"], str) else "" for r in records
         ]
-        out[f"p_adj {candidate}"] = aligned["p_adjusted"].to_numpy()
-        out[f"{candidate} vs {baseline}"] = aligned["direction"].fillna("").to_numpy()
+        out[tr("review.col.verdict_of", model=candidate)] = [
+            tr(f"review.verdict.{r['verdict']}") if isinstance(r["verdict"], str) else ""
+            for r in records
+        ]
     return out
+
+
+# --------------------------------------------------------------------------- exports
+
+
+def export_csv(table: pd.DataFrame) -> bytes:
+    """The review table as Excel-safe CSV, numbers to :data:`CSV_DIGITS` significant digits
+    (``0.28``, not ``0.27999999999999997``)."""
+    return to_csv_bytes(table, float_format=f"%.{CSV_DIGITS}g")
+
+
+def export_json(table: pd.DataFrame) -> bytes:
+    """The review table as JSON records with full precision (``NaN`` as ``null``)."""
+    records = json.loads(table.to_json(orient="records", double_precision=15))
+    return json.dumps(records, indent=1, ensure_ascii=False).encode("utf-8")
+
+
+# --------------------------------------------------------------------------- drill-down
+
+
+def change_text(code: str, moved: int, tr: Translate = ENGLISH) -> str:
+    """The words of a change code of :func:`metrics.review.drilldown.side_by_side`."""
+    return tr(f"review.change.{code}", n=abs(int(moved)))
+
+
+def drill_display(items: pd.DataFrame, tr: Translate = ENGLISH) -> pd.DataFrame:
+    """A drill-down list with translated column names and change words (codes kept out)."""
+    out = pd.DataFrame(
+        {
+            tr("review.col.rank"): items["rank"].to_numpy(),
+            tr("review.col.item"): items["item"].to_numpy(),
+            tr("review.col.score"): items["score"].to_numpy(),
+            tr("review.col.label"): items["label"].to_numpy(),
+        }
+    )
+    if "change" in items.columns:
+        out[tr("review.col.change")] = [
+            change_text(c, m, tr) for c, m in zip(items["change"], items["moved"])
+        ]
+    return out
+
+
+def style_drill_list(
+    display: pd.DataFrame, codes: Sequence[str], tr: Translate = ENGLISH
+) -> Styler:
+    """Label colours by grade; the change cell green for new / up, red for left / down."""
+    label, change = tr("review.col.label"), tr("review.col.change")
+    codes = list(codes)
+
+    def change_styles(column: pd.Series) -> list[str]:
+        styles = []
+        for code in codes:
+            if code in ("new", "up"):
+                styles.append("color: #1a7f37; font-weight: 600")
+            elif code in ("left", "down"):
+                styles.append("color: #cf222e; font-weight: 600")
+            else:
+                styles.append("color: #57606a")
+        return styles
+
+    styler = display.style.map(lambda v: f"background-color: {label_colour(v)}", subset=[label])
+    if change in display.columns:
+        styler = styler.apply(change_styles, subset=[change])
+    return styler.format(
+        {tr("review.col.score"): "{:.4g}", label: "{:g}"}, na_rep=tr("review.unjudged")
+    )
 
 
 __all__ = [
     "BRIEF_COLUMNS",
+    "CSV_DIGITS",
     "DELTA_COLUMNS",
+    "change_text",
     "delta_display",
+    "drill_display",
+    "export_csv",
+    "export_json",
     "label_colour",
+    "review_display",
     "segment_display",
+    "segment_text",
     "style_delta_table",
+    "style_drill_list",
     "style_ranked_list",
+    "style_review_table",
 ]

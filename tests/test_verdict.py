@@ -1,0 +1,377 @@
+"""One comparison result read everywhere: the same corrected p and verdict on every surface.
+
+The held-out situation of the review issue: two models, 50 queries, a ``country`` column. In JP
+the candidate loses 9 of 10 queries (raw p = 22/1024 ≈ 0.021 by exact enumeration), which looks
+significant, but after Holm over 4 countries it is 0.086: not significant. Overall the two models
+are not clearly different. Every surface must say so with the same number.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+
+from metrics import evaluate
+from metrics.cli.compare import main as compare_main
+from metrics.errors import SettingsError
+from metrics.io.loaders import load_dataset, load_table
+from metrics.review.compare import CompareOptions
+from metrics.review.stakeholder_report import ReportInputs, build_report_html, report_tables
+from metrics.review.verdict import (
+    ReviewRequest,
+    callouts,
+    format_p,
+    leader,
+    overall_rows,
+    pairwise_rows,
+    review_table,
+    row_p,
+    segment_rows,
+    verdict_sentences,
+)
+from ui.review.figures import pairwise_matrix_figure, segment_delta_figure
+from ui.review.tables import export_csv, export_json, review_display, segment_display
+
+#: country -> (candidate wins, candidate losses); each win or loss moves RR by 0.5.
+HELD_OUT = {"DE": (8, 7), "FR": (5, 5), "JP": (1, 9), "US": (10, 5)}
+
+
+def held_out_files(tmp_path) -> tuple[str, str, str, str]:
+    """qrels, baseline run, candidate run and query table of the held-out situation (made up
+    here: one relevant item per query, placed first or second by each model)."""
+    run_a, run_b, qrels, queries = [], [], [], []
+    number = 0
+    for country, (wins, losses) in HELD_OUT.items():
+        for i in range(wins + losses):
+            number += 1
+            query = f"q{number:02d}"
+            # a loss: baseline ranks the relevant item first, the candidate second
+            rank_a, rank_b = (2, 1) if i < wins else (1, 2)
+            for model, rank, rows in (("lexical", rank_a, run_a), ("hybrid", rank_b, run_b)):
+                order = ["rel", "other"] if rank == 1 else ["other", "rel"]
+                rows += [f"{query},{item},{2 - pos},{model}" for pos, item in enumerate(order)]
+            qrels.append(f"{query},rel,1")
+            queries.append(f"{query},{country}")
+    paths = []
+    for name, header, lines in (
+        ("qrels.csv", "query,item,relevance", qrels),
+        ("lexical.csv", "query,item,score,model", run_a),
+        ("hybrid.csv", "query,item,score,model", run_b),
+        ("queries.csv", "query,country", queries),
+    ):
+        path = tmp_path / name
+        path.write_text(header + "\n" + "\n".join(lines) + "\n", encoding="utf-8")
+        paths.append(str(path))
+    return tuple(paths)
+
+
+OPTIONS = CompareOptions(resamples=2_000, seed=0)
+
+
+@pytest.fixture(scope="module")
+def held_out(tmp_path_factory):
+    paths = held_out_files(tmp_path_factory.mktemp("held_out"))
+    qrels, lexical, hybrid, query_table = paths
+    data = load_dataset(
+        [load_table(lexical, "lexical.csv"), load_table(hybrid, "hybrid.csv")],
+        load_table(qrels, "qrels.csv"),
+        load_table(query_table, "queries.csv"),
+    )
+    ev = evaluate(data.run, data.qrels, ["RR@10", "P@1"])
+    request = ReviewRequest("lexical", ("hybrid",), ("RR@10", "P@1"), ("country",), OPTIONS)
+    review = review_table(ev, request, data.segments)
+    jp = segment_rows(review, "RR@10").set_index("country").loc["JP"]
+    return paths, data, ev, review, jp
+
+
+def test_jp_looks_significant_raw_but_not_after_holm_over_four_countries(held_out):
+    *_, jp = held_out
+    assert jp["p_raw"] == pytest.approx(22 / 1024)  # exact enumeration of 2**10 sign flips
+    assert jp["p_adjusted"] == pytest.approx(4 * 22 / 1024)
+    assert (jp["verdict"], bool(jp["significant"]), bool(jp["p_bound"])) == (
+        "unclear",
+        False,
+        False,
+    )
+    assert jp["family_text"] == "randomization test, Holm over 4 segments × 1 candidates (RR@10)"
+
+
+def test_call_out_gives_the_tables_corrected_p_and_does_not_call_anyone_best(held_out):
+    *_, review, jp = held_out
+    found = callouts(review, "RR@10").set_index("country")
+    sentence = found.loc["JP", "sentence"]
+    assert "p = 0.086" in sentence and "not significant after correction" in sentence
+    assert "hybrid is not clearly different from lexical overall on RR@10" in sentence
+    assert "best" not in sentence and "winner" not in sentence
+    assert found.loc["JP", "p_adjusted"] == jp["p_adjusted"]
+
+
+def test_the_verdict_box_says_no_model_is_clearly_ahead(held_out):
+    *_, review, _ = held_out
+    sentences = verdict_sentences(review)
+    assert sentences[""] == ["No model is clearly ahead of lexical on RR@10."]
+    assert sentences["hybrid"][0].startswith(
+        "hybrid is not clearly different from lexical on any measure; RR@10 -0.020"
+    )
+    assert (
+        "scores lower where country = JP (10 queries, -0.400), but not significantly"
+        in (sentences["hybrid"][1])
+    )
+    assert leader(review, "RR@10") is None
+
+
+def test_segment_table_forest_plot_csv_and_json_carry_the_same_corrected_p(held_out):
+    *_, review, jp = held_out
+    text = row_p(jp)
+    assert text == "p = 0.086"
+    means = pd.DataFrame(
+        {"country": ["DE", "FR", "JP", "US", "(all)"], "n": [15, 10, 10, 15, 50]}
+    ).assign(small=False, lexical=0.0, hybrid=0.0)
+    overall = overall_rows(review)
+    table = segment_display(
+        means,
+        segment_rows(review, "RR@10"),
+        overall[overall["measure"] == "RR@10"],
+        ["country"],
+        ["lexical", "hybrid"],
+        ["hybrid"],
+    ).set_index("country")
+    assert table.loc["JP", "corrected p hybrid"] == text
+    assert table.loc["JP", "hybrid vs baseline"] == "no clear difference"
+
+    figure = segment_delta_figure(segment_rows(review), ["country"], "RR@10")
+    trace = figure.data[0]
+    where = list(trace.customdata[:, 3]).index("JP · n=10")
+    assert trace.customdata[where, 2] == text
+    assert trace.customdata[where, 4] == "no clear difference"
+    assert trace.marker.color[where] == "white"  # hollow: not significant
+
+    csv = pd.read_csv(io.BytesIO(export_csv(review)), encoding="utf-8-sig")
+    row = csv[(csv["segment"] == "country = JP") & (csv["measure"] == "RR@10")].iloc[0]
+    assert row["p_adjusted"] == pytest.approx(jp["p_adjusted"], rel=1e-6)
+    assert row["verdict"] == "unclear"
+    records = json.loads(export_json(review))
+    full = next(r for r in records if r["segment"] == "country = JP" and r["measure"] == "RR@10")
+    assert full["p_adjusted"] == jp["p_adjusted"]  # full precision
+
+
+def test_compare_command_reports_the_same_jp_row(held_out):
+    (qrels, lexical, hybrid, query_table), *_, jp = held_out
+    out, err = io.StringIO(), io.StringIO()
+    args = [qrels, lexical, hybrid, "-m", "RR@10", "-m", "P@1", "--resamples", "2000"]
+    args += ["--queries", query_table, "--by", "country", "--format", "json"]
+    assert compare_main(args, out=out, err=err) == 0, err.getvalue()
+    document = json.loads(out.getvalue())
+    row = next(r for r in document["segments"] if r["segment"] == "country = JP")
+    assert row["measure"] == "RR@10"
+    assert row["p_adjusted"] == pytest.approx(jp["p_adjusted"])
+    assert (row["verdict"], row["family_text"]) == ("unclear", jp["family_text"])
+    assert document["verdict"][""] == ["No model is clearly ahead of lexical on RR@10."]
+
+
+def test_report_states_the_same_corrected_p_and_verdict_for_jp(held_out):
+    _, data, ev, review, jp = held_out
+    found = callouts(review, "RR@10")
+    inputs = ReportInputs(
+        dataset_name="held out",
+        content_hash=data.content_hash,
+        models=ev.models,
+        baseline="lexical",
+        measures=["RR@10", "P@1"],
+        ks=[10],
+        n_queries=50,
+        settings=ev.settings,
+        options=OPTIONS,
+        review=review,
+        segment_by=["country"],
+        callout_sentences=[(r["callout"], r["sentence"]) for r in found.to_dict("records")],
+        generated_at="2026-01-01 00:00 UTC",
+    )
+    page = build_report_html(inputs)
+    summary = page.index("Executive summary")
+    assert summary < page.index("Headline figures") < page.index("Measures used")
+    assert page.index("Measures used") < page.index("Segment findings")
+    assert page.index("Segment findings") < page.index("Settings and provenance")
+    assert "No model is clearly ahead of lexical on RR@10." in page
+    jp_sentence = found.set_index("country").loc["JP", "sentence"]
+    assert jp_sentence.replace("<", "&lt;") in page
+    segments = page[page.index("Segment findings") :]
+    assert "<td>country = JP</td><td>RR@10</td>" in segments
+    jp_cells = segments[segments.index("<td>country = JP</td><td>RR@10</td>") :][:900]
+    assert "p = 0.086" in jp_cells and "unclear" in jp_cells
+    csv = pd.read_csv(io.BytesIO(report_tables(inputs)["segments.csv"]), encoding="utf-8-sig")
+    row = csv[(csv["segment"] == "country = JP") & (csv["measure"] == "RR@10")].iloc[0]
+    assert row["p_adjusted"] == pytest.approx(jp["p_adjusted"], rel=1e-6)
+
+
+# --------------------------------------------------------------------------- p-values
+
+
+def test_a_p_value_at_the_floor_of_2000_resamples_prints_as_a_bound():
+    assert format_p(1 / 2001, bound=True) == "p < 0.0005"
+    assert format_p(8 / 2001, bound=True) == "p < 0.004"
+    assert format_p(0.0421) == "p = 0.042"
+    assert format_p(4e-37) == "p < 0.001"
+    assert format_p(math.nan) == "p undefined"
+
+
+def test_corrected_p_of_a_clear_difference_is_marked_as_a_bound_with_its_family():
+    rng = np.random.default_rng(1)
+    n = 200
+    per_query = pd.DataFrame(
+        {
+            "model": ["a"] * n + ["b"] * n,
+            "query": [f"q{i}" for i in range(n)] * 2,
+            "M": np.r_[rng.uniform(0, 0.5, n), rng.uniform(0.5, 1, n)],
+        }
+    )
+    from metrics.engine.evaluation import Evaluation
+
+    ev = Evaluation(per_query, ["M"], {}, None, ["a", "b"])
+    options = CompareOptions(resamples=2_000)
+    row = review_table(ev, ReviewRequest("a", ("b",), ("M",), options=options)).iloc[0]
+    assert row["p_raw"] == pytest.approx(1 / 2001) and bool(row["p_bound"])
+    assert row["p_ttest"] < 1e-30  # the exact value stays in the table
+    assert row_p(row) == "p < 0.0005"
+    assert row["family_text"] == "randomization test, Holm over 1 measures × 1 candidates"
+
+
+def test_the_family_everything_corrects_all_rows_together(held_out):
+    _, data, ev, _, _ = held_out
+    request = ReviewRequest(
+        "lexical", ("hybrid",), ("RR@10", "P@1"), ("country",), OPTIONS, family="all"
+    )
+    review = review_table(ev, request, data.segments)
+    assert set(review["family"]) == {"all:10"}
+    jp = segment_rows(review, "RR@10").set_index("country").loc["JP"]
+    assert jp["p_adjusted"] > 4 * 22 / 1024
+
+
+def test_a_request_naming_an_unknown_model_or_family_is_refused(held_out):
+    _, _, ev, _, _ = held_out
+    with pytest.raises(SettingsError, match="no model named 'bm25'"):
+        review_table(ev, ReviewRequest("lexical", ("bm25",), ("RR@10",)))
+    with pytest.raises(SettingsError, match="family must be one of view, all"):
+        ReviewRequest("lexical", ("hybrid",), ("RR@10",), family="page")
+
+
+# --------------------------------------------------------------------------- candidates
+
+
+def test_two_candidates_are_compared_with_each_other_in_their_own_family():
+    from metrics.io.loaders import load_sample
+
+    data = load_sample("web_search")
+    ev = evaluate(data.run, data.qrels, ["nDCG@10", "RR@10"])
+    request = ReviewRequest("lexical", ("dense", "hybrid"), ("nDCG@10", "RR@10"), options=OPTIONS)
+    review = review_table(ev, request)
+    pairs = pairwise_rows(review)
+    assert list(zip(pairs["reference"], pairs["candidate"])) == [("dense", "hybrid")] * 2
+    assert set(pairs["family"]) == {"pairwise:1x2"}
+    assert leader(review, "nDCG@10") == "hybrid"
+    assert verdict_sentences(review)[""][0].startswith("hybrid is ahead of every other candidate")
+    figure = pairwise_matrix_figure(review, "nDCG@10")
+    assert figure.data[0].text[1][0].startswith("+0.145") and "better" in figure.data[0].text[1][0]
+    assert figure.data[0].text[0][1].startswith("-0.145") and "worse" in figure.data[0].text[0][1]
+
+
+# --------------------------------------------------------------------------- property
+
+
+@st.composite
+def reviews(draw):
+    """Per-query values of a baseline and two candidates on two measures, with a segment."""
+    n = draw(st.integers(4, 18))
+    seed = draw(st.integers(0, 10_000))
+    shift = draw(st.sampled_from([0.0, 0.05, 0.3]))
+    rng = np.random.default_rng(seed)
+    rows = []
+    for m, model in enumerate(("base", "c1", "c2")):
+        values = np.clip(rng.uniform(0, 1, (n, 2)) + shift * m * rng.uniform(0, 1, (n, 1)), 0, 1)
+        values = np.round(values * 4) / 4  # ties
+        for q in range(n):
+            rows.append((model, f"q{q}", values[q, 0], values[q, 1]))
+    per_query = pd.DataFrame(rows, columns=["model", "query", "A", "B"])
+    segments = pd.DataFrame(
+        {"query": [f"q{q}" for q in range(n)], "kind": [("x", "y", "z")[q % 3] for q in range(n)]}
+    )
+    family = draw(st.sampled_from(["view", "all"]))
+    correction = draw(st.sampled_from(["holm", "bh", "none"]))
+    return per_query, segments, family, correction
+
+
+@settings(
+    max_examples=12,
+    deadline=None,
+    phases=[Phase.explicit, Phase.reuse, Phase.generate],
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(reviews())
+def test_every_surface_says_the_verdict_of_the_shared_result(case):
+    from metrics.engine.evaluation import Evaluation
+
+    per_query, segments, family, correction = case
+    ev = Evaluation(per_query, ["A", "B"], {}, None, ["base", "c1", "c2"])
+    options = CompareOptions(resamples=200, correction=correction)
+    request = ReviewRequest("base", ("c1", "c2"), ("A", "B"), ("kind",), options, family)
+    review = review_table(ev, request, segments)
+    words = {"better": "better", "worse": "worse", "unclear": "no clear difference"}
+
+    # tables: the verdict column says the code's word, the corrected p its text
+    shown = review_display(review, segment=True)
+    assert list(shown["verdict"]) == [words[v] for v in review["verdict"]]
+    assert list(shown["corrected p"]) == [row_p(r) for r in review.to_dict("records")]
+    # exports carry the codes
+    csv = pd.read_csv(io.BytesIO(export_csv(review)), encoding="utf-8-sig")
+    assert list(csv["verdict"]) == list(review["verdict"])
+    # forest plot: filled exactly where significant, hover word = verdict
+    for measure in ("A", "B"):
+        rows = segment_rows(review, measure)
+        figure = segment_delta_figure(rows, ["kind"], measure)  # "kind" is also a column name
+        for trace, candidate in zip(figure.data, ("c1", "c2")):
+            part = rows[rows["candidate"] == candidate]
+            assert list(trace.customdata[:, 4]) == [words[v] for v in part["verdict"]]
+            filled = [c != "white" for c in trace.marker.color]
+            assert filled == list(part["significant"])
+    # call-outs: a segment is called a win or a loss only when its row is significant
+    for measure in ("A", "B"):
+        for row in callouts(review, measure).to_dict("records"):
+            if row["callout"] in ("better", "worse"):
+                assert row["verdict"] == row["callout"] and row["significant"]
+            else:
+                assert row["verdict"] == "unclear"
+                assert "not significant after correction" in row["sentence"]
+            assert row_p(row) in row["sentence"]
+    assert_verdict_box_follows_the_codes(review, words)
+
+
+def assert_verdict_box_follows_the_codes(review: pd.DataFrame, words: dict[str, str]) -> None:
+    """'better on all' / 'worse on all' / 'not clearly different' follow the overall codes; a
+    candidate is named the one to ship only when it leads significantly."""
+    overall = overall_rows(review)
+    sentences = verdict_sentences(review)
+    for candidate in ("c1", "c2"):
+        codes = set(overall.loc[overall["candidate"] == candidate, "verdict"])
+        first = sentences[candidate][0]
+        if codes == {"better"}:
+            assert "is better than base on all 2 measures" in first
+        elif codes == {"worse"}:
+            assert "is worse than base on all 2 measures" in first
+        elif codes == {"unclear"}:
+            assert "is not clearly different from base on any measure" in first
+        else:
+            assert all(f"{words[c]} on" in first for c in codes)
+    closing = sentences.get("", [""])[0]
+    if "ahead of every other candidate" in closing:
+        best = leader(review, "A")
+        assert best is not None and closing.startswith(best)
+        assert overall.set_index("candidate").loc[best]
+    if not (overall[overall["measure"] == "A"]["verdict"] == "better").any():
+        assert closing == "No model is clearly ahead of base on A."
