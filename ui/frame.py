@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextvars
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 import streamlit as st
 
@@ -306,7 +307,14 @@ def _sidebar() -> View:
     )
 
 
-def _input_policies() -> dict[str, object]:
+class _InputPolicies(TypedDict):
+    """The policies typed in rather than chosen from a menu."""
+
+    max_results: int | None
+    gain_map: str | None
+
+
+def _input_policies() -> _InputPolicies:
     """The maximum number of results (0: no limit) and the custom gains, typed in."""
     st.number_input(
         policy_label("max_results"),
