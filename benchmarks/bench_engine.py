@@ -20,6 +20,7 @@ Data files are generated once into ``benchmarks/data/`` (fixed seed; git-ignored
 from __future__ import annotations
 
 import argparse
+import io
 import json
 import os
 import shutil
@@ -56,10 +57,11 @@ def _our_names() -> list[str]:
 
 def worker_library(qrels: str, run: str) -> dict:
     start = time.perf_counter()
-    from metrics.cli.evaluate import compute_matrix, load_inputs, parse_specs
+    from metrics.cli.evaluate import compute_matrix, load_inputs
+    from metrics.engine.registry import parse_measures
     from metrics.engine.settings import Settings
 
-    specs = parse_specs(_our_names())
+    specs = parse_measures(_our_names())
     inputs = load_inputs(qrels, [run], Settings(), K_MAX)
     lists = next(iter(inputs.lists.values()))
     means = compute_matrix(lists, specs).mean(axis=0)
@@ -165,13 +167,16 @@ def measure(argv: list[str], timeout: float) -> tuple[float, float, str, int, fl
     deadline = start + timeout
     import selectors
 
+    stdout = proc.stdout
+    if not isinstance(stdout, io.BufferedReader):  # stdout=PIPE with the default buffering
+        raise RuntimeError(f"{argv[0]}: no buffered pipe from the child's stdout.")
     sel = selectors.DefaultSelector()
-    sel.register(proc.stdout, selectors.EVENT_READ)
+    sel.register(stdout, selectors.EVENT_READ)
     while True:
         if time.perf_counter() > deadline:
             proc.kill()
         if sel.select(timeout=1.0):
-            data = proc.stdout.read1(1 << 20)
+            data = stdout.read1(1 << 20)
             if not data:
                 break
             chunks.append(data)

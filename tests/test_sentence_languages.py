@@ -11,6 +11,7 @@ from metrics.review.compare import HEADLINE_TEMPLATES, headline
 from metrics.review.segments import REVERSAL_TEMPLATES, reversal_sentence
 from tests.app_support import fresh_app, open_page
 from tests.test_app_review_pages import open_review, shown_text
+from ui import i18n
 from ui.i18n import catalog, sentence_templates
 
 #: One comparison row as metrics.review.compare.comparison_table gives it (numbers made up).
@@ -76,6 +77,14 @@ def test_english_catalog_holds_the_engine_wording_word_for_word():
     english = catalog("en")
     for key, text in {**HEADLINE_TEMPLATES, **REVERSAL_TEMPLATES}.items():
         assert english[key] == text, key
+
+
+def test_a_sentence_written_as_plural_forms_in_a_catalog_keeps_the_engine_wording(monkeypatch):
+    key = next(iter(HEADLINE_TEMPLATES))
+    plural = {"one": "one query", "other": "{n} queries"}
+    monkeypatch.setattr(i18n, "catalog", lambda lang: {key: plural})
+    wording = sentence_templates("zh")
+    assert wording[key] == HEADLINE_TEMPLATES[key]
 
 
 def test_chinese_headline_keeps_the_numbers_formatted_the_same_way():

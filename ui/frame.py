@@ -17,6 +17,7 @@ import logging
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypedDict
 
 import streamlit as st
 
@@ -328,7 +329,14 @@ def _sidebar() -> View:
     )
 
 
-def _input_policies() -> dict[str, object]:
+class _InputPolicies(TypedDict):
+    """The policies typed in rather than chosen from a menu."""
+
+    max_results: int | None
+    gain_map: str | None
+
+
+def _input_policies() -> _InputPolicies:
     """The maximum number of results (0: no limit) and the custom gains, typed in."""
     st.number_input(
         policy_label("max_results"),

@@ -95,9 +95,14 @@ def option_text(prefix: str) -> Callable[[object], str]:
 def templates(defaults: Mapping[str, str], lang: str = DEFAULT_LANGUAGE) -> dict[str, str]:
     """The catalog's wording of the engine's sentence ``defaults`` (same keys) in ``lang``.
 
-    Keys the catalog lacks keep the engine's English text.
+    Keys the catalog lacks, or holds as plural forms, keep the engine's English text.
     """
-    return {key: catalog(lang).get(key, text) for key, text in defaults.items()}
+    messages = catalog(lang)
+    wording: dict[str, str] = {}
+    for key, text in defaults.items():
+        message = messages.get(key)
+        wording[key] = message if isinstance(message, str) else text
+    return wording
 
 
 def sentence_templates(lang: str | None = None) -> dict[str, str]:

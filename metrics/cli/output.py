@@ -95,7 +95,7 @@ _BLOCK_LINES = 1 << 20
 
 def _line_blocks(
     results: Results, labels: list[str], per_query: bool, block_lines: int = _BLOCK_LINES
-) -> Iterator[tuple[pa.Array, pa.Array, pa.Array, np.ndarray]]:
+) -> Iterator[tuple[pa.Array, pa.Array, pa.Array, np.ndarray, np.ndarray]]:
     """Model, measure, query and value of the output lines, in blocks of about ``block_lines``
     lines and in trec_eval's order: per query all measures (query-major), then the means under
     the query ``all``. Left-out (``NaN``) values have no line. The last item of each block is
@@ -144,7 +144,9 @@ def _long_columns(
     )
 
 
-def _formatted(results: Results, values: np.ndarray, measure_idx: np.ndarray, digits: int):
+def _formatted(
+    results: Results, values: np.ndarray, measure_idx: np.ndarray, digits: int
+) -> pa.Array:
     """Values with ``digits`` decimals, counts (num_ret, ...) as whole numbers like trec_eval."""
     text = format_fixed(values, digits)
     if not any(results.counts):

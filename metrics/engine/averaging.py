@@ -29,9 +29,10 @@ def micro_value(spec: MeasureSpec, lists: RankedLists, rows: np.ndarray | None =
     MeasureError
         For measures that have no pooled form (use macro).
     """
-    if not has_micro(spec):
+    micro = spec.definition.micro
+    if micro is None or spec.k is None:  # as has_micro(spec), spelt out for the type checker
         raise MeasureError(f"{spec.name} has no pooled (micro) form.")
-    return float(spec.definition.micro(lists, np.array([spec.k]), rows)[0])
+    return float(micro(lists, np.array([spec.k]), rows)[0])
 
 
 def geometric_mean(values: np.ndarray, weights: np.ndarray | None = None) -> float:

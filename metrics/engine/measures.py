@@ -7,10 +7,15 @@ return the numerator and denominator that pooled (micro) averaging sums over que
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import numpy as np
 
 from metrics.engine.ranking import RankedLists, gain_of
 from metrics.errors import MeasureError
+
+#: A micro kernel: per-query numerators and denominators at the cutoffs ``ks``.
+MicroKernel = Callable[[RankedLists, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
@@ -166,7 +171,9 @@ def weighted_precision(
 
 
 # ====================================================================== pooled (micro) values
-def pooled_ratio(lists: RankedLists, ks: np.ndarray, rows: np.ndarray | None, kernel) -> np.ndarray:
+def pooled_ratio(
+    lists: RankedLists, ks: np.ndarray, rows: np.ndarray | None, kernel: MicroKernel
+) -> np.ndarray:
     """Sum of a micro kernel's numerators over sum of its denominators, per cutoff, over the
     queries ``rows`` (all when ``None``); left-out queries (``NaN``) are skipped."""
     num, den = kernel(lists, ks)
@@ -178,28 +185,33 @@ def pooled_ratio(lists: RankedLists, ks: np.ndarray, rows: np.ndarray | None, ke
     return _safe_div(hits, total)
 
 
-def precision_pooled(lists: RankedLists, ks: np.ndarray, rows=None) -> np.ndarray:
+def precision_pooled(
+    lists: RankedLists, ks: np.ndarray, rows: np.ndarray | None = None
+) -> np.ndarray:
     return pooled_ratio(lists, ks, rows, precision_micro)
 
 
-def recall_pooled(lists: RankedLists, ks: np.ndarray, rows=None) -> np.ndarray:
+def recall_pooled(lists: RankedLists, ks: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
     return pooled_ratio(lists, ks, rows, recall_micro)
 
 
-def f1_pooled(lists: RankedLists, ks: np.ndarray, rows=None) -> np.ndarray:
+def f1_pooled(lists: RankedLists, ks: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
     """Harmonic mean of pooled precision and pooled recall."""
     p, r = precision_pooled(lists, ks, rows), recall_pooled(lists, ks, rows)
     return _safe_div(2 * p * r, p + r)
 
 
-def success_pooled(lists: RankedLists, ks: np.ndarray, rows=None) -> np.ndarray:
+def success_pooled(
+    lists: RankedLists, ks: np.ndarray, rows: np.ndarray | None = None
+) -> np.ndarray:
     return pooled_ratio(lists, ks, rows, success_micro)
 
 
 # ====================================================================== helpers
 def _exclusive_cumsum(lists: RankedLists, values: np.ndarray) -> np.ndarray:
     """Within-query sum of the values ranked above each item."""
-    return lists.within_query_cumsum(values) - values
+    above: np.ndarray = lists.within_query_cumsum(values) - values
+    return above
 
 
 def _at(lists: RankedLists, cumulative: np.ndarray, ks: np.ndarray | None) -> np.ndarray:
@@ -291,7 +303,10 @@ def interpolated_precision(
 
 def eleven_point_average(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:
     """trec_eval's 11pt_avg: mean interpolated precision at recall 0, 0.1, ..., 1."""
-    return np.mean([interpolated_precision(lists, None, p) for p in RECALL_LEVELS], axis=0)
+    mean: np.ndarray = np.mean(
+        [interpolated_precision(lists, None, p) for p in RECALL_LEVELS], axis=0
+    )
+    return mean
 
 
 # ====================================================================== counts

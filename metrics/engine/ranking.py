@@ -207,7 +207,8 @@ class RankedLists:
         if self.settings.gain_map is not None:  # gains need not grow with labels
             query = np.repeat(np.arange(self.n_queries), self.n_ideal)
             gains = gains[np.lexsort((-gains, query))]
-        return np.maximum(gains, 0.0)
+        ideal: np.ndarray = np.maximum(gains, 0.0)
+        return ideal
 
     @cached_property
     def n_returned(self) -> np.ndarray:
@@ -230,18 +231,23 @@ class RankedLists:
     def relevant(self) -> np.ndarray:
         """Binary relevance: judged, label ≥ 0 and at or above the relevance level."""
         with np.errstate(invalid="ignore"):
-            return (self.labels >= self.settings.relevance_level) & (self.labels >= 0)
+            relevant: np.ndarray = (self.labels >= self.settings.relevance_level) & (
+                self.labels >= 0
+            )
+        return relevant
 
     @cached_property
     def judged(self) -> np.ndarray:
         """In the judgments with a label ≥ 0 (a negative label is "in the pool, unjudged")."""
         with np.errstate(invalid="ignore"):
-            return self.labels >= 0
+            judged: np.ndarray = self.labels >= 0
+        return judged
 
     @cached_property
     def judged_nonrelevant(self) -> np.ndarray:
         """Judged (label ≥ 0) and below the relevance level."""
-        return self.judged & ~self.relevant
+        judged_nonrelevant: np.ndarray = self.judged & ~self.relevant
+        return judged_nonrelevant
 
     @cached_property
     def pooled_unjudged(self) -> np.ndarray:
@@ -492,7 +498,14 @@ def rank_lists(
 
 
 def _read_columns(
-    run_query, run_item, run_score, qrels_query, qrels_item, qrels_relevance, settings, source
+    run_query: ArrayLike,
+    run_item: ArrayLike,
+    run_score: ArrayLike | None,
+    qrels_query: ArrayLike,
+    qrels_item: ArrayLike,
+    qrels_relevance: ArrayLike,
+    settings: Settings,
+    source: str,
 ) -> tuple[pa.Array, pa.Array, np.ndarray | None, pa.Array, pa.Array, np.ndarray]:
     """The six input columns as arrow strings and float arrays, checked."""
     rq = _as_string_array(run_query, "query")
@@ -536,7 +549,12 @@ def _dedupe_judgments(j_key: np.ndarray, jrel: np.ndarray) -> tuple[np.ndarray, 
 
 
 def _drop_repeated_items(
-    order: np.ndarray, r_key: np.ndarray, rq: pa.Array, ri: pa.Array, settings, source: str
+    order: np.ndarray,
+    r_key: np.ndarray,
+    rq: pa.Array,
+    ri: pa.Array,
+    settings: Settings,
+    source: str,
 ) -> tuple[np.ndarray, np.ndarray, int, tuple[str, ...]]:
     """Keep the first (best-ranked) copy of an item repeated within a query, or refuse."""
     sorted_keys = np.sort(r_key)
@@ -570,7 +588,11 @@ def _labels_of(r_key: np.ndarray, j_key: np.ndarray, jrel_sorted: np.ndarray) ->
 
 
 def _evaluated_queries(
-    run_q: np.ndarray, judged_q_of_row: np.ndarray, jrel: np.ndarray, names, settings
+    run_q: np.ndarray,
+    judged_q_of_row: np.ndarray,
+    jrel: np.ndarray,
+    names: np.ndarray,
+    settings: Settings,
 ) -> tuple[np.ndarray, RankingNotes]:
     """Which queries (by rank) are evaluated, and what happened to the others."""
     n_q = len(names)
@@ -582,7 +604,7 @@ def _evaluated_queries(
     num_rel_all = np.bincount(judged_q_of_row, weights=relevant.astype(float), minlength=n_q)
     evaluated = judged_q & (in_run | (settings.missing_queries == "zero"))
     no_rel = evaluated & (num_rel_all == 0)
-    left_out = ()
+    left_out: tuple[str, ...] = ()
     if settings.no_relevant == "leave_out":
         left_out = tuple(names[no_rel])
         evaluated &= ~no_rel

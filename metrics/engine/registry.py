@@ -621,7 +621,7 @@ def _convert(d: MeasureDef, key: str, raw: object) -> object:
     return value
 
 
-def _lookup(text: str) -> tuple[MeasureDef, re.Match]:
+def _lookup(text: str) -> tuple[MeasureDef, re.Match[str]]:
     """The measure a name refers to, and the parts of the name."""
     match = _PATTERN.match(str(text))
     if not match:
@@ -663,7 +663,11 @@ def _cutoff(
     return k, {}
 
 
-def _given_params(d: MeasureDef, written: str | None, params) -> dict[str, object]:
+def _given_params(
+    d: MeasureDef,
+    written: str | None,
+    params: tuple[tuple[str, object], ...] | dict[str, object] | None,
+) -> dict[str, object]:
     """Parameters passed as an argument, then those written in the name (which win)."""
     given: dict[str, object] = dict(params or {})
     for part in (written or "").split(","):
@@ -693,14 +697,13 @@ def _checked_params(d: MeasureDef, given: dict[str, object]) -> tuple[tuple[str,
             if missing[0] == d.cutoff_param
             else f"{d.name} needs the parameter {missing[0]}."
         )
-    if "recall" in values and not 0.0 <= float(values["recall"]) <= 1.0:
-        raise MeasureError(
-            f"{d.name}: the recall level must be between 0 and 1, got {values['recall']:g}."
-        )
-    if "p" in values and not 0.0 < float(values["p"]) < 1.0:
-        raise MeasureError(f"{d.name}: p must be between 0 and 1 (exclusive), got {values['p']:g}.")
-    if "gmax" in values and int(values["gmax"]) < 1:
-        raise MeasureError(f"{d.name}: gmax must be 1 or more, got {values['gmax']}.")
+    recall, persistence, gmax = values.get("recall"), values.get("p"), values.get("gmax")
+    if isinstance(recall, float) and not 0.0 <= recall <= 1.0:
+        raise MeasureError(f"{d.name}: the recall level must be between 0 and 1, got {recall:g}.")
+    if isinstance(persistence, float) and not 0.0 < persistence < 1.0:
+        raise MeasureError(f"{d.name}: p must be between 0 and 1 (exclusive), got {persistence:g}.")
+    if isinstance(gmax, int) and gmax < 1:
+        raise MeasureError(f"{d.name}: gmax must be 1 or more, got {gmax}.")
     return converted
 
 

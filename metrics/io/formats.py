@@ -681,7 +681,8 @@ def _read_trec(utf8: bytes, source: str, kind: TrecKind, header: int) -> LoadedT
             }
         )
         note = "TREC qrels (qid iter docid rel)"
-    first_line, skipped = 1, ()
+    first_line = 1
+    skipped: tuple[int, ...] = ()
     if columns.lines is not None and len(columns.lines):
         first_line = int(columns.lines[0])
         every = np.arange(first_line, int(columns.lines[-1]) + 1)

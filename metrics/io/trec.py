@@ -414,7 +414,8 @@ def _read_plain(data: bytes | mmap.mmap, kind: TrecKind, tags: bool) -> TrecColu
 
 def _whole(values: np.ndarray) -> np.ndarray:
     with np.errstate(invalid="ignore"):
-        return np.isfinite(values) & (values == np.floor(values))
+        whole: np.ndarray = np.isfinite(values) & (values == np.floor(values))
+    return whole
 
 
 def _line_array(data: bytes | mmap.mmap) -> pa.Array:
