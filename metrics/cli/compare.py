@@ -118,6 +118,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MEASURE",
         help="exit 1 if a candidate is significantly worse on MEASURE",
     )
+    from metrics.cli.evaluate import add_engine_arguments
+
+    add_engine_arguments(parser)
     return parser
 
 
@@ -151,14 +154,20 @@ def run_compare(args: argparse.Namespace):
     measures = [s.name for s in parse_measures(list(args.measures or DEFAULT_CLI_MEASURES))]
     for name in args.fail_if_worse:
         measures += [s.name for s in parse_measures([name]) if s.name not in measures]
-    qrels = load_table(args.qrels, Path(args.qrels).name)
-    runs = [load_table(path, Path(path).name) for path in args.runs]
-    data = load_dataset(
-        runs,
-        qrels,
-        name=", ".join(Path(p).name for p in args.runs),
-        relevance_level=args.relevance_level,
-    )
+    settings = Settings(relevance_level=args.relevance_level)
+    if getattr(args, "engine", "local") == "spark":
+        from metrics.spark import spark_per_query
+
+        data = spark_per_query(args.qrels, args.runs, measures, settings, args.master)
+    else:
+        qrels = load_table(args.qrels, Path(args.qrels).name)
+        runs = [load_table(path, Path(path).name) for path in args.runs]
+        data = load_dataset(
+            runs,
+            qrels,
+            name=", ".join(Path(p).name for p in args.runs),
+            relevance_level=args.relevance_level,
+        )
     models = data.models
     baseline = args.baseline or models[0]
     if baseline not in models:
@@ -179,8 +188,14 @@ def run_compare(args: argparse.Namespace):
         test=_TESTS[args.test],
         alpha=args.alpha,
     )
-    settings = Settings(relevance_level=args.relevance_level)
-    evaluation = evaluate(data.run, data.qrels, measures, settings, source=args.runs[0])
+    if getattr(args, "engine", "local") == "spark":
+        evaluation = data.evaluation(measures, settings)
+    else:
+        evaluation = evaluate(data.run, data.qrels, measures, settings, source=args.runs[0])
+    if getattr(args, "per_query_out", None):
+        from metrics.io.per_query import write_evaluation
+
+        write_evaluation(evaluation, args.per_query_out)
     table = comparison_table(evaluation, baseline, measures=measures, options=options)
     return table, data, options, measures, baseline
 

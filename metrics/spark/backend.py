@@ -189,7 +189,13 @@ def prepare_qrels(qrels: DataFrame) -> DataFrame:
     )
 
 
-def _check_duplicates(run: DataFrame, models: list[str], settings: Settings, source: str) -> None:
+def _check_duplicates(
+    run: DataFrame,
+    models: list[str],
+    settings: Settings,
+    source: str,
+    model_sources: dict[str, str] | None = None,
+) -> None:
     """With ``duplicates='error'``, refuse the input with the local engine's message."""
     counts = (
         run.groupBy(S.MODEL, S.QUERY, S.ITEM)
@@ -219,7 +225,9 @@ def _check_duplicates(run: DataFrame, models: list[str], settings: Settings, sou
         example = lists.report.duplicate_examples[0]
         raise InputError(
             f"{dropped} duplicate item(s) within a query, e.g. {example}.",
-            source=source if models == [S.DEFAULT_MODEL] else f"{source} (model {model})",
+            source=(model_sources or {}).get(
+                model, source if models == [S.DEFAULT_MODEL] else f"{source} (model {model})"
+            ),
             fix="remove the repeated rows, or choose duplicates='keep_best'.",
         )
 
@@ -233,6 +241,8 @@ def evaluate_spark(
     *,
     buckets: int | None = None,
     source: str = "run",
+    models: list[str] | None = None,
+    model_sources: dict[str, str] | None = None,
 ) -> DataFrame:
     """Per-query values of ``measures`` for every model of ``run``, computed by Spark.
 
@@ -253,6 +263,10 @@ def evaluate_spark(
         Number of query buckets (tasks); by default ``spark.sql.shuffle.partitions``.
     source:
         Name of the run in error messages.
+    models:
+        The model names in order of first appearance, when already known (saves one pass).
+    model_sources:
+        Name of each model's source in error messages (a file per model), when not ``source``.
 
     Returns
     -------
@@ -273,9 +287,9 @@ def evaluate_spark(
     if S.SCORE not in prepared.columns and settings.ties != "rank":
         settings = settings.with_(ties="rank")
     judgments = prepare_qrels(qrels)
-    models = models_in_order(prepared)
+    models = list(models) if models is not None else models_in_order(prepared)
     if settings.duplicates == "error":
-        _check_duplicates(prepared, models, settings, source)
+        _check_duplicates(prepared, models, settings, source, model_sources)
     extra = micro_columns(specs) if settings.averaging == "micro" else []
     n = int(buckets or spark.conf.get("spark.sql.shuffle.partitions") or 200)
     key = F.pmod(F.xxhash64(S.QUERY), F.lit(n)).alias(BUCKET)

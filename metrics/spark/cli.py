@@ -152,7 +152,15 @@ def _canonical(table: DataFrame, kind: str, source: str) -> DataFrame:
 
 def read_runs(spark: SparkSession, paths: list[str]) -> DataFrame:
     """All runs as one table; a run without a model column is named after its file."""
+    return read_runs_with_sources(spark, paths)[0]
+
+
+def read_runs_with_sources(
+    spark: SparkSession, paths: list[str]
+) -> tuple[DataFrame, dict[str, str]]:
+    """All runs as one table, and the file of each model named after its file."""
     taken: set[str] = set()
+    sources: dict[str, str] = {}
     parts = []
     for path in paths:
         table = read_table(spark, path, "run")
@@ -163,6 +171,7 @@ def read_runs(spark: SparkSession, paths: list[str]) -> DataFrame:
                 n += 1
                 name = f"{stem}_{n}"
             taken.add(name)
+            sources[name] = Path(path.rstrip("/")).name
             table = table.withColumn(S.MODEL, F.lit(name))
         parts.append(table)
     columns = sorted(
@@ -179,7 +188,7 @@ def read_runs(spark: SparkSession, paths: list[str]) -> DataFrame:
         # input order: files in the order given, rows in file order within each
         part = part.withColumn("__row", F.monotonically_increasing_id() + F.lit(index << 54))
         out = part if out is None else out.unionByName(part)
-    return out
+    return out, sources
 
 
 def per_query_table(
@@ -194,13 +203,22 @@ def per_query_table(
     from metrics.spark.backend import models_in_order, prepare_run
 
     spark = session(master)
-    run = read_runs(spark, run_paths)
+    run, sources = read_runs_with_sources(spark, run_paths)
     qrels = read_table(spark, qrels_path, "qrels")
     source = ", ".join(Path(p.rstrip("/")).name for p in run_paths)
     if len(run_paths) == 1:
         source = Path(run_paths[0].rstrip("/")).name
+    run = run.cache()  # read once: the model order and the evaluation both scan it
     models = models_in_order(prepare_run(run, source))
-    values = evaluate_spark(run, qrels, [s.name for s in specs], settings, source=source)
+    values = evaluate_spark(
+        run,
+        qrels,
+        [s.name for s in specs],
+        settings,
+        source=source,
+        models=models,
+        model_sources=sources,
+    )
     table = values.toPandas()
     for name in (S.MODEL, S.QUERY):
         table[name] = table[name].astype(object).astype(str)
