@@ -8,6 +8,7 @@ from metrics.review.compare import biggest_movers, headline
 from metrics.review.drilldown import side_by_side
 from ui import compute, frame
 from ui.i18n import sentence_templates, t
+from ui.per_query_panel import require_columns, require_lists
 from ui.review import compute as review_compute
 from ui.review.controls import require_review_choice
 from ui.review.figures import (
@@ -27,6 +28,7 @@ models = dataset.models
 choice = require_review_choice(models, view.k_range)
 options, k = choice.options, choice.k
 measures = tuple(view.measures)
+require_columns(dataset, measures, k)
 table = review_compute.comparison(
     dataset, settings, measures, k, choice.baseline, choice.candidates, options
 )
@@ -136,6 +138,7 @@ st.markdown(
         delta=f"{row['delta']:+.3f}",
     )
 )
+require_lists(dataset, "perquery.drill_unavailable")
 lists = compute.ranked_lists(dataset, settings)
 top_a, top_b = side_by_side(lists[choice.baseline], lists[candidate], dataset.run, query, k)
 a, b = st.columns(2)

@@ -5,6 +5,7 @@ import streamlit as st
 from metrics.review.segments import MIN_SEGMENT_QUERIES, reversal_sentence
 from ui import compute, frame
 from ui.i18n import sentence_templates, t
+from ui.per_query_panel import require_columns
 from ui.review import compute as review_compute
 from ui.review.controls import require_review_choice
 from ui.review.figures import model_colours, segment_delta_figure, segment_heatmap_figure
@@ -31,6 +32,7 @@ measure = c2.selectbox(
 if not by:
     st.info(t("segments.choose_by"))
     st.stop()
+require_columns(dataset, (measure,), k)
 name = compute.cutoff_name(measure, k)
 
 means, found = review_compute.segment_results(dataset, settings, measure, k, tuple(by), options)

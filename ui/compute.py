@@ -19,7 +19,9 @@ from metrics.engine.evaluation import Evaluation, curves, per_query_table, rank_
 from metrics.engine.ranking import RankedLists, ranking_key
 from metrics.engine.registry import parse_measure
 from metrics.engine.settings import Settings
+from metrics.errors import InputError
 from metrics.io.loaders import Dataset, load_sample
+from ui import per_query_data
 
 STANDARD_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
 
@@ -87,6 +89,12 @@ def ranked_lists(dataset: Dataset, settings: Settings) -> dict[str, RankedLists]
     duplicates, missing and empty queries); a change of any other setting (relevance level,
     gain, fewer than K, averaging) reuses them, rescored.
     """
+    if per_query_data.is_per_query(dataset):
+        raise InputError(
+            "per-query results have no ranked lists.",
+            source=dataset.name,
+            fix="load the run and the judgments to see the lists.",
+        )
     key = ranking_key(settings)
     base = Settings(**dict(key))
     lists = _ranked(dataset.content_hash, key, dataset, base)
@@ -106,6 +114,8 @@ def measure_curves(
     dataset: Dataset, settings: Settings, measure: str, k_to: int
 ) -> dict[str, np.ndarray]:
     """Per-query values of ``measure`` at K = 1..k_to per model (cached)."""
+    if per_query_data.is_per_query(dataset):
+        return per_query_data.curves_of(dataset, measure, k_to)
     return _curves(dataset.content_hash, settings_key(settings), measure, k_to, dataset, settings)
 
 
@@ -113,6 +123,8 @@ def curve_table(
     dataset: Dataset, settings: Settings, measures: tuple[str, ...], k_from: int, k_to: int
 ) -> pd.DataFrame:
     """Long table of mean, quartiles and n at every K, with a ``measure`` column."""
+    if per_query_data.is_per_query(dataset):
+        return per_query_data.curve_table_of(dataset, tuple(measures), k_from, k_to)
     frames = []
     for measure in measures:
         summary = curve_summary(measure_curves(dataset, settings, measure, k_to))
@@ -135,6 +147,11 @@ def _cutoff_table(
     _dataset: Dataset,
     _settings: Settings,
 ) -> pd.DataFrame:
+    if per_query_data.is_per_query(_dataset):
+        evaluation = per_query_data.cutoff_evaluation_of(_dataset, _settings, measures, ks)
+        if evaluation is None:
+            return pd.DataFrame(columns=[S.MODEL, "measure", "value"])
+        return cutoff_table_of(evaluation, _dataset.segments)
     evaluation = cutoff_evaluation_of(ranked_lists(_dataset, _settings), _settings, measures, ks)
     return cutoff_table_of(evaluation, _dataset.segments)
 
