@@ -83,9 +83,27 @@ def _format_of(path: str) -> str:
         opener = gzip.open if files[0].endswith(".gz") else open
         with opener(files[0], "rt", encoding="utf-8", errors="replace") as handle:
             first = handle.readline()
-        if "," in first or ("\t" in first.strip() and len(first.split("\t")) not in (4, 6)):
+        if not _looks_trec(first):
             return "csv"
     return "trec"
+
+
+def _looks_trec(line: str) -> bool:
+    """A TREC qrels line (``qid iter docid rel``) or run line (``qid Q0 docid rank score tag``)."""
+    parts = line.split()
+
+    def number(text: str) -> bool:
+        try:
+            float(text)
+        except ValueError:
+            return False
+        return True
+
+    if len(parts) == 4:
+        return number(parts[3])
+    if len(parts) == 6:
+        return number(parts[3]) and number(parts[4])
+    return False
 
 
 def read_table(spark: SparkSession, path: str, kind: str) -> DataFrame:
