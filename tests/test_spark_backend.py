@@ -135,3 +135,36 @@ def test_a_run_without_a_query_column_is_refused_before_any_work(spark):
     qrels = spark.createDataFrame(pd.DataFrame({"query": ["a"], "item": ["x"], "relevance": [1]}))
     with pytest.raises(InputError, match="there is no 'query' column"):
         evaluate_spark(run, qrels, ["P@1"])
+
+
+def test_each_task_restores_the_input_order_that_tied_scores_fall_back_on(collection):
+    """Rows reach a task in shuffle order; the row number taken before the shuffle puts them
+    back, so ``ties='input_order'`` and ``ties='rank'`` see the input order."""
+    from metrics.spark.backend import ROW, bucket_values
+
+    (run, qrels, _q), _ = collection
+    numbered = run.assign(**{ROW: np.arange(len(run))})
+    shuffled = numbered.sample(frac=1.0, random_state=3)
+    for ties in ("input_order", "rank"):
+        settings = Settings(ties=ties)
+        got = bucket_values(shuffled, qrels, ["m0", "m1", "m2"], _specs(), settings)
+        expected = evaluate(run, qrels, [s.name for s in _specs()], settings).per_query
+        _assert_same_per_query(got, expected)
+    unsorted = bucket_values(
+        shuffled.drop(columns=[ROW]),
+        qrels,
+        ["m0", "m1", "m2"],
+        _specs(),
+        Settings(ties="input_order"),
+    )
+    expected = evaluate(run, qrels, ["AP"], Settings(ties="input_order")).per_query
+    assert not np.allclose(  # the order does matter on this collection
+        _sorted(unsorted, list(expected.columns))["AP"],
+        _sorted(expected, ["model", "query", "AP"])["AP"],
+    )
+
+
+def _specs():
+    from metrics.engine.registry import parse_measures
+
+    return parse_measures(["AP", "P@3", "nDCG@5"])
