@@ -7,6 +7,7 @@ from ui import frame
 from ui.findings_view import show_health, show_preview
 from ui.handbuilt_panel import handbuilt_panel
 from ui.i18n import option_text, t
+from ui.per_query_panel import per_query_panel
 from ui.upload_panel import upload_panel
 
 ctx = frame.page("data")
@@ -15,7 +16,7 @@ st.caption(t("data.intro"))
 
 source = st.radio(
     t("data.source"),
-    ["sample", "upload", "handbuilt"],
+    ["sample", "upload", "handbuilt", frame.PER_QUERY],
     key="w_source",
     format_func=option_text("data.source."),
     horizontal=True,
@@ -26,6 +27,9 @@ if source == "sample":
     st.caption(t(f"sample.{name}.description"))
 elif source == "upload":
     upload_panel()
+elif source == frame.PER_QUERY:
+    per_query_panel()
+    st.stop()  # the panel shows what the table holds; it has no run or judgments to preview
 else:
     handbuilt_panel()
 

@@ -11,6 +11,7 @@ from ui import handbuilt as hb
 from ui.figures import list_curve_figure
 from ui.i18n import t
 from ui.learn_copy_panel import copy_panel
+from ui.per_query_panel import require_lists
 
 ctx = frame.page("learn")
 settings = ctx.settings
@@ -47,6 +48,7 @@ with c2:
         st.caption(t("learn.handbuilt_hint"))
     else:
         dataset = ctx.require_dataset()
+        require_lists(dataset, "perquery.learn_unavailable")
         lists = compute.ranked_lists(dataset, settings)
         model = st.selectbox(t("learn.model"), list(lists), key="w_learn_model")
         query = st.selectbox(

@@ -10,6 +10,7 @@ from metrics.review.drilldown import side_by_side
 from metrics.review.verdict import overall_rows, pairwise_rows
 from ui import compute, frame
 from ui.i18n import t
+from ui.per_query_panel import require_columns, require_lists
 from ui.review import compute as review_compute
 from ui.review.controls import (
     drill_choice,
@@ -48,6 +49,7 @@ models = dataset.models
 choice = require_review_choice(models, view.k_range)
 options, k = choice.options, choice.k
 measures = tuple(view.measures)
+require_columns(dataset, measures, k)
 by = segment_choice(dataset.segment_columns)
 review = review_compute.review(
     dataset, settings, measures, k, choice.baseline, choice.candidates, options, by, choice.family
@@ -287,6 +289,7 @@ if seg_columns:
             values=frame.escape(", ".join(f"{c} = {segment_text(row[c], t)}" for c in seg_columns)),
         )
     )
+require_lists(dataset, "perquery.drill_unavailable")
 lists = compute.ranked_lists(dataset, settings)
 top_a, top_b = side_by_side(lists[choice.baseline], lists[candidate], dataset.run, query, k)
 a, b = st.columns(2)

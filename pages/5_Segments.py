@@ -8,6 +8,7 @@ from metrics.review.verdict import callouts, overall_rows, segment_rows
 from ui import compute, frame
 from ui.i18n import t
 from ui.pages_registry import page_def
+from ui.per_query_panel import require_columns
 from ui.review import compute as review_compute
 from ui.review.controls import (
     require_review_choice,
@@ -41,6 +42,7 @@ measure = c2.selectbox(
 if not by:
     st.info(t("segments.choose_by"))
     st.stop()
+require_columns(dataset, (measure,), k)
 name = compute.cutoff_name(measure, k)
 words = verdict_templates()
 

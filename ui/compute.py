@@ -27,8 +27,9 @@ from metrics.engine.evaluation import (
 from metrics.engine.ranking import RankedLists, ranking_key
 from metrics.engine.registry import parse_measure
 from metrics.engine.settings import Settings
+from metrics.errors import InputError
 from metrics.io.loaders import Dataset, load_sample
-from ui import memo
+from ui import memo, per_query_data
 
 STANDARD_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
 
@@ -94,6 +95,12 @@ def ranked_lists(
     gain, fewer than K, averaging) reuses them, rescored. Results of an upload live in the
     session (:mod:`ui.memo`); ``store`` names the store when called outside a page run.
     """
+    if per_query_data.is_per_query(dataset):
+        raise InputError(
+            "per-query results have no ranked lists.",
+            source=dataset.name,
+            fix="load the run and the judgments to see the lists.",
+        )
     key = ranking_key(settings)
     base = Settings(**dict(key))
     lists = memo.cached(
@@ -111,6 +118,8 @@ def measure_curves(
     dataset: Dataset, settings: Settings, measure: str, k_to: int
 ) -> dict[str, np.ndarray]:
     """Per-query values of ``measure`` at K = 1..k_to per model (cached)."""
+    if per_query_data.is_per_query(dataset):
+        return per_query_data.curves_of(dataset, measure, k_to)
     return memo.cached(
         dataset.content_hash,
         ("curves", settings_key(settings), measure, int(k_to)),
@@ -122,6 +131,8 @@ def curve_table(
     dataset: Dataset, settings: Settings, measures: tuple[str, ...], k_from: int, k_to: int
 ) -> pd.DataFrame:
     """Long table of mean, quartiles and n at every K, with a ``measure`` column."""
+    if per_query_data.is_per_query(dataset):
+        return per_query_data.curve_table_of(dataset, tuple(measures), k_from, k_to)
     frames = []
     for measure in measures:
         summary = curve_summary(measure_curves(dataset, settings, measure, k_to))
@@ -141,6 +152,11 @@ def cutoff_table(
     """Averages at the cutoffs ``ks`` under the averaging policy (cached)."""
 
     def work() -> pd.DataFrame:
+        if per_query_data.is_per_query(dataset):
+            computed = per_query_data.cutoff_evaluation_of(dataset, settings, measures, ks)
+            if computed is None:
+                return pd.DataFrame(columns=[S.MODEL, "measure", "value"])
+            return cutoff_table_of(computed, dataset.segments)
         evaluation = cutoff_evaluation_of(
             ranked_lists(dataset, settings), settings, tuple(measures), tuple(ks)
         )

@@ -57,6 +57,8 @@ from ui.view import (
 # Session-state keys (see ui/README.md).
 VIEW_KEY = "view"
 UPLOAD_DATASET_KEY = "upload_dataset"
+#: Data choice of a per-query results table (ui/per_query_panel.py).
+PER_QUERY = "per_query"
 WIDGET_PREFIX = "w_"
 SOURCE_KEY = "w_source"
 SAMPLE_KEY = "w_sample"
@@ -193,7 +195,7 @@ def _init_session() -> None:
 def _seed_widgets(view: View) -> None:
     state = st.session_state
     state["w_lang"] = view.lang
-    if view.data in (UPLOAD, HANDBUILT):
+    if view.data in (UPLOAD, HANDBUILT, PER_QUERY):
         state[SOURCE_KEY] = view.data
     else:
         state[SOURCE_KEY] = "sample"
@@ -214,7 +216,7 @@ def _seed_widgets(view: View) -> None:
 def data_choice() -> str:
     """``web_search`` (a sample name), ``upload`` or ``handbuilt``, from the Data page widgets."""
     source = st.session_state.get(SOURCE_KEY, "sample")
-    if source in (UPLOAD, HANDBUILT):
+    if source in (UPLOAD, HANDBUILT, PER_QUERY):
         return source
     return st.session_state.get(SAMPLE_KEY, "web_search")
 
@@ -227,6 +229,8 @@ def active_dataset(view: View) -> Dataset | None:
         return st.session_state.get(UPLOAD_DATASET_KEY)
     if view.data == HANDBUILT:
         return handbuilt.session_dataset()
+    if view.data == PER_QUERY:
+        return st.session_state.get("per_query_dataset")
     return None
 
 

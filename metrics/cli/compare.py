@@ -44,7 +44,9 @@ from metrics.review.verdict import DEFAULT_FAMILY, FAMILIES
 if TYPE_CHECKING:  # imported on use: --help stays fast
     import pandas as pd
 
+    from metrics.engine.settings import Settings
     from metrics.io.loaders import Dataset
+    from metrics.io.per_query import PerQueryDataset
     from metrics.review.compare import CompareOptions
 OUTPUT_COLUMNS = (
     "kind",
@@ -166,6 +168,9 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MEASURE",
         help="exit 1 if a candidate is significantly worse on MEASURE",
     )
+    from metrics.cli.evaluate import add_engine_arguments
+
+    add_engine_arguments(parser)
     return parser
 
 
@@ -182,6 +187,45 @@ def _number(value: object) -> object:
     return value
 
 
+def _compare_data(
+    args: argparse.Namespace, measures: list[str], settings: Settings
+) -> Dataset | PerQueryDataset:
+    """The runs and judgments named in ``args`` (with the query table of ``--queries``), read
+    locally, or their per-query values computed by Spark with ``--engine spark``."""
+    from metrics.io.loaders import load_dataset, load_table
+
+    if args.by and not args.queries:
+        raise MetricsError("--by needs --queries, the table holding the segment columns.")
+    spark = getattr(args, "engine", "local") == "spark"
+    if spark and args.queries:
+        raise MetricsError(
+            "--queries and --by are not available with --engine spark; write the per-query "
+            "table with --per-query-out and open it with its segments in the app."
+        )
+    if spark:
+        from metrics.spark import spark_per_query
+
+        data = spark_per_query(args.qrels, args.runs, measures, settings, args.master)
+    else:
+        qrels = load_table(args.qrels, Path(args.qrels).name)
+        runs = [load_table(path, Path(path).name) for path in args.runs]
+        queries = load_table(args.queries, Path(args.queries).name) if args.queries else None
+        data = load_dataset(
+            runs,
+            qrels,
+            queries,
+            name=", ".join(Path(p).name for p in args.runs),
+            relevance_level=args.relevance_level,
+        )
+    for column in args.by:
+        if column not in data.segment_columns:
+            raise MetricsError(
+                f"{args.queries}: no segment column {column!r}; segment columns: "
+                f"{', '.join(data.segment_columns) or 'none'}."
+            )
+    return data
+
+
 def run_compare(
     args: argparse.Namespace,
 ) -> tuple[pd.DataFrame, Dataset, CompareOptions, list[str], str]:
@@ -195,31 +239,15 @@ def run_compare(
     from metrics.engine.evaluation import evaluate
     from metrics.engine.registry import parse_measures
     from metrics.engine.settings import Settings
-    from metrics.io.loaders import load_dataset, load_table
     from metrics.review.compare import CompareOptions
     from metrics.review.verdict import ReviewRequest, review_table
 
     measures = [s.name for s in parse_measures(list(args.measures or DEFAULT_COMPARE_MEASURES))]
     for name in args.fail_if_worse:
         measures += [s.name for s in parse_measures([name]) if s.name not in measures]
-    qrels = load_table(args.qrels, Path(args.qrels).name)
-    runs = [load_table(path, Path(path).name) for path in args.runs]
-    if args.by and not args.queries:
-        raise MetricsError("--by needs --queries, the table holding the segment columns.")
-    queries = load_table(args.queries, Path(args.queries).name) if args.queries else None
-    data = load_dataset(
-        runs,
-        qrels,
-        queries,
-        name=", ".join(Path(p).name for p in args.runs),
-        relevance_level=args.relevance_level,
-    )
-    for column in args.by:
-        if column not in data.segment_columns:
-            raise MetricsError(
-                f"{args.queries}: no segment column {column!r}; segment columns: "
-                f"{', '.join(data.segment_columns) or 'none'}."
-            )
+    settings = Settings(relevance_level=args.relevance_level)
+    spark = getattr(args, "engine", "local") == "spark"
+    data = _compare_data(args, measures, settings)
     models = data.models
     baseline = args.baseline or models[0]
     if baseline not in models:
@@ -240,8 +268,14 @@ def run_compare(
         test=_TESTS[args.test],
         alpha=args.alpha,
     )
-    settings = Settings(relevance_level=args.relevance_level)
-    evaluation = evaluate(data.run, data.qrels, measures, settings, source=args.runs[0])
+    if spark:
+        evaluation = data.evaluation(measures, settings)
+    else:
+        evaluation = evaluate(data.run, data.qrels, measures, settings, source=args.runs[0])
+    if getattr(args, "per_query_out", None):
+        from metrics.io.per_query import write_evaluation
+
+        write_evaluation(evaluation, args.per_query_out)
     request = ReviewRequest(
         baseline,
         tuple(m for m in models if m != baseline),

@@ -395,7 +395,30 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="labels below the relevance level get gain 0 in nDCG (ranx)",
     )
+    add_engine_arguments(p)
     return p
+
+
+def add_engine_arguments(p: argparse.ArgumentParser) -> None:
+    """``--engine``, ``--master`` and ``--per-query-out`` (shared with ``compare``)."""
+    p.add_argument(
+        "--engine",
+        choices=("local", "spark"),
+        default="local",
+        help="compute in this process (local, default) or with Apache Spark (spark: needs "
+        "pip install -r requirements-spark.txt and Java 17+); the output is the same",
+    )
+    p.add_argument(
+        "--master",
+        default="local[*]",
+        help="Spark master URL with --engine spark (default local[*]: every core here)",
+    )
+    p.add_argument(
+        "--per-query-out",
+        metavar="PATH",
+        help="also write the per-query values (model, query, one column per measure) as "
+        "Parquet; the app opens such a file",
+    )
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -441,6 +464,34 @@ def requested_measures(names: list[str], curves: int | None) -> list[MeasureSpec
     return specs
 
 
+def compute_results(
+    args: argparse.Namespace,
+    specs: list[MeasureSpec],
+    settings: Settings,
+    k_max: int,
+    err: TextIO,
+) -> Results:
+    """Per model: lists (or query ids), per-query values and means, by the chosen engine."""
+    results = Results(
+        [s.name for s in specs], settings, counts=[s.aggregate == "sum" for s in specs]
+    )
+    if getattr(args, "engine", "local") == "spark":
+        from metrics.spark import spark_results
+
+        results.models.update(spark_results(args.qrels, args.runs, specs, settings, args.master))
+        return results
+    inputs = load_inputs(args.qrels, args.runs, settings, k_max)
+    if not args.quiet:
+        for note in inputs.notes:
+            err.write(f"note: {note}\n")
+        for warning in inputs.warnings:
+            err.write(f"warning: {warning}\n")
+    for model, lists in inputs.lists.items():
+        values = compute_matrix(lists, specs)
+        results.models[model] = (lists, values, mean_values(lists, specs, values, settings))
+    return results
+
+
 def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Evaluate as the parsed arguments say and write the results."""
     if args.digits < 0 or args.digits > 12:
@@ -453,18 +504,11 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     settings = settings_from(args)
     specs = requested_measures(args.measure, args.curves)
     k_max = max([s.k for s in specs if s.k is not None], default=10)
-    inputs = load_inputs(args.qrels, args.runs, settings, k_max)
-    if not args.quiet:
-        for note in inputs.notes:
-            err.write(f"note: {note}\n")
-        for warning in inputs.warnings:
-            err.write(f"warning: {warning}\n")
-    results = Results(
-        [s.name for s in specs], settings, counts=[s.aggregate == "sum" for s in specs]
-    )
-    for model, lists in inputs.lists.items():
-        values = compute_matrix(lists, specs)
-        results.models[model] = (lists, values, mean_values(lists, specs, values, settings))
+    results = compute_results(args, specs, settings, k_max, err)
+    if getattr(args, "per_query_out", None):
+        from metrics.io.per_query import write_results
+
+        write_results(results, args.per_query_out)
     if args.format == "json":
         write_json(results, args.per_query, args.digits, out)
     elif args.format == "csv":

@@ -17,6 +17,7 @@ from metrics.review.compare import CompareOptions, comparison_table, delta_curve
 from metrics.review.segments import reversals, segment_means
 from metrics.review.statistics import DEFAULT_RESAMPLES, MissingPolicy
 from metrics.review.verdict import ReviewRequest, review_table
+from ui import per_query_data
 from ui.compute import cutoff_evaluation_of, cutoff_name, ranked_lists, settings_key
 
 #: Resample counts offered on the pages (the CLI accepts any); the default is the CLI's.
@@ -40,6 +41,8 @@ def evaluation_at(
     dataset: Dataset, settings: Settings, measures: tuple[str, ...], k: int
 ) -> Evaluation:
     """Per-query values of ``measures`` at cutoff ``k`` for every model (ranked lists cached)."""
+    if per_query_data.is_per_query(dataset):
+        return per_query_data.evaluation_at(dataset, settings, tuple(measures), k)
     return cutoff_evaluation_of(ranked_lists(dataset, settings), settings, tuple(measures), (k,))
 
 
@@ -176,6 +179,10 @@ def delta_curve(
     options: CompareOptions,
 ) -> pd.DataFrame:
     """Delta and bootstrap band of ``measure`` at K = k_from..k_to (cached)."""
+    if per_query_data.is_per_query(dataset):
+        return per_query_data.delta_curve_of(
+            dataset, settings, measure, k_from, k_to, baseline, candidate, options
+        )
     table = _delta_curve(
         dataset.content_hash,
         settings_key(settings),

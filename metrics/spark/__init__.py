@@ -1,0 +1,80 @@
+"""The engine on Apache Spark: per-query values computed where the logs live.
+
+``pyspark`` is optional (``pip install -r requirements-spark.txt``, and a Java 17+ runtime):
+:mod:`metrics.spark.backend` (:func:`~metrics.spark.backend.evaluate_spark`) and
+:mod:`metrics.spark.cli` import it; this module and :mod:`metrics.spark.aggregate` do not.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from metrics.engine.registry import MeasureSpec
+from metrics.engine.settings import Settings
+from metrics.errors import InputError, MetricsError
+
+INSTALL_HINT = "pip install -r requirements-spark.txt (and a Java 17+ runtime)"
+
+
+def _per_query(qrels_path, run_paths, specs, settings, master):
+    try:
+        from pyspark.errors import PySparkException
+    except ImportError:
+        raise MetricsError(f"--engine spark needs pyspark: {INSTALL_HINT}.") from None
+    from metrics.spark.cli import per_query_table
+
+    try:
+        return per_query_table(qrels_path, run_paths, specs, settings, master)
+    except PySparkException as exc:
+        text = str(exc).strip().splitlines()
+        message = next((line for line in reversed(text) if "InputError" in line), text[0])
+        raise MetricsError(message.split("InputError: ")[-1][:500]) from None
+
+
+def spark_per_query(
+    qrels_path: str,
+    run_paths: list[str],
+    measures: list[str],
+    settings: Settings,
+    master: str = "local[*]",
+):
+    """The per-query values of ``measures`` computed by Spark from the named files, as a
+    :class:`~metrics.io.per_query.PerQueryDataset` (what ``compare --engine spark`` reads)."""
+    from metrics import schema as S
+    from metrics.engine.registry import parse_measures
+    from metrics.io.per_query import PerQueryDataset
+
+    specs = parse_measures(list(measures))
+    table, _ = _per_query(qrels_path, run_paths, specs, settings, master)
+    table = table[[S.MODEL, S.QUERY, *[s.name for s in specs]]]
+    data = PerQueryDataset(", ".join(Path(p).name for p in run_paths), table, None, specs)
+    return data
+
+
+def spark_results(
+    qrels_path: str,
+    run_paths: list[str],
+    specs: list[MeasureSpec],
+    settings: Settings,
+    master: str = "local[*]",
+) -> dict:
+    """What ``python -m metrics --engine spark`` prints: per model, its query ids, per-query
+    values and means, computed by Spark from the named files, folders or globs.
+
+    Raises
+    ------
+    MetricsError
+        Without pyspark, on unusable input, or when no query is both run and judged.
+    """
+    from metrics.spark.cli import results_of
+
+    table, models = _per_query(qrels_path, run_paths, specs, settings, master)
+    out = results_of(table, models, specs, settings)
+    if not out:
+        raise InputError(
+            "no query appears in both the run and the judgments.",
+            source=", ".join(Path(p.rstrip("/")).name for p in run_paths),
+            fix="check that both files use the same query ids "
+            "(for example '7', 'q7' and '007' differ).",
+        )
+    return out

@@ -1,0 +1,271 @@
+"""``--engine spark`` of ``python -m metrics`` and ``python -m metrics compare``.
+
+Files, folders and globs of Parquet, CSV/TSV or TREC text are read by Spark; column roles are
+guessed from a sample of each table, as the local loaders do (``query``/``user``, ``item``/``doc``,
+``score``, ``rank``, ``model``, ``relevance``/``label``). The per-query values are computed by
+:func:`metrics.spark.backend.evaluate_spark` and brought back to the driver (one row per model and
+query), where the same output code as the local engine prints them.
+"""
+
+from __future__ import annotations
+
+import glob
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+from pyspark.sql import DataFrame, SparkSession
+from pyspark.sql import functions as F
+
+from metrics import schema as S
+from metrics.engine.registry import MeasureSpec
+from metrics.engine.settings import Settings
+from metrics.errors import InputError
+from metrics.io.formats import file_stem
+from metrics.io.roles import guess_roles
+from metrics.spark.backend import evaluate_spark, local_session
+
+_TEXT_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz")
+
+
+@dataclass
+class QueryIds:
+    """What the output writers read of a model's ranked lists: its query ids, in order."""
+
+    query_ids: np.ndarray
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
+
+
+def session(master: str) -> SparkSession:
+    """The Spark session of the command (an active one is reused)."""
+    spark = local_session(master)
+    spark.sparkContext.setLogLevel("ERROR")
+    return spark
+
+
+def _files(path: str) -> list[str]:
+    """Local files behind a path, folder or glob (empty for remote paths such as s3://)."""
+    if "://" in path and not path.startswith("file://"):
+        return []
+    local = path.removeprefix("file://")
+    matches = sorted(glob.glob(local)) or [local]
+    out: list[str] = []
+    for match in matches:
+        p = Path(match)
+        if p.is_dir():
+            out += sorted(
+                str(f) for f in p.rglob("*") if f.is_file() and not f.name.startswith(("_", "."))
+            )
+        elif p.is_file():
+            out.append(str(p))
+    return out
+
+
+def _format_of(path: str) -> str:
+    files = _files(path)
+    names = [f.lower() for f in files] or [path.lower().rstrip("/")]
+    if any(n.endswith(".parquet") for n in names):
+        return "parquet"
+    if files:
+        with open(files[0], "rb") as handle:
+            head = handle.read(4)
+        if head == b"PAR1":
+            return "parquet"
+    if any(n.endswith(_TEXT_SUFFIXES) for n in names):
+        return "csv"
+    if files:
+        import gzip
+
+        opener = gzip.open if files[0].endswith(".gz") else open
+        with opener(files[0], "rt", encoding="utf-8", errors="replace") as handle:
+            first = handle.readline()
+        if not _looks_trec(first):
+            return "csv"
+    return "trec"
+
+
+def _looks_trec(line: str) -> bool:
+    """A TREC qrels line (``qid iter docid rel``) or run line (``qid Q0 docid rank score tag``)."""
+    parts = line.split()
+
+    def number(text: str) -> bool:
+        try:
+            float(text)
+        except ValueError:
+            return False
+        return True
+
+    if len(parts) == 4:
+        return number(parts[3])
+    if len(parts) == 6:
+        return number(parts[3]) and number(parts[4])
+    return False
+
+
+def read_table(spark: SparkSession, path: str, kind: str) -> DataFrame:
+    """A run (``kind='run'``) or judgments (``kind='qrels'``) table with canonical columns.
+
+    Raises
+    ------
+    InputError
+        When the path matches no file, or a role cannot be found.
+    """
+    name = Path(path.rstrip("/")).name
+    if not _files(path) and "://" not in path:
+        raise InputError("no such file, folder or glob.", source=name)
+    fmt = _format_of(path)
+    if fmt == "parquet":
+        table = spark.read.parquet(path)
+    elif fmt == "csv":
+        sep = "\t" if ".tsv" in path.lower() else ","
+        table = spark.read.csv(path, header=True, sep=sep, inferSchema=False)
+    else:
+        fields = F.split(F.trim(F.col("value")), r"\s+")
+        lines = spark.read.text(path).where(F.length(F.trim(F.col("value"))) > 0)
+        if kind == "qrels":
+            return lines.select(
+                fields[0].alias(S.QUERY),
+                fields[2].alias(S.ITEM),
+                fields[3].cast("double").alias(S.RELEVANCE),
+            )
+        return lines.select(
+            fields[0].alias(S.QUERY),
+            fields[2].alias(S.ITEM),
+            fields[3].cast("double").alias(S.RANK),
+            fields[4].cast("double").alias(S.SCORE),
+        )
+    return _canonical(table, kind, name)
+
+
+def _canonical(table: DataFrame, kind: str, source: str) -> DataFrame:
+    sample = table.limit(2000).toPandas()
+    guesses = guess_roles(sample)
+    roles = {role: g.column for role, g in guesses.items() if not role.startswith("segment:")}
+    wanted = (S.QUERY, S.ITEM, S.LABEL) if kind == "qrels" else (S.QUERY, S.ITEM)
+    for role in wanted:
+        if role not in roles:
+            raise InputError(
+                f"no column for the {role} role (columns: {', '.join(table.columns)}).",
+                source=source,
+                fix=f"name a column '{S.RELEVANCE if role == S.LABEL else role}'.",
+            )
+    if kind == "qrels":
+        return table.select(
+            F.col(roles[S.QUERY]).alias(S.QUERY),
+            F.col(roles[S.ITEM]).alias(S.ITEM),
+            F.col(roles[S.LABEL]).cast("double").alias(S.RELEVANCE),
+        )
+    cols = [F.col(roles[S.QUERY]).alias(S.QUERY), F.col(roles[S.ITEM]).alias(S.ITEM)]
+    for role in (S.SCORE, S.RANK):
+        if role in roles:
+            cols.append(F.col(roles[role]).cast("double").alias(role))
+    if S.MODEL in roles:
+        cols.append(F.col(roles[S.MODEL]).cast("string").alias(S.MODEL))
+    return table.select(*cols)
+
+
+def read_runs(spark: SparkSession, paths: list[str]) -> DataFrame:
+    """All runs as one table; a run without a model column is named after its file."""
+    return read_runs_with_sources(spark, paths)[0]
+
+
+def read_runs_with_sources(
+    spark: SparkSession, paths: list[str]
+) -> tuple[DataFrame, dict[str, str]]:
+    """All runs as one table, and the file of each model named after its file."""
+    taken: set[str] = set()
+    sources: dict[str, str] = {}
+    parts = []
+    for path in paths:
+        table = read_table(spark, path, "run")
+        if S.MODEL not in table.columns:
+            stem = file_stem(path.rstrip("/"))
+            name, n = stem, 1
+            while name in taken:
+                n += 1
+                name = f"{stem}_{n}"
+            taken.add(name)
+            sources[name] = Path(path.rstrip("/")).name
+            table = table.withColumn(S.MODEL, F.lit(name))
+        parts.append(table)
+    columns = sorted(
+        {c for p in parts for c in p.columns}, key=[*S.RUN_OPTIONAL, S.QUERY, S.ITEM].index
+    )
+    out = None
+    for index, part in enumerate(parts):
+        part = part.select(
+            *[
+                F.col(c) if c in part.columns else F.lit(None).cast("double").alias(c)
+                for c in columns
+            ]
+        )
+        # input order: files in the order given, rows in file order within each
+        part = part.withColumn("__row", F.monotonically_increasing_id() + F.lit(index << 54))
+        out = part if out is None else out.unionByName(part)
+    return out, sources
+
+
+def per_query_table(
+    qrels_path: str,
+    run_paths: list[str],
+    specs: list[MeasureSpec],
+    settings: Settings,
+    master: str,
+) -> tuple[pd.DataFrame, list[str]]:
+    """Per-query values (pandas, queries in evaluation order within each model) and the models in
+    order, computed by Spark from the named files."""
+    from metrics.spark.backend import models_in_order, prepare_run
+
+    spark = session(master)
+    run, sources = read_runs_with_sources(spark, run_paths)
+    qrels = read_table(spark, qrels_path, "qrels")
+    source = ", ".join(Path(p.rstrip("/")).name for p in run_paths)
+    if len(run_paths) == 1:
+        source = Path(run_paths[0].rstrip("/")).name
+    run = run.cache()  # read once: the model order and the evaluation both scan it
+    models = models_in_order(prepare_run(run, source))
+    values = evaluate_spark(
+        run,
+        qrels,
+        [s.name for s in specs],
+        settings,
+        source=source,
+        models=models,
+        model_sources=sources,
+    )
+    table = values.toPandas()
+    for name in (S.MODEL, S.QUERY):
+        table[name] = table[name].astype(object).astype(str)
+    # the local engine's order: models as they first appear, queries in byte order
+    table["__model"] = table[S.MODEL].map({m: i for i, m in enumerate(models)})
+    table["__key"] = table[S.QUERY].map(lambda q: q.encode("utf-8"))
+    table = table.sort_values(["__model", "__key"], kind="stable").drop(
+        columns=["__model", "__key"]
+    )
+    return table.reset_index(drop=True), models
+
+
+def results_of(
+    table: pd.DataFrame, models: list[str], specs: list[MeasureSpec], settings: Settings
+) -> dict[str, tuple[QueryIds, np.ndarray, np.ndarray]]:
+    """Per model: its query ids, the per-query matrix and the means under the averaging policy,
+    as the local command line computes them."""
+    from metrics.spark.aggregate import means_of
+
+    names = [s.name for s in specs]
+    out = {}
+    for model in models:
+        part = table[table[S.MODEL] == model]
+        if not len(part):
+            continue
+        values = part[names].to_numpy(dtype=np.float64)
+        out[model] = (
+            QueryIds(part[S.QUERY].to_numpy(dtype=object)),
+            values,
+            means_of(part, specs, settings),
+        )
+    return out

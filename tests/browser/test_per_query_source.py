@@ -1,0 +1,57 @@
+"""A per-query results file uploaded on the Data page opens on Compare and Segments."""
+
+from __future__ import annotations
+
+import io
+
+import pytest
+
+from metrics.engine.evaluation import evaluate
+from metrics.io.loaders import load_sample
+from tests.browser.support import go_to, screenshot_dir, title, wait_for_app, wait_for_charts
+
+pytestmark = pytest.mark.browser
+
+SHOTS = screenshot_dir()
+
+
+def _per_query_parquet() -> bytes:
+    data = load_sample("web_search")
+    measures = ["P@5", "P@10", "R@10", "RR@10", "nDCG@5", "nDCG@10", "nDCG@20", "AP"]
+    table = evaluate(data.run, data.qrels, measures).per_query.merge(data.segments, on="query")
+    buffer = io.BytesIO()
+    table.to_parquet(buffer, index=False)
+    return buffer.getvalue()
+
+
+def test_a_per_query_results_file_opens_on_compare_and_segments(server, browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 2000})
+    page = context.new_page()
+    page.goto(f"{server}/Data?data=per_query")
+    wait_for_app(page, "Upload a per-query results file")
+    page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(
+        files=[
+            {
+                "name": "web_search_per_query.parquet",
+                "mimeType": "application/octet-stream",
+                "buffer": _per_query_parquet(),
+            }
+        ]
+    )
+    wait_for_app(page, "What the table holds")
+    assert page.get_by_text("3 model(s), 300 queries, 8 measure column(s)").count() >= 1
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / "data_per_query.png"), full_page=True)
+
+    go_to(page, "Compare")
+    wait_for_app(page, "per-query values only")
+    assert title(page) == "Compare models"
+    assert page.get_by_text("hybrid beats lexical on nDCG@10", exact=False).count() >= 1
+    wait_for_charts(page, 3)
+    page.screenshot(path=str(SHOTS / "compare_per_query.png"), full_page=True)
+
+    go_to(page, "Segments")
+    wait_for_app(page, "Where the overall winner loses")
+    assert wait_for_charts(page, 2) == 2
+    page.screenshot(path=str(SHOTS / "segments_per_query.png"), full_page=True)
+    context.close()

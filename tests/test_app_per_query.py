@@ -1,0 +1,133 @@
+"""A table of per-query values (as ``--per-query-out`` writes it, or any tool with ``model, query,
+measure columns``) opens as a data set: Compare and Segments show what metrics.review says for
+it, Curves shows the computed K, and the pages that need ranked lists say they are not available."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+import streamlit as st
+from streamlit.testing.v1 import AppTest
+
+from metrics.engine.evaluation import evaluate
+from metrics.errors import InputError
+from metrics.io.loaders import load_sample
+from metrics.io.per_query import looks_like_per_query, per_query_dataset
+from metrics.review.compare import CompareOptions, comparison_table
+from tests.app_support import APP
+from ui import per_query_data
+
+MEASURES = ["P@5", "P@10", "R@10", "RR@10", "nDCG@5", "nDCG@10", "AP"]
+
+
+@pytest.fixture(scope="module")
+def web_search():
+    data = load_sample("web_search")
+    evaluation = evaluate(data.run, data.qrels, MEASURES)
+    table = evaluation.per_query.merge(data.segments, on="query", how="left")
+    return per_query_dataset(table, "web_search_per_query.parquet"), evaluation, data
+
+
+def open_with(dataset, page: str, **state) -> AppTest:
+    st.cache_data.clear()
+    st.cache_resource.clear()
+    at = AppTest.from_file(APP, default_timeout=120)
+    at.query_params["data"] = "per_query"
+    at.session_state["per_query_dataset"] = dataset
+    for key, value in state.items():
+        at.session_state[key] = value
+    at.switch_page(f"pages/{page}.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def test_a_per_query_table_is_recognised_by_its_columns(web_search):
+    dataset, _, _ = web_search
+    assert looks_like_per_query(dataset.per_query)
+    assert not looks_like_per_query(load_sample("web_search").run)
+    assert dataset.models == ["lexical", "dense", "hybrid"]
+    assert dataset.segment_columns == ["query_type", "traffic"]
+    assert dataset.cutoffs("nDCG") == [5, 10]
+    assert dataset.measure_names == MEASURES
+
+
+def test_trec_eval_column_names_are_read_as_measures():
+    table = pd.DataFrame({"runid": ["a", "a"], "qid": ["1", "2"], "ndcg_cut_10": [0.5, 1.0]})
+    dataset = per_query_dataset(table, "t.csv")
+    assert dataset.measure_names == ["nDCG@10"]
+    assert dataset.models == ["a"]
+
+
+def test_a_repeated_model_and_query_is_refused_with_the_line():
+    table = pd.DataFrame({"model": ["a", "a"], "query": ["1", "1"], "P@10": [0.5, 1.0]})
+    with pytest.raises(InputError, match="model 'a' has query '1' twice") as caught:
+        per_query_dataset(table, "t.csv")
+    assert caught.value.line == 3
+
+
+def test_a_table_without_measure_columns_is_refused():
+    table = pd.DataFrame({"model": ["a"], "query": ["1"], "value": [0.5]})
+    with pytest.raises(InputError, match="no column is named after a measure"):
+        per_query_dataset(table, "t.csv")
+
+
+def test_curves_exist_only_at_the_computed_cutoffs(web_search):
+    dataset, evaluation, _ = web_search
+    table = per_query_data.curve_table_of(dataset, ("P", "nDCG", "R"), 1, 20)
+    assert sorted(set(table[table["measure"] == "nDCG"]["k"])) == [5, 10]
+    means = evaluation.per_query.groupby("model")["P@5"].mean()
+    got = table[(table["measure"] == "P") & (table["k"] == 5)].set_index("model")["mean"]
+    np.testing.assert_allclose(got.sort_index(), means.sort_index())
+
+
+def test_compare_page_shows_the_comparison_of_the_per_query_values(web_search):
+    dataset, evaluation, _ = web_search
+    at = open_with(dataset, "4_Compare")
+    shown = at.dataframe[0].value.set_index(["candidate", "measure"])
+    expected = comparison_table(
+        evaluation,
+        "lexical",
+        measures=["P@10", "R@10", "RR@10", "nDCG@10"],
+        options=CompareOptions(resamples=2_000),
+    ).set_index(["candidate", "measure"])
+    assert sorted(shown.index) == sorted(expected.index)
+    assert len(shown) == 2 * 4
+    for column, engine_column in (
+        ("queries", "n"),
+        ("reference mean", "mean_a"),
+        ("candidate mean", "mean_b"),
+        ("Δ", "delta"),
+    ):
+        np.testing.assert_allclose(
+            shown[column].astype(float), expected.loc[shown.index, engine_column].astype(float)
+        )
+    texts = [i.value for i in at.info]
+    assert any("per-query values only" in x for x in texts)  # no drill-down into lists
+
+
+def test_segments_page_shows_every_model_per_segment_for_per_query_values(web_search):
+    dataset, _, _ = web_search
+    at = open_with(dataset, "5_Segments")
+    table = at.dataframe[0].value
+    assert len(table) >= 3  # navigational, informational, transactional
+    assert not [i.value for i in at.info if "has no column" in i.value]
+
+
+def test_curves_page_opens_on_per_query_values(web_search):
+    dataset, _, _ = web_search
+    at = open_with(dataset, "3_Curves")
+    assert at.get("plotly_chart")
+
+
+def test_learn_page_says_that_per_query_values_have_no_lists(web_search):
+    dataset, _, _ = web_search
+    at = open_with(dataset, "2_Learn", w_learn_source="query")
+    assert any("without ranked lists" in i.value for i in at.info)
+
+
+def test_a_measure_not_computed_at_k_is_named_instead_of_failing(web_search):
+    dataset, _, _ = web_search
+    at = open_with(dataset, "4_Compare", w_review_k=3)
+    assert any("has no column for" in i.value for i in at.info)

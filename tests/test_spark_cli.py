@@ -1,0 +1,124 @@
+"""``--engine spark`` prints what the local engine prints, and ``--per-query-out`` writes a table
+that opens again as per-query results."""
+
+from __future__ import annotations
+
+import io
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from metrics.cli import compare as compare_cli
+from metrics.cli import evaluate as evaluate_cli
+from metrics.io.per_query import per_query_dataset
+
+pytestmark = pytest.mark.spark
+
+SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
+TREC = SAMPLES / "web_search" / "trec"
+QRELS = str(TREC / "web_search.qrels")
+RUNS = [str(TREC / f"{m}.run") for m in ("lexical", "dense", "hybrid")]
+
+
+def _evaluate(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = evaluate_cli.main(list(args), out, err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def _compare(*args: str) -> tuple[int, str, str]:
+    out, err = io.StringIO(), io.StringIO()
+    code = compare_cli.main(list(args), out=out, err=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        ["-q", "--names", "trec", "-m", "P_5", "-m", "map", "-m", "ndcg_cut_10", "-m", "Rprec"],
+        ["--averaging", "micro", "-m", "P@10", "-m", "R@10", "-m", "F1@10", "-m", "Success@1"],
+        ["-q", "-c", "-l", "2", "--ties", "input_order", "--format", "json", "-m", "P@3"],
+        ["--curves", "10", "--format", "csv"],
+    ],
+    ids=["trec-names", "micro", "policies-json", "curves-csv"],
+)
+def test_trec_files_print_the_same_with_engine_spark_as_without(spark, options):
+    local = _evaluate(QRELS, *RUNS, *options)
+    distributed = _evaluate(QRELS, *RUNS, *options, "--engine", "spark", "--master", "local[2]")
+    assert local[0] == distributed[0] == 0
+    assert distributed[1] == local[1]
+    assert len(local[1].splitlines()) > 3
+
+
+def test_csv_tables_with_a_model_column_print_the_same_with_engine_spark(spark):
+    run, qrels = str(SAMPLES / "web_search" / "run.csv"), str(SAMPLES / "web_search" / "qrels.csv")
+    options = ["-q", "-m", "P@10", "-m", "nDCG@5", "--gain", "exponential"]
+    local = _evaluate(qrels, run, *options)
+    distributed = _evaluate(qrels, run, *options, "--engine", "spark")
+    assert distributed[1] == local[1]
+    assert "\tdense\t" in local[1] or local[1].startswith("dense") or "hybrid" in local[1]
+
+
+def test_a_folder_of_parquet_files_reads_like_the_file_it_was_written_from(spark, tmp_path):
+    run = pd.read_csv(SAMPLES / "web_search" / "run.csv", dtype={"query": str})
+    folder = tmp_path / "run_parquet"
+    folder.mkdir()
+    half = len(run) // 2
+    run.iloc[:half].to_parquet(folder / "part-0.parquet")
+    run.iloc[half:].to_parquet(folder / "part-1.parquet")
+    qrels = str(SAMPLES / "web_search" / "qrels.csv")
+    options = ["-q", "-m", "P@10", "-m", "AP"]
+    local = _evaluate(qrels, str(SAMPLES / "web_search" / "run.csv"), *options)
+    distributed = _evaluate(qrels, str(folder), *options, "--engine", "spark")
+    assert distributed[0] == 0, distributed[2]
+    assert distributed[1] == local[1]
+
+
+def test_compare_prints_the_same_with_engine_spark_as_without(spark):
+    options = ["-m", "P@10", "-m", "nDCG@10", "--resamples", "300"]
+    local = _compare(QRELS, *RUNS, *options)
+    distributed = _compare(QRELS, *RUNS, *options, "--engine", "spark", "--master", "local[2]")
+    assert local[0] == distributed[0] == 0
+    assert len(local[1].splitlines()) == 1 + 2 * 2
+    # Per-query values agree to the last bits of floating point, which moves p-values that are
+    # far below any significance level (1e-30) in their printed digits; all else is the same.
+    for a, b in zip(local[1].splitlines(), distributed[1].splitlines(), strict=True):
+        for x, y in zip(a.split("\t"), b.split("\t"), strict=True):
+            if x == y:
+                continue
+            assert float(x) < 1e-12 and float(y) < 1e-12, (a, b)
+
+
+def test_per_query_out_writes_parquet_that_opens_as_per_query_results(spark, tmp_path):
+    target = tmp_path / "per_query.parquet"
+    code, out, err = _evaluate(
+        QRELS,
+        *RUNS,
+        "-m",
+        "P@10",
+        "-m",
+        "nDCG@10",
+        "--engine",
+        "spark",
+        "--per-query-out",
+        str(target),
+    )
+    assert code == 0, err
+    data = per_query_dataset(str(target))
+    assert data.models == ["lexical", "dense", "hybrid"]
+    assert data.measure_names == ["P@10", "nDCG@10"]
+    mean = data.per_query.groupby("model", sort=False)["P@10"].mean()
+    line = next(x for x in out.splitlines() if x.startswith("lexical\tP@10\tall"))
+    assert f"{mean['lexical']:.4f}" == line.split("\t")[-1]
+
+
+def test_engine_spark_refuses_repeated_items_like_the_local_engine(spark, tmp_path):
+    run = tmp_path / "dups.run"
+    run.write_text("1 Q0 d1 1 2.0 x\n1 Q0 d1 2 1.0 x\n1 Q0 d2 3 0.5 x\n")
+    qrels = tmp_path / "q.qrels"
+    qrels.write_text("1 0 d1 1\n")
+    local = _evaluate(str(qrels), str(run), "--duplicates", "error")
+    distributed = _evaluate(str(qrels), str(run), "--duplicates", "error", "--engine", "spark")
+    assert local[0] == distributed[0] == 2
+    assert distributed[2] == local[2]

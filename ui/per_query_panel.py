@@ -1,0 +1,86 @@
+"""The per-query results section of the Data page: one table of per-query values opens as the
+session's data set (Curves at the computed K, Compare and Segments; no ranked lists).
+
+The uploaded file and the data set built from it stay in ``st.session_state`` of this browser
+session only; nothing is written to disk.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from metrics.errors import InputError
+from metrics.io.formats import load_table
+from metrics.io.per_query import PerQueryDataset, per_query_dataset
+from ui.i18n import t
+from ui.safe import md_escape
+
+DATASET_KEY = "per_query_dataset"
+
+
+def per_query_panel() -> PerQueryDataset | None:
+    """Upload a per-query table; returns the session's per-query data set, if any."""
+    st.caption(t("perquery.intro"))
+    upload = st.file_uploader(t("perquery.file"), key="up_per_query", help=t("perquery.file_help"))
+    if upload is not None:
+        key = (upload.name, upload.size)
+        if st.session_state.get("per_query_key") != key:
+            try:
+                data = per_query_dataset(load_table(upload.getvalue(), upload.name), upload.name)
+            except InputError as exc:
+                st.error(t("upload.error", message=md_escape(exc)))
+                st.session_state.pop(DATASET_KEY, None)
+                return None
+            st.session_state[DATASET_KEY] = data
+            st.session_state["per_query_key"] = key
+            st.rerun()  # the sidebar shows the new data set
+    data = st.session_state.get(DATASET_KEY)
+    if data is None:
+        st.info(t("perquery.empty"))
+        return None
+    show_per_query(data)
+    return data
+
+
+def show_per_query(data: PerQueryDataset, rows: int = 20) -> None:
+    """What the table holds, what the pages can show of it, and its first rows (as text)."""
+    st.subheader(t("perquery.summary_title"))
+    st.markdown(
+        t(
+            "perquery.summary",
+            models=len(data.models),
+            queries=f"{data.per_query['query'].nunique():,}",
+            measures=len(data.measures),
+        )
+    )
+    st.text(", ".join(data.measure_names))
+    if data.segment_columns:
+        st.caption(t("perquery.segments", columns=md_escape(", ".join(data.segment_columns))))
+    st.info(t("perquery.no_lists"))
+    st.dataframe(data.per_query.head(rows), hide_index=True, width="stretch")
+
+
+def require_lists(dataset: object, key: str) -> None:
+    """Stop the page with a plain message when ``dataset`` has per-query values only."""
+    from ui.per_query_data import is_per_query
+
+    if is_per_query(dataset):
+        st.info(t(key))
+        st.stop()
+
+
+def require_columns(dataset: object, measures: tuple[str, ...], k: int) -> None:
+    """Stop the page with a plain message when a per-query table has none of ``measures`` at
+    ``k``."""
+    from ui.per_query_data import available_at, column_name, is_per_query
+
+    if is_per_query(dataset) and not available_at(dataset, tuple(measures), k):
+        st.info(
+            t(
+                "perquery.not_at_k",
+                measures=", ".join(column_name(m, k) for m in measures),
+                k=k,
+                available=", ".join(dataset.measure_names),
+            )
+        )
+        st.stop()
