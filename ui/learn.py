@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -14,34 +14,11 @@ from metrics.engine.ranking import RankedLists
 from metrics.engine.registry import parse_measure
 from metrics.engine.settings import Settings
 from metrics.io.loaders import Dataset
+from ui.handbuilt_list import RankedList
 
 #: Default K of each teaching list (the cutoff of the worked example).
 PRESET_K = {"precision_recall": 5, "ndcg_graded": 4}
 MRR_LISTS = ("mrr_first_at_2", "mrr_first_at_1", "mrr_first_at_4")
-
-
-@dataclass(frozen=True)
-class RankedList:
-    """One list: items and labels in rank order (NaN = unjudged) and unretrieved judgments."""
-
-    name: str
-    items: tuple[str, ...]
-    labels: tuple[float, ...]
-    unretrieved: tuple[tuple[str, float], ...] = ()
-    default_k: int = 5
-
-    def swapped(self, i: int, j: int) -> RankedList:
-        """A copy with the items at ranks ``i`` and ``j`` (1-based) exchanged."""
-        items, labels = list(self.items), list(self.labels)
-        a, b = i - 1, j - 1
-        items[a], items[b] = items[b], items[a]
-        labels[a], labels[b] = labels[b], labels[a]
-        return replace(self, items=tuple(items), labels=tuple(labels))
-
-    def table(self) -> pd.DataFrame:
-        return pd.DataFrame(
-            {"rank": np.arange(1, len(self.items) + 1), "item": self.items, "label": self.labels}
-        )
 
 
 def lists_of(dataset: Dataset, lists: dict[str, RankedLists], model: str) -> list[str]:
@@ -83,16 +60,45 @@ def teaching_lists(dataset: Dataset) -> dict[str, RankedList]:
 
 def list_from_table(table: pd.DataFrame, name: str) -> RankedList:
     """One hand-built list (see :mod:`ui.handbuilt`)."""
-    from ui.handbuilt import normalize
+    from ui.handbuilt import lists_of
 
-    df = normalize(table)
-    df = df[df["list"] == name]
-    return RankedList(
-        name,
-        tuple(df["item"]),
-        tuple(float(x) for x in df["label"]),
-        default_k=max(1, min(5, len(df))),
+    for rl in lists_of(table):
+        if rl.name == name:
+            return rl
+    return RankedList(name, (), ())
+
+
+def ordered(rl: RankedList, settings: Settings) -> RankedList:
+    """``rl`` in the order :mod:`metrics` ranks it: by score, ties by the tie policy.
+
+    A list without scores is already in rank order and is returned unchanged.
+    """
+    if rl.scores is None or not rl.items or settings.ties == "rank":
+        return rl  # "rank": the stored order is the rank given
+    run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
+    run["score"] = np.asarray(rl.scores, dtype=float)
+    lists = rank_run(run, qrels, settings)
+    ranked = next(iter(lists.values()))
+    order = ranked.row_index[ranked.offsets[0] : ranked.offsets[1]]
+    return replace(
+        rl,
+        items=tuple(rl.items[i] for i in order),
+        labels=tuple(rl.labels[i] for i in order),
+        scores=tuple(rl.scores[i] for i in order),
     )
+
+
+def tied_ranks(rl: RankedList) -> list[tuple[int, int]]:
+    """Runs of equal scores in an ordered list, as 1-based ``(first, last)`` rank pairs."""
+    if rl.scores is None:
+        return []
+    out, start = [], 0
+    for i in range(1, len(rl.scores) + 1):
+        if i == len(rl.scores) or rl.scores[i] != rl.scores[start]:
+            if i - start > 1:
+                out.append((start + 1, i))
+            start = i
+    return out
 
 
 def measure_names(k: int) -> list[str]:
