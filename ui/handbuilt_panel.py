@@ -83,8 +83,9 @@ def handbuilt_panel() -> None:
     csv_import("up_hand_csv")
 
 
-def csv_import(key: str) -> None:
-    """A CSV uploader that replaces the hand-built lists with the file's lists."""
+def csv_import(key: str, after=None) -> None:
+    """A CSV uploader that replaces the hand-built lists with the file's lists (then calls
+    ``after``, if given)."""
     upload = st.file_uploader(t("hand.import"), type=["csv", "txt", "tsv"], key=key)
     if upload is None:
         return
@@ -97,6 +98,8 @@ def csv_import(key: str) -> None:
         st.error(t("hand.import_bad", problem=md_escape(str(exc))))
         return
     st.session_state[f"{key}_done"] = marker
+    if after is not None:
+        after()
     _replace(table)
 
 

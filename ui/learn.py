@@ -174,3 +174,53 @@ def mrr_example(teaching: dict[str, RankedList], settings: Settings) -> tuple[st
         parts.append(f"1/{first}" if first else "0")
     mrr = float(np.mean(values))
     return f"MRR = ({' + '.join(parts)})/{len(parts)} = {mrr:.3f}", mrr
+
+
+def ideal_of(rl: RankedList) -> RankedList:
+    """The best ordering of every judged item of ``rl`` (retrieved or not), highest label first."""
+    judged = [(i, x) for i, x in zip(rl.items, rl.labels) if x == x] + list(rl.unretrieved)
+    judged.sort(key=lambda p: -p[1])
+    return RankedList(
+        f"{rl.name} (ideal)",
+        tuple(i for i, _ in judged),
+        tuple(x for _, x in judged),
+        default_k=rl.default_k,
+    )
+
+
+def relevant_count(rl: RankedList, level: float) -> int:
+    """Retrieved items whose label is at least ``level``."""
+    return sum(1 for x in rl.labels if x == x and x >= level)
+
+
+def pitfalls(rl: RankedList, k: int, settings: Settings) -> list[tuple[str, dict[str, object]]]:
+    """The pitfalls that apply to this list at ``k``: ``(catalog key suffix, values)`` pairs.
+
+    ``rl`` must be in rank order (see :func:`ordered`).
+    """
+    level = settings.relevance_level
+    out: list[tuple[str, dict[str, object]]] = []
+    for first, last in tied_ranks(rl):
+        out.append(("ties", {"first": first, "last": last}))
+    top = rl.labels[:k]
+    unjudged = sum(1 for x in top if x != x)
+    if unjudged:
+        out.append(("unjudged", {"n": unjudged, "k": k}))
+    n = len(rl.items)
+    if n < k:
+        out.append(("short", {"n": n, "k": k, "policy": settings.short_lists}))
+    missing = sum(1 for _, x in rl.unretrieved if x >= level)
+    if missing:
+        total = relevant_count(rl, level) + missing
+        out.append(("pool", {"n": missing, "total": total}))
+    hits = sum(1 for x in top if x == x and x >= level)
+    if relevant_count(rl, level) + missing == 0:
+        out.append(("none", {"level": f"{level:g}"}))
+    elif 0 < hits < min(k, n):
+        out.append(("order", {"k": k}))
+    grades = sorted({x for x in rl.labels if x == x and x >= level})
+    if len(grades) > 1:
+        out.append(
+            ("graded", {"grades": ", ".join(f"{g:g}" for g in grades), "level": f"{level:g}"})
+        )
+    return out
