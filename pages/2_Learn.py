@@ -70,7 +70,8 @@ else:
     lists = list(lp.lesson_state(lesson))
     scale = lesson.scale
     st.markdown(t(f"lesson.{lesson.id}.text"))
-    st.info(f"**{t('learn.challenge')}** {t(f'lesson.{lesson.id}.challenge')}", icon="🎯")
+    challenge = f"**{t('learn.challenge')}** {t(f'lesson.{lesson.id}.challenge')}"
+    st.info(challenge, icon=":material/flag:")
 
 target = lp.Target(source, lesson.id if lesson else None)
 shown = [learn.ordered(rl, settings) for rl in lists]
@@ -106,7 +107,7 @@ if lesson:
 if len(shown) == 1:
     rl = shown[0]
     n_rel = learn.relevant_count(rl, level)
-    left, right = st.columns([5, 4], gap="large")
+    left, right = st.columns([11, 9], gap="medium")
     with left:
         st.subheader(t("learn.the_list"))
         st.markdown(
@@ -118,7 +119,7 @@ if len(shown) == 1:
         for key, values in learn.pitfalls(rl, k, settings):
             if key == "short":
                 values = {**values, "policy": frame.policy_text("short_lists", values["policy"])}
-            st.warning(t(f"learn.pit.{key}", **values), icon="⚠️")
+            st.warning(t(f"learn.pit.{key}", **values), icon=":material/warning:")
         if rl.items:
             formulas = learn.formulas(rl, k, settings)
             cols = st.columns(2)
@@ -165,7 +166,8 @@ else:
                 continue
             if key == "short":
                 values = {**values, "policy": frame.policy_text("short_lists", values["policy"])}
-            st.warning(f"{rl.name}: " + t(f"learn.pit.{key}", **values), icon="⚠️")
+            text = f"{md_escape(rl.name)}: " + t(f"learn.pit.{key}", **values)
+            st.warning(text, icon=":material/warning:")
 
 # ------------------------------------------------------------------ curve and tables
 rl = shown[0]

@@ -183,3 +183,14 @@ def test_no_widget_has_both_a_default_and_a_session_state_value(learn):
     open_page(learn, "data")
     open_page(learn, "learn")
     assert not learn.exception
+
+
+def test_presenter_mode_is_one_switch_kept_in_the_link():
+    at = open_page(fresh_app(), "learn")
+    at.sidebar.toggle(key="w_present").set_value(True).run()
+    assert at.query_params["present"] == "1"
+    assert "P@5 = 3/5 = 0.60" in codes(at)  # the view is kept
+    again = open_page(fresh_app({"present": "1"}), "learn")
+    assert again.sidebar.toggle(key="w_present").value is True
+    again.button(key="btn_present_exit").click().run()
+    assert "present" not in again.query_params

@@ -212,7 +212,7 @@ def pitfalls(rl: RankedList, k: int, settings: Settings) -> list[tuple[str, dict
     missing = sum(1 for _, x in rl.unretrieved if x >= level)
     if missing:
         total = relevant_count(rl, level) + missing
-        out.append(("pool", {"n": missing, "total": total}))
+        out.append(("pool", {"n": missing, "total": total, "reach": total - missing}))
     hits = sum(1 for x in top if x == x and x >= level)
     if relevant_count(rl, level) + missing == 0:
         out.append(("none", {"level": f"{level:g}"}))

@@ -6,6 +6,7 @@ and the lessons' state. The pure parts are :mod:`ui.handbuilt_list`, :mod:`ui.le
 
 from __future__ import annotations
 
+import html
 import math
 from dataclasses import dataclass
 
@@ -17,7 +18,6 @@ from ui import handbuilt as hb
 from ui.handbuilt_list import LinkError, RankedList, decode_lists, encode_lists, replace_list
 from ui.i18n import t
 from ui.learn_lessons import BY_ID, LESSONS, Lesson
-from ui.safe import md_escape
 
 SOURCE_KEY = "w_learn_source"
 HAND_KEY = "w_learn_hand_list"
@@ -208,7 +208,7 @@ def _row_html(
     weight = "font-weight:600;" if relevant and not out else ""
     return (
         f'<div style="{style}{weight}white-space:nowrap;overflow:hidden;text-overflow:ellipsis">'
-        f"{where}{md_escape(item)} {chip(label)} "
+        f"{where}{html.escape(item)} {chip(label)} "
         f'<span style="font-size:.85em">{"✓ " if relevant else ""}{mark}</span>{extra}</div>'
     )
 
@@ -216,7 +216,7 @@ def _row_html(
 def cut_line(k: int) -> None:
     st.markdown(
         '<div style="border-top:3px dashed #D55E00;margin:.1em 0 .3em 0;color:#B34700;'
-        f'font-size:.85em">✂ {md_escape(t("learn.cut", k=k))}</div>',
+        f'font-size:.85em">✂ {html.escape(t("learn.cut", k=k))}</div>',
         unsafe_allow_html=True,
     )
 
@@ -238,7 +238,7 @@ def list_cards(
     shown = min(n, max(max_rows, k + 3))
     for i in range(1, shown + 1):
         label = rl.labels[i - 1]
-        cols = st.columns([4.2, 1.1, 0.7, 0.7, 0.7, 0.7], gap="small", vertical_alignment="center")
+        cols = st.columns([5, 1.3, 1, 1, 1, 1], gap="small", vertical_alignment="center")
         score = None if rl.scores is None else rl.scores[i - 1]
         cols[0].markdown(
             _row_html(i, rl.items[i - 1], label, level, i > k, score), unsafe_allow_html=True
@@ -246,7 +246,8 @@ def list_cards(
         args = (target, rl, "label", i, scale)
         shown_label = "?" if label != label else f"{label:g}"
         cols[1].button(
-            f"{shown_label} ↻",
+            shown_label,
+            icon=":material/autorenew:",
             key=f"btn_{key}_label_{i}",
             on_click=_edit,
             args=args,
@@ -255,7 +256,8 @@ def list_cards(
         )
         if can_move:
             cols[2].button(
-                "↑",
+                "",
+                icon=":material/arrow_upward:",
                 key=f"btn_{key}_up_{i}",
                 on_click=_edit,
                 args=(target, rl, "up", i, scale),
@@ -263,7 +265,8 @@ def list_cards(
                 disabled=i == 1,
             )
             cols[3].button(
-                "↓",
+                "",
+                icon=":material/arrow_downward:",
                 key=f"btn_{key}_down_{i}",
                 on_click=_edit,
                 args=(target, rl, "down", i, scale),
@@ -271,14 +274,16 @@ def list_cards(
                 disabled=i == n,
             )
         cols[4].button(
-            "⇣",
+            "",
+            icon=":material/move_down:",
             key=f"btn_{key}_tray_{i}",
             on_click=_edit,
             args=(target, rl, "tray", i, scale),
             help=t("learn.btn.tray"),
         )
         cols[5].button(
-            "✕",
+            "",
+            icon=":material/close:",
             key=f"btn_{key}_remove_{i}",
             on_click=_edit,
             args=(target, rl, "remove", i, scale),
@@ -308,13 +313,14 @@ def tray(rl: RankedList, settings: Settings, target: Target, scale: str, key: st
         st.markdown(f"**{t('learn.tray')}**")
         st.caption(t("learn.tray_help"))
         for j, (item, label) in enumerate(rl.unretrieved):
-            cols = st.columns([4.2, 1.1, 1.4, 0.7], gap="small", vertical_alignment="center")
+            cols = st.columns([4, 1.3, 2.2, 1], gap="small", vertical_alignment="center")
             cols[0].markdown(
                 _row_html(None, item, label, settings.relevance_level, False),
                 unsafe_allow_html=True,
             )
             cols[1].button(
-                f"{label:g} ↻",
+                f"{label:g}",
+                icon=":material/autorenew:",
                 key=f"btn_{key}_traylabel_{j}",
                 on_click=_edit,
                 args=(target, rl, "tray_label", j, scale),
@@ -323,13 +329,15 @@ def tray(rl: RankedList, settings: Settings, target: Target, scale: str, key: st
             )
             cols[2].button(
                 t("learn.btn.back"),
+                icon=":material/arrow_upward:",
                 key=f"btn_{key}_back_{j}",
                 on_click=_edit,
                 args=(target, rl, "back", j, scale),
                 help=t("learn.btn.back_help"),
             )
             cols[3].button(
-                "✕",
+                "",
+                icon=":material/close:",
                 key=f"btn_{key}_trayremove_{j}",
                 on_click=_edit,
                 args=(target, rl, "tray_remove", j, scale),
@@ -412,7 +420,7 @@ def celebrate(lesson: Lesson, met: bool) -> None:
     state = st.session_state
     if met:
         done().add(lesson.id)
-        st.success(t("learn.met", done=t(f"lesson.{lesson.id}.done")), icon="🎉")
+        st.success(t("learn.met", done=t(f"lesson.{lesson.id}.done")), icon=":material/celebration:")
         seen = state.setdefault(CELEBRATED_KEY, set())
         if lesson.id not in seen:
             seen.add(lesson.id)
