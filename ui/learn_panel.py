@@ -28,6 +28,7 @@ DONE_KEY = "lessons_done"
 CELEBRATED_KEY = "lessons_celebrated"
 SEEDED_KEY = "learn_seeded"
 LINK_PROBLEM_KEY = "learn_link_problem"
+FULL_RERUN_KEY = "learn_full_rerun"
 LEVELS = (1, 2, 3)
 
 #: Chip colours by label: a single-hue sequential scale (readable with any colour vision; the
@@ -45,6 +46,14 @@ class Target:
 
 
 # ---------------------------------------------------------------------- state and link
+
+
+@st.cache_resource(show_spinner=False)
+def teaching_lists() -> dict[str, RankedList]:
+    """The worked examples of the teaching sample (ranked once per server)."""
+    from ui import compute, learn
+
+    return learn.teaching_lists(compute.sample_dataset("teaching"))
 
 
 def seed_from_link() -> None:
@@ -157,6 +166,7 @@ def _commit(target: Target, old: RankedList, new: RankedList) -> None:
     if target.source != "handbuilt":
         state[SOURCE_KEY] = "handbuilt"
         state[HAND_KEY] = old.name
+        state[FULL_RERUN_KEY] = True
 
 
 def _edit(target: Target, rl: RankedList, op: str, index: int, scale: str) -> None:
@@ -420,7 +430,9 @@ def celebrate(lesson: Lesson, met: bool) -> None:
     state = st.session_state
     if met:
         done().add(lesson.id)
-        st.success(t("learn.met", done=t(f"lesson.{lesson.id}.done")), icon=":material/celebration:")
+        st.success(
+            t("learn.met", done=t(f"lesson.{lesson.id}.done")), icon=":material/celebration:"
+        )
         seen = state.setdefault(CELEBRATED_KEY, set())
         if lesson.id not in seen:
             seen.add(lesson.id)
