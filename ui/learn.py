@@ -133,12 +133,14 @@ def formulas(rl: RankedList, k: int, settings: Settings) -> pd.DataFrame:
     )
 
 
-def list_curve(rl: RankedList, settings: Settings, k_max: int) -> pd.DataFrame:
-    """The explained measures at K = 1..k_max (``k`` column, one column per measure)."""
+def list_curve(
+    rl: RankedList, settings: Settings, k_max: int, measures: tuple[str, ...] = EXPLAINED
+) -> pd.DataFrame:
+    """``measures`` at K = 1..k_max (``k`` column, one column per measure)."""
     run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
     lists = rank_run(run, qrels, settings)
     out = {"k": np.arange(1, k_max + 1)}
-    for m in EXPLAINED:
+    for m in measures:
         out[m] = curves(lists, m, k_max)[S.DEFAULT_MODEL][0]
     return pd.DataFrame(out)
 

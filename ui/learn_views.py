@@ -91,11 +91,9 @@ def curve_and_tables(rl: RankedList, k: int, settings: Settings, title_name: str
         return
     st.subheader(t("learn.curve"))
     top = max(len(rl.items), k)
-    curve = learn.list_curve(rl, settings, top)[["k", "P", "R", "AP", "nDCG"]]
+    curve = learn.list_curve(rl, settings, top, ("P", "R", "AP", "nDCG"))
     ideal_list = learn.ideal_of(rl)
-    ideal = (
-        learn.list_curve(ideal_list, settings, top)[["k", "P", "R"]] if ideal_list.items else None
-    )
+    ideal = learn.list_curve(ideal_list, settings, top, ("P", "R")) if ideal_list.items else None
     st.plotly_chart(
         learn_curve_figure(
             curve,
