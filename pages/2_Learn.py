@@ -120,6 +120,7 @@ def playground() -> None:
     shown = [learn.ordered(rl, settings) for rl in lists]
     if lesson:
         lp.celebrate(lesson, check(lesson, lists, k, settings))
+        lp.progress()
     if len(shown) == 1:
         views.one_list(shown[0], k, settings, target, scale)
         if source == "preset" and shown[0].name in learn.MRR_LISTS:

@@ -419,10 +419,15 @@ def lesson_menu() -> Lesson:
         ),
         on_change=start_lesson,
     )
+    return BY_ID[state[LESSON_KEY]]
+
+
+def progress() -> None:
+    """How many challenges are met (drawn after the check, so it counts this one)."""
+    finished = done()
     st.progress(
         len(finished) / len(LESSONS), text=t("learn.progress", n=len(finished), total=len(LESSONS))
     )
-    return BY_ID[state[LESSON_KEY]]
 
 
 def celebrate(lesson: Lesson, met: bool) -> None:
