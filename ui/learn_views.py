@@ -108,7 +108,7 @@ def curve_and_tables(rl: RankedList, k: int, settings: Settings, title_name: str
         width="stretch",
         key="learn_curve",
     )
-    with st.expander(t("learn.positions"), expanded=False):
+    with st.expander(t("learn.positions"), expanded=True):
         ex = learn.explain(rl, k, settings)
         st.caption(t("learn.positions_caption", k=k))
         st.dataframe(
