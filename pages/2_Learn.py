@@ -44,8 +44,7 @@ if source == "preset":
     lists = [teaching[name]]
     st.caption(t("learn.preset_hint"))
 elif source == "handbuilt":
-    table = hb.session_table()
-    hand = hb.lists_of(table)
+    hand = hb.session_lists()
     names = [rl.name for rl in hand]
     if not names:
         st.info(t("learn.no_handbuilt"))
@@ -104,7 +103,7 @@ if lesson:
 def lists_now() -> list:
     """The shown lists as they are now (a button press inside the fragment changed them)."""
     if source == "handbuilt":
-        now = {rl.name: rl for rl in hb.lists_of(hb.session_table())}
+        now = {rl.name: rl for rl in hb.session_lists()}
         return [now.get(state.get(lp.HAND_KEY), lists[0])]
     if lesson is not None:
         return list(lp.lesson_state(lesson))

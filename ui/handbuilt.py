@@ -211,6 +211,18 @@ def session_table() -> pd.DataFrame:
     return st.session_state[TABLE_KEY]
 
 
+def session_lists() -> list[RankedList]:
+    """The session's hand-built lists in the shared model (worked out once per table)."""
+    import streamlit as st
+
+    table = session_table()
+    cached = st.session_state.get("handbuilt_lists")
+    if cached is None or cached[0] is not table:
+        cached = (table, lists_of(table))
+        st.session_state["handbuilt_lists"] = cached
+    return cached[1]
+
+
 def link_error() -> str | None:
     """The kind of problem of the list link this session was opened with (or ``None``)."""
     import streamlit as st
@@ -228,7 +240,7 @@ def sync_link(k: int | None = None) -> None:
     import streamlit as st
 
     try:
-        text = link_of(session_table(), k)
+        text = encode_lists(session_lists(), k)
     except (InputError, ValueError):
         return
     if st.query_params.get(LINK_PARAM) != text:

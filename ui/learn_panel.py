@@ -161,8 +161,7 @@ def _commit(target: Target, old: RankedList, new: RankedList) -> None:
         lists = lesson_state(BY_ID[target.lesson])
         lesson_lists()[target.lesson] = tuple(new if rl.name == old.name else rl for rl in lists)
         return
-    lists = hb.lists_of(hb.session_table())
-    state[hb.TABLE_KEY] = hb.table_of(replace_list(lists, new, old.name))
+    state[hb.TABLE_KEY] = hb.table_of(replace_list(hb.session_lists(), new, old.name))
     if target.source != "handbuilt":
         state[SOURCE_KEY] = "handbuilt"
         state[HAND_KEY] = old.name
