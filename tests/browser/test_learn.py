@@ -28,16 +28,24 @@ def open_learn(page, url: str) -> None:
     wait_for_app(page)
 
 
+def changed(page, before: str) -> None:
+    """Wait until the link changed (every change of a list or setting is in it), then idle."""
+    page.wait_for_function("(u) => window.location.href !== u", arg=before, timeout=60_000)
+    wait_for_app(page)
+
+
 def click(page, key: str) -> None:
     """Press the button with Streamlit key ``key`` and wait for the page to be drawn again."""
+    before = page.url
     page.locator(f".st-key-{key} button").first.click()
-    wait_for_app(page)
+    changed(page, before)
 
 
 def choose_option(page, key: str, text: str) -> None:
     """Pick the option ``text`` of the radio group with key ``key``."""
+    before = page.url
     page.locator(f".st-key-{key} label").filter(has_text=text).first.click()
-    wait_for_app(page)
+    changed(page, before)
 
 
 def codes(page) -> list[str]:
@@ -47,12 +55,22 @@ def codes(page) -> list[str]:
 
 
 def met(page) -> bool:
-    return page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text=MET).count() > 0
+    """Whether the challenge is marked as met (waits for the mark up to a minute)."""
+    mark = page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text=MET).first
+    try:
+        mark.wait_for(timeout=60_000)
+    except Exception:
+        return False
+    return True
+
+
+def not_met(page) -> bool:
+    return page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text=MET).count() == 0
 
 
 def start_lesson(page, server: str, lesson: str) -> None:
     open_learn(page, f"{server}/Learn?lesson={lesson}")
-    assert not met(page), lesson
+    assert not_met(page), lesson
 
 
 def test_reordering_the_top_5_meets_the_what_p_at_k_ignores_challenge(server, page):
@@ -68,8 +86,8 @@ def test_moving_k_with_the_keyboard_meets_the_k_choice_challenge(server, page):
     thumb.focus()
     for _ in range(4):  # K = 3 -> 7
         page.keyboard.press("ArrowRight")
-        wait_for_app(page)
-    page.locator('[data-testid="stAlertContentSuccess"]').first.wait_for(timeout=60_000)
+    page.wait_for_function("() => window.location.href.includes('lk=7')", timeout=60_000)
+    wait_for_app(page)
     assert met(page)
     assert "P@7 — A: 0.429, B: 0.571" in codes(page)
 
