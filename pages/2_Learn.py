@@ -1,145 +1,141 @@
-"""Learn page: one ranked list, every measure with its numbers, the curve over K, and an
-editable second ordering compared with it."""
+"""Learn page: one ranked list you can touch (labels, order, the cut at K, items not
+retrieved), every measure with its numbers, the pitfalls that apply, the curve over K, and
+guided lessons with checked challenges."""
 
-import pandas as pd
 import streamlit as st
 
 from metrics.engine.explain import EXPLAINED
 from metrics.engine.registry import MEASURES
 from ui import compute, frame, learn
 from ui import handbuilt as hb
-from ui.figures import list_curve_figure
+from ui import learn_panel as lp
+from ui import learn_views as views
 from ui.i18n import t
-from ui.learn_copy_panel import copy_panel
+from ui.learn_lessons import check
 from ui.per_query_panel import require_lists
 
 ctx = frame.page("learn")
 settings = ctx.settings
 st.title(t("learn.title"))
 st.caption(t("learn.intro"))
+lp.seed_from_link()
+lp.switch_after_import()
+if lp.link_problem():
+    st.error(t(f"hand.link.bad.{lp.link_problem()}"))
 
-teaching = learn.teaching_lists(compute.sample_dataset("teaching"))
+teaching = lp.teaching_lists()
 PRESETS = ["precision_recall", *learn.MRR_LISTS, "ndcg_graded"]
 
-c1, c2 = st.columns([1, 2])
-source = c1.radio(
+source = st.radio(
     t("learn.source"),
-    ["preset", "handbuilt", "query"],
-    key="w_learn_source",
+    ["preset", "handbuilt", "query", "lesson"],
+    key=lp.SOURCE_KEY,
     format_func=lambda v: t(f"learn.source.{v}"),
+    horizontal=True,
 )
-with c2:
-    if source == "preset":
-        name = st.selectbox(
-            t("learn.preset"),
-            PRESETS,
-            key="w_learn_preset",
-            format_func=lambda v: t(f"learn.preset.{v}"),
-        )
-        chosen = teaching[name]
-    elif source == "handbuilt":
-        table = hb.normalize(hb.session_table())
-        names = list(pd.unique(table["list"]))
-        if not names:
-            st.info(t("learn.no_handbuilt"))
-            st.stop()
-        name = st.selectbox(t("learn.handbuilt_list"), names, key="w_learn_hand_list")
-        chosen = learn.list_from_table(table, name)
-        st.caption(t("learn.handbuilt_hint"))
-    else:
-        dataset = ctx.require_dataset()
-        require_lists(dataset, "perquery.learn_unavailable")
-        lists = compute.ranked_lists(dataset, settings)
-        model = st.selectbox(t("learn.model"), list(lists), key="w_learn_model")
-        query = st.selectbox(
-            t("learn.query"), learn.lists_of(dataset, lists, model), key="w_learn_query"
-        )
-        chosen = learn.list_from_ranked(dataset, lists, model, query)
+lesson = None
+scale = "graded"
+if source == "preset":
+    name = st.selectbox(
+        t("learn.preset"),
+        PRESETS,
+        key="w_learn_preset",
+        format_func=lambda v: t(f"learn.preset.{v}"),
+    )
+    lists = [teaching[name]]
+    st.caption(t("learn.preset_hint"))
+elif source == "handbuilt":
+    hand = hb.session_lists()
+    names = [rl.name for rl in hand]
+    if not names:
+        st.info(t("learn.no_handbuilt"))
+        st.stop()
+    if st.session_state.get(lp.HAND_KEY) not in names:
+        st.session_state[lp.HAND_KEY] = names[0]
+    name = st.selectbox(t("learn.handbuilt_list"), names, key=lp.HAND_KEY)
+    lists = [next(rl for rl in hand if rl.name == name)]
+    st.caption(t("learn.hand_hint"))
+elif source == "query":
+    dataset = ctx.require_dataset()
+    require_lists(dataset, "perquery.learn_unavailable")
+    ranked = compute.ranked_lists(dataset, settings)
+    model = st.selectbox(t("learn.model"), list(ranked), key="w_learn_model")
+    query = st.selectbox(
+        t("learn.query"), learn.lists_of(dataset, ranked, model), key="w_learn_query"
+    )
+    lists = [learn.list_from_ranked(dataset, ranked, model, query)]
+    st.caption(t("learn.preset_hint"))
+else:
+    lesson = lp.lesson_menu()
+    lists = list(lp.lesson_state(lesson))
+    scale = lesson.scale
+    st.markdown(t(f"lesson.{lesson.id}.text"))
+    challenge = f"**{t('learn.challenge')}** {t(f'lesson.{lesson.id}.challenge')}"
+    st.info(challenge, icon=":material/flag:")
 
-shown_name = t(f"learn.preset.{name}") if source == "preset" else chosen.name
-n = len(chosen.items)
-if n == 0:
+target = lp.Target(source, lesson.id if lesson else None)
+shown = [learn.ordered(rl, settings) for rl in lists]
+n_max = max((len(rl.items) for rl in shown), default=0)
+if n_max == 0 and source != "lesson":
     st.info(t("learn.empty_list"))
-    st.stop()
-k_key = f"w_learn_k::{source}::{chosen.name}"
-if k_key not in st.session_state:
-    st.session_state[k_key] = min(chosen.default_k, n)
-k = int(st.slider("K", 1, max(n, 2), key=k_key, help=t("learn.k_help")))
+k_top = max(10, n_max)
+state = st.session_state
+origin = f"lesson:{lesson.id}" if lesson else shown[0].name
+if lp.K_KEY not in state or state.get("learn_k_origin", origin) != origin:
+    state[lp.K_KEY] = lesson.k if lesson else min(shown[0].default_k, max(n_max, 1))
+state["learn_k_origin"] = origin
+state[lp.K_KEY] = min(max(int(state[lp.K_KEY]), 1), k_top)
 
-st.subheader(t("learn.formulas"))
-formulas = learn.formulas(chosen, k, settings)
-cols = st.columns(4)
-for i, row in formulas.iterrows():
-    with cols[i % 4].container(border=True):
-        st.markdown(f"**{frame.measure_pretty(row['measure'])}**")
-        st.code(row["formula"], language=None, wrap_lines=True)
-        st.caption(frame.measure_text(row["measure"], "description"))
-if source == "preset" and chosen.name in learn.MRR_LISTS:
-    text, _ = learn.mrr_example(teaching, settings)
-    st.info(t("learn.mrr_over_three") + "\n\n`" + text + "`")
+controls = st.columns([2, 2, 3]) if lesson and lesson.policy else st.columns([2, 2])
+with controls[0]:
+    k = int(st.slider("K", 1, k_top, key=lp.K_KEY, help=t("learn.k_help")))
+with controls[1]:
+    level = lp.level_control()
+if lesson and lesson.policy:
+    with controls[2]:
+        lp.policy_control(lesson.policy)
 
-ex = learn.explain(chosen, k, settings)
-st.subheader(t("learn.positions"))
-left, right = st.container(), st.container()
-positions = ex.positions.rename(columns={c: t(f"learn.col.{c}") for c in ex.positions.columns})
-left.caption(t("learn.positions_caption", k=k))
-left.dataframe(
-    positions,
-    hide_index=True,
-    width="stretch",
-    column_config={
-        t(f"learn.col.{c}"): st.column_config.NumberColumn(format="%.3f")
-        for c in ("gain", "discount", "contribution", "running_dcg")
-    },
-)
-right.caption(
-    t("learn.ideal_caption", idcg=f"{ex.idcg:.3f}", dcg=f"{ex.dcg:.3f}", n_rel=ex.n_relevant)
-)
-right.dataframe(
-    ex.ideal.rename(columns={c: t(f"learn.col.{c}") for c in ex.ideal.columns}),
-    hide_index=True,
-    width="stretch",
-    column_config={
-        t(f"learn.col.{c}"): st.column_config.NumberColumn(format="%.3f")
-        for c in ("gain", "discount", "contribution", "running_idcg")
-    },
-)
+if lesson:
+    c1, c2 = st.columns([1, 3])
+    c1.button(t("learn.reset_lesson"), key="btn_lesson_reset", on_click=lp.reset_lesson)
+    if c2.toggle(t("learn.teacher"), key="w_teacher"):
+        lp.teacher_view(lesson)
 
-st.subheader(t("learn.curve"))
-curve = learn.list_curve(chosen, settings, n)
-st.plotly_chart(
-    list_curve_figure(
-        curve, title=t("learn.curve_title", name=shown_name), x_label="K", y_label=t("learn.value")
-    ),
-    width="stretch",
-    key="learn_curve",
-)
 
-st.subheader(t("learn.two_orderings"))
-st.caption(t("learn.two_orderings_help"))
-a_col, b_col = st.columns([1, 2])
-a_col.caption(t("learn.ordering_a"))
-a_col.dataframe(chosen.table(), hide_index=True, width="stretch")
-with b_col:
-    st.caption(t("learn.ordering_b"))
-    other = copy_panel(chosen, source)
-cmp_col = st.container()
-comparison = learn.compare_orderings(chosen, other, k, settings)
-comparison["changed"] = comparison["changed"].map(
-    {True: t("learn.changed"), False: t("learn.unchanged")}
-)
-cmp_col.caption(t("learn.comparison_caption"))
-cmp_col.dataframe(
-    comparison.rename(
-        columns={"measure": t("learn.col.measure"), "changed": t("learn.col.changed")}
-    ),
-    hide_index=True,
-    width="stretch",
-    column_config={
-        "A": st.column_config.NumberColumn(format="%.3f"),
-        "B": st.column_config.NumberColumn(format="%.3f"),
-    },
-)
+def lists_now() -> list:
+    """The shown lists as they are now (a button press inside the fragment changed them)."""
+    if source == "handbuilt":
+        now = {rl.name: rl for rl in hb.session_lists()}
+        return [now.get(state.get(lp.HAND_KEY), lists[0])]
+    if lesson is not None:
+        return list(lp.lesson_state(lesson))
+    return lists
+
+
+@st.fragment
+def playground() -> None:
+    """The list(s), the numbers, the pitfalls and the curve: a button press redraws only this."""
+    if state.pop(lp.FULL_RERUN_KEY, False):
+        st.rerun(scope="app")  # the list became a hand-built list: the menus above change
+    lists = lists_now()
+    shown = [learn.ordered(rl, settings) for rl in lists]
+    if lesson:
+        lp.celebrate(lesson, check(lesson, lists, k, settings))
+        lp.progress()
+    if len(shown) == 1:
+        views.one_list(shown[0], k, settings, target, scale)
+        if source == "preset" and shown[0].name in learn.MRR_LISTS:
+            text, _ = learn.mrr_example(teaching, settings)
+            st.info(t("learn.mrr_over_three") + "\n\n`" + text + "`")
+    else:
+        views.many_lists(shown, k, settings, target, scale, lesson)
+    name = t(f"learn.preset.{lists[0].name}") if source == "preset" else lists[0].name
+    views.curve_and_tables(shown[0], k, settings, name)
+    views.share(lists)
+    lp.sync_link(source, k, lesson, lists)
+
+
+playground()
 
 st.subheader(t("learn.guide"))
 for m in EXPLAINED:

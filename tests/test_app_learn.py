@@ -1,4 +1,5 @@
-"""The Learn page reproduces the worked examples of the design notes with metrics' numbers."""
+"""The Learn page: the worked examples of the design notes with metrics' numbers, a list you
+touch (labels, order, tray, the cut at K), the relevance level on the page, lessons, links."""
 
 from __future__ import annotations
 
@@ -13,10 +14,6 @@ def learn():
     return open_page(fresh_app(), "learn")
 
 
-def comparison(at) -> pd.DataFrame:
-    return at.dataframe[-1].value.set_index("measure")
-
-
 def test_default_preset_shows_precision_and_recall_at_5(learn):
     shown = codes(learn)
     assert "P@5 = 3/5 = 0.60" in shown
@@ -24,7 +21,7 @@ def test_default_preset_shows_precision_and_recall_at_5(learn):
 
 
 def test_raising_k_to_10_gives_precision_four_tenths(learn):
-    learn.slider(key="w_learn_k::preset::precision_recall").set_value(10).run()
+    learn.slider(key="w_learn_k").set_value(10).run()
     assert "P@10 = 4/10 = 0.40" in codes(learn)
 
 
@@ -48,122 +45,6 @@ def test_mrr_presets_show_the_mean_over_three_lists(learn):
     learn.selectbox(key="w_learn_preset").set_value("mrr_first_at_2").run()
     assert "RR@5 = 1/2 = 0.500" in codes(learn)
     assert any("MRR = (1/2 + 1/1 + 1/4)/3 = 0.583" in i.value for i in learn.info)
-
-
-def test_swapping_inside_the_top_k_changes_ndcg_and_rr_but_not_precision(learn):
-    learn.number_input(key="w_learn_swap_a").set_value(1).run()
-    learn.number_input(key="w_learn_swap_b").set_value(2).run()
-    learn.button(key="btn_learn_swap").click().run()
-    assert list(learn.session_state["learn_copy_table"]["item"][:3]) == ["doc02", "doc01", "doc03"]
-    table = comparison(learn)
-    assert table.loc["P@5", "changed?"] == "same"
-    assert table.loc["R@5", "changed?"] == "same"
-    assert table.loc["nDCG@5", "changed?"] == "changed"
-    assert table.loc["RR@5", "B"] == pytest.approx(0.5)
-
-
-def copy_of_first_list(**changes) -> pd.DataFrame:
-    """The default preset as a copy table (doc01..doc10, relevant at 1, 3, 4, 7), edited."""
-    table = pd.DataFrame(
-        {
-            "position": list(range(1, 11)),
-            "item": [f"doc{i:02d}" for i in range(1, 11)],
-            "label": [1.0, 0.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0],
-        }
-    )
-    for column, values in changes.items():
-        table[column] = values
-    return table
-
-
-def edit_copy(at, table: pd.DataFrame):
-    at.session_state["learn_copy_table"] = table
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
-
-
-def test_an_unedited_copy_changes_no_measure(learn):
-    table = comparison(learn)
-    assert set(table["changed?"]) == {"same"}
-    assert table.loc["P@5", "B"] == pytest.approx(0.6)
-
-
-def test_moving_a_relevant_item_inside_the_top_5_keeps_p_at_5_but_not_ndcg_or_rr(learn):
-    edit_copy(learn, copy_of_first_list(position=[2, 1, 3, 4, 5, 6, 7, 8, 9, 10]))
-    table = comparison(learn)
-    assert table.loc["P@5", "B"] == pytest.approx(0.6) and table.loc["P@5", "changed?"] == "same"
-    assert table.loc["RR@5", "B"] == pytest.approx(0.5)
-    assert table.loc["nDCG@5", "changed?"] == "changed"
-    assert table.loc["nDCG@5", "B"] < table.loc["nDCG@5", "A"]
-    assert not learn.warning
-
-
-def test_rows_are_ranked_by_position_with_ties_in_table_order(learn):
-    # doc07 (relevant) to position 2 ties with doc02: doc02 stays first of the two
-    edit_copy(learn, copy_of_first_list(position=[1, 2, 3, 4, 5, 6, 2, 8, 9, 10]))
-    assert "doc01 › doc02 › doc07 › doc03" in "\n".join(x.value for x in learn.text)
-    table = comparison(learn)
-    # top 5: doc01, doc02, doc07, doc03, doc04 (doc05, not relevant, leaves) -> 4/5
-    assert table.loc["P@5", "B"] == pytest.approx(0.8)
-    assert table.loc["RR@5", "changed?"] == "same"
-
-
-def test_relabelling_an_item_changes_precision_at_5(learn):
-    edit_copy(learn, copy_of_first_list(label=[1.0, 1.0, 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]))
-    table = comparison(learn)
-    assert table.loc["P@5", "B"] == pytest.approx(0.8)
-    assert table.loc["P@5", "changed?"] == "changed"
-
-
-def test_added_and_deleted_rows_are_part_of_the_copy(learn):
-    table = copy_of_first_list().iloc[1:]  # doc01 deleted
-    added = pd.DataFrame({"position": [1], "item": ["new"], "label": [2.0]})
-    edit_copy(learn, pd.concat([table, added], ignore_index=True))
-    shown = comparison(learn)
-    assert shown.loc["RR@5", "B"] == pytest.approx(1.0)
-    assert shown.loc["P@5", "B"] == pytest.approx(0.6)  # new, doc02, doc03, doc04, doc05
-
-
-@pytest.mark.parametrize(
-    "change, says",
-    [
-        (
-            {"item": ["doc01", None, *[f"doc{i:02d}" for i in range(3, 11)]]},
-            "Row 2: the item is empty",
-        ),
-        (
-            {"label": [1.0, "lots", 1.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0, 0.0]},
-            "Row 2: the label 'lots'",
-        ),
-        (
-            {"item": ["doc01", "doc01", *[f"doc{i:02d}" for i in range(3, 11)]]},
-            "Rows 1 & 2: the item 'doc01' appears twice",
-        ),
-    ],
-)
-def test_a_bad_edit_shows_a_warning_and_keeps_the_last_valid_copy(learn, change, says):
-    edit_copy(learn, copy_of_first_list(position=[2, 1, 3, 4, 5, 6, 7, 8, 9, 10]))
-    assert comparison(learn).loc["RR@5", "B"] == pytest.approx(0.5)
-    edit_copy(learn, copy_of_first_list(**change))
-    warning = learn.warning[0].value
-    assert says in warning.replace("\\", "")
-    assert comparison(learn).loc["RR@5", "B"] == pytest.approx(0.5)  # previous valid copy
-
-
-def test_reset_copy_starts_again_from_the_chosen_list(learn):
-    edit_copy(learn, copy_of_first_list(label=[0.0] * 10))
-    assert comparison(learn).loc["P@5", "B"] == 0.0
-    learn.button(key="btn_learn_copy_reset").click().run()
-    assert list(learn.session_state["learn_copy_table"]["label"][:3]) == [1.0, 0.0, 1.0]
-    assert set(comparison(learn)["changed?"]) == {"same"}
-
-
-def test_choosing_another_list_starts_a_new_copy(learn):
-    edit_copy(learn, copy_of_first_list(label=[0.0] * 10))
-    learn.selectbox(key="w_learn_preset").set_value("ndcg_graded").run()
-    assert set(comparison(learn)["changed?"]) == {"same"}
-    assert len(learn.session_state["learn_copy_table"]) == 4
 
 
 def test_exponential_gain_setting_changes_the_graded_example(learn):
@@ -202,3 +83,114 @@ def test_a_query_of_the_loaded_data_is_explained_with_metrics_values(learn):
     shown = {c.split(" = ")[0]: c for c in codes(learn)}
     assert shown["P@10"].endswith(f"= {row['P@10']:.2f}")
     assert shown["nDCG@10"].endswith(f"= {row['nDCG@10']:.3f}")
+
+
+def test_every_number_of_a_touched_list_is_the_engine_value(learn):
+    from metrics import evaluate
+    from metrics.engine.explain import list_frames
+
+    learn.button(key="btn_learn_label_2").click().run()  # doc02: 0 -> 1
+    learn.button(key="btn_learn_down_1").click().run()  # doc01 below doc02
+    learn.button(key="btn_learn_tray_3").click().run()  # doc03 out of the list, still judged
+    rl = hb_list(learn)
+    assert rl.items[:3] == ("doc02", "doc01", "doc04")
+    assert ("doc03", 1.0) in rl.unretrieved
+    run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
+    names = ["P@5", "R@5", "RR@5", "AP@5", "nDCG@5", "F1@5", "Success@5"]
+    row = evaluate(run, qrels, names).per_query.iloc[0]
+    shown = {c.split(" = ")[0]: c for c in codes(learn)}
+    for name in names:
+        decimals = 3 if name[:2] in ("RR", "AP", "nD") else 0 if name[0] == "S" else 2
+        assert shown[name].endswith(f"= {row[name]:.{decimals}f}"), (name, shown[name])
+
+
+def hb_list(at):
+    from ui import handbuilt as hb
+
+    name = at.selectbox(key="w_learn_hand_list").value
+    return next(rl for rl in hb.lists_of(at.session_state["handbuilt_table"]) if rl.name == name)
+
+
+def test_touching_a_worked_example_makes_it_a_hand_built_list_kept_in_the_link(learn):
+    learn.button(key="btn_learn_up_2").click().run()
+    assert learn.radio(key="w_learn_source").value == "handbuilt"
+    assert hb_list(learn).items[:2] == ("doc02", "doc01")
+    assert "RR@5 = 1/2 = 0.500" in codes(learn)
+    assert learn.query_params["lh"] == "precision_recall"
+    again = open_page(fresh_app(dict(learn.query_params)), "learn")
+    assert again.radio(key="w_learn_source").value == "handbuilt"
+    assert "RR@5 = 1/2 = 0.500" in codes(again) and "P@5 = 3/5 = 0.60" in codes(again)
+
+
+def test_a_damaged_link_says_so_and_shows_the_starter_list():
+    at = open_page(fresh_app({"list": "1abc", "data": "handbuilt"}), "learn")
+    assert "damaged" in at.error[0].value
+    assert "P@5 = 3/5 = 0.60" in codes(at)
+
+
+def test_the_relevance_level_on_the_page_is_the_sidebar_setting(learn):
+    learn.selectbox(key="w_learn_preset").set_value("ndcg_graded").run()
+    assert any("relevant = label ≥ 1: 3 of 4 results" in m.value for m in learn.markdown)
+    learn.segmented_control(key="learn_level_pick").set_value(2).run()
+    assert learn.sidebar.number_input(key="w_rel").value == 2.0
+    assert any("relevant = label ≥ 2: 2 of 4 results" in m.value for m in learn.markdown)
+    assert "P@4 = 2/4 = 0.50" in codes(learn)
+    assert learn.query_params["rel"] == "2"
+
+
+def test_relevant_items_not_retrieved_count_for_recall_and_the_ideal_dcg(learn):
+    shown = codes(learn)
+    assert "R@5 = 3/10 = 0.30" in shown  # six of the ten relevant items are in the tray
+    learn.button(key="btn_learn_back_0").click().run()  # doc11 joins the list at rank 11
+    assert hb_list(learn).items[-1] == "doc11"
+    assert "R@5 = 3/10 = 0.30" in codes(learn)
+
+
+def test_pitfalls_of_the_list_are_shown_next_to_the_numbers(learn):
+    warnings = " ".join(w.value for w in learn.warning)
+    assert "6 relevant items are not in the list" in warnings
+    assert "P@5 would be the same for any order of the top 5" in warnings
+
+
+def test_a_lesson_challenge_is_checked_and_progress_counted():
+    at = open_page(fresh_app({"lesson": "p_order"}), "learn")
+    assert at.radio(key="w_learn_source").value == "lesson"
+    assert not at.success
+    at.button(key="btn_learn_down_1").click().run()
+    assert at.success and "Challenge met" in at.success[0].value
+    assert at.session_state["lessons_done"] == {"p_order"}
+    link = dict(at.query_params)
+    again = open_page(fresh_app(link), "learn")
+    assert again.success  # the lesson's state came back from the link
+
+
+def test_a_lesson_setting_on_the_page_is_the_sidebar_setting():
+    at = open_page(fresh_app({"lesson": "short_lists"}), "learn")
+    at.radio(key="learn_policy_short_lists").set_value("divide_by_returned").run()
+    assert at.sidebar.selectbox(key="w_short_lists").value == "divide_by_returned"
+    assert "Challenge met" in at.success[0].value
+
+
+def test_the_teachers_view_shows_objectives_questions_and_answers():
+    at = open_page(fresh_app({"lesson": "k_choice"}), "learn")
+    at.toggle(key="w_teacher").set_value(True).run()
+    text = " ".join(m.value for m in at.markdown)
+    assert "Expected answers" in text and "From K = 7" in text
+
+
+def test_no_widget_has_both_a_default_and_a_session_state_value(learn):
+    learn.button(key="btn_learn_down_1").click().run()
+    open_page(learn, "data")
+    open_page(learn, "learn")
+    assert not learn.exception
+
+
+def test_presenter_mode_is_one_switch_kept_in_the_link():
+    at = open_page(fresh_app(), "learn")
+    at.sidebar.toggle(key="w_present").set_value(True).run()
+    assert at.query_params["present"] == "1"
+    assert "P@5 = 3/5 = 0.60" in codes(at)  # the view is kept
+    again = open_page(fresh_app({"present": "1"}), "learn")
+    assert again.sidebar.toggle(key="w_present").value is True
+    again.button(key="btn_present_exit").click().run()
+    assert "present" not in again.query_params

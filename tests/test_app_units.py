@@ -19,7 +19,7 @@ def test_standard_cutoffs_inside_the_range_and_the_end_when_none_fits():
     assert cutoffs_within(6, 9) == [9]
 
 
-def test_hand_built_positions_reorder_each_list_and_drop_empty_rows():
+def test_hand_built_positions_reorder_each_list_drop_empty_rows_and_keep_unjudged_labels():
     table = pd.DataFrame(
         {
             "list": ["x", "x", "x", None],
@@ -31,7 +31,8 @@ def test_hand_built_positions_reorder_each_list_and_drop_empty_rows():
     out = hb.normalize(table)
     assert list(out["item"]) == ["a", "c", "z"]
     assert list(out["position"]) == [1, 2, 3]
-    assert list(out["label"]) == [0.0, 1.0, 2.0]
+    assert out["label"].isna().tolist() == [True, False, False]  # empty label: unjudged
+    assert list(out["label"])[1:] == [1.0, 2.0]
 
 
 def test_hand_built_csv_reads_back_as_the_same_data_set():

@@ -175,6 +175,7 @@ def page(key: str) -> PageContext:
         st.stop()
     _init_session()
     view = _sidebar()
+    _presenter()
     st.session_state[VIEW_KEY] = view
     _sync_url(view)
     return PageContext(key, view, view.settings(), active_dataset(view))
@@ -365,6 +366,34 @@ def _input_policies() -> _InputPolicies:
         "max_results": limit if limit > 0 else None,
         "gain_map": gains if gains and problem is None else None,
     }
+
+
+PRESENT_KEY = "w_present"
+_PRESENT_CSS = """<style>
+[data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
+[data-testid="stExpandSidebarButton"], header[data-testid="stHeader"] {display: none !important;}
+[data-testid="stMainBlockContainer"] {max-width: 100% !important; zoom: 1.3;
+  padding-top: 1.5rem !important;}
+</style>"""
+
+
+def _presenter() -> None:
+    """Presenter mode (``?present=1``): no sidebar, larger text and charts, same view."""
+    state = st.session_state
+    if PRESENT_KEY not in state:
+        state[PRESENT_KEY] = st.query_params.get("present") == "1"
+    on = st.sidebar.toggle(t("frame.present"), key=PRESENT_KEY, help=t("frame.present_help"))
+    if on:
+        st.query_params["present"] = "1"
+        st.html(_PRESENT_CSS)
+        st.button(
+            t("frame.present_exit"),
+            key="btn_present_exit",
+            icon=":material/close_fullscreen:",
+            on_click=lambda: state.update({PRESENT_KEY: False}),
+        )
+    elif "present" in st.query_params:
+        del st.query_params["present"]
 
 
 def _policy_menu(where, field: str) -> None:

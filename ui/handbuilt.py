@@ -1,8 +1,12 @@
 """Hand-built ranked lists: a small editable table that becomes a data set like any other.
 
-The table has one row per ranked item: ``list`` (the list's name, its query id), ``position``
-(1 is the top; the editor cannot drag rows, so reorder by editing positions), ``item`` and
-``label`` (0/1 or a grade). It lives only in the browser session (``st.session_state``).
+The table has one row per item: ``list`` (the list's name, its query id), ``position``
+(1 is the top; the editor cannot drag rows, so reorder by editing positions), ``item``,
+``label`` (0/1 or a grade; empty = unjudged) and ``retrieved`` (unticked: a judged item the list
+did not retrieve, which counts for recall and the ideal DCG). It lives in the browser session
+(``st.session_state``) and in the link (``?list=``, see :mod:`ui.handbuilt_list`), so a reload
+or a shared link shows the same lists. The Learn page edits the same lists
+(:func:`lists_of_table` / :func:`table_of_lists` convert).
 """
 
 from __future__ import annotations
@@ -10,13 +14,25 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from metrics.errors import InputError
 from metrics.io.export import to_csv_bytes
 from metrics.io.loaders import Dataset, load_dataset, load_table
+from ui.handbuilt_list import (
+    TABLE_COLUMNS,
+    LinkError,
+    RankedList,
+    decode_lists,
+    encode_lists,
+    lists_of_table,
+    table_of_lists,
+)
 from ui.tables import fingerprint
 
 TABLE_KEY = "handbuilt_table"
 _DATASET_KEY = "handbuilt_dataset"
-COLUMNS = ("list", "position", "item", "label")
+LINK_ERROR_KEY = "handbuilt_link_error"
+LINK_PARAM = "list"
+COLUMNS = TABLE_COLUMNS
 MODEL_NAME = "hand_built"
 
 
@@ -28,6 +44,7 @@ def starter_table() -> pd.DataFrame:
             "position": [1, 2, 3, 4, 5],
             "item": ["a", "b", "c", "d", "e"],
             "label": [1.0, 0.0, 1.0, 1.0, 0.0],
+            "retrieved": [True] * 5,
         }
     )
 
@@ -35,42 +52,116 @@ def starter_table() -> pd.DataFrame:
 def normalize(table: pd.DataFrame) -> pd.DataFrame:
     """Clean an edited table: drop empty rows, fill positions, sort each list by position.
 
-    Rows without an item are dropped; missing positions go after the last one; missing labels
-    are 0; a missing list name is ``my_list``. Positions are renumbered 1..n per list in the
-    order given (ties keep table order).
+    Rows without an item are dropped; missing positions go after the last one; a missing label
+    means unjudged (NaN), negative labels become 0; a missing list name is ``my_list``; a missing
+    ``retrieved`` is true. Positions are renumbered 1..n per list in the order given (ties keep
+    table order); rows not retrieved follow their list's ranked rows, without a position. An
+    item given twice in a list keeps its first row.
     """
     df = pd.DataFrame({c: table[c] if c in table.columns else None for c in COLUMNS})
     df["item"] = df["item"].astype("object").where(df["item"].notna(), "")
     df["item"] = df["item"].astype(str).str.strip()
     df = df[df["item"] != ""].copy()
     df["list"] = df["list"].astype("object").where(df["list"].notna(), "my_list").astype(str)
-    df.loc[df["list"].str.strip() == "", "list"] = "my_list"
-    df["label"] = pd.to_numeric(df["label"], errors="coerce").fillna(0.0).clip(lower=0)
-    position = pd.to_numeric(df["position"], errors="coerce")
-    df["position"] = position.fillna(np.inf)
+    df["list"] = df["list"].str.strip()
+    df.loc[df["list"] == "", "list"] = "my_list"
+    df["label"] = pd.to_numeric(df["label"], errors="coerce").clip(lower=0).astype(float)
+    df["retrieved"] = [_truth(v) for v in df["retrieved"]]
+    df = df.drop_duplicates(["list", "item"], keep="first")
+    position = pd.to_numeric(df["position"].astype("object"), errors="coerce")
+    df["position"] = position.astype(float).fillna(np.inf)
     df["_order"] = np.arange(len(df))
-    df = df.sort_values(["list", "position", "_order"], kind="stable")
-    df["position"] = df.groupby("list", sort=False).cumcount() + 1
-    lists = pd.unique(table["list"].dropna().astype(str)) if "list" in table.columns else []
+    df["_tray"] = ~df["retrieved"]
+    df = df.sort_values(["list", "_tray", "position", "_order"], kind="stable")
+    df["position"] = df.groupby(["list", "_tray"], sort=False).cumcount() + 1
+    lists = pd.unique(table["list"].dropna().astype(str).str.strip()) if "list" in table else []
     order = {name: i for i, name in enumerate(lists)}
     df["_list_order"] = df["list"].map(order).fillna(len(order))
-    df = df.sort_values(["_list_order", "position"], kind="stable")
+    df = df.sort_values(["_list_order", "_tray", "position"], kind="stable")
+    df["position"] = pd.array(df["position"].where(df["retrieved"]), dtype="Int64")
     return df[list(COLUMNS)].reset_index(drop=True)
 
 
+def _truth(value: object) -> bool:
+    """``retrieved`` cell as a bool: empty means retrieved; 0/false/no mean not retrieved."""
+    if value is None or (isinstance(value, float) and np.isnan(value)) or value is pd.NA:
+        return True
+    if isinstance(value, str):
+        return value.strip().lower() not in ("0", "false", "no", "n", "f")
+    return bool(value)
+
+
+def lists_of(table: pd.DataFrame) -> list[RankedList]:
+    """The table's lists in the shared model (:class:`ui.handbuilt_list.RankedList`)."""
+    return lists_of_table(normalize(table))
+
+
+def table_of(lists: list[RankedList]) -> pd.DataFrame:
+    """The lists as the Data page's table."""
+    return table_of_lists(lists)
+
+
 def csv_of(table: pd.DataFrame) -> bytes:
-    """The lists as CSV (``query,item,rank,label``), readable by
-    :func:`metrics.io.loaders.load_table`."""
+    """The lists as CSV (``query,item,rank,label``), read back by :func:`table_from_csv`.
+
+    An item not retrieved has an empty rank; an unjudged item has an empty label.
+    """
     df = normalize(table)
     out = pd.DataFrame(
         {
             "query": df["list"],
             "item": df["item"],
-            "rank": df["position"],
-            "label": df["label"].map(lambda v: f"{v:g}"),
+            "rank": df["position"].map(lambda v: "" if v is pd.NA else str(int(v))),
+            "label": df["label"].map(lambda v: "" if v != v else f"{v:g}"),
         }
     )
     return to_csv_bytes(out, bom=False)
+
+
+def table_from_csv(data: bytes, name: str = "lists.csv") -> pd.DataFrame:
+    """Hand-built lists read from a CSV written by :func:`csv_of` (or any table with a query
+    or list column, an item column, and optional rank/position and label columns).
+
+    Raises
+    ------
+    metrics.errors.InputError
+        When the file cannot be read or lacks an item column.
+    """
+    loaded = load_table(data, name)
+    df = loaded.frame
+    cols = {str(c).strip().lower(): c for c in df.columns}
+
+    def pick(*names: str) -> str | None:
+        return next((cols[n] for n in names if n in cols), None)
+
+    item = pick("item", "docid", "doc", "item_id")
+    if item is None:
+        raise InputError(
+            "the file has no item column.",
+            source=name,
+            fix="use the columns query, item, rank, label (as 'Download as CSV' writes them).",
+        )
+    lst, rank, label = pick("query", "list", "qid"), pick("rank", "position"), pick("label")
+    items = df[item].astype(str).map(_unprotect)
+    ranks = pd.to_numeric(df[rank], errors="coerce") if rank else pd.Series(range(1, len(df) + 1))
+    table = pd.DataFrame(
+        {
+            "list": df[lst].astype(str).map(_unprotect) if lst else "my_list",
+            "position": ranks.to_numpy(),
+            "item": items.to_numpy(),
+            "label": pd.to_numeric(df[label], errors="coerce").to_numpy() if label else 0.0,
+            "retrieved": ranks.notna().to_numpy(),
+        }
+    )
+    out = normalize(table)
+    if out.empty:
+        raise InputError("the file has no list with an item.", source=name)
+    return out
+
+
+def _unprotect(text: str) -> str:
+    """Undo the quote that CSV export puts before formula-like text (``'=x`` → ``=x``)."""
+    return text[1:] if len(text) > 1 and text[0] == "'" and text[1] in "=+-@" else text
 
 
 def to_dataset(table: pd.DataFrame, name: str = "hand-built lists") -> Dataset:
@@ -82,13 +173,8 @@ def to_dataset(table: pd.DataFrame, name: str = "hand-built lists") -> Dataset:
         When the table has no row with an item.
     """
     df = normalize(table)
-    csv = (
-        pd.DataFrame(
-            {"query": df["list"], "item": df["item"], "rank": df["position"], "label": df["label"]}
-        )
-        .to_csv(index=False)
-        .encode("utf-8")
-    )
+    csv = csv_of(df)
+    ranked = df["position"].dropna()
     loaded = load_table(csv, f"{MODEL_NAME}.csv")
     return load_dataset(
         [loaded],
@@ -96,24 +182,67 @@ def to_dataset(table: pd.DataFrame, name: str = "hand-built lists") -> Dataset:
         mappings={
             loaded.name: {"query": "query", "item": "item", "rank": "rank", "label": "label"}
         },
-        k_max=int(df["position"].max()) if len(df) else 1,
+        k_max=int(ranked.max()) if len(ranked) else 1,
     )
 
 
 def session_table() -> pd.DataFrame:
-    """The session's hand-built table (the starter list on first use)."""
+    """The session's hand-built table: from the link (``?list=``) on first use, else the starter
+    list. A link that cannot be read leaves the starter list and a message (see
+    :func:`link_error`)."""
     import streamlit as st
 
     if TABLE_KEY not in st.session_state:
-        st.session_state[TABLE_KEY] = starter_table()
+        table = starter_table()
+        text = st.query_params.get(LINK_PARAM)
+        if text:
+            try:
+                table = table_of_lists(decode_lists(text)[0])
+            except LinkError as exc:
+                st.session_state[LINK_ERROR_KEY] = exc.kind
+        st.session_state[TABLE_KEY] = table
     return st.session_state[TABLE_KEY]
+
+
+def session_lists() -> list[RankedList]:
+    """The session's hand-built lists in the shared model (worked out once per table)."""
+    import streamlit as st
+
+    table = session_table()
+    cached = st.session_state.get("handbuilt_lists")
+    if cached is None or cached[0] is not table:
+        cached = (table, lists_of(table))
+        st.session_state["handbuilt_lists"] = cached
+    return cached[1]
+
+
+def link_error() -> str | None:
+    """The kind of problem of the list link this session was opened with (or ``None``)."""
+    import streamlit as st
+
+    return st.session_state.get(LINK_ERROR_KEY)
+
+
+def link_of(table: pd.DataFrame, k: int | None = None) -> str:
+    """The ``?list=`` text of the table's lists."""
+    return encode_lists(lists_of(table), k)
+
+
+def sync_link(k: int | None = None) -> None:
+    """Write the session's hand-built lists into the link (``?list=``)."""
+    import streamlit as st
+
+    try:
+        text = encode_lists(session_lists(), k)
+    except (InputError, ValueError):
+        return
+    if st.query_params.get(LINK_PARAM) != text:
+        st.query_params[LINK_PARAM] = text
 
 
 def session_dataset() -> Dataset | None:
     """The session's hand-built lists as a data set (rebuilt only when the table changed)."""
     import streamlit as st
-
-    from metrics.errors import InputError
 
     table = session_table()
     key = fingerprint(table)

@@ -5,8 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
+from metrics.errors import InputError
 from ui import handbuilt as hb
 from ui.i18n import option_text, t
+from ui.safe import md_escape
 
 _NONCE_KEY = "handbuilt_nonce"
 _SEEN_KEY = "handbuilt_seen"
@@ -19,6 +21,8 @@ def handbuilt_panel() -> None:
     editor notices the change and restarts from it.
     """
     table = hb.session_table()
+    if hb.link_error():
+        st.error(t(f"hand.link.bad.{hb.link_error()}"))
     fp = hb.fingerprint(table)
     if st.session_state.get(_SEEN_KEY) != fp:
         st.session_state[_NONCE_KEY] = st.session_state.get(_NONCE_KEY, 0) + 1
@@ -52,6 +56,10 @@ def handbuilt_panel() -> None:
                 max_value=1 if scale == "binary" else 10,
                 step=1 if scale == "binary" else 0.5,
                 default=0,
+                help=t("hand.col.label_help"),
+            ),
+            "retrieved": st.column_config.CheckboxColumn(
+                t("hand.col.retrieved"), default=True, help=t("hand.col.retrieved_help")
             ),
         },
     )
@@ -61,6 +69,7 @@ def handbuilt_panel() -> None:
         st.session_state[_SEEN_KEY] = hb.fingerprint(edited)
         st.rerun()  # the sidebar and the report show the edited lists
     st.session_state[_SEEN_KEY] = fp
+    hb.sync_link()
     c1, c2, c3, c4 = st.columns(4)
     if c1.button(t("hand.sort"), key="btn_hand_sort", help=t("hand.sort_help")):
         _replace(hb.normalize(edited))
@@ -75,6 +84,27 @@ def handbuilt_panel() -> None:
         "text/csv",
         key="dl_hand",
     )
+    csv_import("up_hand_csv")
+
+
+def csv_import(key: str, after=None) -> None:
+    """A CSV uploader that replaces the hand-built lists with the file's lists (then calls
+    ``after``, if given)."""
+    upload = st.file_uploader(t("hand.import"), type=["csv", "txt", "tsv"], key=key)
+    if upload is None:
+        return
+    marker = (upload.name, upload.size)
+    if st.session_state.get(f"{key}_done") == marker:
+        return
+    try:
+        table = hb.table_from_csv(upload.getvalue(), upload.name)
+    except InputError as exc:
+        st.error(t("hand.import_bad", problem=md_escape(str(exc))))
+        return
+    st.session_state[f"{key}_done"] = marker
+    if after is not None:
+        after()
+    _replace(table)
 
 
 def _replace(table: pd.DataFrame) -> None:
@@ -93,6 +123,7 @@ def _with_new_list(table: pd.DataFrame) -> pd.DataFrame:
             "position": [1, 2, 3],
             "item": ["x", "y", "z"],
             "label": [0.0, 1.0, 0.0],
+            "retrieved": [True] * 3,
         }
     )
     return pd.concat([table, new], ignore_index=True)

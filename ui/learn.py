@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import numpy as np
 import pandas as pd
@@ -14,34 +14,11 @@ from metrics.engine.ranking import RankedLists
 from metrics.engine.registry import parse_measure
 from metrics.engine.settings import Settings
 from metrics.io.loaders import Dataset
+from ui.handbuilt_list import RankedList
 
 #: Default K of each teaching list (the cutoff of the worked example).
 PRESET_K = {"precision_recall": 5, "ndcg_graded": 4}
 MRR_LISTS = ("mrr_first_at_2", "mrr_first_at_1", "mrr_first_at_4")
-
-
-@dataclass(frozen=True)
-class RankedList:
-    """One list: items and labels in rank order (NaN = unjudged) and unretrieved judgments."""
-
-    name: str
-    items: tuple[str, ...]
-    labels: tuple[float, ...]
-    unretrieved: tuple[tuple[str, float], ...] = ()
-    default_k: int = 5
-
-    def swapped(self, i: int, j: int) -> RankedList:
-        """A copy with the items at ranks ``i`` and ``j`` (1-based) exchanged."""
-        items, labels = list(self.items), list(self.labels)
-        a, b = i - 1, j - 1
-        items[a], items[b] = items[b], items[a]
-        labels[a], labels[b] = labels[b], labels[a]
-        return replace(self, items=tuple(items), labels=tuple(labels))
-
-    def table(self) -> pd.DataFrame:
-        return pd.DataFrame(
-            {"rank": np.arange(1, len(self.items) + 1), "item": self.items, "label": self.labels}
-        )
 
 
 def lists_of(dataset: Dataset, lists: dict[str, RankedLists], model: str) -> list[str]:
@@ -83,16 +60,45 @@ def teaching_lists(dataset: Dataset) -> dict[str, RankedList]:
 
 def list_from_table(table: pd.DataFrame, name: str) -> RankedList:
     """One hand-built list (see :mod:`ui.handbuilt`)."""
-    from ui.handbuilt import normalize
+    from ui.handbuilt import lists_of
 
-    df = normalize(table)
-    df = df[df["list"] == name]
-    return RankedList(
-        name,
-        tuple(df["item"]),
-        tuple(float(x) for x in df["label"]),
-        default_k=max(1, min(5, len(df))),
+    for rl in lists_of(table):
+        if rl.name == name:
+            return rl
+    return RankedList(name, (), ())
+
+
+def ordered(rl: RankedList, settings: Settings) -> RankedList:
+    """``rl`` in the order :mod:`metrics` ranks it: by score, ties by the tie policy.
+
+    A list without scores is already in rank order and is returned unchanged.
+    """
+    if rl.scores is None or not rl.items or settings.ties == "rank":
+        return rl  # "rank": the stored order is the rank given
+    run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
+    run["score"] = np.asarray(rl.scores, dtype=float)
+    lists = rank_run(run, qrels, settings)
+    ranked = next(iter(lists.values()))
+    order = ranked.row_index[ranked.offsets[0] : ranked.offsets[1]]
+    return replace(
+        rl,
+        items=tuple(rl.items[i] for i in order),
+        labels=tuple(rl.labels[i] for i in order),
+        scores=tuple(rl.scores[i] for i in order),
     )
+
+
+def tied_ranks(rl: RankedList) -> list[tuple[int, int]]:
+    """Runs of equal scores in an ordered list, as 1-based ``(first, last)`` rank pairs."""
+    if rl.scores is None:
+        return []
+    out, start = [], 0
+    for i in range(1, len(rl.scores) + 1):
+        if i == len(rl.scores) or rl.scores[i] != rl.scores[start]:
+            if i - start > 1:
+                out.append((start + 1, i))
+            start = i
+    return out
 
 
 def measure_names(k: int) -> list[str]:
@@ -127,12 +133,14 @@ def formulas(rl: RankedList, k: int, settings: Settings) -> pd.DataFrame:
     )
 
 
-def list_curve(rl: RankedList, settings: Settings, k_max: int) -> pd.DataFrame:
-    """The explained measures at K = 1..k_max (``k`` column, one column per measure)."""
+def list_curve(
+    rl: RankedList, settings: Settings, k_max: int, measures: tuple[str, ...] = EXPLAINED
+) -> pd.DataFrame:
+    """``measures`` at K = 1..k_max (``k`` column, one column per measure)."""
     run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
     lists = rank_run(run, qrels, settings)
     out = {"k": np.arange(1, k_max + 1)}
-    for m in EXPLAINED:
+    for m in measures:
         out[m] = curves(lists, m, k_max)[S.DEFAULT_MODEL][0]
     return pd.DataFrame(out)
 
@@ -168,3 +176,53 @@ def mrr_example(teaching: dict[str, RankedList], settings: Settings) -> tuple[st
         parts.append(f"1/{first}" if first else "0")
     mrr = float(np.mean(values))
     return f"MRR = ({' + '.join(parts)})/{len(parts)} = {mrr:.3f}", mrr
+
+
+def ideal_of(rl: RankedList) -> RankedList:
+    """The best ordering of every judged item of ``rl`` (retrieved or not), highest label first."""
+    judged = [(i, x) for i, x in zip(rl.items, rl.labels) if x == x] + list(rl.unretrieved)
+    judged.sort(key=lambda p: -p[1])
+    return RankedList(
+        f"{rl.name} (ideal)",
+        tuple(i for i, _ in judged),
+        tuple(x for _, x in judged),
+        default_k=rl.default_k,
+    )
+
+
+def relevant_count(rl: RankedList, level: float) -> int:
+    """Retrieved items whose label is at least ``level``."""
+    return sum(1 for x in rl.labels if x == x and x >= level)
+
+
+def pitfalls(rl: RankedList, k: int, settings: Settings) -> list[tuple[str, dict[str, object]]]:
+    """The pitfalls that apply to this list at ``k``: ``(catalog key suffix, values)`` pairs.
+
+    ``rl`` must be in rank order (see :func:`ordered`).
+    """
+    level = settings.relevance_level
+    out: list[tuple[str, dict[str, object]]] = []
+    for first, last in tied_ranks(rl):
+        out.append(("ties", {"first": first, "last": last}))
+    top = rl.labels[:k]
+    unjudged = sum(1 for x in top if x != x)
+    if unjudged:
+        out.append(("unjudged", {"n": unjudged, "k": k}))
+    n = len(rl.items)
+    if n < k:
+        out.append(("short", {"n": n, "k": k, "policy": settings.short_lists}))
+    missing = sum(1 for _, x in rl.unretrieved if x >= level)
+    if missing:
+        total = relevant_count(rl, level) + missing
+        out.append(("pool", {"n": missing, "total": total, "reach": total - missing}))
+    hits = sum(1 for x in top if x == x and x >= level)
+    if relevant_count(rl, level) + missing == 0:
+        out.append(("none", {"level": f"{level:g}"}))
+    elif 0 < hits < min(k, n):
+        out.append(("order", {"k": k}))
+    grades = sorted({x for x in rl.labels if x == x and x >= level})
+    if len(grades) > 1:
+        out.append(
+            ("graded", {"grades": ", ".join(f"{g:g}" for g in grades), "level": f"{level:g}"})
+        )
+    return out

@@ -1,0 +1,205 @@
+"""The Learn page in a real Chromium: every lesson's challenge done by clicks, shared links,
+reloads, languages, presenter mode (and the screenshots of the README)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.support import screenshot_dir, wait_for_app, wait_for_charts
+
+pytestmark = pytest.mark.browser
+
+SHOTS = screenshot_dir()
+MET = "Challenge met!"
+
+
+@pytest.fixture
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1800})
+    page = context.new_page()
+    yield page
+    context.close()
+
+
+def open_learn(page, url: str) -> None:
+    page.goto(url)
+    wait_for_app(page)
+    page.locator('[data-testid="stCode"]').first.wait_for(timeout=120_000)
+    wait_for_app(page)
+
+
+def changed(page, before: str) -> None:
+    """Wait until the link changed (every change of a list or setting is in it), then idle."""
+    page.wait_for_function("(u) => window.location.href !== u", arg=before, timeout=60_000)
+    wait_for_app(page)
+
+
+def click(page, key: str) -> None:
+    """Press the button with Streamlit key ``key`` and wait for the page to be drawn again."""
+    before = page.url
+    page.locator(f".st-key-{key} button").first.click()
+    changed(page, before)
+
+
+def choose_option(page, key: str, text: str) -> None:
+    """Pick the option ``text`` of the radio group with key ``key``."""
+    before = page.url
+    page.locator(f".st-key-{key} label").filter(has_text=text).first.click()
+    changed(page, before)
+
+
+def codes(page) -> list[str]:
+    return page.locator('[data-testid="stCode"] code').evaluate_all(
+        "es => es.map(e => e.textContent.replace(/\\s+/g, ' ').trim())"
+    )
+
+
+def met(page) -> bool:
+    """Whether the challenge is marked as met (waits for the mark up to a minute)."""
+    mark = page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text=MET).first
+    try:
+        mark.wait_for(timeout=60_000)
+    except Exception:
+        return False
+    return True
+
+
+def not_met(page) -> bool:
+    return page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text=MET).count() == 0
+
+
+def start_lesson(page, server: str, lesson: str) -> None:
+    open_learn(page, f"{server}/Learn?lesson={lesson}")
+    assert not_met(page), lesson
+
+
+def test_reordering_the_top_5_meets_the_what_p_at_k_ignores_challenge(server, page):
+    start_lesson(page, server, "p_order")
+    click(page, "btn_learn_down_1")
+    assert met(page)
+    assert "P@5 = 3/5 = 0.60" in codes(page)
+
+
+def test_moving_k_with_the_keyboard_meets_the_k_choice_challenge(server, page):
+    start_lesson(page, server, "k_choice")
+    thumb = page.locator('.st-key-w_learn_k input[type="range"]')
+    thumb.focus()
+    for _ in range(4):  # K = 3 -> 7
+        page.keyboard.press("ArrowRight")
+    page.wait_for_function("() => window.location.href.includes('lk=7')", timeout=60_000)
+    wait_for_app(page)
+    assert met(page)
+    assert "P@7 — A: 0.429, B: 0.571" in codes(page)
+
+
+def test_retrieving_the_tray_items_meets_the_recall_challenge(server, page):
+    start_lesson(page, server, "recall_pool")
+    assert "R@5 = 3/5 = 0.60" in codes(page)
+    click(page, "btn_learn_remove_2")
+    click(page, "btn_learn_remove_4")
+    click(page, "btn_learn_back_0")
+    click(page, "btn_learn_back_0")
+    assert met(page) and "R@5 = 5/5 = 1.00" in codes(page)
+
+
+def test_putting_the_grade_3_item_on_top_meets_the_graded_challenge(server, page):
+    start_lesson(page, server, "graded")
+    click(page, "btn_learn_up_3")
+    click(page, "btn_learn_up_2")
+    assert met(page) and "P@5 = 3/5 = 0.60" in codes(page)
+    page.locator(".st-key-learn_level_pick button").filter(has_text="≥ 2").click()
+    wait_for_app(page, "relevant = label ≥ 2: 1 of 5 results")
+    assert "P@5 = 1/5 = 0.20" in codes(page)
+
+
+def test_labelling_items_after_the_first_hit_meets_the_mrr_challenge(server, page):
+    start_lesson(page, server, "mrr_first")
+    for rank in (2, 3, 4, 5):
+        click(page, f"btn_learn_label_{rank}")
+    assert met(page) and "RR@10 = 1/1 = 1.000" in codes(page)
+
+
+def test_ordering_weak_items_perfectly_meets_the_ndcg_challenge(server, page):
+    start_lesson(page, server, "ndcg_norm")
+    click(page, "btn_learn_up_2")
+    click(page, "btn_learn_up_4")
+    click(page, "btn_learn_up_3")
+    assert met(page)
+    assert any(c.startswith("nDCG@5 =") and c.endswith("= 1.000") for c in codes(page))
+
+
+def test_dividing_by_the_number_returned_meets_the_short_list_challenge(server, page):
+    start_lesson(page, server, "short_lists")
+    assert "P@5 = 3/5 = 0.60" in codes(page)
+    choose_option(page, "learn_policy_short_lists", "number returned")
+    assert met(page) and "P@5 = 3/3 = 1.00" in codes(page)
+
+
+def test_micro_averaging_meets_the_macro_micro_challenge(server, page):
+    start_lesson(page, server, "macro_micro")
+    choose_option(page, "learn_policy_averaging", "pooled counts")
+    assert met(page)
+    assert any("A = 0.455, B = 0.182" in c for c in codes(page))
+
+
+def test_judging_the_unjudged_items_meets_the_judged_challenge(server, page):
+    start_lesson(page, server, "unjudged")
+    assert "Judged@5 = 3/5 = 0.60" in codes(page)
+    click(page, "btn_learn_label_2")  # ? -> 0
+    click(page, "btn_learn_label_2")  # 0 -> 1
+    click(page, "btn_learn_label_4")  # ? -> 0
+    assert met(page) and "Judged@5 = 5/5 = 1.00" in codes(page)
+
+
+def test_keeping_the_input_order_of_ties_meets_the_ties_challenge(server, page):
+    start_lesson(page, server, "ties")
+    assert "P@3 = 1/3 = 0.33" in codes(page)
+    assert page.get_by_text("Ranks 3–4 have the same score").count() == 1
+    choose_option(page, "learn_policy_ties", "order of the input rows")
+    assert met(page) and "P@3 = 0/3 = 0.00" in codes(page)
+    assert page.get_by_text("1 of 10 challenges met").count() == 1
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.wait_for_timeout(6_000)  # the balloons fly away
+    page.screenshot(path=str(SHOTS / "learn_lesson.png"))
+
+
+def test_a_shared_link_shows_the_same_list_in_a_fresh_browser_and_a_reload_keeps_it(
+    server, browser, page
+):
+    open_learn(page, f"{server}/Learn")
+    click(page, "btn_learn_up_2")  # the example becomes a hand-built list: doc02 first
+    click(page, "btn_learn_tray_3")  # doc03 out of the list, still judged
+    before = codes(page)
+    assert "RR@5 = 1/2 = 0.500" in before and "P@5 = 2/5 = 0.40" in before
+    assert "list=" in page.url
+    page.reload()
+    open_learn(page, page.url)
+    assert codes(page) == before
+    other = browser.new_context(viewport={"width": 1400, "height": 1800})
+    fresh = other.new_page()
+    open_learn(fresh, page.url)
+    assert codes(fresh) == before
+    assert fresh.locator(".st-key-w_learn_source input[checked]").count() in (0, 1)
+    other.close()
+
+
+def test_learn_in_three_languages_and_presenter_mode(server, page):
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    for lang, heading in (
+        ("en", "Learn the measures"),
+        ("zh", "学习各项指标"),
+        ("ja", "指標を学ぶ"),
+    ):
+        open_learn(page, f"{server}/Learn?lang={lang}")
+        assert page.locator("h1").first.inner_text().strip() == heading
+        wait_for_charts(page, 1)
+        assert page.locator('[data-testid="stException"]').count() == 0
+        name = "learn" if lang == "en" else f"learn_{lang}"
+        page.screenshot(path=str(SHOTS / f"{name}.png"))
+    open_learn(page, f"{server}/Learn?lesson=graded&present=1")
+    wait_for_charts(page, 1)
+    assert page.locator('[data-testid="stSidebar"]').is_hidden()
+    assert "present=1" in page.url
+    page.screenshot(path=str(SHOTS / "presenter.png"))
+    click(page, "btn_present_exit")
+    assert page.locator('[data-testid="stSidebar"]').is_visible()
