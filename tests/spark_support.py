@@ -87,8 +87,11 @@ def policy_settings() -> list[Settings]:
     """The defaults, then every value of every policy in :data:`POLICIES` changed alone (two
     relevance levels; weighted averaging with a weight column)."""
     out = [Settings()]
+    #: the policies typed in rather than chosen (no list of values): one value each
+    typed_in = {"max_results": [3], "gain_map": ["0:0,1:1,2:3,3:7"]}
     for name, policy in POLICIES.items():
         values = [2, 0] if name == "relevance_level" else list(policy.values)
+        values = typed_in.get(name, values)
         for value in values:
             if value == getattr(Settings(), name):
                 continue
