@@ -335,8 +335,8 @@ def main(argv: list[str] | None = None) -> int:
         tool, qrels, run = args.worker
         print(json.dumps(WORKERS[tool](qrels, run)))
         return 0
-    sys.path.insert(0, str(HERE))
-    from generate import generate
+    sys.path.insert(0, str(HERE.parent))
+    from benchmarks.generate import generate
 
     print(machine(), flush=True)
     for size in args.sizes:

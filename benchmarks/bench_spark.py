@@ -83,7 +83,9 @@ def measure(argv: list[str], env: dict[str, str]) -> dict:
     peaks = {"driver": 0.0, "jvm": 0.0, "tree": 0.0}
     cpu: dict[int, float] = {}
     chunks: list[bytes] = []
-    os.set_blocking(proc.stdout.fileno(), False)
+    stdout = proc.stdout
+    assert stdout is not None  # opened with stdout=PIPE
+    os.set_blocking(stdout.fileno(), False)
     while proc.poll() is None:
         total = 0.0
         for pid in _tree(proc.pid):
@@ -95,11 +97,11 @@ def measure(argv: list[str], env: dict[str, str]) -> dict:
             elif "java" in cmd.split(" ")[0]:
                 peaks["jvm"] = max(peaks["jvm"], rss)
         peaks["tree"] = max(peaks["tree"], total)
-        data = proc.stdout.read()
+        data = stdout.read()
         if data:
             chunks.append(data)
         time.sleep(0.5)
-    rest = proc.stdout.read()
+    rest = stdout.read()
     if rest:
         chunks.append(rest)
     return {

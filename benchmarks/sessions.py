@@ -34,12 +34,16 @@ import time
 import urllib.request
 from contextlib import contextmanager
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.app_speed import write_files  # noqa: E402
 from tests.browser.support import CHROMIUM, LAUNCH_ARGS  # noqa: E402
+
+if TYPE_CHECKING:
+    from playwright.async_api import Browser, BrowserContext
 
 SETTLE_SECONDS = 120.0
 
@@ -97,8 +101,11 @@ async def _wait_idle(page, timeout: float = 600_000) -> None:
     )
 
 
-async def one_session(browser, url: str, run: Path, qrels: Path) -> float:
-    """Upload ``run`` and ``qrels`` in a new session and wait for the curves; seconds taken."""
+async def one_session(
+    browser: Browser, url: str, run: Path, qrels: Path
+) -> tuple[float, BrowserContext]:
+    """Upload ``run`` and ``qrels`` in a new session and wait for the curves; seconds taken and
+    the session's context (the caller closes it)."""
     context = await browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(600_000)
     page = await context.new_page()

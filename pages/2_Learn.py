@@ -106,7 +106,7 @@ def lists_now() -> list:
     """The shown lists as they are now (a button press inside the fragment changed them)."""
     if source == "handbuilt":
         now = {rl.name: rl for rl in hb.session_lists()}
-        return [now.get(state.get(lp.HAND_KEY), lists[0])]
+        return [now.get(state.get(lp.HAND_KEY, ""), lists[0])]
     if lesson is not None:
         return list(lp.lesson_state(lesson))
     return lists

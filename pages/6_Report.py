@@ -2,6 +2,7 @@
 file in the session's language."""
 
 from datetime import datetime, timezone
+from typing import Literal
 
 import pandas as pd
 import streamlit as st
@@ -226,7 +227,11 @@ findings["severity"] = [t(f"health.severity.{s}") for s in findings["severity"]]
 if findings.empty:
     st.success(t("review_report.no_problems"))
 else:
-    widths = {"severity": "small", "message": "large", "count": "small"}
+    widths: dict[str, Literal["small", "medium", "large"]] = {
+        "severity": "small",
+        "message": "large",
+        "count": "small",
+    }
     widths |= {"examples": "medium", "action": "medium"}
     st.dataframe(
         findings[list(widths)].rename(columns=lambda c: t(f"health.col.{c}")),

@@ -70,9 +70,9 @@ class RankedList:
         labels[a], labels[b] = labels[b], labels[a]
         scores = None
         if self.scores is not None:
-            scores = list(self.scores)
-            scores[a], scores[b] = scores[b], scores[a]
-            scores = tuple(scores)
+            swapped = list(self.scores)
+            swapped[a], swapped[b] = swapped[b], swapped[a]
+            scores = tuple(swapped)
         return replace(self, items=tuple(items), labels=tuple(labels), scores=scores)
 
     def moved(self, rank: int, delta: int) -> RankedList:
@@ -173,7 +173,7 @@ TABLE_COLUMNS = ("list", "position", "item", "label", "retrieved")
 
 def table_of_lists(lists: list[RankedList] | tuple[RankedList, ...]) -> pd.DataFrame:
     """The Data page's table of ``lists``: ranked rows first, then each list's tray rows."""
-    rows = []
+    rows: list[tuple[str, int | None, str, float, bool]] = []
     for rl in lists:
         for pos, (item, label) in enumerate(zip(rl.items, rl.labels), start=1):
             rows.append((rl.name, pos, item, float(label), True))
@@ -244,7 +244,8 @@ def encode_lists(lists: list[RankedList] | tuple[RankedList, ...], k: int | None
     Compact JSON (``{"k": 5, "l": [{"n": name, "r": [[item, label], ...], "u": [...]}]}``, with
     optional scores ``"s"``), compressed with zlib and written in base64url after a version digit.
     """
-    payload: dict[str, object] = {"l": []}
+    entries: list[dict[str, object]] = []
+    payload: dict[str, object] = {"l": entries}
     if k is not None:
         payload["k"] = int(k)
     for rl in lists:
@@ -256,7 +257,7 @@ def encode_lists(lists: list[RankedList] | tuple[RankedList, ...], k: int | None
             entry["u"] = [[i, _label_out(x)] for i, x in rl.unretrieved]
         if rl.scores is not None:
             entry["s"] = [_label_out(s) for s in rl.scores]
-        payload["l"].append(entry)
+        entries.append(entry)
     raw = json.dumps(payload, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
     packed = base64.urlsafe_b64encode(zlib.compress(raw, 9)).decode("ascii").rstrip("=")
     return LINK_VERSION + packed

@@ -8,15 +8,16 @@ learner has now. Every number comes from :mod:`metrics` (through :mod:`ui.learn`
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
 
 from metrics import evaluate, summarize
 from metrics.engine.explain import list_frames
-from metrics.engine.settings import Settings
+from metrics.engine.settings import Averaging, Settings, ShortLists, Ties
 from ui.handbuilt_list import RankedList
 from ui.learn import evaluate_list, ordered
 
@@ -25,7 +26,7 @@ NAN = float("nan")
 TEXT_PARTS = ("title", "text", "challenge", "done", "goals", "ask", "answers")
 
 
-def _rl(name: str, labels: list[float], tray: list[float] = (), **kw) -> RankedList:
+def _rl(name: str, labels: list[float], tray: Sequence[float] = (), **kw) -> RankedList:
     items = tuple(f"d{i}" for i in range(1, len(labels) + 1))
     extra = tuple((f"x{i}", float(v)) for i, v in enumerate(tray, start=1))
     return RankedList(name, items, tuple(float(x) for x in labels), extra, **kw)
@@ -129,6 +130,14 @@ def _ties(lists, k, s, start) -> bool:
 Check = Callable[[tuple[RankedList, ...], int, Settings, tuple[RankedList, ...]], bool]
 
 
+class LessonStart(TypedDict, total=False):
+    """The settings a lesson starts from (view fields of :class:`Settings`)."""
+
+    short_lists: ShortLists
+    averaging: Averaging
+    ties: Ties
+
+
 @dataclass(frozen=True)
 class Lesson:
     """One guided lesson.
@@ -157,7 +166,7 @@ class Lesson:
     scale: str
     check_fn: Check
     policy: str | None = None
-    start: dict[str, object] = field(default_factory=dict)
+    start: LessonStart = field(default_factory=LessonStart)
     measures: tuple[str, ...] = ("P", "nDCG")
 
 

@@ -131,7 +131,7 @@ def lesson_state(lesson: Lesson) -> tuple[RankedList, ...]:
 def start_lesson() -> None:
     """Callback of the lesson menu and the reset button: the lesson's lists, K and settings."""
     state = st.session_state
-    lesson = BY_ID.get(state.get(LESSON_KEY))
+    lesson = BY_ID.get(state.get(LESSON_KEY, ""))
     if lesson is None:
         return
     lesson_lists().pop(lesson.id, None)

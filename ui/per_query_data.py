@@ -8,6 +8,8 @@ of :mod:`ui.compute` and :mod:`ui.review.compute` for such data.
 
 from __future__ import annotations
 
+from typing import TypeGuard
+
 import numpy as np
 import pandas as pd
 
@@ -20,7 +22,7 @@ from metrics.errors import InputError, MeasureError
 from metrics.io.per_query import PerQueryDataset
 
 
-def is_per_query(dataset: object) -> bool:
+def is_per_query(dataset: object) -> TypeGuard[PerQueryDataset]:
     """True for a data set of per-query values (no ranked lists)."""
     return isinstance(dataset, PerQueryDataset)
 

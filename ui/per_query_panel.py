@@ -26,7 +26,9 @@ def per_query_panel() -> PerQueryDataset | None:
         key = (upload.name, upload.size)
         if st.session_state.get("per_query_key") != key:
             try:
-                data = per_query_dataset(load_table(upload.getvalue(), upload.name), upload.name)
+                data: PerQueryDataset | None = per_query_dataset(
+                    load_table(upload.getvalue(), upload.name), upload.name
+                )
             except InputError as exc:
                 st.error(t("upload.error", message=md_escape(exc)))
                 st.session_state.pop(DATASET_KEY, None)

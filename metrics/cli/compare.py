@@ -202,6 +202,7 @@ def _compare_data(
             "--queries and --by are not available with --engine spark; write the per-query "
             "table with --per-query-out and open it with its segments in the app."
         )
+    data: Dataset | PerQueryDataset
     if spark:
         from metrics.spark import spark_per_query
 
@@ -228,7 +229,7 @@ def _compare_data(
 
 def run_compare(
     args: argparse.Namespace,
-) -> tuple[pd.DataFrame, Dataset, CompareOptions, list[str], str]:
+) -> tuple[pd.DataFrame, Dataset | PerQueryDataset, CompareOptions, list[str], str]:
     """Load the files named in ``args`` and return ``(table, dataset, options, measures)``.
 
     Raises
@@ -239,6 +240,7 @@ def run_compare(
     from metrics.engine.evaluation import evaluate
     from metrics.engine.registry import parse_measures
     from metrics.engine.settings import Settings
+    from metrics.io.per_query import PerQueryDataset
     from metrics.review.compare import CompareOptions
     from metrics.review.verdict import ReviewRequest, review_table
 
@@ -246,7 +248,6 @@ def run_compare(
     for name in args.fail_if_worse:
         measures += [s.name for s in parse_measures([name]) if s.name not in measures]
     settings = Settings(relevance_level=args.relevance_level)
-    spark = getattr(args, "engine", "local") == "spark"
     data = _compare_data(args, measures, settings)
     models = data.models
     baseline = args.baseline or models[0]
@@ -268,7 +269,7 @@ def run_compare(
         test=_TESTS[args.test],
         alpha=args.alpha,
     )
-    if spark:
+    if isinstance(data, PerQueryDataset):  # --engine spark
         evaluation = data.evaluation(measures, settings)
     else:
         evaluation = evaluate(data.run, data.qrels, measures, settings, source=args.runs[0])
@@ -303,7 +304,7 @@ def _write_tsv(table: pd.DataFrame, out: TextIO) -> None:
         out.write("\t".join(cells) + "\n")
 
 
-def records(table, by: list[str] | tuple[str, ...] = ()) -> list[dict[str, object]]:
+def records(table: pd.DataFrame, by: list[str] | tuple[str, ...] = ()) -> list[dict[str, object]]:
     """Rows of the review table as JSON-ready dicts (full precision; ``NaN`` as ``null``)."""
     columns = [*OUTPUT_COLUMNS, "p_floor", "family_size", *by]
     return [
@@ -317,7 +318,15 @@ def records(table, by: list[str] | tuple[str, ...] = ()) -> list[dict[str, objec
     ]
 
 
-def _write_json(table, data, options, measures, baseline, args, out: TextIO) -> None:
+def _write_json(
+    table: pd.DataFrame,
+    data: Dataset | PerQueryDataset,
+    options: CompareOptions,
+    measures: list[str],
+    baseline: str,
+    args: argparse.Namespace,
+    out: TextIO,
+) -> None:
     from metrics.review.verdict import (
         overall_rows,
         pairwise_rows,

@@ -10,13 +10,13 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, TextIO
+from typing import Any, Protocol, TextIO
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from metrics.engine.ranking import RankedLists, arrow_numbers
+from metrics.engine.ranking import arrow_numbers
 from metrics.engine.settings import Settings
 
 #: trec_eval prints ``"%-22s\t%s\t%.4f"``: names are padded to 22 characters.
@@ -79,13 +79,24 @@ def format_fixed(values: np.ndarray, digits: int) -> pa.Array:
     return text
 
 
+class QueryLists(Protocol):
+    """What the writers read of a model's lists: :class:`RankedLists`, or only its query ids
+    (the Spark engine)."""
+
+    @property
+    def query_ids(self) -> np.ndarray: ...
+
+    @property
+    def n_queries(self) -> int: ...
+
+
 @dataclass
 class Results:
     """Values of one run of the command: per model, the lists, per-query values and means."""
 
     names: list[str]
     settings: Settings
-    models: dict[str, tuple[RankedLists, np.ndarray, np.ndarray]] = field(default_factory=dict)
+    models: dict[str, tuple[QueryLists, np.ndarray, np.ndarray]] = field(default_factory=dict)
     #: Per measure, whether it is a count printed without decimals (trec_eval's num_ret, ...).
     counts: list[bool] = field(default_factory=list)
 

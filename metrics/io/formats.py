@@ -379,7 +379,9 @@ def _read_excel(raw: bytes, source: str) -> LoadedTable:
         columns[name] = _excel_column([r[j] for r in body])
     frame = pd.DataFrame(columns, index=pd.RangeIndex(len(body)))
     frame = _drop_empty_unnamed(frame)
-    notes = (f"read the first of {sheets} sheets ('{title}')",) if sheets > 1 else ()
+    notes: tuple[str, ...] = (
+        (f"read the first of {sheets} sheets ('{title}')",) if sheets > 1 else ()
+    )
     if any(v is None for r in body for v in r):
         uncached = excel_formulas_without_values(raw)
         if uncached:

@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -26,6 +27,9 @@ from metrics.engine.settings import Settings
 from metrics.errors import InputError, MeasureError
 from metrics.io.formats import LoadedTable, file_stem
 from metrics.io.validation import DataHealth
+
+if TYPE_CHECKING:
+    from metrics.cli.output import Results
 
 _QUERY_NAMES = ("query", "qid", "query_id", "topic", "user", "user_id", "session", "session_id")
 _MODEL_NAMES = ("model", "system", "run", "runid", "run_id", "model_name")
@@ -249,7 +253,7 @@ def per_query_dataset(
     )
 
 
-def results_table(results) -> pd.DataFrame:
+def results_table(results: Results) -> pd.DataFrame:
     """The per-query table of a command-line run (:class:`metrics.cli.output.Results`)."""
     frames = []
     for model, (lists, values, _) in results.models.items():
@@ -265,7 +269,7 @@ def results_table(results) -> pd.DataFrame:
     return pd.concat(frames, ignore_index=True)
 
 
-def write_results(results, path: str | Path) -> None:
+def write_results(results: Results, path: str | Path) -> None:
     """Write the per-query table of a command-line run as Parquet."""
     import pyarrow as pa
     import pyarrow.parquet as pq

@@ -207,6 +207,7 @@ def read_input(
         For paths that are not regular files, inputs over the budget, broken gzip, binary
         content and text that cannot be a table (see :func:`check_text`).
     """
+    origin: Origin
     if isinstance(data, (bytes, bytearray, memoryview)):
         raw, source, origin = bytes(data), name or "table", "upload"
     elif isinstance(data, (str, Path)):

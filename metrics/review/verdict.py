@@ -28,7 +28,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
 import pandas as pd
@@ -41,7 +41,7 @@ from metrics.review.compare import (
     model_values,
     segment_of_query,
 )
-from metrics.review.statistics import adjust_pvalues, compare_pairs, pair_values
+from metrics.review.statistics import PairedResult, adjust_pvalues, compare_pairs, pair_values
 
 Family = Literal["view", "all"]
 
@@ -168,9 +168,15 @@ def segment_name(values: Mapping[str, object], by: Sequence[str]) -> str:
 
 
 def _row(
-    kind: str, reference: str, candidate: str, measure: str, segment: str, result, test: str
+    kind: str,
+    reference: str,
+    candidate: str,
+    measure: str,
+    segment: str,
+    result: PairedResult,
+    test: str,
 ) -> dict[str, object]:
-    data = result.to_dict()
+    data: dict[str, Any] = result.to_dict()
     for name in ("only_in_baseline", "only_in_candidate", "undefined"):
         data[name] = len(data[name])
     return {
@@ -193,7 +199,7 @@ def p_floor(n: int, resamples: int, test: str) -> float:
     return 1.0 / (resamples + 1)
 
 
-def _family_key(row: Mapping[str, object], family: str) -> tuple:
+def _family_key(row: Mapping[str, object], family: str) -> tuple[object, ...]:
     if family == "all":
         return ("all",)
     if row["kind"] == PAIRWISE_KIND:
@@ -203,7 +209,7 @@ def _family_key(row: Mapping[str, object], family: str) -> tuple:
     return ("segments", row["measure"])
 
 
-def _family_code(key: tuple, rows: pd.DataFrame) -> str:
+def _family_code(key: tuple[object, ...], rows: pd.DataFrame) -> str:
     """The family's code with its counts: ``overall:4x2`` (measures × candidates),
     ``segments:nDCG@10:5x2`` (segments × candidates), ``pairwise:3x4`` (pairs × measures),
     ``all:58``."""
@@ -259,7 +265,9 @@ def review_table(
     }
     groups = _groups(segments, by)
 
-    def compare(reference: str, candidate: str, measure: str, queries: pd.Index | None):
+    def compare(
+        reference: str, candidate: str, measure: str, queries: pd.Index | None
+    ) -> PairedResult:
         a, b = values[(reference, measure)], values[(candidate, measure)]
         if queries is not None:
             a, b = a[a.index.isin(queries)], b[b.index.isin(queries)]
@@ -501,7 +509,7 @@ def format_p(p: float, bound: bool = False, templates: Mapping[str, str] | None 
     return _word(templates, "sentence.p.value").format(value=f"{p:.3f}")
 
 
-def row_p(row: Mapping[str, object], templates: Mapping[str, str] | None = None) -> str:
+def row_p(row: Mapping[str, Any], templates: Mapping[str, str] | None = None) -> str:
     """The corrected p-value of a :func:`review_table` row, as :func:`format_p` words it."""
     return format_p(float(row["p_adjusted"]), bool(row["p_bound"]), templates)
 
@@ -560,7 +568,7 @@ def _figure(row: Mapping[str, object], templates: Mapping[str, str] | None) -> s
     )
 
 
-def _segment_clause(row: Mapping[str, object], templates: Mapping[str, str] | None) -> str:
+def _segment_clause(row: Mapping[str, Any], templates: Mapping[str, str] | None) -> str:
     words = {
         "where": row["segment"],
         "n": int(row["n"]),
@@ -575,7 +583,9 @@ def _segment_clause(row: Mapping[str, object], templates: Mapping[str, str] | No
     return _word(templates, f"sentence.verdict.{kind}").format(**words)
 
 
-def _contrary_segments(table: pd.DataFrame, candidate: str, measure: str, code: str) -> list:
+def _contrary_segments(
+    table: pd.DataFrame, candidate: str, measure: str, code: str
+) -> list[dict[str, Any]]:
     """Segment rows of ``candidate`` on ``measure`` that point against its overall verdict:
     the opposite sign of a significant overall difference; with no clear overall difference, a
     segment that is significant, or that looks significant before the correction (raw p below
@@ -589,7 +599,10 @@ def _contrary_segments(table: pd.DataFrame, candidate: str, measure: str, code: 
     else:
         part = part[part["significant"] | (part["p_raw"] < part["alpha"])]
     part = part.assign(_clear=~part["significant"], _size=-part["delta"].abs())
-    return part.sort_values(["_clear", "_size"], kind="stable").to_dict("records")
+    records: list[dict[str, Any]] = part.sort_values(["_clear", "_size"], kind="stable").to_dict(
+        "records"
+    )
+    return records
 
 
 def candidate_verdict(
@@ -754,7 +767,7 @@ def callouts(
 
 def callout_sentence(
     overall: Mapping[str, object],
-    segment: Mapping[str, object],
+    segment: Mapping[str, Any],
     kind: str,
     templates: Mapping[str, str] | None = None,
     min_queries: int = 20,

@@ -8,15 +8,29 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from metrics.engine.registry import MeasureSpec
 from metrics.engine.settings import Settings
 from metrics.errors import InputError, MetricsError
 
+if TYPE_CHECKING:
+    import numpy as np
+    import pandas as pd
+
+    from metrics.io.per_query import PerQueryDataset
+    from metrics.spark.cli import QueryIds
+
 INSTALL_HINT = "pip install -r requirements-spark.txt (and a Java 17+ runtime)"
 
 
-def _per_query(qrels_path, run_paths, specs, settings, master):
+def _per_query(
+    qrels_path: str,
+    run_paths: list[str],
+    specs: list[MeasureSpec],
+    settings: Settings,
+    master: str,
+) -> tuple[pd.DataFrame, list[str]]:
     try:
         from pyspark.errors import PySparkException
     except ImportError:
@@ -37,7 +51,7 @@ def spark_per_query(
     measures: list[str],
     settings: Settings,
     master: str = "local[*]",
-):
+) -> PerQueryDataset:
     """The per-query values of ``measures`` computed by Spark from the named files, as a
     :class:`~metrics.io.per_query.PerQueryDataset` (what ``compare --engine spark`` reads)."""
     from metrics import schema as S
@@ -57,7 +71,7 @@ def spark_results(
     specs: list[MeasureSpec],
     settings: Settings,
     master: str = "local[*]",
-) -> dict:
+) -> dict[str, tuple[QueryIds, np.ndarray, np.ndarray]]:
     """What ``python -m metrics --engine spark`` prints: per model, its query ids, per-query
     values and means, computed by Spark from the named files, folders or globs.
 

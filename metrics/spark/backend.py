@@ -55,7 +55,7 @@ def measure_matrix(lists: RankedLists, specs: Sequence[MeasureSpec]) -> np.ndarr
     """Per-query values of every spec, shape ``(n_queries, len(specs))``: one kernel call per
     measure and parameters over all its cutoffs."""
     out = np.empty((lists.n_queries, len(specs)))
-    groups: dict[tuple, list[int]] = {}
+    groups: dict[tuple[str, tuple[tuple[str, object], ...]], list[int]] = {}
     for j, spec in enumerate(specs):
         if spec.k is None:
             out[:, j] = spec.compute(lists)

@@ -245,7 +245,7 @@ def _pair_deltas(
     k: int,
     baseline: str,
     candidate: str,
-    policy: str,
+    policy: MissingPolicy,
     _dataset: Dataset,
     _settings: Settings,
 ) -> pd.DataFrame:
@@ -269,7 +269,7 @@ def measure_pair_deltas(
     k: int,
     baseline: str,
     candidate: str,
-    policy: str,
+    policy: MissingPolicy,
 ) -> pd.DataFrame:
     """Per query: ``delta_x`` and ``delta_y``, the candidate − baseline difference on two
     measures at ``k`` (queries paired on both; cached)."""
@@ -283,7 +283,7 @@ def measure_pair_deltas(
     return _pair_deltas(
         dataset.content_hash,
         settings_key(settings),
-        tuple(measures),
+        (measures[0], measures[1]),
         int(k),
         baseline,
         candidate,

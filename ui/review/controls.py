@@ -368,7 +368,8 @@ def drill_choice(candidates: list[str], measures: list[str], dataset) -> DrillCh
         key="w_cmp_segment",
         format_func=lambda o: o.replace("=", " = ", 1) if o else t("compare.all_queries"),
     )
-    segment = tuple(chosen.split("=", 1)) if chosen else None
+    column, _, value = chosen.partition("=")
+    segment = (column, value) if chosen else None
     return DrillChoice(candidate, measure, segment, segments)
 
 

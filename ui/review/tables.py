@@ -12,6 +12,7 @@ import json
 import math
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -147,7 +148,7 @@ def _fmt(value: float, spec: str) -> str:
     )
 
 
-def _ci(row: Mapping[str, object]) -> str:
+def _ci(row: Mapping[str, Any]) -> str:
     low, high = float(row["ci_low"]), float(row["ci_high"])
     return "—" if math.isnan(low) else f"[{low:+.3f}, {high:+.3f}]"
 
