@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.support import screenshot_dir, wait_for_app, wait_for_charts
+from tests.browser.support import wait_for_app, wait_for_charts
 
 pytestmark = pytest.mark.browser
 
-SHOTS = screenshot_dir()
 MET = "Challenge met!"
 
 
@@ -151,16 +150,15 @@ def test_judging_the_unjudged_items_meets_the_judged_challenge(server, page):
     assert met(page) and "Judged@5 = 5/5 = 1.00" in codes(page)
 
 
-def test_keeping_the_input_order_of_ties_meets_the_ties_challenge(server, page):
+def test_keeping_the_input_order_of_ties_meets_the_ties_challenge(server, page, shots):
     start_lesson(page, server, "ties")
     assert "P@3 = 1/3 = 0.33" in codes(page)
     assert page.get_by_text("Ranks 3–4 have the same score").count() == 1
     choose_option(page, "learn_policy_ties", "order of the input rows")
     assert met(page) and "P@3 = 0/3 = 0.00" in codes(page)
     assert page.get_by_text("1 of 10 challenges met").count() == 1
-    SHOTS.mkdir(parents=True, exist_ok=True)
     page.wait_for_timeout(6_000)  # the balloons fly away
-    page.screenshot(path=str(SHOTS / "learn_lesson.png"))
+    page.screenshot(path=str(shots / "learn_lesson.png"))
 
 
 def test_a_shared_link_shows_the_same_list_in_a_fresh_browser_and_a_reload_keeps_it(
@@ -183,8 +181,7 @@ def test_a_shared_link_shows_the_same_list_in_a_fresh_browser_and_a_reload_keeps
     other.close()
 
 
-def test_learn_in_three_languages_and_presenter_mode(server, page):
-    SHOTS.mkdir(parents=True, exist_ok=True)
+def test_learn_in_three_languages_and_presenter_mode(server, page, shots):
     for lang, heading in (
         ("en", "Learn the measures"),
         ("zh", "学习各项指标"),
@@ -195,11 +192,11 @@ def test_learn_in_three_languages_and_presenter_mode(server, page):
         wait_for_charts(page, 1)
         assert page.locator('[data-testid="stException"]').count() == 0
         name = "learn" if lang == "en" else f"learn_{lang}"
-        page.screenshot(path=str(SHOTS / f"{name}.png"))
+        page.screenshot(path=str(shots / f"{name}.png"))
     open_learn(page, f"{server}/Learn?lesson=graded&present=1")
     wait_for_charts(page, 1)
     assert page.locator('[data-testid="stSidebar"]').is_hidden()
     assert "present=1" in page.url
-    page.screenshot(path=str(SHOTS / "presenter.png"))
+    page.screenshot(path=str(shots / "presenter.png"))
     click(page, "btn_present_exit")
     assert page.locator('[data-testid="stSidebar"]').is_visible()

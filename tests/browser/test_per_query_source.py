@@ -8,11 +8,9 @@ import pytest
 
 from metrics.engine.evaluation import evaluate
 from metrics.io.loaders import load_sample
-from tests.browser.support import go_to, screenshot_dir, title, wait_for_app, wait_for_charts
+from tests.browser.support import go_to, title, wait_for_app, wait_for_charts
 
 pytestmark = pytest.mark.browser
-
-SHOTS = screenshot_dir()
 
 
 def _per_query_parquet() -> bytes:
@@ -24,7 +22,7 @@ def _per_query_parquet() -> bytes:
     return buffer.getvalue()
 
 
-def test_a_per_query_results_file_opens_on_compare_and_segments(server, browser):
+def test_a_per_query_results_file_opens_on_compare_and_segments(server, browser, shots):
     context = browser.new_context(viewport={"width": 1400, "height": 2000})
     page = context.new_page()
     page.goto(f"{server}/Data?data=per_query")
@@ -40,18 +38,17 @@ def test_a_per_query_results_file_opens_on_compare_and_segments(server, browser)
     )
     wait_for_app(page, "What the table holds")
     assert page.get_by_text("3 model(s), 300 queries, 8 measure column(s)").count() >= 1
-    SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / "data_per_query.png"), full_page=True)
+    page.screenshot(path=str(shots / "data_per_query.png"), full_page=True)
 
     go_to(page, "Compare")
     wait_for_app(page, "per-query values only")
     assert title(page) == "Compare models"
     assert page.get_by_text("hybrid beats lexical on nDCG@10", exact=False).count() >= 1
     wait_for_charts(page, 3)
-    page.screenshot(path=str(SHOTS / "compare_per_query.png"), full_page=True)
+    page.screenshot(path=str(shots / "compare_per_query.png"), full_page=True)
 
     go_to(page, "Segments")
     wait_for_app(page, "Where the overall winner loses")
     assert wait_for_charts(page, 2) == 2
-    page.screenshot(path=str(SHOTS / "segments_per_query.png"), full_page=True)
+    page.screenshot(path=str(shots / "segments_per_query.png"), full_page=True)
     context.close()
