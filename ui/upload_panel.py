@@ -132,8 +132,21 @@ def error_text(error: InputError) -> str:
         text = finding_text(error.finding, current_language())
         message, fix = text.message, text.action or "—"
     elif error.code is not None and has(f"error.{error.code}.message"):
-        message = t(f"error.{error.code}.message", **error.params)
-        fix = t(f"error.{error.code}.fix", **error.params)
+        params = dict(error.params)
+        dropped = params.get("dropped")
+        if isinstance(dropped, list):  # findings: what was dropped, worded in this language
+            lang = current_language()
+            params["dropped"] = " ".join(
+                finding_text(f, lang).message for f in dropped if isinstance(f, Finding)
+            )
+            if dropped:
+                params["dropped"] = t("error.dropped", findings=params["dropped"])
+        if isinstance(params.get("n"), int):
+            params["rows"] = number(int(params["n"]))
+        message = t(f"error.{error.code}.message", **params)
+        fix = t(f"error.{error.code}.fix", **params)
+        if params.get("excel"):
+            fix += " " + t("error.excel_fix")
     else:
         return str(error)
     return t("upload.finding_error", source=error.source or "—", message=message, fix=fix)

@@ -425,6 +425,8 @@ def _canonical_runs(
                     f"none of its {len(part):,} rows has a score or a rank",
                     "Map the column with the model's scores (or ranks) to the score role; "
                     "rows without one are read as judgments only.",
+                    "no_scores",
+                    {"n": len(part)},
                 )
             if judged_only:
                 extra.append(
@@ -477,12 +479,19 @@ def _judgments(
     return pd.concat(qrels_parts, ignore_index=True) if len(qrels_parts) > 1 else qrels_parts[0]
 
 
-def _unusable(table: LoadedTable, reason: str, fix: str) -> InputError:
+def _unusable(
+    table: LoadedTable, reason: str, fix: str, code: str, params: dict[str, object]
+) -> InputError:
+    """The error of a data set with nothing to evaluate; ``code`` and ``params`` (with
+    ``excel``: whether the table is a workbook) word it in other languages."""
     notes = [n for n in table.notes if "formula" in n]
+    excel = table.format == "excel"
     return InputError(
         f"Nothing can be evaluated: {reason}." + "".join(f" Note: {n}." for n in notes),
         source=table.name,
-        fix=fix + (" " + EXCEL_FIX if table.format == "excel" else ""),
+        fix=fix + (" " + EXCEL_FIX if excel else ""),
+        code=code,
+        params={**params, "excel": excel},
     )
 
 
@@ -501,7 +510,8 @@ def _require_usable_rows(
     dropped, saying what was dropped and why."""
     if len(run) and len(qrels):
         return
-    dropped = [f.message for f in health.findings if f.severity == "warning"]
+    warnings = [f for f in health.findings if f.severity == "warning"]
+    dropped = [f.message for f in warnings]
     what = "rows in the run" if not len(run) else "judgments"
     reason = f"no usable {what} are left once unusable ones are dropped" + (
         ". Dropped: " + " ".join(d.rstrip(".") + "." for d in dropped).rstrip(".")
@@ -514,6 +524,8 @@ def _require_usable_rows(
         reason,
         "Fill in the query id, item id and score (or rank) of every result, and a label for "
         "every judgment.",
+        "no_run_rows_left" if not len(run) else "no_judgments_left",
+        {"dropped": warnings},
     )
 
 
