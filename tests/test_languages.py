@@ -22,6 +22,7 @@ from metrics.engine.registry import MEASURES
 from metrics.engine.settings import POLICIES
 from metrics.io.loaders import SAMPLES
 from metrics.io.validation import ACTIONS, EXAMPLES, MESSAGES, WHERE
+from metrics.review.stakeholder_report import REPORT_TEMPLATES
 from tests.app_support import ROOT, fresh_app, open_page
 from ui.i18n import catalog
 from ui.pages_registry import PAGES
@@ -93,7 +94,8 @@ def _string_literals() -> set[str]:
 
 
 def _families() -> set[str]:
-    """Keys built from the engine's own lists: policies, measures, pages, findings, samples."""
+    """Keys built from the engine's own lists: policies, measures, pages, findings, samples,
+    the report's words."""
     keys = {f"page.{p.key}" for p in PAGES}
     for field, policy in POLICIES.items():
         keys |= {f"policy.{field}.label", f"policy.{field}.help"}
@@ -107,6 +109,7 @@ def _families() -> set[str]:
     keys |= {f"finding.where.{k}" for k in WHERE}
     keys |= {f"sample.{name}.description" for name in SAMPLES}
     keys |= {f"health.severity.{s}" for s in ("error", "warning", "info")}
+    keys |= set(REPORT_TEMPLATES)  # the HTML report's words, translated by the Report page
     return keys
 
 
