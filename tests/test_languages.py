@@ -102,7 +102,7 @@ def _families() -> set[str]:
         keys |= {f"policy.{field}.{v}" for v in policy.values}
         keys |= {f"policy.{field}.name.{v}" for v in policy.values}
     for name in MEASURES:
-        keys |= {f"measure.{name}.{part}" for part in ("pretty", "description", "pitfall")}
+        keys |= {f"measure.{name}.{part}" for part in ("pretty", "description", "pitfall", "latex")}
     keys |= {f"finding.message.{k}" for k in MESSAGES}
     keys |= {f"finding.fix.{k}" for k in ACTIONS}
     keys |= {f"finding.example.{k}" for k in EXAMPLES}
@@ -212,7 +212,21 @@ def _strings(value: object) -> Iterator[str]:
             yield from _strings(v)
 
 
-_SKIP = {"id", "formId", "spec", "data", "icon", "type", "theme", "key", "url", "fragmentId"}
+#: Proto fields that are not shown: ids, data, and a page link's target ("page": its URL path,
+#: such as Compare for pages/4_Compare.py; the link shows its translated label).
+_SKIP = {
+    "id",
+    "formId",
+    "spec",
+    "data",
+    "icon",
+    "type",
+    "theme",
+    "key",
+    "url",
+    "fragmentId",
+    "page",
+}
 
 
 def _proto_strings(value: object) -> Iterator[str]:
@@ -287,9 +301,14 @@ def shown_texts(at) -> list[str]:
     return [re.sub(r"%\{[^}]*\}|<[^>]+>|:material/\w+:", " ", t) for t in texts]
 
 
+#: Names that are not English words: trec_eval's summary row (the macro mean is its 'all').
+_NOT_WORDS = re.compile(r"trec_eval '\w+'")
+
+
 def english_in(texts: list[str]) -> list[tuple[str, str]]:
     """(catalog key, text) for each shown text holding a part of an English catalog message."""
     fragments = _english_fragments()
+    texts = [_NOT_WORDS.sub(" ", text) for text in texts]
     return [
         (key, text) for text in set(texts) for key, pattern in fragments if pattern.search(text)
     ]
