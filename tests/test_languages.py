@@ -13,6 +13,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from html.parser import HTMLParser
 
 import pandas as pd
 import pytest
@@ -439,3 +440,56 @@ def test_a_run_without_any_score_is_explained_in_the_session_language():
     errors = " ".join(e.value for e in at.error)
     assert catalog("zh")["error.no_scores.message"].format(rows="2") in errors
     assert "Nothing can be evaluated" not in errors
+
+
+# ----------------------------------------------------------------------------------- report
+
+
+class _ReportText(HTMLParser):
+    """The text a reader of the HTML report sees, without scripts, styles and the settings as
+    JSON for scripts (a <details> block of machine-readable codes)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.texts: list[str] = []
+        self._hidden = 0
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if tag in ("script", "style", "details"):
+            self._hidden += 1
+        self.texts += [v for k, v in attrs if k in ("aria-label", "title") and v]
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in ("script", "style", "details"):
+            self._hidden -= 1
+
+    def handle_data(self, data: str) -> None:
+        if not self._hidden and data.strip():
+            self.texts.append(data)
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_the_html_report_is_written_in_the_session_language(lang, monkeypatch):
+    from metrics.review import stakeholder_report
+
+    original = stakeholder_report.ReportInputs
+    made: list[stakeholder_report.ReportInputs] = []
+
+    def recording(*args, **kwargs):
+        made.append(original(*args, **kwargs))
+        return made[-1]
+
+    monkeypatch.setattr(stakeholder_report, "ReportInputs", recording)
+    at = _with_data(fresh_app({"lang": lang}), "upload")
+    at.session_state["w_seg_by"] = ["kind"]
+    open_page(at, "report")
+    inputs = made[-1]
+    assert inputs.segment_by == ["kind"]
+    reader = _ReportText()
+    reader.feed(stakeholder_report.build_report_html(inputs))
+    texts = reader.texts
+    for _title, figure in inputs.figures:
+        texts += list(_chart_strings(json.loads(figure.to_json())))
+    assert len(texts) > 50
+    assert english_in(texts) == []
+    assert f'<html lang="{lang}">' in stakeholder_report.build_report_html(inputs)
