@@ -144,6 +144,9 @@ def error_text(error: InputError) -> str:
         if isinstance(params.get("n"), int):
             params["rows"] = number(int(params["n"]))
         message = t(f"error.{error.code}.message", **params)
+        cells = params.get("formula_cells")
+        if isinstance(cells, int) and cells:
+            message += " " + t("error.formula_cells", n=cells, cells=number(cells))
         fix = t(f"error.{error.code}.fix", **params)
         if params.get("excel"):
             fix += " " + t("error.excel_fix")

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.resources
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -486,13 +487,18 @@ def _unusable(
     ``excel``: whether the table is a workbook) word it in other languages."""
     notes = [n for n in table.notes if "formula" in n]
     excel = table.format == "excel"
+    # the reader's note "1,234 cells hold a formula without a saved value ...", as a number
+    formulas = [int(m.group(1).replace(",", "")) for n in notes if (m := _FORMULAS.match(n))]
     return InputError(
         f"Nothing can be evaluated: {reason}." + "".join(f" Note: {n}." for n in notes),
         source=table.name,
         fix=fix + (" " + EXCEL_FIX if excel else ""),
         code=code,
-        params={**params, "excel": excel},
+        params={**params, "excel": excel, "formula_cells": sum(formulas)},
     )
+
+
+_FORMULAS = re.compile(r"([\d,]+) cells hold a formula")
 
 
 #: What to do about a workbook whose cells read as empty.
