@@ -5,7 +5,6 @@ guided lessons with checked challenges."""
 import streamlit as st
 
 from metrics.engine.explain import EXPLAINED
-from metrics.engine.registry import MEASURES
 from ui import compute, frame, learn
 from ui import handbuilt as hb
 from ui import learn_panel as lp
@@ -142,4 +141,4 @@ for m in EXPLAINED:
     with st.expander(f"{m} · {frame.measure_pretty(m)} — {t(f'learn.question.{m}')}"):
         st.markdown(f"**{t('learn.answers')}** {frame.measure_text(m, 'description')}")
         st.markdown(f"**{t('learn.pitfall')}** {frame.measure_text(m, 'pitfall')}")
-        st.latex(MEASURES[m].latex)
+        st.latex(frame.measure_text(m, "latex"))

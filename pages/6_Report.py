@@ -41,7 +41,7 @@ from ui.review.figures import (
     segment_delta_figure,
     win_tie_loss_figure,
 )
-from ui.review.tables import review_display, style_review_table
+from ui.review.tables import review_display, settings_rows, style_review_table
 
 ctx = frame.page("report")
 st.title(t("review_report.title"))
@@ -111,6 +111,8 @@ if by:
     )
 
 lang = current_language()
+findings = findings_frame(dataset.health, lang)
+findings["severity"] = [t(f"health.severity.{s}") for s in findings["severity"]]
 glossary = [
     (name, frame.measure_pretty(m), frame.measure_text(m, "description"))
     for name, m in zip(names, measures)
@@ -142,10 +144,11 @@ inputs = ReportInputs(
     },
     glossary=glossary,
     segment_by=list(by),
-    findings=findings_frame(dataset.health, current_language()),
+    findings=findings,
     figures=figures,
     generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-    extra_provenance=software_versions(),
+    extra_provenance={t("review_report.prov.software"): software_versions()["Software"]},
+    settings_rows=settings_rows(settings, options, choice.family, t),
     words=templates(REPORT_TEMPLATES, lang),
     lang=lang,
 )
@@ -222,8 +225,6 @@ for i, (_title, figure) in enumerate(figures):
         st.plotly_chart(figure, width="stretch", key=f"report_chart_{i}")
 
 st.subheader(t("review_report.health"))
-findings = findings_frame(dataset.health, current_language())
-findings["severity"] = [t(f"health.severity.{s}") for s in findings["severity"]]
 if findings.empty:
     st.success(t("review_report.no_problems"))
 else:

@@ -203,10 +203,11 @@ def test_a_role_guess_the_contents_contradict_is_left_empty_with_a_warning():
     judged = b"query,item,relevance\n301,d0,1\n302,d7,1\n"
     at = upload(fresh_app(), [("plain.csv", rows, "text/csv")], ("judged.csv", judged, "text/csv"))
     warning = " ".join(w.value for w in at.warning).replace("\\", "")
-    assert "the query column 'column_1' was guessed from its contents, but it holds one value " in (
-        warning
+    assert (
+        "the column 'column_1' was guessed as Query / user from its contents, but it holds one "
+        in (warning)
     )
-    assert "the label column 'column_2' was guessed from its contents" in warning
+    assert "the column 'column_2' was guessed as Label from its contents" in warning
     assert role_box(at, "query").value == "—" and role_box(at, "item").value == "column_3"
     role_box(at, "query").set_value("column_2").run()
     assert not at.error

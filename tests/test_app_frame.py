@@ -96,6 +96,8 @@ def test_every_language_has_every_message_with_the_same_placeholders():
             lang
         )
         for key, text in english.items():
+            if key.endswith(".latex"):  # a formula: its {...} are TeX groups, never filled in
+                continue
             assert _placeholders(messages[key]) == _placeholders(text), (lang, key)
 
 

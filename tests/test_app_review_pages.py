@@ -248,7 +248,7 @@ def test_report_page_shows_verdict_figures_glossary_segments_health_and_provenan
     assert provenance["Content hash (SHA-256)"] == data.content_hash
     assert provenance["Baseline"] == "lexical"
     assert provenance["Random seed"] == "0"
-    assert provenance["Correction family"] == "view"
+    assert provenance["Correction family"].startswith("Per view (overall")
     findings = at.dataframe[-2].value
     assert "severity" in findings.columns and len(findings) == len(data.health.findings)
     assert len(at.get("download_button")) == 2

@@ -17,7 +17,7 @@ from metrics.io.loaders import (
     load_table,
     split_inline_labels,
 )
-from metrics.io.roles import doubtful_guesses
+from metrics.io.roles import doubtful_guesses, guess_doubts
 
 
 @pytest.mark.parametrize(
@@ -252,3 +252,11 @@ def test_small_whole_numbers_guessed_as_labels_are_trusted():
     )
     guesses = guess_roles(frame)
     assert guesses["label"].column == "d" and doubtful_guesses(frame, guesses) == {}
+
+
+def test_a_doubt_is_given_as_a_code_with_its_values_for_translated_texts():
+    frame = pd.DataFrame(
+        {"a": [f"q{i % 3}" for i in range(12)], "b": ["x"] * 12, "c": [0.5 + i for i in range(12)]}
+    )
+    doubt = guess_doubts(frame, guess_roles(frame))["item"]
+    assert (doubt.code, doubt.column, doubt.values, doubt.rows) == ("one_value", "b", "x", 12)

@@ -269,8 +269,9 @@ def measure_label(name: str, lang: str | None = None) -> str:
 
 
 def measure_text(name: str, part: str, lang: str | None = None) -> str:
-    """``pretty``, ``description`` or ``pitfall`` of a measure in ``lang`` (the session's by
-    default), from the catalog or, where it has none, the registry's English."""
+    """``pretty``, ``description``, ``pitfall`` or ``latex`` (the formula) of a measure in
+    ``lang`` (the session's by default), from the catalog or, where it has none, the
+    registry's English."""
     lang = lang or current_language()
     key = f"measure.{name}.{part}"
     return translate(key, lang) if has(key, lang) else getattr(MEASURES[name], part)

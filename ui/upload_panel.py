@@ -13,7 +13,7 @@ import streamlit as st
 from metrics.errors import InputError
 from metrics.io.formats import LoadedTable, load_table
 from metrics.io.loaders import Dataset, load_dataset
-from metrics.io.roles import ROLES, Guess, RoleMapping, doubtful_guesses, guess_roles
+from metrics.io.roles import ROLES, Doubt, Guess, RoleMapping, guess_doubts, guess_roles
 from metrics.io.validation import Finding
 from ui import compute
 from ui.findings_view import finding_text
@@ -76,13 +76,14 @@ def _table_id(table: LoadedTable) -> str:
 def _mapping_editor(table: LoadedTable, kind: str) -> RoleMapping:
     """Selectboxes for each role, seeded from the guess; returns the chosen mapping."""
     guesses = guess_roles(table.frame)
-    doubts = doubtful_guesses(table.frame, guesses)
+    doubts = guess_doubts(table.frame, guesses)
     guessed = RoleMapping.from_guesses(guesses).with_(**dict.fromkeys(doubts))
     columns = [str(c) for c in table.frame.columns]
     tid = _table_id(table)
     roles = _ROLES_OF[kind]
     if doubts:
-        st.warning(t("upload.doubtful_guess", reasons=md_escape("; ".join(doubts.values()))))
+        reasons = t("upload.doubt_separator").join(doubt_reason(d) for d in doubts.values())
+        st.warning(t("upload.doubtful_guess", reasons=md_escape(reasons)))
     chosen: dict[str, str | None] = {}
     cols = st.columns(len(roles) if len(roles) > 1 else 2)
     for i, role in enumerate(roles):
@@ -131,8 +132,24 @@ def error_text(error: InputError) -> str:
         text = finding_text(error.finding, current_language())
         message, fix = text.message, text.action or "—"
     elif error.code is not None and has(f"error.{error.code}.message"):
-        message = t(f"error.{error.code}.message", **error.params)
-        fix = t(f"error.{error.code}.fix", **error.params)
+        params = dict(error.params)
+        dropped = params.get("dropped")
+        if isinstance(dropped, list):  # findings: what was dropped, worded in this language
+            lang = current_language()
+            params["dropped"] = " ".join(
+                finding_text(f, lang).message for f in dropped if isinstance(f, Finding)
+            )
+            if dropped:
+                params["dropped"] = t("error.dropped", findings=params["dropped"])
+        if isinstance(params.get("n"), int):
+            params["rows"] = number(int(params["n"]))
+        message = t(f"error.{error.code}.message", **params)
+        cells = params.get("formula_cells")
+        if isinstance(cells, int) and cells:
+            message += " " + t("error.formula_cells", n=cells, cells=number(cells))
+        fix = t(f"error.{error.code}.fix", **params)
+        if params.get("excel"):
+            fix += " " + t("error.excel_fix")
     else:
         return str(error)
     return t("upload.finding_error", source=error.source or "—", message=message, fix=fix)
@@ -146,6 +163,17 @@ def guess_reason(guess: Guess, role: str) -> str:
         role=t(f"role.{role}"),
         n=guess.distinct,
         distinct=number(guess.distinct),
+    )
+
+
+def doubt_reason(doubt: Doubt) -> str:
+    """Why a guess was left out, in the session's language (``doubt.<code>``)."""
+    return t(
+        f"doubt.{doubt.code}",
+        role=t(f"role.{doubt.role}"),
+        column=doubt.column,
+        values=doubt.values,
+        rows=number(doubt.rows),
     )
 
 

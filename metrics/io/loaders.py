@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import importlib.resources
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -425,6 +426,8 @@ def _canonical_runs(
                     f"none of its {len(part):,} rows has a score or a rank",
                     "Map the column with the model's scores (or ranks) to the score role; "
                     "rows without one are read as judgments only.",
+                    "no_scores",
+                    {"n": len(part)},
                 )
             if judged_only:
                 extra.append(
@@ -477,13 +480,25 @@ def _judgments(
     return pd.concat(qrels_parts, ignore_index=True) if len(qrels_parts) > 1 else qrels_parts[0]
 
 
-def _unusable(table: LoadedTable, reason: str, fix: str) -> InputError:
+def _unusable(
+    table: LoadedTable, reason: str, fix: str, code: str, params: dict[str, object]
+) -> InputError:
+    """The error of a data set with nothing to evaluate; ``code`` and ``params`` (with
+    ``excel``: whether the table is a workbook) word it in other languages."""
     notes = [n for n in table.notes if "formula" in n]
+    excel = table.format == "excel"
+    # the reader's note "1,234 cells hold a formula without a saved value ...", as a number
+    formulas = [int(m.group(1).replace(",", "")) for n in notes if (m := _FORMULAS.match(n))]
     return InputError(
         f"Nothing can be evaluated: {reason}." + "".join(f" Note: {n}." for n in notes),
         source=table.name,
-        fix=fix + (" " + EXCEL_FIX if table.format == "excel" else ""),
+        fix=fix + (" " + EXCEL_FIX if excel else ""),
+        code=code,
+        params={**params, "excel": excel, "formula_cells": sum(formulas)},
     )
+
+
+_FORMULAS = re.compile(r"([\d,]+) cells hold a formula")
 
 
 #: What to do about a workbook whose cells read as empty.
@@ -501,7 +516,8 @@ def _require_usable_rows(
     dropped, saying what was dropped and why."""
     if len(run) and len(qrels):
         return
-    dropped = [f.message for f in health.findings if f.severity == "warning"]
+    warnings = [f for f in health.findings if f.severity == "warning"]
+    dropped = [f.message for f in warnings]
     what = "rows in the run" if not len(run) else "judgments"
     reason = f"no usable {what} are left once unusable ones are dropped" + (
         ". Dropped: " + " ".join(d.rstrip(".") + "." for d in dropped).rstrip(".")
@@ -514,6 +530,8 @@ def _require_usable_rows(
         reason,
         "Fill in the query id, item id and score (or rank) of every result, and a label for "
         "every judgment.",
+        "no_run_rows_left" if not len(run) else "no_judgments_left",
+        {"dropped": warnings},
     )
 
 

@@ -338,8 +338,48 @@ MANY_ROWS = 10
 LABEL_LIMIT = 10
 
 
-def doubtful_guesses(df: pd.DataFrame, guesses: Mapping[str, Guess]) -> dict[str, str]:
-    """Roles guessed from contents that the contents contradict, with the reason.
+@dataclass(frozen=True)
+class Doubt:
+    """Why a guess from contents is doubtful, as a code with its parameters.
+
+    Attributes
+    ----------
+    code:
+        ``one_value`` (a query or item column holding one value on every row) or
+        ``looks_like_ids`` (labels larger than relevance grades).
+    role:
+        The doubtful role.
+    column:
+        The guessed column.
+    values:
+        The value held on every row (``one_value``) or the first distinct values
+        (``looks_like_ids``), as shown text.
+    rows:
+        How many rows the table has.
+    """
+
+    code: str
+    role: str
+    column: str
+    values: str
+    rows: int
+
+    @property
+    def reason(self) -> str:
+        """The reason in plain English (for the command line)."""
+        if self.code == "one_value":
+            return (
+                f"the {self.role} column '{self.column}' was guessed from its contents, but it "
+                f"holds one value ('{self.values}') on all {self.rows} rows"
+            )
+        return (
+            f"the label column '{self.column}' was guessed from its contents, but its "
+            f"values ({self.values}) look like ids, not relevance grades such as 0 to 3"
+        )
+
+
+def guess_doubts(df: pd.DataFrame, guesses: Mapping[str, Guess]) -> dict[str, Doubt]:
+    """Roles guessed from contents that the contents contradict, with the reason as a code.
 
     Guesses from column names are trusted. A query or item column guessed from contents that
     holds one value on many rows, and labels guessed from contents that are larger than grades
@@ -354,10 +394,10 @@ def doubtful_guesses(df: pd.DataFrame, guesses: Mapping[str, Guess]) -> dict[str
 
     Returns
     -------
-    dict[str, str]
-        ``{role: reason}``; empty when every guess can be defended.
+    dict[str, Doubt]
+        ``{role: doubt}``; empty when every guess can be defended.
     """
-    out: dict[str, str] = {}
+    out: dict[str, Doubt] = {}
     n = len(df)
     for role in (QUERY, ITEM):
         guess = guesses.get(role)
@@ -365,20 +405,19 @@ def doubtful_guesses(df: pd.DataFrame, guesses: Mapping[str, Guess]) -> dict[str
             continue
         values = df[guess.column].dropna()
         if values.nunique() == 1:
-            out[role] = (
-                f"the {role} column '{guess.column}' was guessed from its contents, but it "
-                f"holds one value ('{values.iloc[0]}') on all {n} rows"
-            )
+            out[role] = Doubt("one_value", role, guess.column, str(values.iloc[0]), n)
     guess = guesses.get(LABEL)
     if guess is not None and guess.confidence < CONTENT_GUESS:
-        values = df[guess.column].dropna().to_numpy(dtype="float64")
-        if len(values) and np.abs(values).max() > LABEL_LIMIT:
-            shown = ", ".join(f"{v:g}" for v in np.unique(values)[:5])
-            out[LABEL] = (
-                f"the label column '{guess.column}' was guessed from its contents, but its "
-                f"values ({shown}) look like ids, not relevance grades such as 0 to 3"
-            )
+        numbers = df[guess.column].dropna().to_numpy(dtype="float64")
+        if len(numbers) and np.abs(numbers).max() > LABEL_LIMIT:
+            shown = ", ".join(f"{v:g}" for v in np.unique(numbers)[:5])
+            out[LABEL] = Doubt("looks_like_ids", LABEL, guess.column, shown, n)
     return out
+
+
+def doubtful_guesses(df: pd.DataFrame, guesses: Mapping[str, Guess]) -> dict[str, str]:
+    """:func:`guess_doubts` with each reason in plain English: ``{role: reason}``."""
+    return {role: doubt.reason for role, doubt in guess_doubts(df, guesses).items()}
 
 
 def refuse_doubtful_guesses(
@@ -573,10 +612,12 @@ __all__ = [
     "KNOWN_NAMES",
     "ROLES",
     "ROLE_NAMES",
+    "Doubt",
     "Guess",
     "RoleMapping",
     "apply_roles",
     "doubtful_guesses",
+    "guess_doubts",
     "guess_roles",
     "id_strings",
     "label_values",

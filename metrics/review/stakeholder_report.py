@@ -162,6 +162,10 @@ class ReportInputs:
         Timestamp text (UTC now when empty).
     extra_provenance:
         More ``label -> value`` pairs for the settings section (e.g. software versions).
+    settings_rows:
+        ``(label, value)`` rows of the settings and comparison options, worded by the caller;
+        when empty, :meth:`Settings.describe`, :meth:`CompareOptions.describe` and the raw
+        values, in English.
     words, lang:
         Wording (keys of :data:`REPORT_TEMPLATES`; missing keys stay English) and the language
         code of the document.
@@ -192,6 +196,7 @@ class ReportInputs:
     title: str = ""
     generated_at: str = ""
     extra_provenance: dict[str, str] = field(default_factory=dict)
+    settings_rows: list[tuple[str, str]] = field(default_factory=list)
     words: Mapping[str, str] = field(default_factory=dict)
     lang: str = "en"
 
@@ -292,15 +297,18 @@ def provenance(inputs: ReportInputs) -> list[tuple[str, str]]:
         (w("review_report.html.prov.measures"), ", ".join(inputs.measures)),
         (w("review_report.html.prov.ks"), ", ".join(str(k) for k in inputs.ks)),
     ]
-    rows += [(label, value) for label, value in inputs.settings.describe()]
-    rows += [
-        (w("review_report.html.prov.relevance"), f"{inputs.settings.relevance_level:g}"),
-        (w("review_report.html.prov.gain"), inputs.settings.gain),
-        (w("review_report.html.prov.averaging"), inputs.settings.averaging),
-        (w("review_report.html.prov.means"), w("review_report.html.prov.means_value")),
-    ]
-    rows += inputs.options.describe()
-    rows.append((w("review_report.html.prov.family"), inputs.family))
+    if inputs.settings_rows:
+        rows += inputs.settings_rows
+    else:
+        rows += [(label, value) for label, value in inputs.settings.describe()]
+        rows += [
+            (w("review_report.html.prov.relevance"), f"{inputs.settings.relevance_level:g}"),
+            (w("review_report.html.prov.gain"), inputs.settings.gain),
+            (w("review_report.html.prov.averaging"), inputs.settings.averaging),
+        ]
+        rows += inputs.options.describe()
+        rows.append((w("review_report.html.prov.family"), inputs.family))
+    rows.append((w("review_report.html.prov.means"), w("review_report.html.prov.means_value")))
     rows += list(inputs.extra_provenance.items())
     return rows
 

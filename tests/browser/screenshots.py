@@ -40,7 +40,7 @@ LANGUAGE_SHOTS = {
     for lang in ("zh", "ja")
     for page, path, key, charts in (
         ("data", "Data", "health.title", 1),
-        ("compare", "Compare", "compare.headline", 2),
+        ("compare", "Compare", "compare.deltas", 2),
         ("report", "Report", "review_report.health", 2),
     )
 }

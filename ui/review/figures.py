@@ -16,7 +16,14 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from metrics.review.verdict import BETTER as BETTER_CODE
-from metrics.review.verdict import COLUMNS, UNCLEAR, pairwise_rows, row_p, value_column
+from metrics.review.verdict import (
+    COLUMNS,
+    UNCLEAR,
+    family_text,
+    pairwise_rows,
+    row_p,
+    value_column,
+)
 from metrics.review.verdict import WORSE as WORSE_CODE
 from ui.figures import PALETTE
 from ui.i18n import translate
@@ -494,7 +501,7 @@ def pairwise_matrix_figure(
     )
     family = ""
     if len(pairs):
-        family = str(pairs["family_text"].iloc[0])
+        family = family_text(pairs.iloc[0].to_dict(), templates)
     _layout(
         fig,
         tr("review.fig.matrix_title", measure=measure),

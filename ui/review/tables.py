@@ -18,7 +18,9 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
+from metrics.engine.settings import POLICIES, Settings
 from metrics.io.export import to_csv_bytes
+from metrics.review.compare import CompareOptions
 from metrics.review.verdict import ALL, COLUMNS, family_text, row_p, value_column
 from ui.i18n import translate
 
@@ -365,6 +367,57 @@ def style_drill_list(
     )
 
 
+def settings_rows(
+    settings: Settings, options: CompareOptions, family: str, tr: Translate
+) -> list[tuple[str, str]]:
+    """The report's settings and comparison options as worded ``(label, value)`` rows: the
+    words of :meth:`Settings.describe` and :meth:`CompareOptions.describe` from the catalogs
+    (``policy.<field>.label``, ``policy.<field>.<value>``, ``review.*``)."""
+    rows = []
+    for name in POLICIES:
+        value = getattr(settings, name)
+        if name == "relevance_level":
+            shown = tr("review_report.prov.relevant", level=f"{value:g}")
+        elif name == "max_results":
+            shown = (
+                tr("review_report.prov.no_limit")
+                if value is None
+                else tr("review_report.prov.first", n=value)
+            )
+        elif name == "gain_map":
+            shown = tr("review_report.prov.no_gain_map") if value is None else str(value)
+        else:
+            shown = tr(f"policy.{name}.{value}")
+        rows.append((tr(f"policy.{name}.label"), shown))
+    if settings.averaging == "weighted":
+        rows.append((tr("frame.weight_column"), str(settings.weight_column)))
+    resamples = f"{options.resamples:,}"
+    rows += [
+        (tr("review.policy"), tr(f"review.policy.{options.policy}")),
+        (
+            tr("review_report.prov.interval"),
+            tr(
+                "review_report.prov.interval_value",
+                confidence=f"{options.confidence:.0%}",
+                resamples=resamples,
+            ),
+        ),
+        (
+            tr("review.test"),
+            tr(
+                "review_report.prov.test_value",
+                test=tr(f"review.test.{options.test}"),
+                resamples=resamples,
+            ),
+        ),
+        (tr("review.correction"), tr(f"review.correction.{options.correction}")),
+        (tr("review.alpha"), tr("review_report.prov.alpha_value", alpha=f"{options.alpha:g}")),
+        (tr("review.seed"), str(options.seed)),
+        (tr("review_report.html.prov.family"), tr(f"review.family.{family}")),
+    ]
+    return rows
+
+
 __all__ = [
     "BRIEF_COLUMNS",
     "CSV_DIGITS",
@@ -378,6 +431,7 @@ __all__ = [
     "review_display",
     "segment_display",
     "segment_text",
+    "settings_rows",
     "style_delta_table",
     "style_drill_list",
     "style_ranked_list",
