@@ -116,11 +116,13 @@ def _mapping_editor(table: LoadedTable, kind: str) -> RoleMapping:
             st.session_state[key] = [c for c in default if c in options]
         else:
             st.session_state[key] = [c for c in st.session_state[key] if c in options]
-        reasons = [
+        segment_reasons = [
             guess_reason(g, "segments") for k, g in guesses.items() if k.startswith("segment:")
         ]
         segments = tuple(
-            st.multiselect(t("role.segments"), options, key=key, help="\n\n".join(reasons) or None)
+            st.multiselect(
+                t("role.segments"), options, key=key, help="\n\n".join(segment_reasons) or None
+            )
         )
     return RoleMapping(**chosen, segments=segments)
 
@@ -141,8 +143,9 @@ def error_text(error: InputError) -> str:
             )
             if dropped:
                 params["dropped"] = t("error.dropped", findings=params["dropped"])
-        if isinstance(params.get("n"), int):
-            params["rows"] = number(int(params["n"]))
+        count = params.get("n")
+        if isinstance(count, int):
+            params["rows"] = number(count)
         message = t(f"error.{error.code}.message", **params)
         cells = params.get("formula_cells")
         if isinstance(cells, int) and cells:
