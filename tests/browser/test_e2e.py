@@ -62,7 +62,7 @@ def test_every_page_shows_its_content_inside_the_frame(server, page, shots):
     page.screenshot(path=str(shots / "curves.png"))
     review_pages = (
         ("Compare", "One query, both lists", "Compare models"),
-        ("Segments", "Where the overall winner loses", "Segments"),
+        ("Segments", "Where a segment points the other way", "Segments"),
         ("Report", "Settings and provenance", "Report"),
     )
     for nav_text, ready, heading in review_pages:
