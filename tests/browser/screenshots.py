@@ -61,7 +61,7 @@ def main(names: list[str]) -> None:
             page.goto(url + path)
             wait_for_app(page, translate(key, name.rsplit("_", 1)[1]))
             wait_for_charts(page, charts)
-            wait_for_tables(page)
+            page.wait_for_timeout(3000)  # the tables' canvases (some sit in closed expanders)
             page.screenshot(path=str(SHOTS / f"{name}.png"))
         if not wanted & set(ENGLISH_SHOTS):
             browser.close()
