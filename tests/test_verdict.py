@@ -372,6 +372,6 @@ def assert_verdict_box_follows_the_codes(review: pd.DataFrame, words: dict[str, 
     if "ahead of every other candidate" in closing:
         best = leader(review, "A")
         assert best is not None and closing.startswith(best)
-        assert overall.set_index("candidate").loc[best]
+        assert not overall.set_index("candidate").loc[[best]].empty  # a candidate of the table
     if not (overall[overall["measure"] == "A"]["verdict"] == "better").any():
         assert closing == "No model is clearly ahead of base on A."
