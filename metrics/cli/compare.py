@@ -39,7 +39,7 @@ from metrics.cli.messages import error_line
 from metrics.engine.registry import DEFAULT_COMPARE_MEASURES
 from metrics.errors import MetricsError
 from metrics.review.statistics import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
-from metrics.review.verdict import DEFAULT_FAMILY, FAMILIES
+from metrics.review.verdict import COLUMNS, DEFAULT_FAMILY, FAMILIES
 
 if TYPE_CHECKING:  # imported on use: --help stays fast
     import pandas as pd
@@ -48,34 +48,20 @@ if TYPE_CHECKING:  # imported on use: --help stays fast
     from metrics.io.loaders import Dataset
     from metrics.io.per_query import PerQueryDataset
     from metrics.review.compare import CompareOptions
-OUTPUT_COLUMNS = (
-    "kind",
-    "reference",
-    "candidate",
-    "measure",
-    "segment",
-    "n",
-    "mean_a",
-    "mean_b",
-    "delta",
-    "relative_delta",
-    "ci_low",
-    "ci_high",
-    "p_randomization",
-    "p_ttest",
-    "p_wilcoxon",
-    "test",
-    "p_raw",
-    "p_adjusted",
-    "p_bound",
-    "family",
-    "family_text",
-    "significant",
-    "verdict",
-    "wins",
-    "ties",
-    "losses",
-    "effect_size",
+#: The review table's columns the TSV output prints (the rest are in the JSON output).
+OUTPUT_COLUMNS = tuple(
+    column
+    for column in COLUMNS
+    if column
+    not in {
+        "p_floor",
+        "correction",
+        "family_size",
+        "alpha",
+        "only_in_baseline",
+        "only_in_candidate",
+        "undefined",
+    }
 )
 _TESTS = {"randomization": "p_randomization", "ttest": "p_ttest", "wilcoxon": "p_wilcoxon"}
 
