@@ -107,6 +107,7 @@ def main() -> None:
             wait_for_app(page, "Values at standard cutoffs", timeout=300_000)
             wait_for_charts(page, 5, timeout=300_000)
             drawn = time.perf_counter() - start
+            print(f"upload until curves drawn: {drawn:.2f} s", flush=True)
             wait_for_chart_titles(page, "label ≥ 1", 4)
             wait_for_app(page)
             option = open_select(
@@ -114,7 +115,7 @@ def main() -> None:
             )
             start = time.perf_counter()
             option.click()
-            wait_for_chart_titles(page, "divide by returned", 4)
+            wait_for_chart_titles(page, "divide by the number returned", 4)
             policy = time.perf_counter() - start
             wait_for_app(page)
             start = time.perf_counter()
