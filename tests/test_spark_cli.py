@@ -123,3 +123,39 @@ def test_engine_spark_refuses_repeated_items_like_the_local_engine(spark, tmp_pa
     distributed = _evaluate(str(qrels), str(run), "--duplicates", "error", "--engine", "spark")
     assert local[0] == distributed[0] == 2
     assert distributed[2] == local[2]
+
+
+def _same_except_far_below_any_level(local: str, distributed: str) -> None:
+    """Equal line by line, but for p-values below 1e-12 whose last digits follow the last bits
+    of the per-query values."""
+    header = local.splitlines()[0].split("\t")
+    for a, b in zip(local.splitlines(), distributed.splitlines(), strict=True):
+        for name, x, y in zip(header, a.split("\t"), b.split("\t"), strict=True):
+            if x != y:
+                assert float(x) < 1e-12 and float(y) < 1e-12, (name, x, y, a)
+
+
+def test_compare_by_segments_of_a_query_table_prints_the_same_with_engine_spark(spark):
+    web = SAMPLES / "web_search"
+    files = [str(web / "qrels.csv"), str(web / "run.csv")]
+    options = ["-m", "P@10", "-m", "nDCG@10", "--resamples", "300"]
+    options += ["--queries", str(web / "queries.csv"), "--by", "query_type", "--by", "traffic"]
+    local = _compare(*files, *options)
+    distributed = _compare(*files, *options, "--engine", "spark", "--master", "local[2]")
+    assert local[0] == distributed[0] == 0, distributed[2]
+    assert distributed[2] == local[2]
+    segments = [line for line in local[1].splitlines() if "query_type = " in line]
+    # 2 candidates x 2 measures x (3 query types x 3 traffic levels)
+    assert len(segments) == 2 * 2 * 9
+    _same_except_far_below_any_level(local[1], distributed[1])
+
+
+def test_compare_by_a_column_the_query_table_lacks_is_refused_like_the_local_engine(spark):
+    web = SAMPLES / "web_search"
+    files = [str(web / "qrels.csv"), str(web / "run.csv")]
+    options = ["--queries", str(web / "queries.csv"), "--by", "device", "--resamples", "50"]
+    local = _compare(*files, *options)
+    distributed = _compare(*files, *options, "--engine", "spark", "--master", "local[2]")
+    assert local[0] == distributed[0] == 2
+    assert distributed[2] == local[2]
+    assert "no segment column 'device'" in local[2]

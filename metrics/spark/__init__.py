@@ -51,9 +51,16 @@ def spark_per_query(
     measures: list[str],
     settings: Settings,
     master: str = "local[*]",
+    queries: str | None = None,
 ) -> PerQueryDataset:
     """The per-query values of ``measures`` computed by Spark from the named files, as a
-    :class:`~metrics.io.per_query.PerQueryDataset` (what ``compare --engine spark`` reads)."""
+    :class:`~metrics.io.per_query.PerQueryDataset` (what ``compare --engine spark`` reads).
+
+    ``queries`` names a query metadata table (``query`` plus segment columns, one row per
+    query): its segments are joined to the per-query values as the local loader joins them to
+    a run (:func:`metrics.io.loaders.query_segments`), so that segment breakdowns are the
+    local engine's.
+    """
     from metrics import schema as S
     from metrics.engine.registry import parse_measures
     from metrics.io.per_query import PerQueryDataset
@@ -61,7 +68,15 @@ def spark_per_query(
     specs = parse_measures(list(measures))
     table, _ = _per_query(qrels_path, run_paths, specs, settings, master)
     table = table[[S.MODEL, S.QUERY, *[s.name for s in specs]]]
-    data = PerQueryDataset(", ".join(Path(p).name for p in run_paths), table, None, specs)
+    segments = None
+    if queries is not None:
+        from metrics.io.formats import load_table
+        from metrics.io.loaders import query_segments
+
+        segments = query_segments(
+            load_table(queries, Path(queries).name), table[S.QUERY].drop_duplicates()
+        )
+    data = PerQueryDataset(", ".join(Path(p).name for p in run_paths), table, segments, specs)
     return data
 
 
