@@ -159,3 +159,53 @@ def test_compare_by_a_column_the_query_table_lacks_is_refused_like_the_local_eng
     assert local[0] == distributed[0] == 2
     assert distributed[2] == local[2]
     assert "no segment column 'device'" in local[2]
+
+
+#: TREC files with what the local command line reports: a comment line, text after the last
+#: field, a repeated item, run queries without judgments, judged queries missing from a run, a
+#: query without a relevant item.
+PROBLEM_FILES = {
+    "problems.qrels": "# judgments\n1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n3 0 d4 0\n4 0 d5 1 extra\n"
+    "5 0 d6 1\n",
+    "a.run": "1 Q0 d1 1 2.0 a\n1 Q0 d1 2 1.5 a\n1 Q0 d2 3 1.0 a\n2 Q0 d3 1 3.0 a more words\n"
+    "3 Q0 d4 1 1.0 a\n9 Q0 d9 1 1.0 a\n8 Q0 d9 1 1.0 a\n",
+    "b.run": "# a comment\n1 Q0 d2 1 2.0 b\n2 Q0 d3 1 3.0 b\n2 Q0 d3 2 2.0 b\n"
+    "2 Q0 d3 3 1.0 b\n10 Q0 dx 1 1.0 b\n",
+}
+
+
+@pytest.fixture
+def problem_files(tmp_path):
+    for name, text in PROBLEM_FILES.items():
+        (tmp_path / name).write_text(text)
+    return [str(tmp_path / name) for name in PROBLEM_FILES]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [[], ["-c", "--no-relevant", "leave_out", "--ties", "input_order"], ["--quiet"]],
+    ids=["defaults", "complete-leave-out", "quiet"],
+)
+def test_engine_spark_prints_the_local_engines_notes_and_warnings(spark, problem_files, options):
+    local = _evaluate(*problem_files, "-q", *options)
+    distributed = _evaluate(*problem_files, "-q", *options, "--engine", "spark")
+    assert local[0] == distributed[0] == 0, distributed[2]
+    assert distributed[2] == local[2]
+    assert distributed[1] == local[1]
+    if "--quiet" in options:
+        assert local[2] == ""
+    else:
+        assert "note: a.run: 1 line has text after the sixth field (first: line 4)" in local[2]
+        assert "warning: b.run: dropped 2 repeated item(s)" in local[2]
+
+
+def test_compare_with_engine_spark_prints_the_local_engines_notes(spark, problem_files):
+    local = _compare(*problem_files, "--resamples", "50")
+    distributed = _compare(*problem_files, "--resamples", "50", "--engine", "spark")
+    assert local[0] == distributed[0] == 0, distributed[2]
+    assert (
+        distributed[2]
+        == local[2]
+        == ("note: up to 1 queries appear only in baseline; policy 'intersection'.\n")
+    )
+    assert distributed[1] == local[1]
