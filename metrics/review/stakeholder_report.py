@@ -113,7 +113,7 @@ REPORT_TEMPLATES: dict[str, str] = {
     "review_report.html.no": "no",
     "review_report.html.left_out": "This report is built from a table of per-query values: the "
     "comparison, verdict, significance and segments come from it. Left out, because they need "
-    "the ranked lists and judgments:",
+    "the ranked lists and judgments, or the table does not record them:",
     "review_report.html.left_out.health": "the data health checks of the runs and judgments "
     "(repeated items, tied scores, short lists, unjudged queries)",
     "review_report.html.left_out.curve": "the Δ curve of {measure}: the table has it at fewer "
