@@ -209,3 +209,28 @@ def test_compare_with_engine_spark_prints_the_local_engines_notes(spark, problem
         == ("note: up to 1 queries appear only in baseline; policy 'intersection'.\n")
     )
     assert distributed[1] == local[1]
+
+
+#: CSV tables with what the local validation reports: a missing and an infinite score, a
+#: repeated item, tied scores, short lists, a missing, a repeated and a negative label, a query
+#: without a relevant item, run queries without judgments, judged queries missing from a model,
+#: a relevant item no model retrieved.
+PROBLEM_TABLES = {
+    "qrels.csv": "query,item,relevance\nq1,d1,1\nq1,d1,2\nq1,d9,2\nq2,d4,-1\nq2,d5,0\n"
+    "q3,d6,1\nq4,d1,1\nq5,d2,\n",
+    "run.csv": "query,item,score,model\nq1,d1,3.0,alpha\nq1,d2,3.0,alpha\nq1,d1,1.0,alpha\n"
+    "q1,d3,,alpha\nq2,d4,inf,alpha\nq2,d5,1.0,alpha\nq9,d1,1.0,alpha\nq1,d1,2.0,beta\n"
+    "q1,d2,1.0,beta\nq3,d6,0.5,beta\nq3,d7,0.5,beta\nq8,d1,1.0,beta\n",
+}
+
+
+def test_engine_spark_prints_the_local_validation_warnings_for_tables(spark, tmp_path):
+    for name, text in PROBLEM_TABLES.items():
+        (tmp_path / name).write_text(text)
+    files = [str(tmp_path / name) for name in PROBLEM_TABLES]
+    local = _evaluate(*files, "-m", "P@3", "-q")
+    distributed = _evaluate(*files, "-m", "P@3", "-q", "--engine", "spark")
+    assert local[0] == distributed[0] == 0, distributed[2]
+    assert distributed[2] == local[2]
+    assert distributed[1] == local[1]
+    assert len(local[2].splitlines()) == 12

@@ -235,19 +235,33 @@ def input_notes(
     models: list[str],
     sources: dict[str, str],
     settings: Settings,
+    k_max: int = 10,
 ) -> tuple[list[str], list[str]]:
     """The notes and warnings the local command line prints for these files: for TREC files,
-    how they were read and what the ranking dropped or left out, per run file."""
+    how they were read and what the ranking dropped or left out, per run file; for other
+    tables, what the local validation finds in the run and judgments (``k_max``: the largest
+    cutoff asked for)."""
     from metrics.spark import findings
 
     paths = [qrels_path, *run_paths]
     if any(_format_of(p) != "trec" for p in paths):
-        return [], []
+        # the local loader names every run's model, so the examples name it too
+        return [], findings.table_findings(run, qrels, settings, k_max, has_model=True)
     notes = []
     for path, kind in zip(paths, ["qrels"] + ["run"] * len(run_paths)):
         notes += findings.reading_notes(spark, path, kind)
     warnings = findings.ranking_warnings(run, qrels, models, sources, settings)
     return notes, warnings
+
+
+def usable_rows(table: DataFrame) -> DataFrame:
+    """A run or judgments table read from CSV or Parquet without the rows the local loader
+    drops (and reports): an empty query or item id, no score (or rank), no label."""
+    keep = F.col(S.QUERY).isNotNull() & F.col(S.ITEM).isNotNull()
+    keep &= (F.col(S.QUERY).cast("string") != "") & (F.col(S.ITEM).cast("string") != "")
+    value = next(c for c in (S.RELEVANCE, S.SCORE, S.RANK) if c in table.columns)
+    number = F.col(value).cast("double")
+    return table.where(keep & number.isNotNull() & ~F.isnan(number))
 
 
 def evaluate_files(
@@ -270,9 +284,10 @@ def evaluate_files(
         source = Path(run_paths[0].rstrip("/")).name
     run = run.cache()  # read once: the model order and the evaluation both scan it
     models = models_in_order(prepare_run(run, source))
+    tables = any(_format_of(p) != "trec" for p in [qrels_path, *run_paths])
     values = evaluate_spark(
-        run,
-        qrels,
+        usable_rows(run) if tables else run,
+        usable_rows(qrels) if tables else qrels,
         [s.name for s in specs],
         settings,
         source=source,
@@ -300,6 +315,7 @@ def evaluate_files(
             models,
             sources,
             settings,
+            max([s.k for s in specs if s.k is not None], default=10),
         )
     return SparkEvaluation(table.reset_index(drop=True), models, notes, warnings)
 

@@ -26,6 +26,7 @@ from metrics import schema as S
 from metrics.engine.ranking import RankingNotes, rank_lists
 from metrics.engine.settings import Settings
 from metrics.io.trec import WIDTH, TrecColumns
+from metrics.spark.backend import ROW
 
 #: Examples a warning names (the local engine's ``examples()`` shows five).
 EXAMPLES = 5
@@ -202,3 +203,360 @@ def _duplicates(
         )
         examples[str(model)] = lists.notes.duplicate_examples
     return dropped, examples
+
+
+# ====================================================================== tables (CSV, Parquet)
+QROW = "__qrow"
+
+
+def _ids_present(frame: DataFrame) -> DataFrame:
+    """Rows with a query and an item id (the local validation drops the others)."""
+    keep = F.col(S.QUERY).isNotNull() & F.col(S.ITEM).isNotNull()
+    keep &= (F.trim(F.col(S.QUERY)) != "") & (F.trim(F.col(S.ITEM)) != "")
+    return frame.where(keep)
+
+
+def _missing(column: F.Column) -> F.Column:
+    return column.isNull() | F.isnan(column)
+
+
+def _first(frame: DataFrame, order: str, n: int = EXAMPLES) -> list:
+    """The first ``n`` rows by ``order`` (a distributed top-n)."""
+    return frame.orderBy(order).limit(n).collect()
+
+
+def _in_order(frame: DataFrame, keys: list[str], order: str) -> DataFrame:
+    """One row per ``keys`` with the first ``order`` value of each (its first appearance)."""
+    return frame.groupBy(*keys).agg(F.min(order).alias("__first"))
+
+
+def table_findings(
+    run: DataFrame,
+    qrels: DataFrame,
+    settings: Settings,
+    k_max: int,
+    has_model: bool,
+) -> list[str]:
+    """The warnings :func:`metrics.io.validation.validate` finds in a run and its judgments, in
+    its order and words, counted by Spark: missing and infinite scores, repeated items, tied
+    scores, short lists, missing, repeated and negative labels, labels that look like ranks,
+    judged queries without a relevant item, run queries without judgments, judged queries missing
+    from a model's run, relevant items no model retrieved.
+
+    ``run`` is prepared (:func:`metrics.spark.backend.prepare_run`, with the input row number),
+    ``qrels`` has ``query``, ``item``, ``relevance`` in input order; ``has_model`` says whether
+    the examples name the model (the run has a model column, or there are several run files).
+    """
+    found: list = []
+    run = _ids_present(run).cache()
+    qrels = _ids_present(qrels.withColumn(QROW, F.monotonically_increasing_id())).cache()
+    found += _score_findings(run, settings, k_max, has_model)
+    found += _label_findings(qrels, settings)
+    found += _coverage_findings(run, qrels, settings)
+    run.unpersist()
+    qrels.unpersist()
+    return [
+        f"{f.source + ': ' if f.source else ''}{f.message}"
+        + (f" (e.g. {'; '.join(f.examples)})" if f.examples else "")
+        for f in found
+        if f.severity == "warning"
+    ]
+
+
+def _model(example: dict[str, object], model: object, has_model: bool) -> dict[str, object]:
+    if has_model:
+        example["model"] = str(model)
+    return example
+
+
+def _score_findings(run: DataFrame, settings: Settings, k_max: int, has_model: bool) -> list:
+    from metrics.io.validation import RULES, Finding
+
+    has_score = S.SCORE in run.columns
+    score = F.col(S.SCORE) if has_score else -F.col(S.RANK)
+    shown = S.SCORE if has_score else S.RANK
+    run = run.withColumn("__score", score)
+    found = []
+    for code, mask in (
+        ("missing_scores", _missing(F.col("__score"))),
+        ("infinite_scores", F.col("__score").isin(float("inf"), float("-inf"))),
+    ):
+        rows = run.where(mask)
+        n = rows.count()
+        if n:
+            examples = tuple(
+                {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])} for r in _first(rows, ROW)
+            )
+            found.append(
+                Finding(code, "warning", {"n": n, "column": shown}, n, examples, column=shown)
+            )
+    key = Window.partitionBy(S.MODEL, S.QUERY, S.ITEM).orderBy(ROW)
+    run = run.withColumn("__copy", F.row_number().over(key)).cache()
+    copies = run.where(F.col("__copy") > 1)
+    n = copies.count()
+    if n:
+        refused = settings.duplicates == "error"
+        found.append(
+            Finding(
+                "duplicate_items",
+                "error" if refused else "warning",
+                {"n": n},
+                n,
+                tuple(
+                    _model(
+                        {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])}, r[S.MODEL], has_model
+                    )
+                    for r in _first(copies, ROW)
+                ),
+                variant="refused" if refused else "",
+                rule=("duplicates", settings.duplicates),
+            )
+        )
+    ok = run.where(~_missing(F.col("__score")))
+    if has_score and settings.ties in RULES["ties"]:
+        groups = ok.groupBy(S.MODEL, S.QUERY, "__score").agg(
+            F.count(F.lit(1)).alias("n"), F.min(ROW).alias("__first")
+        )
+        tied = groups.where(F.col("n") > 1)
+        lists = tied.groupBy(S.MODEL, S.QUERY).agg(F.min("__first").alias("__first"))
+        totals = tied.agg(F.sum("n").alias("rows")).collect()[0]
+        n_lists = lists.count()
+        if n_lists:
+            found.append(
+                Finding(
+                    "tied_scores",
+                    "warning",
+                    {"n": n_lists, "rows": int(totals["rows"])},
+                    n_lists,
+                    tuple(
+                        _model({"query": str(r[S.QUERY])}, r[S.MODEL], has_model)
+                        for r in _first(lists, "__first")
+                    ),
+                    rule=("ties", settings.ties),
+                )
+            )
+    sizes = (
+        ok.where(F.col("__copy") == 1)
+        .groupBy(S.MODEL, S.QUERY)
+        .agg(F.count(F.lit(1)).alias("size"), F.min(ROW).alias("__first"))
+    )
+    summary = sizes.agg(
+        F.count(F.lit(1)).alias("total"),
+        F.sum((F.col("size") < k_max).cast("long")).alias("short"),
+        F.min(F.when(F.col("size") < k_max, F.col("size"))).alias("shortest"),
+    ).collect()[0]
+    if summary["short"]:
+        short = sizes.where(F.col("size") < k_max)
+        n = int(summary["short"])
+        found.append(
+            Finding(
+                "short_lists",
+                "warning",
+                {
+                    "n": n,
+                    "total": int(summary["total"]),
+                    "k": k_max,
+                    "shortest": summary["shortest"],
+                },
+                n,
+                tuple(
+                    _model({"query": str(r[S.QUERY]), "n": int(r["size"])}, r[S.MODEL], has_model)
+                    for r in _first(short, "__first")
+                ),
+                rule=("short_lists", settings.short_lists),
+            )
+        )
+    run.unpersist()
+    return found
+
+
+def _label_findings(qrels: DataFrame, settings: Settings) -> list:
+    from metrics.io.validation import Finding
+
+    label = F.col(S.RELEVANCE)
+    shown = S.RELEVANCE
+    found = []
+    rows = qrels.where(_missing(label))
+    n = rows.count()
+    if n:
+        found.append(
+            Finding(
+                "missing_labels",
+                "warning",
+                {"n": n},
+                n,
+                tuple(
+                    {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])} for r in _first(rows, QROW)
+                ),
+                column=shown,
+            )
+        )
+    key = Window.partitionBy(S.QUERY, S.ITEM).orderBy(QROW)
+    copies = qrels.withColumn("__copy", F.row_number().over(key)).where(F.col("__copy") > 1)
+    n = copies.count()
+    if n:
+        found.append(
+            Finding(
+                "duplicate_judgments",
+                "warning",
+                {"n": n},
+                n,
+                tuple(
+                    {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])} for r in _first(copies, QROW)
+                ),
+            )
+        )
+    clean = qrels.where(~_missing(label))
+    negative = clean.where(label < 0)
+    n = negative.count()
+    if n:
+        found.append(
+            Finding(
+                "negative_labels",
+                "warning",
+                {"n": n},
+                n,
+                tuple(
+                    {
+                        "query": str(r[S.QUERY]),
+                        "item": str(r[S.ITEM]),
+                        "value": f"{r[S.RELEVANCE]:g}",
+                    }
+                    for r in _first(negative, QROW)
+                ),
+                column=shown,
+            )
+        )
+    if _labels_look_like_ranks(clean):
+        found.append(Finding("labels_look_like_ranks", "warning", {"column": shown}, column=shown))
+    level = float(settings.relevance_level)
+    judged = clean.groupBy(S.QUERY).agg(
+        F.min(QROW).alias("__first"), F.max((label >= level).cast("int")).alias("relevant")
+    )
+    counts = judged.agg(
+        F.count(F.lit(1)).alias("total"), F.sum(1 - F.col("relevant")).alias("none")
+    ).collect()[0]
+    if counts["none"]:
+        none = judged.where(F.col("relevant") == 0)
+        n = int(counts["none"])
+        found.append(
+            Finding(
+                "no_relevant",
+                "warning",
+                {"n": n, "total": int(counts["total"]), "level": f"{settings.relevance_level:g}"},
+                n,
+                tuple({"id": str(r[S.QUERY])} for r in _first(none, "__first")),
+                rule=("no_relevant", settings.no_relevant),
+            )
+        )
+    return found
+
+
+def _labels_look_like_ranks(clean: DataFrame) -> bool:
+    """As the local check: whole-number labels up to at least 5, and at least half of the
+    queries with five or more judgments labelled 0..n-1 or 1..n, each value once."""
+    label = F.col(S.RELEVANCE)
+    head = clean.agg(
+        F.max(label).alias("max"), F.sum((label != F.floor(label)).cast("long")).alias("frac")
+    ).collect()[0]
+    if head["max"] is None or head["max"] < 5 or head["frac"]:
+        return False
+    stats = (
+        clean.groupBy(S.QUERY)
+        .agg(
+            F.count(F.lit(1)).alias("n"),
+            F.countDistinct(label).alias("distinct"),
+            F.min(label).alias("min"),
+            F.max(label).alias("max"),
+        )
+        .where(F.col("n") >= 5)
+    )
+    like = (
+        (F.col("distinct") == F.col("n"))
+        & F.col("min").isin(0, 1)
+        & (F.col("max") - F.col("min") == F.col("n") - 1)
+    )
+    share = stats.agg(F.avg(like.cast("double")).alias("share")).collect()[0]["share"]
+    return share is not None and share >= 0.5
+
+
+def _coverage_findings(run: DataFrame, qrels: DataFrame, settings: Settings) -> list:
+    from metrics.io.validation import Finding
+
+    spark = run.sparkSession
+    found = []
+    run_queries = _in_order(run, [S.QUERY], ROW)
+    judged = _in_order(qrels, [S.QUERY], QROW)
+    unjudged = run_queries.join(judged.select(S.QUERY), S.QUERY, "left_anti")
+    n = unjudged.count()
+    if n:
+        found.append(
+            Finding(
+                "unjudged_queries",
+                "warning",
+                {"n": n, "total": run_queries.count()},
+                n,
+                tuple({"id": str(r[S.QUERY])} for r in _first(unjudged, "__first")),
+            )
+        )
+    models = _in_order(run, [S.MODEL], ROW).orderBy("__first").collect()
+    order = spark.createDataFrame(
+        [(str(r[S.MODEL]), i) for i, r in enumerate(models)], f"{S.MODEL} string, __m long"
+    )
+    present = run.select(S.MODEL, S.QUERY).distinct()
+    absent = order.crossJoin(judged).join(present, [S.MODEL, S.QUERY], "left_anti").cache()
+    pairs = absent.count()
+    if pairs:
+        queries = absent.groupBy(S.QUERY).agg(
+            F.min("__m").alias("__m"), F.min("__first").alias("__first")
+        )
+        n = queries.count()
+        params: dict[str, object] = {"n": n, "total": judged.count()}
+        if len(models) == 1:
+            variant = "one_model"
+            examples = tuple({"id": str(r[S.QUERY])} for r in _first(queries, "__first"))
+        else:
+            variant, params["pairs"] = "models", pairs
+            first = absent.orderBy("__m", "__first").limit(EXAMPLES).collect()
+            examples = tuple({"model": str(r[S.MODEL]), "query": str(r[S.QUERY])} for r in first)
+        found.append(
+            Finding(
+                "missing_run_queries",
+                "warning",
+                params,
+                n,
+                examples,
+                variant=variant,
+                rule=("missing_queries", settings.missing_queries),
+            )
+        )
+    absent.unpersist()
+    level = float(settings.relevance_level)
+    relevant = (
+        qrels.where(F.col(S.RELEVANCE) >= level)
+        .join(run.select(S.QUERY).distinct(), S.QUERY, "left_semi")
+        .groupBy(S.QUERY, S.ITEM)
+        .agg(F.min(QROW).alias("__first"))
+    )
+    outside = relevant.join(
+        run.select(S.QUERY, S.ITEM).distinct(), [S.QUERY, S.ITEM], "left_anti"
+    ).cache()
+    counts = outside.agg(
+        F.count(F.lit(1)).alias("n"), F.countDistinct(S.QUERY).alias("queries")
+    ).collect()[0]
+    if counts["n"]:
+        n = int(counts["n"])
+        found.append(
+            Finding(
+                "relevant_not_retrieved",
+                "warning",
+                {"n": n, "queries": int(counts["queries"])},
+                n,
+                tuple(
+                    {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])}
+                    for r in _first(outside, "__first")
+                ),
+            )
+        )
+    outside.unpersist()
+    return found
