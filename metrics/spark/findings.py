@@ -6,11 +6,15 @@ after the last field, comment lines) and warnings about what the ranking left ou
 without a relevant item left out). Here the same facts are counted by Spark aggregations over the
 run and judgment tables, and only counts and at most five example ids per model reach the driver;
 the words are the local engine's (:meth:`metrics.io.trec.TrecColumns.notes`,
-:func:`metrics.cli.evaluate.notes_warnings`).
+:func:`metrics.cli.evaluate.notes_warnings`). For CSV and Parquet tables the local command line
+prints what :func:`metrics.io.validation.validate` finds instead; :func:`table_findings` counts the
+same findings and words them with the same :class:`~metrics.io.validation.Finding`.
 
-Examples follow the local engine's order: query ids in byte order (Spark compares strings by
-their UTF-8 bytes, as arrow does), repeated items in ranked order within a query (those few
-queries' rows are ranked on the driver by :func:`metrics.engine.ranking.rank_lists`).
+Examples follow the local engine's order: for TREC files, query ids in byte order (Spark
+compares strings by their UTF-8 bytes, as arrow does), repeated items in ranked order within a
+query (those few queries' rows are ranked on the driver by
+:func:`metrics.engine.ranking.rank_lists`); for tables, first appearance in the input (the
+smallest input row number of each group).
 """
 
 from __future__ import annotations
