@@ -80,14 +80,15 @@ found = callouts(review, primary, words, MIN_SEGMENT_QUERIES) if by else pd.Data
 colours = model_colours(models)
 per_query = per_query_data.is_per_query(dataset)
 curve_ks = list(range(k_from, k_to + 1))
+curve_measures = list(measures[:2])
 missing_curves: list[tuple[str, int, int]] = []
-if per_query:  # Δ curves only where the table has several K
+if per_query_data.is_per_query(dataset):  # Δ curves only where the table has several K
     curve_ks = per_query_data.cutoffs_between(dataset, measures[:2], k_from, k_to)
+    computed = {m: per_query_data.cutoffs_between(dataset, (m,), k_from, k_to) for m in measures}
+    missing_curves = [(m, k_from, k_to) for m in curve_measures if len(computed[m]) < 2]
+    curve_measures = [m for m in curve_measures if len(computed[m]) >= 2]
 figures = []
-for measure in measures[:2]:
-    if per_query and len(per_query_data.cutoffs_between(dataset, (measure,), k_from, k_to)) < 2:
-        missing_curves.append((measure, k_from, k_to))
-        continue
+for measure in curve_measures:
     curves = {
         c: review_compute.delta_curve(
             dataset, settings, measure, k_from, k_to, choice.baseline, c, options

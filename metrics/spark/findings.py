@@ -23,13 +23,14 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
-from pyspark.sql import DataFrame, SparkSession, Window
+from pyspark.sql import DataFrame, Row, SparkSession, Window
 from pyspark.sql import functions as F
 
 from metrics import schema as S
 from metrics.engine.ranking import RankingNotes, rank_lists
 from metrics.engine.settings import Settings
 from metrics.io.trec import WIDTH, TrecColumns
+from metrics.io.validation import RULES, Finding
 from metrics.spark.backend import ROW
 
 #: Examples a warning names (the local engine's ``examples()`` shows five).
@@ -165,7 +166,7 @@ def ranking_warnings(
             dropped_duplicates=dropped.get(model, 0),
             duplicate_examples=examples.get(model, ()),
             missing_scored_zero=settings.missing_queries == "zero",
-            **{name: tuple(first) for name, (_, first) in ids.items()},  # type: ignore[arg-type]
+            **{name: tuple(first) for name, (_, first) in ids.items()},
         )
         counts = {name: n for name, (n, _) in ids.items()}
         out += notes_warnings(notes, sources.get(model, model), settings, counts)
@@ -224,9 +225,10 @@ def _missing(column: F.Column) -> F.Column:
     return column.isNull() | F.isnan(column)
 
 
-def _first(frame: DataFrame, order: str, n: int = EXAMPLES) -> list:
+def _first(frame: DataFrame, order: str, n: int = EXAMPLES) -> list[Row]:
     """The first ``n`` rows by ``order`` (a distributed top-n)."""
-    return frame.orderBy(order).limit(n).collect()
+    rows: list[Row] = frame.orderBy(order).limit(n).collect()
+    return rows
 
 
 def _in_order(frame: DataFrame, keys: list[str], order: str) -> DataFrame:
@@ -251,7 +253,7 @@ def table_findings(
     ``qrels`` has ``query``, ``item``, ``relevance`` in input order; ``has_model`` says whether
     the examples name the model (the run has a model column, or there are several run files).
     """
-    found: list = []
+    found: list[Finding] = []
     run = _ids_present(run).cache()
     qrels = _ids_present(qrels.withColumn(QROW, F.monotonically_increasing_id())).cache()
     found += _score_findings(run, settings, k_max, has_model)
@@ -273,9 +275,9 @@ def _model(example: dict[str, object], model: object, has_model: bool) -> dict[s
     return example
 
 
-def _score_findings(run: DataFrame, settings: Settings, k_max: int, has_model: bool) -> list:
-    from metrics.io.validation import RULES, Finding
-
+def _score_findings(
+    run: DataFrame, settings: Settings, k_max: int, has_model: bool
+) -> list[Finding]:
     has_score = S.SCORE in run.columns
     score = F.col(S.SCORE) if has_score else -F.col(S.RANK)
     shown = S.SCORE if has_score else S.RANK
@@ -374,9 +376,7 @@ def _score_findings(run: DataFrame, settings: Settings, k_max: int, has_model: b
     return found
 
 
-def _label_findings(qrels: DataFrame, settings: Settings) -> list:
-    from metrics.io.validation import Finding
-
+def _label_findings(qrels: DataFrame, settings: Settings) -> list[Finding]:
     label = F.col(S.RELEVANCE)
     shown = S.RELEVANCE
     found = []
@@ -484,9 +484,7 @@ def _labels_look_like_ranks(clean: DataFrame) -> bool:
     return share is not None and share >= 0.5
 
 
-def _coverage_findings(run: DataFrame, qrels: DataFrame, settings: Settings) -> list:
-    from metrics.io.validation import Finding
-
+def _coverage_findings(run: DataFrame, qrels: DataFrame, settings: Settings) -> list[Finding]:
     spark = run.sparkSession
     found = []
     run_queries = _in_order(run, [S.QUERY], ROW)
