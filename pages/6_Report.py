@@ -12,6 +12,7 @@ from metrics.review.stakeholder_report import (
     REPORT_TEMPLATES,
     ReportInputs,
     build_report_html,
+    left_out,
     provenance,
     report_zip,
     software_versions,
@@ -23,7 +24,7 @@ from metrics.review.verdict import (
     segment_rows,
     verdict_sentences,
 )
-from ui import compute, frame
+from ui import compute, frame, per_query_data
 from ui.findings_view import findings_frame
 from ui.i18n import current_language, t, templates
 from ui.review import compute as review_compute
@@ -77,8 +78,17 @@ primary = names[0]
 found = callouts(review, primary, words, MIN_SEGMENT_QUERIES) if by else pd.DataFrame()
 
 colours = model_colours(models)
+per_query = per_query_data.is_per_query(dataset)
+curve_ks = list(range(k_from, k_to + 1))
+curve_measures = list(measures[:2])
+missing_curves: list[tuple[str, int, int]] = []
+if per_query_data.is_per_query(dataset):  # Δ curves only where the table has several K
+    curve_ks = per_query_data.cutoffs_between(dataset, measures[:2], k_from, k_to)
+    computed = {m: per_query_data.cutoffs_between(dataset, (m,), k_from, k_to) for m in measures}
+    missing_curves = [(m, k_from, k_to) for m in curve_measures if len(computed[m]) < 2]
+    curve_measures = [m for m in curve_measures if len(computed[m]) >= 2]
 figures = []
-for measure in measures[:2]:
+for measure in curve_measures:
     curves = {
         c: review_compute.delta_curve(
             dataset, settings, measure, k_from, k_to, choice.baseline, c, options
@@ -123,7 +133,7 @@ inputs = ReportInputs(
     models=list(models),
     baseline=choice.baseline,
     measures=names,
-    ks=list(range(k_from, k_to + 1)),
+    ks=curve_ks,
     n_queries=int(dataset.run["query"].nunique()),
     settings=settings,
     options=options,
@@ -151,6 +161,8 @@ inputs = ReportInputs(
     settings_rows=settings_rows(settings, options, choice.family, t),
     words=templates(REPORT_TEMPLATES, lang),
     lang=lang,
+    per_query=per_query,
+    missing_curves=missing_curves,
 )
 
 d1, d2 = st.columns(2)
@@ -181,6 +193,12 @@ st.header(
     )
 )
 verdict_box(review, words)
+if per_query:
+    st.info(
+        t("review_report.html.left_out")
+        + "\n"
+        + "".join(f"\n- {frame.escape(item)}" for item in left_out(inputs))
+    )
 
 st.subheader(t("review_report.figures"))
 st.dataframe(
@@ -225,7 +243,9 @@ for i, (_title, figure) in enumerate(figures):
         st.plotly_chart(figure, width="stretch", key=f"report_chart_{i}")
 
 st.subheader(t("review_report.health"))
-if findings.empty:
+if per_query and findings.empty:
+    st.info(t("review_report.html.health_per_query"))
+elif findings.empty:
     st.success(t("review_report.no_problems"))
 else:
     widths: dict[str, Literal["small", "medium", "large"]] = {

@@ -29,11 +29,13 @@ def web_search():
     return per_query_dataset(table, "web_search_per_query.parquet"), evaluation, data
 
 
-def open_with(dataset, page: str, **state) -> AppTest:
+def open_with(dataset, page: str, lang: str | None = None, **state) -> AppTest:
     st.cache_data.clear()
     st.cache_resource.clear()
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params["data"] = "per_query"
+    if lang:
+        at.query_params["lang"] = lang
     at.session_state["per_query_dataset"] = dataset
     for key, value in state.items():
         at.session_state[key] = value
@@ -131,3 +133,86 @@ def test_a_measure_not_computed_at_k_is_named_instead_of_failing(web_search):
     dataset, _, _ = web_search
     at = open_with(dataset, "4_Compare", w_review_k=3)
     assert any("has no column for" in i.value for i in at.info)
+
+
+def test_report_page_builds_the_report_from_per_query_values_and_names_what_is_left_out(
+    web_search,
+):
+    dataset, _, _ = web_search
+    at = open_with(dataset, "6_Report")
+    titles = [h.value for h in at.subheader]
+    for title in ("Verdict", "Headline figures", "Candidates against each other", "Charts"):
+        assert title in titles
+    assert any(title.startswith("Segments") for title in titles)
+    notes = [i.value for i in at.info]
+    left_out = next(x for x in notes if x.startswith("This report is built from a table"))
+    assert "data health checks" in left_out
+    # R is in the table at K = 10 only: no Δ curve for it; P and nDCG (K = 5, 10) have theirs
+    assert "the Δ curve of R" in left_out and "the Δ curve of P" not in left_out
+    assert any(x.startswith("Not checked") for x in notes)
+    assert not [s.value for s in at.success if "No problems" in s.value]
+    assert at.get("plotly_chart")
+    assert at.get("download_button")
+
+
+def test_report_page_on_per_query_values_speaks_the_session_language(web_search):
+    dataset, _, _ = web_search
+    at = open_with(dataset, "6_Report", lang="ja")
+    notes = [i.value for i in at.info]
+    assert any(x.startswith("このレポートはクエリごとの指標値の表から") for x in notes)
+    assert any(x.startswith("チェックしていません") for x in notes)
+
+
+def test_exported_report_on_per_query_values_says_what_is_left_out(web_search):
+    from metrics.engine.settings import Settings
+    from metrics.review.stakeholder_report import (
+        REPORT_TEMPLATES,
+        ReportInputs,
+        build_report_html,
+    )
+    from metrics.review.verdict import ReviewRequest, review_table
+    from ui.i18n import templates
+
+    dataset, _, _ = web_search
+    options = CompareOptions(resamples=200)
+    measures = ("P@10", "nDCG@10")
+    review = review_table(
+        dataset.evaluation(list(measures)),
+        ReviewRequest("lexical", ("dense", "hybrid"), measures, ("query_type",), options),
+        dataset.segments,
+    )
+
+    def page(lang: str) -> str:
+        return build_report_html(
+            ReportInputs(
+                dataset_name=dataset.name,
+                content_hash=dataset.content_hash,
+                models=dataset.models,
+                baseline="lexical",
+                measures=list(measures),
+                ks=[5, 10],
+                n_queries=300,
+                settings=Settings(),
+                options=options,
+                review=review,
+                segment_by=["query_type"],
+                words=templates(REPORT_TEMPLATES, lang),
+                lang=lang,
+                per_query=True,
+                missing_curves=[("R", 1, 20)],
+            )
+        )
+
+    english = page("en")
+    note = english[english.index('id="left-out"') :]
+    note = note[: note.index("</div>")]
+    assert "the data health checks of the runs and judgments" in note
+    assert "the Δ curve of R: the table has it at fewer than two K from 1 to 20" in note
+    assert english.index("Executive summary") < english.index('id="left-out"')
+    assert english.index('id="left-out"') < english.index("Headline figures")
+    assert "Segment findings" in english
+    assert "Not checked: the data health checks read the runs and judgments" in english
+    assert "No problems were found in the data." not in english
+    chinese = page("zh")
+    assert "以下内容需要排序列表和标注，或者表中没有记录，因此未包含" in chinese
+    assert "R 的 Δ 曲线" in chinese

@@ -123,3 +123,114 @@ def test_engine_spark_refuses_repeated_items_like_the_local_engine(spark, tmp_pa
     distributed = _evaluate(str(qrels), str(run), "--duplicates", "error", "--engine", "spark")
     assert local[0] == distributed[0] == 2
     assert distributed[2] == local[2]
+
+
+def _same_except_far_below_any_level(local: str, distributed: str) -> None:
+    """Equal line by line, but for p-values below 1e-12 whose last digits follow the last bits
+    of the per-query values."""
+    header = local.splitlines()[0].split("\t")
+    for a, b in zip(local.splitlines(), distributed.splitlines(), strict=True):
+        for name, x, y in zip(header, a.split("\t"), b.split("\t"), strict=True):
+            if x != y:
+                assert float(x) < 1e-12 and float(y) < 1e-12, (name, x, y, a)
+
+
+def test_compare_by_segments_of_a_query_table_prints_the_same_with_engine_spark(spark):
+    web = SAMPLES / "web_search"
+    files = [str(web / "qrels.csv"), str(web / "run.csv")]
+    options = ["-m", "P@10", "-m", "nDCG@10", "--resamples", "300"]
+    options += ["--queries", str(web / "queries.csv"), "--by", "query_type", "--by", "traffic"]
+    local = _compare(*files, *options)
+    distributed = _compare(*files, *options, "--engine", "spark", "--master", "local[2]")
+    assert local[0] == distributed[0] == 0, distributed[2]
+    assert distributed[2] == local[2]
+    segments = [line for line in local[1].splitlines() if "query_type = " in line]
+    # 2 candidates x 2 measures x (3 query types x 3 traffic levels)
+    assert len(segments) == 2 * 2 * 9
+    _same_except_far_below_any_level(local[1], distributed[1])
+
+
+def test_compare_by_a_column_the_query_table_lacks_is_refused_like_the_local_engine(spark):
+    web = SAMPLES / "web_search"
+    files = [str(web / "qrels.csv"), str(web / "run.csv")]
+    options = ["--queries", str(web / "queries.csv"), "--by", "device", "--resamples", "50"]
+    local = _compare(*files, *options)
+    distributed = _compare(*files, *options, "--engine", "spark", "--master", "local[2]")
+    assert local[0] == distributed[0] == 2
+    assert distributed[2] == local[2]
+    assert "no segment column 'device'" in local[2]
+
+
+#: TREC files with what the local command line reports: a comment line, text after the last
+#: field, a repeated item, run queries without judgments, judged queries missing from a run, a
+#: query without a relevant item.
+PROBLEM_FILES = {
+    "problems.qrels": "# judgments\n1 0 d1 1\n1 0 d2 0\n2 0 d3 2\n3 0 d4 0\n4 0 d5 1 extra\n"
+    "5 0 d6 1\n",
+    "a.run": "1 Q0 d1 1 2.0 a\n1 Q0 d1 2 1.5 a\n1 Q0 d2 3 1.0 a\n2 Q0 d3 1 3.0 a more words\n"
+    "3 Q0 d4 1 1.0 a\n9 Q0 d9 1 1.0 a\n8 Q0 d9 1 1.0 a\n",
+    "b.run": "# a comment\n1 Q0 d2 1 2.0 b\n2 Q0 d3 1 3.0 b\n2 Q0 d3 2 2.0 b\n"
+    "2 Q0 d3 3 1.0 b\n10 Q0 dx 1 1.0 b\n",
+}
+
+
+@pytest.fixture
+def problem_files(tmp_path):
+    for name, text in PROBLEM_FILES.items():
+        (tmp_path / name).write_text(text)
+    return [str(tmp_path / name) for name in PROBLEM_FILES]
+
+
+@pytest.mark.parametrize(
+    "options",
+    [[], ["-c", "--no-relevant", "leave_out", "--ties", "input_order"], ["--quiet"]],
+    ids=["defaults", "complete-leave-out", "quiet"],
+)
+def test_engine_spark_prints_the_local_engines_notes_and_warnings(spark, problem_files, options):
+    local = _evaluate(*problem_files, "-q", *options)
+    distributed = _evaluate(*problem_files, "-q", *options, "--engine", "spark")
+    assert local[0] == distributed[0] == 0, distributed[2]
+    assert distributed[2] == local[2]
+    assert distributed[1] == local[1]
+    if "--quiet" in options:
+        assert local[2] == ""
+    else:
+        assert "note: a.run: 1 line has text after the sixth field (first: line 4)" in local[2]
+        assert "warning: b.run: dropped 2 repeated item(s)" in local[2]
+
+
+def test_compare_with_engine_spark_prints_the_local_engines_notes(spark, problem_files):
+    local = _compare(*problem_files, "--resamples", "50")
+    distributed = _compare(*problem_files, "--resamples", "50", "--engine", "spark")
+    assert local[0] == distributed[0] == 0, distributed[2]
+    assert (
+        distributed[2]
+        == local[2]
+        == ("note: up to 1 queries appear only in baseline; policy 'intersection'.\n")
+    )
+    assert distributed[1] == local[1]
+
+
+#: CSV tables with what the local validation reports: a missing and an infinite score, a
+#: repeated item, tied scores, short lists, a missing, a repeated and a negative label, a query
+#: without a relevant item, run queries without judgments, judged queries missing from a model,
+#: a relevant item no model retrieved.
+PROBLEM_TABLES = {
+    "qrels.csv": "query,item,relevance\nq1,d1,1\nq1,d1,2\nq1,d9,2\nq2,d4,-1\nq2,d5,0\n"
+    "q3,d6,1\nq4,d1,1\nq5,d2,\n",
+    "run.csv": "query,item,score,model\nq1,d1,3.0,alpha\nq1,d2,3.0,alpha\nq1,d1,1.0,alpha\n"
+    "q1,d3,,alpha\nq2,d4,inf,alpha\nq2,d5,1.0,alpha\nq9,d1,1.0,alpha\nq1,d1,2.0,beta\n"
+    "q1,d2,1.0,beta\nq3,d6,0.5,beta\nq3,d7,0.5,beta\nq8,d1,1.0,beta\n",
+}
+
+
+def test_engine_spark_prints_the_local_validation_warnings_for_tables(spark, tmp_path):
+    for name, text in PROBLEM_TABLES.items():
+        (tmp_path / name).write_text(text)
+    files = [str(tmp_path / name) for name in PROBLEM_TABLES]
+    local = _evaluate(*files, "-m", "P@3", "-q")
+    distributed = _evaluate(*files, "-m", "P@3", "-q", "--engine", "spark")
+    assert local[0] == distributed[0] == 0, distributed[2]
+    assert distributed[2] == local[2]
+    assert distributed[1] == local[1]
+    assert len(local[2].splitlines()) == 12

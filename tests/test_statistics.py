@@ -249,3 +249,12 @@ def test_ttest_and_randomization_agree_with_ranx_compare_on_web_search():
         assert ttest_pvalue(diff) == pytest.approx(p_student, rel=1e-6)
         mc_error = 4 * math.sqrt(max(p_fisher, 1e-3) * (1 - p_fisher) / 5_000) + 2e-4
         assert randomization_pvalue(diff, resamples=20_000) == pytest.approx(p_fisher, abs=mc_error)
+
+
+def test_wilcoxon_ranks_differences_equal_but_for_the_last_bits_as_ties():
+    from metrics.review.statistics import wilcoxon_pvalue
+
+    exact = np.array([0.1, -0.1, 0.3, 0.2, 0.2, 0.5, -0.4, 0.1, 0.3, 0.0])
+    noisy = exact + np.array([0, 0, 1, -1, 1, 0, 0, -1, 1, 1]) * 2e-17 * 8
+    noisy[-1] = 3e-13  # within the tie tolerance: no difference
+    assert wilcoxon_pvalue(noisy) == wilcoxon_pvalue(exact)

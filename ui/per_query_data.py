@@ -81,6 +81,14 @@ def evaluation_at(
     return dataset.evaluation(names, macro_settings(settings))
 
 
+def cutoffs_between(
+    dataset: PerQueryDataset, measures: tuple[str, ...], k_from: int, k_to: int
+) -> list[int]:
+    """The K from ``k_from`` to ``k_to`` at which the table has any of ``measures``."""
+    ks = {k for m in measures for k in dataset.cutoffs(family_of(m)) if k_from <= k <= k_to}
+    return sorted(ks)
+
+
 def curves_of(dataset: PerQueryDataset, measure: str, k_to: int) -> dict[str, np.ndarray]:
     """Per model, values of ``measure`` at K = 1..k_to, shape ``(n_queries, k_to)``; ``NaN``
     at every K the table does not have."""

@@ -183,16 +183,13 @@ def _compare_data(
     if args.by and not args.queries:
         raise MetricsError("--by needs --queries, the table holding the segment columns.")
     spark = getattr(args, "engine", "local") == "spark"
-    if spark and args.queries:
-        raise MetricsError(
-            "--queries and --by are not available with --engine spark; write the per-query "
-            "table with --per-query-out and open it with its segments in the app."
-        )
     data: Dataset | PerQueryDataset
     if spark:
         from metrics.spark import spark_per_query
 
-        data = spark_per_query(args.qrels, args.runs, measures, settings, args.master)
+        data = spark_per_query(
+            args.qrels, args.runs, measures, settings, args.master, queries=args.queries
+        )
     else:
         qrels = load_table(args.qrels, Path(args.qrels).name)
         runs = [load_table(path, Path(path).name) for path in args.runs]

@@ -29,7 +29,7 @@ import numpy as np
 
 from metrics.cli.messages import error_line
 from metrics.cli.output import TREC_NAME_WIDTH, Results, write_csv, write_json, write_tsv
-from metrics.engine.ranking import RankedLists, rank_lists
+from metrics.engine.ranking import RankedLists, RankingNotes, rank_lists
 from metrics.engine.registry import (
     DEFAULT_MEASURES,
     MAX_RANGE_K,
@@ -230,36 +230,54 @@ def _load_tables(qrels_path: str, run_paths: list[str], settings: Settings, k_ma
 
 def ranking_warnings(ranked: RankedLists, source: str, settings: Settings) -> list[str]:
     """Plain-English warnings from what :func:`~metrics.engine.ranking.rank_lists` reported."""
-    r = ranked.notes
-    out = []
+    return notes_warnings(ranked.notes, source, settings)
 
-    def examples(values: tuple[str, ...]) -> str:
-        return ", ".join(values[:5]) + (", ..." if len(values) > 5 else "")
+
+def notes_warnings(
+    r: RankingNotes,
+    source: str,
+    settings: Settings,
+    counts: Mapping[str, int] | None = None,
+) -> list[str]:
+    """Plain-English warnings from :class:`~metrics.engine.ranking.RankingNotes`.
+
+    ``counts`` gives the number of queries of a note (by field name) when its tuple holds only
+    the first ids (as ``--engine spark`` collects them); by default the tuple's length.
+    """
+    out = []
+    counts = counts or {}
+
+    def examples(name: str, values: tuple[str, ...]) -> str:
+        n = counts.get(name, len(values))
+        return ", ".join(values[:5]) + (", ..." if n > 5 else "")
 
     if r.dropped_duplicates:
         out.append(
             f"{source}: dropped {r.dropped_duplicates} repeated item(s) within a query, "
             f"keeping the best-ranked copy (e.g. {'; '.join(r.duplicate_examples)})."
         )
+    name = "run_queries_without_judgments"
     if r.run_queries_without_judgments:
-        n = len(r.run_queries_without_judgments)
+        n = counts.get(name, len(r.run_queries_without_judgments))
         out.append(
             f"{source}: {n} quer{'y has' if n == 1 else 'ies have'} no judgments and "
             f"{'is' if n == 1 else 'are'} not evaluated "
-            f"({examples(r.run_queries_without_judgments)})."
+            f"({examples(name, r.run_queries_without_judgments)})."
         )
+    name = "judged_queries_missing_from_run"
     if r.judged_queries_missing_from_run and settings.missing_queries == "skip":
-        n = len(r.judged_queries_missing_from_run)
+        n = counts.get(name, len(r.judged_queries_missing_from_run))
         out.append(
             f"{source}: {n} judged quer{'y is' if n == 1 else 'ies are'} missing from the "
             f"run and skipped; --complete scores them 0 "
-            f"({examples(r.judged_queries_missing_from_run)})."
+            f"({examples(name, r.judged_queries_missing_from_run)})."
         )
+    name = "left_out_without_relevant"
     if r.left_out_without_relevant:
-        n = len(r.left_out_without_relevant)
+        n = counts.get(name, len(r.left_out_without_relevant))
         out.append(
             f"{source}: {n} quer{'y' if n == 1 else 'ies'} without a relevant item "
-            f"left out ({examples(r.left_out_without_relevant)})."
+            f"left out ({examples(name, r.left_out_without_relevant)})."
         )
     return out
 
@@ -476,20 +494,28 @@ def compute_results(
         [s.name for s in specs], settings, counts=[s.aggregate == "sum" for s in specs]
     )
     if getattr(args, "engine", "local") == "spark":
-        from metrics.spark import spark_results
+        from metrics.spark import spark_report
 
-        results.models.update(spark_results(args.qrels, args.runs, specs, settings, args.master))
+        found, notes, warnings = spark_report(
+            args.qrels, args.runs, specs, settings, args.master, findings=not args.quiet
+        )
+        _write_findings(notes, warnings, err)
+        results.models.update(found)
         return results
     inputs = load_inputs(args.qrels, args.runs, settings, k_max)
     if not args.quiet:
-        for note in inputs.notes:
-            err.write(f"note: {note}\n")
-        for warning in inputs.warnings:
-            err.write(f"warning: {warning}\n")
+        _write_findings(inputs.notes, inputs.warnings, err)
     for model, lists in inputs.lists.items():
         values = compute_matrix(lists, specs)
         results.models[model] = (lists, values, mean_values(lists, specs, values, settings))
     return results
+
+
+def _write_findings(notes: list[str], warnings: list[str], err: TextIO) -> None:
+    for note in notes:
+        err.write(f"note: {note}\n")
+    for warning in warnings:
+        err.write(f"warning: {warning}\n")
 
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:

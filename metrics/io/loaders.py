@@ -591,6 +591,24 @@ def _segments(
     return frames[0].reset_index(drop=True), findings
 
 
+def query_segments(
+    queries: LoadedTable | str | Path, query_ids: Sequence[str] | pd.Series
+) -> pd.DataFrame | None:
+    """The segment table (``query`` plus segment columns) of a query metadata table, built as
+    :func:`load_dataset` builds it for a run whose queries are ``query_ids`` and which has no
+    segment columns of its own: what per-query values computed elsewhere (``--engine spark``)
+    are segmented by.
+
+    Raises
+    ------
+    InputError
+        When the table cannot be read or has no query column.
+    """
+    run = pd.DataFrame({QUERY: pd.Series(list(query_ids), dtype=object)})
+    segments, _ = _segments(run, queries, {})
+    return visible_frame(segments) if segments is not None else None
+
+
 def _metadata_coverage(run: pd.DataFrame, meta: pd.DataFrame, source: str) -> list[Finding]:
     """Run queries absent from the query table (warning) and the other way round (info)."""
     ids = run[QUERY][run[QUERY].notna()].astype("str")

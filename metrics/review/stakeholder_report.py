@@ -111,6 +111,17 @@ REPORT_TEMPLATES: dict[str, str] = {
     "review_report.html.prov.family": "Correction family",
     "review_report.html.yes": "yes",
     "review_report.html.no": "no",
+    "review_report.html.left_out": "This report is built from a table of per-query values: the "
+    "comparison, verdict, significance and segments come from it. Left out, because they need "
+    "the ranked lists and judgments, or the table does not record them:",
+    "review_report.html.left_out.health": "the data health checks of the runs and judgments "
+    "(repeated items, tied scores, short lists, unjudged queries)",
+    "review_report.html.left_out.curve": "the Δ curve of {measure}: the table has it at fewer "
+    "than two K from {k_from} to {k_to}",
+    "review_report.html.left_out.settings": "the settings the values were computed with: the "
+    "table does not record them, so the evaluation settings listed below are this session's",
+    "review_report.html.health_per_query": "Not checked: the data health checks read the runs "
+    "and judgments, and this data set holds per-query values only.",
 }
 
 
@@ -169,6 +180,12 @@ class ReportInputs:
     words, lang:
         Wording (keys of :data:`REPORT_TEMPLATES`; missing keys stay English) and the language
         code of the document.
+    per_query:
+        The data set is a table of per-query values (no ranked lists): the report says which
+        sections are left out (:func:`left_out`) and that data health was not checked.
+    missing_curves:
+        ``(measure, k_from, k_to)`` of each Δ curve left out because the per-query table has
+        the measure at fewer than two K in that range.
     """
 
     dataset_name: str
@@ -199,10 +216,39 @@ class ReportInputs:
     settings_rows: list[tuple[str, str]] = field(default_factory=list)
     words: Mapping[str, str] = field(default_factory=dict)
     lang: str = "en"
+    per_query: bool = False
+    missing_curves: list[tuple[str, int, int]] = field(default_factory=list)
 
     def word(self, key: str, **values: object) -> str:
         text = self.words.get(key, REPORT_TEMPLATES[key])
         return text.format(**values) if values else text
+
+
+def left_out(inputs: ReportInputs) -> list[str]:
+    """What a report on per-query values leaves out, one worded item each (empty for a data
+    set with ranked lists): data health, the Δ curves without two K, the settings of the values.
+    """
+    if not inputs.per_query:
+        return []
+    w = inputs.word
+    items = [w("review_report.html.left_out.health")]
+    items += [
+        w("review_report.html.left_out.curve", measure=m, k_from=a, k_to=b)
+        for m, a, b in inputs.missing_curves
+    ]
+    items.append(w("review_report.html.left_out.settings"))
+    return items
+
+
+def _left_out_html(inputs: ReportInputs) -> list[str]:
+    items = left_out(inputs)
+    if not items:
+        return []
+    listed = "".join(f"<li>{_e(item)}</li>" for item in items)
+    return [
+        f'<div class="note" id="left-out"><p>{_e(inputs.word("review_report.html.left_out"))}'
+        f"</p><ul>{listed}</ul></div>"
+    ]
 
 
 def glossary_of(measures: Sequence[str]) -> list[tuple[str, str, str]]:
@@ -486,6 +532,9 @@ def _segments_html(inputs: ReportInputs) -> list[str]:
 def _health_html(inputs: ReportInputs) -> list[str]:
     parts = [f"<h2>{_e(inputs.word('review_report.html.health'))}</h2>"]
     findings = inputs.findings
+    if inputs.per_query and (findings is None or findings.empty):
+        parts.append(f"<p>{_e(inputs.word('review_report.html.health_per_query'))}</p>")
+        return parts
     if findings is None or findings.empty:
         parts.append(f"<p>{_e(inputs.word('review_report.html.health_ok'))}</p>")
         return parts
@@ -505,9 +554,9 @@ def _health_html(inputs: ReportInputs) -> list[str]:
 def build_report_html(inputs: ReportInputs) -> str:
     """The whole report as one HTML document (UTF-8 text), plotly.js inlined once.
 
-    Order: executive summary (the verdict), headline figures (and the candidates against each
-    other), the glossary of the measures, the segment findings, charts, data health, settings
-    and provenance.
+    Order: executive summary (the verdict), on per-query values what is left out, headline
+    figures (and the candidates against each other), the glossary of the measures, the segment
+    findings, charts, data health, settings and provenance.
     """
     if not inputs.generated_at:
         inputs.generated_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -531,6 +580,7 @@ def build_report_html(inputs: ReportInputs) -> str:
     if inputs.description:
         parts.append(f'<p class="muted">{_e(inputs.description)}</p>')
     parts += _summary_html(inputs)
+    parts += _left_out_html(inputs)
     parts += _figures_html(inputs)
     parts += _glossary_html(inputs)
     parts += _segments_html(inputs)

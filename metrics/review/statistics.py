@@ -287,6 +287,10 @@ def ttest_pvalue(diff: np.ndarray) -> float:
 def wilcoxon_pvalue(diff: np.ndarray) -> float:
     """Two-sided p-value of the Wilcoxon signed-rank test (zero differences dropped).
 
+    Differences are rounded to 12 decimals first: differences within :data:`TIE_TOLERANCE` of
+    zero are ties (as in :func:`win_tie_loss`), and differences equal but for the last bits of
+    floating point share their rank, so that the p-value does not depend on the order in which
+    the per-query values were summed (the local engine and Spark sum in different groups).
     ``1.0`` when every difference is zero; ``NaN`` without pairs.
     """
     diff = np.asarray(diff, dtype=np.float64)
@@ -294,6 +298,7 @@ def wilcoxon_pvalue(diff: np.ndarray) -> float:
         return math.nan
     if np.all(np.abs(diff) <= TIE_TOLERANCE):
         return 1.0
+    diff = np.where(np.abs(diff) <= TIE_TOLERANCE, 0.0, np.round(diff, 12))
     return float(_scipy_stats.wilcoxon(diff, zero_method="wilcox").pvalue)
 
 

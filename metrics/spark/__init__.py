@@ -16,10 +16,9 @@ from metrics.errors import InputError, MetricsError
 
 if TYPE_CHECKING:
     import numpy as np
-    import pandas as pd
 
     from metrics.io.per_query import PerQueryDataset
-    from metrics.spark.cli import QueryIds
+    from metrics.spark.cli import QueryIds, SparkEvaluation
 
 INSTALL_HINT = "pip install -r requirements-spark.txt (and a Java 17+ runtime)"
 
@@ -30,15 +29,16 @@ def _per_query(
     specs: list[MeasureSpec],
     settings: Settings,
     master: str,
-) -> tuple[pd.DataFrame, list[str]]:
+    findings: bool = False,
+) -> SparkEvaluation:
     try:
         from pyspark.errors import PySparkException
     except ImportError:
         raise MetricsError(f"--engine spark needs pyspark: {INSTALL_HINT}.") from None
-    from metrics.spark.cli import per_query_table
+    from metrics.spark.cli import evaluate_files
 
     try:
-        return per_query_table(qrels_path, run_paths, specs, settings, master)
+        return evaluate_files(qrels_path, run_paths, specs, settings, master, findings)
     except PySparkException as exc:
         text = str(exc).strip().splitlines()
         message = next((line for line in reversed(text) if "InputError" in line), text[0])
@@ -51,17 +51,32 @@ def spark_per_query(
     measures: list[str],
     settings: Settings,
     master: str = "local[*]",
+    queries: str | None = None,
 ) -> PerQueryDataset:
     """The per-query values of ``measures`` computed by Spark from the named files, as a
-    :class:`~metrics.io.per_query.PerQueryDataset` (what ``compare --engine spark`` reads)."""
+    :class:`~metrics.io.per_query.PerQueryDataset` (what ``compare --engine spark`` reads).
+
+    ``queries`` names a query metadata table (``query`` plus segment columns, one row per
+    query): its segments are joined to the per-query values as the local loader joins them to
+    a run (:func:`metrics.io.loaders.query_segments`), so that segment breakdowns are the
+    local engine's.
+    """
     from metrics import schema as S
     from metrics.engine.registry import parse_measures
     from metrics.io.per_query import PerQueryDataset
 
     specs = parse_measures(list(measures))
-    table, _ = _per_query(qrels_path, run_paths, specs, settings, master)
+    table = _per_query(qrels_path, run_paths, specs, settings, master).table
     table = table[[S.MODEL, S.QUERY, *[s.name for s in specs]]]
-    data = PerQueryDataset(", ".join(Path(p).name for p in run_paths), table, None, specs)
+    segments = None
+    if queries is not None:
+        from metrics.io.formats import load_table
+        from metrics.io.loaders import query_segments
+
+        segments = query_segments(
+            load_table(queries, Path(queries).name), table[S.QUERY].drop_duplicates()
+        )
+    data = PerQueryDataset(", ".join(Path(p).name for p in run_paths), table, segments, specs)
     return data
 
 
@@ -80,10 +95,29 @@ def spark_results(
     MetricsError
         Without pyspark, on unusable input, or when no query is both run and judged.
     """
+    return spark_report(qrels_path, run_paths, specs, settings, master, findings=False)[0]
+
+
+def spark_report(
+    qrels_path: str,
+    run_paths: list[str],
+    specs: list[MeasureSpec],
+    settings: Settings,
+    master: str = "local[*]",
+    findings: bool = True,
+) -> tuple[dict[str, tuple[QueryIds, np.ndarray, np.ndarray]], list[str], list[str]]:
+    """:func:`spark_results`, with the notes and warnings on the input that the local command
+    line prints (computed by Spark aggregations; empty when ``findings`` is false).
+
+    Raises
+    ------
+    MetricsError
+        Without pyspark, on unusable input, or when no query is both run and judged.
+    """
     from metrics.spark.cli import results_of
 
-    table, models = _per_query(qrels_path, run_paths, specs, settings, master)
-    out = results_of(table, models, specs, settings)
+    done = _per_query(qrels_path, run_paths, specs, settings, master, findings)
+    out = results_of(done.table, done.models, specs, settings)
     if not out:
         raise InputError(
             "no query appears in both the run and the judgments.",
@@ -91,4 +125,4 @@ def spark_results(
             fix="check that both files use the same query ids "
             "(for example '7', 'q7' and '007' differ).",
         )
-    return out
+    return out, done.notes, done.warnings

@@ -24,7 +24,8 @@ from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.formats import file_stem
 from metrics.io.roles import guess_roles
-from metrics.spark.backend import evaluate_spark, local_session
+from metrics.io.trec import detect_trec
+from metrics.spark.backend import evaluate_spark, local_session, prepare_qrels
 
 _TEXT_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz")
 
@@ -42,6 +43,10 @@ class QueryIds:
 
 def session(master: str) -> SparkSession:
     """The Spark session of the command (an active one is reused)."""
+    import warnings
+
+    # pyspark's notice about the pandas version is not about the input: keep stderr for that
+    warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
     spark = local_session(master)
     spark.sparkContext.setLogLevel("ERROR")
     return spark
@@ -82,28 +87,10 @@ def _format_of(path: str) -> str:
 
         opener = gzip.open if files[0].endswith(".gz") else open
         with opener(files[0], "rt", encoding="utf-8", errors="replace") as handle:
-            first = handle.readline()
-        if not _looks_trec(first):
+            lines = [line for _, line in zip(range(200), handle)]
+        if detect_trec(lines) is None:  # the local reader's test (comment lines skipped)
             return "csv"
     return "trec"
-
-
-def _looks_trec(line: str) -> bool:
-    """A TREC qrels line (``qid iter docid rel``) or run line (``qid Q0 docid rank score tag``)."""
-    parts = line.split()
-
-    def number(text: str) -> bool:
-        try:
-            float(text)
-        except ValueError:
-            return False
-        return True
-
-    if len(parts) == 4:
-        return number(parts[3])
-    if len(parts) == 6:
-        return number(parts[3]) and number(parts[4])
-    return False
 
 
 def read_table(spark: SparkSession, path: str, kind: str) -> DataFrame:
@@ -124,8 +111,13 @@ def read_table(spark: SparkSession, path: str, kind: str) -> DataFrame:
         sep = "\t" if ".tsv" in path.lower() else ","
         table = spark.read.csv(path, header=True, sep=sep, inferSchema=False)
     else:
-        fields = F.split(F.trim(F.col("value")), r"\s+")
-        lines = spark.read.text(path).where(F.length(F.trim(F.col("value"))) > 0)
+        from metrics.spark.findings import stripped_lines
+
+        # as the local reader: fields split on runs of whitespace; blank lines and lines
+        # starting with '#' skipped
+        text = stripped_lines(spark, path)
+        lines = text.where((F.col("line") != "") & ~F.col("line").startswith("#"))
+        fields = F.split(F.col("line"), r"\s+")
         if kind == "qrels":
             return lines.select(
                 fields[0].alias(S.QUERY),
@@ -209,6 +201,18 @@ def read_runs_with_sources(
     return out, sources
 
 
+@dataclass
+class SparkEvaluation:
+    """What the command line prints with ``--engine spark``: per-query values (pandas, queries
+    in evaluation order within each model), the models in order, and the notes and warnings the
+    local engine prints for the same input."""
+
+    table: pd.DataFrame
+    models: list[str]
+    notes: list[str]
+    warnings: list[str]
+
+
 def per_query_table(
     qrels_path: str,
     run_paths: list[str],
@@ -218,6 +222,58 @@ def per_query_table(
 ) -> tuple[pd.DataFrame, list[str]]:
     """Per-query values (pandas, queries in evaluation order within each model) and the models in
     order, computed by Spark from the named files."""
+    done = evaluate_files(qrels_path, run_paths, specs, settings, master, findings=False)
+    return done.table, done.models
+
+
+def input_notes(
+    spark: SparkSession,
+    qrels_path: str,
+    run_paths: list[str],
+    run: DataFrame,
+    qrels: DataFrame,
+    models: list[str],
+    sources: dict[str, str],
+    settings: Settings,
+    k_max: int = 10,
+) -> tuple[list[str], list[str]]:
+    """The notes and warnings the local command line prints for these files: for TREC files,
+    how they were read and what the ranking dropped or left out, per run file; for other
+    tables, what the local validation finds in the run and judgments (``k_max``: the largest
+    cutoff asked for)."""
+    from metrics.spark import findings
+
+    paths = [qrels_path, *run_paths]
+    if any(_format_of(p) != "trec" for p in paths):
+        # the local loader names every run's model, so the examples name it too
+        return [], findings.table_findings(run, qrels, settings, k_max, has_model=True)
+    notes = []
+    for path, kind in zip(paths, ["qrels"] + ["run"] * len(run_paths)):
+        notes += findings.reading_notes(spark, path, kind)
+    warnings = findings.ranking_warnings(run, qrels, models, sources, settings)
+    return notes, warnings
+
+
+def usable_rows(table: DataFrame) -> DataFrame:
+    """A run or judgments table read from CSV or Parquet without the rows the local loader
+    drops (and reports): an empty query or item id, no score (or rank), no label."""
+    keep = F.col(S.QUERY).isNotNull() & F.col(S.ITEM).isNotNull()
+    keep &= (F.col(S.QUERY).cast("string") != "") & (F.col(S.ITEM).cast("string") != "")
+    value = next(c for c in (S.RELEVANCE, S.SCORE, S.RANK) if c in table.columns)
+    number = F.col(value).cast("double")
+    return table.where(keep & number.isNotNull() & ~F.isnan(number))
+
+
+def evaluate_files(
+    qrels_path: str,
+    run_paths: list[str],
+    specs: list[MeasureSpec],
+    settings: Settings,
+    master: str,
+    findings: bool = True,
+) -> SparkEvaluation:
+    """Per-query values of the named files computed by Spark, with (``findings``) the notes and
+    warnings of :func:`input_notes`."""
     from metrics.spark.backend import models_in_order, prepare_run
 
     spark = session(master)
@@ -228,9 +284,10 @@ def per_query_table(
         source = Path(run_paths[0].rstrip("/")).name
     run = run.cache()  # read once: the model order and the evaluation both scan it
     models = models_in_order(prepare_run(run, source))
+    tables = any(_format_of(p) != "trec" for p in [qrels_path, *run_paths])
     values = evaluate_spark(
-        run,
-        qrels,
+        usable_rows(run) if tables else run,
+        usable_rows(qrels) if tables else qrels,
         [s.name for s in specs],
         settings,
         source=source,
@@ -246,7 +303,21 @@ def per_query_table(
     table = table.sort_values(["__model", "__key"], kind="stable").drop(
         columns=["__model", "__key"]
     )
-    return table.reset_index(drop=True), models
+    notes: list[str] = []
+    warnings: list[str] = []
+    if findings:
+        notes, warnings = input_notes(
+            spark,
+            qrels_path,
+            run_paths,
+            prepare_run(run, source),
+            prepare_qrels(qrels),
+            models,
+            sources,
+            settings,
+            max([s.k for s in specs if s.k is not None], default=10),
+        )
+    return SparkEvaluation(table.reset_index(drop=True), models, notes, warnings)
 
 
 def results_of(

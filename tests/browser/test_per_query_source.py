@@ -1,4 +1,4 @@
-"""A per-query results file uploaded on the Data page opens on Compare and Segments."""
+"""A per-query results file uploaded on the Data page opens on Compare, Segments and Report."""
 
 from __future__ import annotations
 
@@ -22,7 +22,7 @@ def _per_query_parquet() -> bytes:
     return buffer.getvalue()
 
 
-def test_a_per_query_results_file_opens_on_compare_and_segments(server, browser, shots):
+def test_a_per_query_results_file_opens_on_compare_segments_and_report(server, browser, shots):
     context = browser.new_context(viewport={"width": 1400, "height": 2000})
     page = context.new_page()
     page.goto(f"{server}/Data?data=per_query")
@@ -51,4 +51,18 @@ def test_a_per_query_results_file_opens_on_compare_and_segments(server, browser,
     wait_for_app(page, "Where a segment points the other way")
     assert wait_for_charts(page, 2) == 2
     page.screenshot(path=str(shots / "segments_per_query.png"), full_page=True)
+
+    go_to(page, "Report")
+    wait_for_app(page, "This report is built from a table of per-query values")
+    assert page.get_by_text("Not checked: the data health checks").count() >= 1
+    wait_for_charts(page, 3)
+    page.screenshot(path=str(shots / "report_per_query.png"), full_page=True)
+    with page.expect_download() as download:
+        page.get_by_text("Download the report (HTML").click()
+    with open(download.value.path(), encoding="utf-8") as handle:
+        exported = handle.read()
+    assert 'id="left-out"' in exported
+    assert "the data health checks of the runs and judgments" in exported
+    assert "Not checked: the data health checks read the runs and judgments" in exported
+    assert exported.index("Executive summary") < exported.index("Headline figures")
     context.close()
