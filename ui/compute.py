@@ -106,7 +106,7 @@ def ranked_lists(
     lists = memo.cached(
         dataset.content_hash,
         ("ranked", key),
-        lambda: rank_run(dataset.run, dataset.qrels, base, source=dataset.name),
+        lambda: rank_run(dataset.run, dataset.qrels, base, source=dataset.name, codes=dataset.ids),
         store,
     )
     if base == settings:

@@ -551,6 +551,8 @@ def _blank_lines(text: str, first_line: int, *, whitespace: bool) -> tuple[int, 
     head = text if end < 0 else text[:end]
     if first_line <= 1 and (not head.strip() if whitespace else head in ("", "\r")):
         found.append(1)
+    if not whitespace and "\n\n" not in text and "\n\r\n" not in text:
+        return tuple(found)  # no empty line after the first (a quick scan for the common case)
     line, last = 1, 0
     for match in pattern.finditer(text):
         line += text.count("\n", last, match.start())
@@ -925,11 +927,27 @@ def _infer_types(table: pa.Table, delimiter: str) -> pd.DataFrame:
 
 def _try_cast(col: pa.ChunkedArray) -> pa.ChunkedArray | None:
     for target in (pa.int64(), pa.float64()):
+        if not _casts(_sample(col), target):
+            continue  # a cast fails when one value fails: the whole column would fail too
         try:
             return pc.cast(col, target)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             continue
     return None
+
+
+def _sample(col: pa.ChunkedArray, size: int = 1024) -> pa.ChunkedArray:
+    """The first non-missing values of a column (a cheap check before converting it all)."""
+    present = col.slice(0, size * 4).drop_null()
+    return present.slice(0, size)
+
+
+def _casts(col: pa.ChunkedArray, target: pa.DataType) -> bool:
+    try:
+        pc.cast(col, target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return False
+    return True
 
 
 def _drop_empty_unnamed(frame: pd.DataFrame) -> pd.DataFrame:
