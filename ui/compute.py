@@ -115,15 +115,22 @@ def ranked_lists(
 
 
 def measure_curves(
-    dataset: Dataset, settings: Settings, measure: str, k_to: int
+    dataset: Dataset,
+    settings: Settings,
+    measure: str,
+    k_to: int,
+    *,
+    store: memo.ResultCache | None = None,
 ) -> dict[str, np.ndarray]:
-    """Per-query values of ``measure`` at K = 1..k_to per model (cached)."""
+    """Per-query values of ``measure`` at K = 1..k_to per model (cached; ``store`` as in
+    :func:`ranked_lists`)."""
     if per_query_data.is_per_query(dataset):
         return per_query_data.curves_of(dataset, measure, k_to)
     return memo.cached(
         dataset.content_hash,
         ("curves", settings_key(settings), measure, int(k_to)),
-        lambda: curves_of(ranked_lists(dataset, settings), measure, k_to),
+        lambda: curves_of(ranked_lists(dataset, settings, store=store), measure, k_to),
+        store,
     )
 
 
@@ -179,12 +186,16 @@ def judgment_notes_of(lists: dict[str, RankedLists], k: int, rbp: bool) -> pd.Da
     return pd.DataFrame(rows, columns=[S.MODEL, *names])
 
 
-def precision_recall(dataset: Dataset, settings: Settings, k_to: int) -> pd.DataFrame:
-    """Interpolated and raw precision–recall points per model (cached)."""
+def precision_recall(
+    dataset: Dataset, settings: Settings, k_to: int, *, store: memo.ResultCache | None = None
+) -> pd.DataFrame:
+    """Interpolated and raw precision–recall points per model (cached; ``store`` as in
+    :func:`ranked_lists`)."""
     return memo.cached(
         dataset.content_hash,
         ("precision_recall", settings_key(settings), k_to),
-        lambda: precision_recall_table(ranked_lists(dataset, settings), k_to),
+        lambda: precision_recall_table(ranked_lists(dataset, settings, store=store), k_to),
+        store,
     ).copy()
 
 
@@ -204,19 +215,33 @@ def query_count(dataset: Dataset) -> int:
     )
 
 
-def warm(dataset: Dataset, settings: Settings) -> threading.Thread:
-    """Rank a newly loaded data set in the background, so the next page finds it cached.
+def warm(
+    dataset: Dataset,
+    settings: Settings,
+    measures: tuple[str, ...] = (),
+    k_to: int | None = None,
+    *,
+    store: memo.ResultCache | None = None,
+) -> threading.Thread:
+    """Rank a newly loaded data set in the background, so the next page finds it cached; then
+    compute what the Curves page shows, in its order: the curves of ``measures`` up to
+    ``k_to``, then the precision–recall points.
 
-    The store holds a lock per key: a page asking for the same lists meanwhile waits for this
+    The store holds a lock per key: a page asking for the same results meanwhile waits for this
     computation instead of repeating it.
     """
 
-    store = memo.store_for(dataset.content_hash)  # found here: the thread has no session
+    if store is None:
+        store = memo.store_for(dataset.content_hash)  # found here: the thread has no session
 
     def work() -> None:
-        # the page that needs the lists will show the error
+        # the page that needs the results will show the error
         with contextlib.suppress(Exception):
             ranked_lists(dataset, settings, store=store)
+            if k_to is not None:
+                for measure in measures:
+                    measure_curves(dataset, settings, measure, k_to, store=store)
+                precision_recall(dataset, settings, k_to, store=store)
 
     thread = threading.Thread(target=work, name="rank-warmup", daemon=True)
     thread.start()
