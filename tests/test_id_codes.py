@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from metrics import Settings, rank_run
 from metrics.engine.ranking import encode_strings, id_codes
-from metrics.io.formats import _try_cast, load_table
+from metrics.io.formats import _stripped, _try_cast, load_table
 from metrics.io.loaders import load_dataset
 from metrics.io.validation import _blank_values, _repeated, validate
 from tests.strategies import collections
@@ -196,3 +196,18 @@ def test_an_upload_keeps_its_encoded_ids_through_cleaning_and_ranks_as_before():
         rank_run(dataset.run, dataset.qrels, codes=dataset.ids),
         rank_run(dataset.run, dataset.qrels),
     )
+
+
+@given(
+    st.lists(
+        st.one_of(st.none(), st.text(alphabet=[" ", "\t", "\u3000", "\xa0", "a", "é"], max_size=4)),
+        max_size=30,
+    ),
+    st.integers(0, 5),
+)
+def test_read_values_are_stripped_as_trimming_every_value_strips_them(values, cut):
+    array = pa.array(values, pa.string())
+    column = pa.chunked_array([array.slice(min(cut, len(values))), array.slice(0, cut)])
+    trimmed = pc.utf8_trim_whitespace(column)
+    expected = pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, pa.string()), trimmed)
+    assert _stripped(column).to_pylist() == expected.to_pylist()

@@ -551,8 +551,6 @@ def _blank_lines(text: str, first_line: int, *, whitespace: bool) -> tuple[int, 
     head = text if end < 0 else text[:end]
     if first_line <= 1 and (not head.strip() if whitespace else head in ("", "\r")):
         found.append(1)
-    if not whitespace and "\n\n" not in text and "\n\r\n" not in text:
-        return tuple(found)  # no empty line after the first (a quick scan for the common case)
     line, last = 1, 0
     for match in pattern.finditer(text):
         line += text.count("\n", last, match.start())
@@ -900,8 +898,7 @@ def _infer_types(table: pa.Table, delimiter: str) -> pd.DataFrame:
     nulls = pa.array(NULL_WORDS, pa.string())
     columns = {}
     for name, col in zip(table.column_names, table.columns):
-        col = pc.utf8_trim_whitespace(col)
-        col = pc.if_else(pc.equal(col, ""), pa.scalar(None, pa.string()), col)
+        col = _stripped(col)
         columns[name] = col
         if normalize_name(name) in ID_NAMES or col.null_count == len(col):
             continue
@@ -923,6 +920,39 @@ def _infer_types(table: pa.Table, delimiter: str) -> pd.DataFrame:
         if converted is not None:
             columns[name] = converted
     return pa.table(columns).to_pandas()
+
+
+def _stripped(col: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Strings without surrounding white space, empty ones missing.
+
+    A chunk in which no string is empty or starts or ends with a byte that may be white space
+    (an ASCII space or control character, or any byte of a non-ASCII character) is already
+    so and is kept as it is, without trimming every value."""
+    return pa.chunked_array([_stripped_chunk(c) for c in col.chunks], type=col.type)
+
+
+def _stripped_chunk(chunk: pa.Array) -> pa.Array:
+    if pa.types.is_string(chunk.type) and len(chunk):
+        _, offsets_buffer, data_buffer = chunk.buffers()
+        offsets = np.frombuffer(offsets_buffer, dtype=np.int32)[
+            chunk.offset : chunk.offset + len(chunk) + 1
+        ]
+        lengths = np.diff(offsets)
+        valid = (
+            np.ones(len(chunk), dtype=bool)
+            if chunk.null_count == 0
+            else np.asarray(chunk.is_valid(), dtype=bool)
+        )
+        filled = valid & (lengths > 0)
+        if not (valid & (lengths == 0)).any():
+            if not filled.any():
+                return chunk
+            data = np.frombuffer(data_buffer, dtype=np.uint8)
+            first, last = data[offsets[:-1][filled]], data[offsets[1:][filled] - 1]
+            if not ((first <= 32) | (first >= 128) | (last <= 32) | (last >= 128)).any():
+                return chunk
+    trimmed = pc.utf8_trim_whitespace(chunk)
+    return pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, pa.string()), trimmed)
 
 
 def _try_cast(col: pa.ChunkedArray) -> pa.ChunkedArray | None:

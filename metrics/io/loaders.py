@@ -283,16 +283,25 @@ def clean_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
     return _clean_qrels(qrels)[0]
 
 
-def _clean_qrels(qrels: pd.DataFrame) -> tuple[pd.DataFrame, np.ndarray | None]:
+def _clean_qrels(
+    qrels: pd.DataFrame, ids: IdCodes | None = None
+) -> tuple[pd.DataFrame, np.ndarray | None]:
     """:func:`clean_qrels`, and the mask of the rows kept when the judgments had no repeated
-    ones (``None`` when they had: rows were merged)."""
+    ones (``None`` when they had: rows were merged). ``ids``, the encoded ids of ``qrels``,
+    find the repeated ones without hashing the ids again."""
     keep = qrels[QUERY].notna() & qrels[ITEM].notna() & qrels[RELEVANCE].notna()
     keep &= (qrels[QUERY] != "") & (qrels[ITEM] != "")
     q = qrels.loc[keep, [QUERY, ITEM, RELEVANCE]]
-    if q.duplicated([QUERY, ITEM]).any():
+    kept = keep.to_numpy(dtype=bool)
+    if ids is not None and len(ids.qrels_query) == len(qrels):
+        pairs = ids.qrels_query[kept] * np.int64(max(len(ids.items), 1)) + ids.qrels_item[kept]
+        repeated = bool(pd.Series(pairs).duplicated().any())
+    else:
+        repeated = bool(q.duplicated([QUERY, ITEM]).any())
+    if repeated:
         q = q.groupby([QUERY, ITEM], sort=False, as_index=False)[RELEVANCE].max()
         return q.reset_index(drop=True), None
-    return q.reset_index(drop=True), keep.to_numpy(dtype=bool)
+    return q.reset_index(drop=True), kept
 
 
 def split_inline_labels(run: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -404,7 +413,7 @@ def load_dataset(
     read = run_tables + ([judgments_table] if judgments_table is not None else [])
     health.findings.extend(seg_findings + extra + _reading_findings(read))
     run, run_kept = _clean_run(run, segments)
-    qrels, qrels_kept = _clean_qrels(qrels_all)
+    qrels, qrels_kept = _clean_qrels(qrels_all, ids)
     _require_usable_rows(run, qrels, health, run_tables)
     if ids is not None and qrels_kept is not None:
         ids = replace(
