@@ -33,6 +33,14 @@ def _register_template() -> None:
 
 _register_template()
 
+
+def _template() -> dict[str, str]:
+    """``template=TEMPLATE`` for ``update_layout``, unless new figures already start from it
+    (it is the default): copying the template into a figure again costs more than drawing
+    the figure's own lines."""
+    return {} if pio.templates.default == TEMPLATE else {"template": TEMPLATE}
+
+
 #: Model colours: a colour-blind-safe qualitative palette (Okabe–Ito and Tol hues) that leaves
 #: out the green and red that mean better and worse; a model keeps its colour (its position in
 #: the data set's model order) on every page and in the report.
@@ -102,7 +110,7 @@ def curve_figure(
         xaxis_title=_safe(x_label),
         yaxis_title=_safe(y_label),
         hovermode="closest",
-        template=TEMPLATE,
+        **_template(),
         height=380,
         margin={"l": 50, "r": 20, "t": 70, "b": 45},
         legend={"orientation": "h", "y": -0.22},
@@ -174,7 +182,7 @@ def precision_recall_figure(
         title={"text": _safe(title)},
         xaxis_title=_safe(x_label),
         yaxis_title=_safe(y_label),
-        template=TEMPLATE,
+        **_template(),
         height=420,
         margin={"l": 50, "r": 20, "t": 60, "b": 45},
         legend={"orientation": "h", "y": -0.2},
@@ -264,7 +272,7 @@ def distribution_figure(
                 )
     fig.update_layout(
         title={"text": _safe(title)},
-        template=TEMPLATE,
+        **_template(),
         height=380,
         margin={"l": 50, "r": 20, "t": 60, "b": 45},
         showlegend=kind == "histogram",
@@ -298,7 +306,7 @@ def list_curve_figure(values: pd.DataFrame, *, title: str, x_label: str, y_label
         title={"text": _safe(title)},
         xaxis_title=_safe(x_label),
         yaxis_title=_safe(y_label),
-        template=TEMPLATE,
+        **_template(),
         height=340,
         margin={"l": 50, "r": 20, "t": 50, "b": 40},
     )
@@ -322,7 +330,7 @@ def label_figure(labels: pd.Series, *, title: str, x_label: str, y_label: str) -
         title={"text": _safe(title)},
         xaxis_title=_safe(x_label),
         yaxis_title=_safe(y_label),
-        template=TEMPLATE,
+        **_template(),
         height=260,
         margin={"l": 50, "r": 20, "t": 50, "b": 40},
     )
