@@ -111,7 +111,7 @@ def test_warming_a_new_data_set_ranks_it_once_and_leaves_the_curves_page_results
 
     monkeypatch.setattr(ui.compute, "rank_run", counting)
     settings = Settings()
-    ui.compute.warm(dataset, settings, ("P", "nDCG"), 20, store=store).join()
+    ui.compute.warm(dataset, settings, ("P", "nDCG"), (1, 20), store=store).join()
     assert len(calls) == 1
     for measure in ("P", "nDCG"):  # served from the store: computing them would raise
         cached = store.get(
@@ -119,7 +119,13 @@ def test_warming_a_new_data_set_ranks_it_once_and_leaves_the_curves_page_results
             lambda: (_ for _ in ()).throw(AssertionError("not warmed")),
         )
         assert set(cached) == set(dataset.models)
-    store.get(
-        (dataset.content_hash, "precision_recall", ui.compute.settings_key(settings), 20),
-        lambda: (_ for _ in ()).throw(AssertionError("not warmed")),
-    )
+    key = ui.compute.settings_key(settings)
+    for entry in (
+        ("precision_recall", key, 20),
+        ("cutoffs", key, ("P", "nDCG"), (1, 3, 5, 10, 20)),
+        ("judgment_notes", key, 10, False),
+    ):
+        store.get(
+            (dataset.content_hash, *entry),
+            lambda: (_ for _ in ()).throw(AssertionError("not warmed")),
+        )

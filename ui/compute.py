@@ -154,9 +154,15 @@ def curve_table(
 
 
 def cutoff_table(
-    dataset: Dataset, settings: Settings, measures: tuple[str, ...], ks: tuple[int, ...]
+    dataset: Dataset,
+    settings: Settings,
+    measures: tuple[str, ...],
+    ks: tuple[int, ...],
+    *,
+    store: memo.ResultCache | None = None,
 ) -> pd.DataFrame:
-    """Averages at the cutoffs ``ks`` under the averaging policy (cached)."""
+    """Averages at the cutoffs ``ks`` under the averaging policy (cached; ``store`` as in
+    :func:`ranked_lists`)."""
 
     def work() -> pd.DataFrame:
         if per_query_data.is_per_query(dataset):
@@ -165,12 +171,15 @@ def cutoff_table(
                 return pd.DataFrame(columns=[S.MODEL, "measure", "value"])
             return cutoff_table_of(computed, dataset.segments)
         evaluation = cutoff_evaluation_of(
-            ranked_lists(dataset, settings), settings, tuple(measures), tuple(ks)
+            ranked_lists(dataset, settings, store=store), settings, tuple(measures), tuple(ks)
         )
         return cutoff_table_of(evaluation, dataset.segments)
 
     return memo.cached(
-        dataset.content_hash, ("cutoffs", settings_key(settings), tuple(measures), tuple(ks)), work
+        dataset.content_hash,
+        ("cutoffs", settings_key(settings), tuple(measures), tuple(ks)),
+        work,
+        store,
     ).copy()
 
 
@@ -199,12 +208,27 @@ def precision_recall(
     ).copy()
 
 
-def judgment_notes(dataset: Dataset, settings: Settings, k: int, rbp: bool) -> pd.DataFrame:
-    """Judged@k per model, with RBP@k and its residual when ``rbp`` (cached)."""
+def judged_cutoff(ks: tuple[int, ...]) -> int:
+    """The cutoff of the Curves page's note on how complete the judgments are: 10 when it is
+    one of ``ks``, else the largest."""
+    return 10 if 10 in ks else ks[-1]
+
+
+def judgment_notes(
+    dataset: Dataset,
+    settings: Settings,
+    k: int,
+    rbp: bool,
+    *,
+    store: memo.ResultCache | None = None,
+) -> pd.DataFrame:
+    """Judged@k per model, with RBP@k and its residual when ``rbp`` (cached; ``store`` as in
+    :func:`ranked_lists`)."""
     return memo.cached(
         dataset.content_hash,
         ("judgment_notes", settings_key(settings), k, rbp),
-        lambda: judgment_notes_of(ranked_lists(dataset, settings), k, rbp),
+        lambda: judgment_notes_of(ranked_lists(dataset, settings, store=store), k, rbp),
+        store,
     ).copy()
 
 
@@ -219,13 +243,14 @@ def warm(
     dataset: Dataset,
     settings: Settings,
     measures: tuple[str, ...] = (),
-    k_to: int | None = None,
+    k_range: tuple[int, int] | None = None,
     *,
     store: memo.ResultCache | None = None,
 ) -> threading.Thread:
     """Rank a newly loaded data set in the background, so the next page finds it cached; then
-    compute what the Curves page shows, in its order: the curves of ``measures`` up to
-    ``k_to``, then the precision–recall points.
+    compute what the Curves page shows for ``measures`` over ``k_range``, in its order: the
+    curves, the table at the standard cutoffs, the note on judgments, the precision–recall
+    points.
 
     The store holds a lock per key: a page asking for the same results meanwhile waits for this
     computation instead of repeating it.
@@ -238,9 +263,14 @@ def warm(
         # the page that needs the results will show the error
         with contextlib.suppress(Exception):
             ranked_lists(dataset, settings, store=store)
-            if k_to is not None:
+            if k_range is not None:
+                k_from, k_to = k_range
                 for measure in measures:
                     measure_curves(dataset, settings, measure, k_to, store=store)
+                ks = tuple(cutoffs_within(k_from, k_to))
+                cutoff_table(dataset, settings, measures, ks, store=store)
+                rbp = "RBP" in measures
+                judgment_notes(dataset, settings, judged_cutoff(ks), rbp, store=store)
                 precision_recall(dataset, settings, k_to, store=store)
 
     thread = threading.Thread(target=work, name="rank-warmup", daemon=True)

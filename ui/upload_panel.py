@@ -276,6 +276,6 @@ def upload_panel() -> Dataset | None:
     if previous is None or previous.content_hash != dataset.content_hash:
         view = st.session_state.get("view")
         if view is not None:
-            compute.warm(dataset, view.settings(), view.measures, view.k_range[1])
+            compute.warm(dataset, view.settings(), view.measures, view.k_range)
         st.rerun()  # the sidebar shows the new data set
     return dataset
