@@ -161,6 +161,7 @@ def test_blank_ids_are_found_as_trimming_every_value_finds_them(values, start):
     trimmed = pc.equal(pc.utf8_trim_whitespace(array), "")
     expected = np.asarray(pc.fill_null(pc.or_kleene(pc.is_null(array), trimmed), True))
     np.testing.assert_array_equal(_blank_values(array), expected)
+    np.testing.assert_array_equal(_blank_values(array.cast(pa.large_string())), expected)
 
 
 @pytest.mark.parametrize(

@@ -53,7 +53,8 @@ def _as_string_array(values: ArrayLike, name: str) -> pa.Array:
 
 def string_chunks(values: ArrayLike) -> pa.ChunkedArray | None:
     """Ids held as arrow strings (a pandas column backed by pyarrow, or an arrow array) as one
-    chunked string array without copying; ``None`` for anything else (numbers, Python objects)."""
+    chunked ``large_string`` array (no copy of the text); ``None`` for anything else (numbers,
+    Python objects)."""
     if isinstance(values, (pa.Array, pa.ChunkedArray)):
         arrow = values
     else:
@@ -64,9 +65,9 @@ def string_chunks(values: ArrayLike) -> pa.ChunkedArray | None:
         arrow = array.__arrow_array__()
     if isinstance(arrow, pa.Array):
         arrow = pa.chunked_array([arrow])
-    if pa.types.is_large_string(arrow.type):
-        arrow = arrow.cast(pa.string())
-    return arrow if pa.types.is_string(arrow.type) else None
+    if pa.types.is_string(arrow.type):
+        arrow = arrow.cast(pa.large_string())
+    return arrow if pa.types.is_large_string(arrow.type) else None
 
 
 def encode_strings(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], pa.Array]:
@@ -82,7 +83,8 @@ def encode_strings(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], pa
         One ``int64`` array per column, and the distinct values (in no particular order).
     """
     whole = pa.chunked_array(
-        [chunk for column in columns for chunk in column.chunks], type=pa.string()
+        [chunk.cast(pa.large_string()) for column in columns for chunk in column.chunks],
+        type=pa.large_string(),
     )
     n = len(whole)
     heads = np.zeros(min(n, 1), dtype=np.int64)

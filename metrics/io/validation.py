@@ -797,11 +797,12 @@ def _blank_values(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
 
 
 def _blank_chunk(chunk: pa.Array) -> np.ndarray:
-    if not pa.types.is_string(chunk.type) or len(chunk) == 0:
+    wide = pa.types.is_large_string(chunk.type)
+    if not (pa.types.is_string(chunk.type) or wide) or len(chunk) == 0:
         blank = pc.or_kleene(pc.is_null(chunk), pc.equal(pc.utf8_trim_whitespace(chunk), ""))
         return np.asarray(pc.fill_null(blank, True), dtype=bool)
     _, offsets_buffer, data_buffer = chunk.buffers()
-    offsets = np.frombuffer(offsets_buffer, dtype=np.int32)[
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)[
         chunk.offset : chunk.offset + len(chunk) + 1
     ]
     starts, lengths = offsets[:-1], np.diff(offsets)
