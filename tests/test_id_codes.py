@@ -16,9 +16,10 @@ from hypothesis import strategies as st
 
 from metrics import Settings, rank_run
 from metrics.engine.ranking import encode_strings, id_codes
-from metrics.io.formats import _stripped, _try_cast, load_table
+from metrics.io.formats import ID_NAMES, _infer_types, _stripped, _try_cast, load_table
 from metrics.io.loaders import load_dataset
 from metrics.io.validation import _blank_values, _repeated, validate
+from metrics.schema import NULL_WORDS, normalize_name
 from tests.strategies import collections
 
 SETTINGS = [
@@ -212,3 +213,60 @@ def test_read_values_are_stripped_as_trimming_every_value_strips_them(values, cu
     trimmed = pc.utf8_trim_whitespace(column)
     expected = pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, pa.string()), trimmed)
     assert _stripped(column).to_pylist() == expected.to_pylist()
+
+
+def _general_number_rules(table: pa.Table, delimiter: str) -> pd.DataFrame:
+    """The reader's number rules applied to every value (the reference for the quick paths)."""
+    nulls = pa.array(NULL_WORDS, pa.string())
+
+    def cast(col):
+        for target in (pa.int64(), pa.float64()):
+            try:
+                return pc.cast(col, target)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+                continue
+        return None
+
+    columns = {}
+    for name, col in zip(table.column_names, table.columns):
+        col = pc.utf8_trim_whitespace(col)
+        col = pc.if_else(pc.equal(col, ""), pa.scalar(None, pa.string()), col)
+        columns[name] = col
+        if normalize_name(name) in ID_NAMES or col.null_count == len(col):
+            continue
+        if pc.any(pc.match_substring_regex(col, r"^[+-]?0\d")).as_py():
+            continue
+        source = pc.if_else(
+            pc.is_in(pc.utf8_lower(col), value_set=nulls), pa.scalar(None, pa.string()), col
+        )
+        if source.null_count == len(source):
+            continue
+        converted = cast(source)
+        if (
+            converted is None
+            and delimiter == ";"
+            and pc.all(pc.match_substring_regex(source, r"^[+-]?\d*,\d+$|^[+-]?\d+$")).as_py()
+        ):
+            converted = cast(pc.replace_substring(source, ",", "."))
+        if converted is not None:
+            columns[name] = converted
+    return pa.table(columns).to_pandas()
+
+
+CELLS = ["1", "-2", "+5", "0.5", "2.5", "1e3", "007", "-01", "0", "nan", "NaN", "NA", "-", "?"]
+CELLS += ["inf", "-inf", "abc", "", " 3 ", "9999999999999999999", "1,5", "\u3000", None]
+
+
+@hsettings(max_examples=150, deadline=None)
+@given(
+    st.lists(st.sampled_from(CELLS), min_size=1, max_size=12),
+    st.sampled_from([",", ";"]),
+    st.integers(0, 3000),
+    st.sampled_from(["1", "2.5", "nan"]),
+)
+def test_number_columns_are_read_as_the_general_rules_read_them(cells, delimiter, padding, fill):
+    values = [fill] * padding + cells  # long columns: the quick check reads the first values
+    table = pa.table({"value": pa.array(values, pa.string()), "qid": pa.array(values, pa.string())})
+    pd.testing.assert_frame_equal(
+        _infer_types(table, delimiter), _general_number_rules(table, delimiter)
+    )

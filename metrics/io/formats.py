@@ -902,8 +902,12 @@ def _infer_types(table: pa.Table, delimiter: str) -> pd.DataFrame:
         columns[name] = col
         if normalize_name(name) in ID_NAMES or col.null_count == len(col):
             continue
-        if pc.any(pc.match_substring_regex(col, r"^[+-]?0\d")).as_py():
+        if _leading_zeros(col):
             continue  # leading zeros: an identifier such as "007"
+        converted = _plain_numbers(col)
+        if converted is not None:
+            columns[name] = converted
+            continue
         numeric_src = pc.if_else(
             pc.is_in(pc.utf8_lower(col), value_set=nulls), pa.scalar(None, pa.string()), col
         )
@@ -920,6 +924,59 @@ def _infer_types(table: pa.Table, delimiter: str) -> pd.DataFrame:
         if converted is not None:
             columns[name] = converted
     return pa.table(columns).to_pandas()
+
+
+def _leading_zeros(col: pa.ChunkedArray) -> bool:
+    """Whether a value starts with a zero followed by a digit (``007``, ``-01``); only values
+    whose first character is ``0``, ``+`` or ``-`` are matched against the pattern."""
+    for chunk in col.chunks:
+        first = _first_bytes(chunk)
+        if first is None:
+            if pc.any(pc.match_substring_regex(chunk, r"^[+-]?0\d")).as_py():
+                return True
+            continue
+        positions, heads = first
+        maybe = positions[(heads == ord("0")) | (heads == ord("+")) | (heads == ord("-"))]
+        if (
+            len(maybe)
+            and pc.any(pc.match_substring_regex(chunk.take(pa.array(maybe)), r"^[+-]?0\d")).as_py()
+        ):
+            return True
+    return False
+
+
+def _first_bytes(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
+    """Positions of a string chunk's non-empty values and their first bytes (``None`` for
+    other types)."""
+    if not pa.types.is_string(chunk.type):
+        return None
+    if len(chunk) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+    _, offsets_buffer, data_buffer = chunk.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32)[
+        chunk.offset : chunk.offset + len(chunk) + 1
+    ]
+    filled = np.diff(offsets) > 0
+    if chunk.null_count:
+        filled &= np.asarray(chunk.is_valid(), dtype=bool)
+    positions = np.flatnonzero(filled)
+    if not len(positions):
+        return positions, np.zeros(0, dtype=np.uint8)
+    return positions, np.frombuffer(data_buffer, dtype=np.uint8)[offsets[:-1][positions]]
+
+
+def _plain_numbers(col: pa.ChunkedArray) -> pa.ChunkedArray | None:
+    """A column every value of which converts to a number as it is, converted; ``None`` when
+    a value needs the general rules (words for missing values, decimal commas, text).
+
+    Missing-value words that convert ("nan") become NaN, which is what the general rules make
+    of them; a column with no number at all is left to those rules (it stays text)."""
+    converted = _try_cast(col)
+    if converted is None or converted.null_count == len(converted):
+        return None
+    if pa.types.is_floating(converted.type) and pc.all(pc.is_nan(converted)).as_py():
+        return None
+    return converted
 
 
 def _stripped(col: pa.ChunkedArray) -> pa.ChunkedArray:
