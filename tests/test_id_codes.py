@@ -110,6 +110,7 @@ def test_codes_of_other_tables_are_ignored_rather_than_trusted():
     assert validate(run, qrels, ids=other).findings == validate(run, qrels).findings
 
 
+@hsettings(deadline=None)
 @given(
     st.lists(st.one_of(st.none(), st.sampled_from(["a", "b", "", " ", "é", "A"])), max_size=40),
     st.lists(st.sampled_from(["a", "c", "é"]), max_size=10),
@@ -137,6 +138,7 @@ def test_a_run_written_query_by_query_is_encoded_from_the_first_row_of_each_quer
     np.testing.assert_array_equal(codes, [0] * 50 + [1] * 150)
 
 
+@hsettings(deadline=None)
 @given(
     st.lists(
         st.tuples(st.integers(0, 3), st.sampled_from([0.0, -0.0, 1.0, 2.5, np.inf, -np.inf])),
@@ -148,6 +150,7 @@ def test_tied_rows_are_the_rows_pandas_finds_repeated(rows):
     np.testing.assert_array_equal(_repeated(keys), keys.duplicated(keep=False).to_numpy())
 
 
+@hsettings(deadline=None)
 @given(
     st.lists(
         st.one_of(
@@ -200,6 +203,7 @@ def test_an_upload_keeps_its_encoded_ids_through_cleaning_and_ranks_as_before():
     )
 
 
+@hsettings(deadline=None)
 @given(
     st.lists(
         st.one_of(st.none(), st.text(alphabet=[" ", "\t", "\u3000", "\xa0", "a", "é"], max_size=4)),

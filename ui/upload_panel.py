@@ -15,7 +15,7 @@ from metrics.io.formats import LoadedTable, load_table
 from metrics.io.loaders import Dataset, load_dataset
 from metrics.io.roles import ROLES, Doubt, Guess, RoleMapping, guess_doubts, guess_roles
 from metrics.io.validation import Finding
-from ui import compute
+from ui import compute, frame
 from ui.findings_view import finding_text
 from ui.i18n import current_language, has, number, t
 from ui.safe import md_escape
@@ -284,5 +284,7 @@ def upload_panel() -> Dataset | None:
         view = st.session_state.get("view")
         if view is not None:
             compute.warm(dataset, view.settings(), view.measures, view.k_range)
-        st.rerun()  # the sidebar shows the new data set
+        if view is None or view.averaging == "weighted":
+            st.rerun()  # the sidebar offers the new data set's weight columns
+        frame.show_dataset(dataset)  # the sidebar shows the new data set at once
     return dataset

@@ -88,13 +88,17 @@ def rank_run(
         len(qrels),
     ):
         codes = None  # not the codes of these tables
-    judged = [_column_values(qrels[c], None) for c in (S.QUERY, S.ITEM, S.RELEVANCE)]
+    judged_query, judged_item, relevance = (
+        _column_values(qrels[c], None) for c in (S.QUERY, S.ITEM, S.RELEVANCE)
+    )
     for name, rows in groups.items():
         lists = rank_lists(
             _column_values(run[S.QUERY], rows),
             _column_values(run[S.ITEM], rows),
             _column_values(run[S.SCORE], rows) if S.SCORE in run.columns else None,
-            *judged,
+            judged_query,
+            judged_item,
+            relevance,
             settings,
             run_rank=_column_values(run[S.RANK], rows) if S.RANK in run.columns else None,
             source=source if rows is None else f"{source} (model {name})",

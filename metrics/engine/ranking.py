@@ -60,9 +60,10 @@ def string_chunks(values: ArrayLike) -> pa.ChunkedArray | None:
     else:
         array = getattr(values, "array", None)
         dtype = getattr(values, "dtype", None)
-        if getattr(dtype, "storage", None) != "pyarrow" or not hasattr(array, "__arrow_array__"):
+        to_arrow = getattr(array, "__arrow_array__", None)
+        if getattr(dtype, "storage", None) != "pyarrow" or to_arrow is None:
             return None
-        arrow = array.__arrow_array__()
+        arrow = to_arrow()
     if isinstance(arrow, pa.Array):
         arrow = pa.chunked_array([arrow])
     if pa.types.is_string(arrow.type):

@@ -22,7 +22,7 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -404,7 +404,11 @@ def load_dataset(
     judgments_table = _as_table(judgments) if judgments is not None else None
     qrels_all = _judgments(inline_qrels, judgments_table, mappings, run_tables[0].name)
     segments, seg_findings = _segments(run, queries, mappings)
-    run, qrels_all, segments = (visible_frame(f) for f in (run, qrels_all, segments))
+    run, qrels_all = (
+        cast(pd.DataFrame, visible_frame(run)),
+        cast(pd.DataFrame, visible_frame(qrels_all)),
+    )
+    segments = visible_frame(segments)
     ids = id_codes(run[QUERY], run[ITEM], qrels_all[QUERY], qrels_all[ITEM])
     health = validate(
         run, qrels_all, k_max=k_max, relevance_level=relevance_level, settings=settings, ids=ids

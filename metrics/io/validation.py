@@ -799,14 +799,14 @@ def _blank_values(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
 def _blank_chunk(chunk: pa.Array) -> np.ndarray:
     wide = pa.types.is_large_string(chunk.type)
     if not (pa.types.is_string(chunk.type) or wide) or len(chunk) == 0:
-        blank = pc.or_kleene(pc.is_null(chunk), pc.equal(pc.utf8_trim_whitespace(chunk), ""))
-        return np.asarray(pc.fill_null(blank, True), dtype=bool)
+        found = pc.or_kleene(pc.is_null(chunk), pc.equal(pc.utf8_trim_whitespace(chunk), ""))
+        return np.asarray(pc.fill_null(found, True), dtype=bool)
     _, offsets_buffer, data_buffer = chunk.buffers()
     offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)[
         chunk.offset : chunk.offset + len(chunk) + 1
     ]
     starts, lengths = offsets[:-1], np.diff(offsets)
-    blank = lengths == 0
+    blank: np.ndarray = lengths == 0
     if chunk.null_count:
         blank |= np.asarray(chunk.is_null(), dtype=bool)
     filled = np.flatnonzero(~blank)
@@ -825,7 +825,10 @@ def _blank(values: pd.Series) -> np.ndarray:
     chunks = string_chunks(values)
     if chunks is not None:
         return _blank_values(chunks)
-    return (values.isna() | (values.astype("str").str.strip() == "")).to_numpy(dtype=bool)
+    blank: np.ndarray = (values.isna() | (values.astype("str").str.strip() == "")).to_numpy(
+        dtype=bool
+    )
+    return blank
 
 
 #: What each policy does, as the findings say it: ``RULES[setting][value]`` (English; the app's
@@ -897,13 +900,13 @@ def _score_findings(
 
     # ids of some rows, looked up by position (the columns are not converted as a whole)
     def q_text(rows: np.ndarray) -> np.ndarray:
-        return run[QUERY].iloc[rows].to_numpy()
+        return np.asarray(run[QUERY].iloc[rows].to_numpy(), dtype=object)
 
     def i_text(rows: np.ndarray) -> np.ndarray:
-        return run[ITEM].iloc[rows].to_numpy()
+        return np.asarray(run[ITEM].iloc[rows].to_numpy(), dtype=object)
 
     def m_text(rows: np.ndarray) -> np.ndarray:
-        return models.iloc[rows].to_numpy()
+        return np.asarray(models.iloc[rows].to_numpy(), dtype=object)
 
     list_key = codes.lists()
     item_key = pd.Series(list_key * np.int64(max(len(codes.items), 1)) + codes.i_run)
@@ -990,7 +993,7 @@ def _repeated(keys: pd.DataFrame) -> np.ndarray:
     lists = keys["list"].to_numpy(dtype=np.int64)
     with np.errstate(over="ignore"):
         mixed = scores.view(np.int64) ^ (lists * np.int64(-7046029254386353131))
-    candidates = pd.Series(mixed).duplicated(keep=False).to_numpy()
+    candidates: np.ndarray = pd.Series(mixed).duplicated(keep=False).to_numpy(dtype=bool)
     if not candidates.any():
         return candidates
     exact = keys[candidates].duplicated(keep=False).to_numpy()
