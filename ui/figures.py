@@ -91,8 +91,8 @@ def curve_figure(
         name = _safe(model)
         fig.add_trace(
             go.Scatter(
-                x=rows["k"],
-                y=rows["mean"],
+                x=rows["k"].to_numpy(),
+                y=rows["mean"].to_numpy(),
                 mode="lines+markers" if len(rows) <= 30 else "lines",
                 name=name,
                 line={"color": PALETTE[i % len(PALETTE)], "width": 2},
@@ -114,8 +114,8 @@ def curve_figure(
         height=380,
         margin={"l": 50, "r": 20, "t": 70, "b": 45},
         legend={"orientation": "h", "y": -0.22},
+        yaxis_rangemode="tozero",
     )
-    fig.update_yaxes(rangemode="tozero")
     return fig
 
 
@@ -149,8 +149,8 @@ def precision_recall_figure(
         raw = rows[rows["kind"] == "raw"]
         fig.add_trace(
             go.Scatter(
-                x=interp["recall"],
-                y=interp["precision"],
+                x=interp["recall"].to_numpy(),
+                y=interp["precision"].to_numpy(),
                 mode="lines+markers",
                 name=f"{name} · {_safe(interpolated_label)}",
                 legendgroup=name,
@@ -165,8 +165,8 @@ def precision_recall_figure(
         if len(raw):
             fig.add_trace(
                 go.Scatter(
-                    x=raw["recall"],
-                    y=raw["precision"],
+                    x=raw["recall"].to_numpy(),
+                    y=raw["precision"].to_numpy(),
                     mode="lines",
                     name=f"{name} · {_safe(raw_label)}",
                     legendgroup=name,
@@ -187,8 +187,7 @@ def precision_recall_figure(
         margin={"l": 50, "r": 20, "t": 60, "b": 45},
         legend={"orientation": "h", "y": -0.2},
     )
-    fig.update_xaxes(range=[0, 1.02])
-    fig.update_yaxes(range=[0, 1.05])
+    fig.update_layout(xaxis_range=[0, 1.02], yaxis_range=[0, 1.05])
     return fig
 
 
@@ -294,8 +293,8 @@ def list_curve_figure(values: pd.DataFrame, *, title: str, x_label: str, y_label
     for i, col in enumerate(c for c in values.columns if c != "k"):
         fig.add_trace(
             go.Scatter(
-                x=values["k"],
-                y=values[col],
+                x=values["k"].to_numpy(),
+                y=values[col].to_numpy(),
                 mode="lines+markers",
                 name=_safe(col),
                 line={"color": PALETTE[i % len(PALETTE)]},
