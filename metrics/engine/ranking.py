@@ -81,7 +81,7 @@ def encode_strings(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], pa
     Returns
     -------
     (codes, dictionary)
-        One ``int64`` array per column, and the distinct values (in no particular order).
+        One ``int32`` array per column, and the distinct values (in no particular order).
     """
     whole = pa.chunked_array(
         [chunk.cast(pa.large_string()) for column in columns for chunk in column.chunks],
@@ -95,12 +95,12 @@ def encode_strings(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], pa
     if len(heads) * 4 < n:
         first = pc.take(whole, arrow_numbers(heads)).combine_chunks()
         encoded = pc.dictionary_encode(first, null_encoding="encode")
-        head_codes = _numpy_of(encoded.indices).astype(np.int64)
+        head_codes = _numpy_of(encoded.indices).astype(np.int32)
         codes = np.repeat(head_codes, np.diff(np.append(heads, n)))
         dictionary = encoded.dictionary
     else:
         encoded = pc.dictionary_encode(whole, null_encoding="encode").combine_chunks()
-        codes = _numpy_of(encoded.indices).astype(np.int64)
+        codes = _numpy_of(encoded.indices).astype(np.int32)
         dictionary = encoded.dictionary
     bounds = np.cumsum([0, *(len(c) for c in columns)])
     return [codes[a:b] for a, b in pairwise(bounds)], dictionary
