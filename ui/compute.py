@@ -233,10 +233,16 @@ def judgment_notes(
 
 
 def query_count(dataset: Dataset) -> int:
-    """Number of distinct queries in the run (cached)."""
-    return memo.cached(
-        dataset.content_hash, ("queries",), lambda: int(dataset.run[S.QUERY].nunique())
-    )
+    """Number of distinct queries in the run (cached; counted from the encoded ids when the
+    data set has them)."""
+    ids = getattr(dataset, "ids", None)
+
+    def count() -> int:
+        if ids is not None and len(ids.run_query) == len(dataset.run):
+            return int(np.count_nonzero(np.bincount(ids.run_query, minlength=len(ids.queries))))
+        return int(dataset.run[S.QUERY].nunique())
+
+    return memo.cached(dataset.content_hash, ("queries",), count)
 
 
 def warm(
