@@ -935,8 +935,7 @@ def _score_findings(
     tied = _repeated(score_keys)
     if SCORE in run.columns and tied.any() and settings.ties in RULES["ties"]:
         tied_lists = pd.unique(score_keys["list"].to_numpy()[tied])
-        first = pd.Series(np.flatnonzero(ok)).groupby(list_key[ok]).first()
-        shown_pos = first.loc[tied_lists[:5]].to_numpy()
+        shown_pos = _first_rows(list_key, ok)[tied_lists[:5]]
         shown_q, shown_m = q_text(shown_pos), m_text(shown_pos)
         found.append(
             Finding(
@@ -951,16 +950,14 @@ def _score_findings(
             )
         )
     unique_rows = ok & ~dup
-    counts = pd.Series(list_key[unique_rows]).value_counts(sort=False)
-    first_pos = pd.Series(np.flatnonzero(unique_rows)).groupby(list_key[unique_rows]).first()
+    # list sizes, lists in order of first appearance
+    first_of_list = _first_rows(list_key, unique_rows)
+    listed = np.flatnonzero(first_of_list < len(list_key))
+    listed = listed[np.argsort(first_of_list[listed], kind="stable")]
+    counts = np.bincount(list_key[unique_rows], minlength=len(first_of_list))[listed]
+    first_pos = first_of_list[listed]
     sizes = pd.Series(
-        counts.to_numpy(),
-        index=pd.MultiIndex.from_arrays(
-            [
-                m_text(first_pos.loc[counts.index].to_numpy()),
-                q_text(first_pos.loc[counts.index].to_numpy()),
-            ]
-        ),
+        counts, index=pd.MultiIndex.from_arrays([m_text(first_pos), q_text(first_pos)])
     )
     short = sizes[sizes < k_max]
     if len(short):
@@ -978,6 +975,14 @@ def _score_findings(
             )
         )
     return found
+
+
+def _first_rows(keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """For each key value ``0 .. keys.max()``, the first position among ``rows`` (a mask) that
+    holds it; ``len(keys)`` for a value none of them holds."""
+    first = np.full(int(keys.max()) + 1 if len(keys) else 0, len(keys), dtype=np.int64)
+    np.minimum.at(first, keys[rows], np.flatnonzero(rows))
+    return first
 
 
 def _repeated(keys: pd.DataFrame) -> np.ndarray:
