@@ -40,7 +40,7 @@ async def upload(url: str, bomb: Path) -> float:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         page = await browser.new_page(viewport={"width": 1400, "height": 1000})
         await page.goto(url)
-        await page.get_by_text("Validation report").first.wait_for(timeout=120_000)
+        await page.get_by_text("Data health").first.wait_for(timeout=120_000)
         await page.get_by_text("Upload files", exact=True).click()
         await page.get_by_text("Upload at least one run file").first.wait_for(timeout=120_000)
         inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
