@@ -231,3 +231,20 @@ def test_a_new_upload_shows_in_the_sidebar_and_its_health_without_running_the_pa
     assert reruns == []
     assert "models: alpha, beta" in sidebar_text(at)
     assert "Data health" in [s.value for s in at.subheader]
+
+
+@pytest.mark.parametrize(
+    ("lang", "binary", "nul"),
+    [
+        ("en", "looks binary (it contains NUL bytes)", "Line 2 holds a NUL byte"),
+        ("zh", "看起来是二进制文件", "第 2 行含有 NUL 字节"),
+        ("ja", "バイナリのようです", "2 行目に NUL バイトがあります"),
+    ],
+)
+def test_an_unreadable_upload_is_explained_in_the_session_language(lang, binary, nul):
+    binary_file = ("blob.csv", b"\x00\x01\x02" * 200, "text/csv")
+    nul_file = ("nul.csv", b"query,item,score\nq1,d\x001,0.5\n", "text/csv")
+    at = upload(fresh_app({"lang": lang}), [binary_file, nul_file])
+    errors = " ".join(e.value for e in at.main.error).replace("\\", "")  # markdown escapes
+    assert binary in errors and nul in errors
+    assert "blob.csv" in errors and "nul.csv" in errors

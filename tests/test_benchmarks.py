@@ -18,3 +18,41 @@ def test_library_worker_of_the_engine_benchmark_agrees_with_the_pandas_route(
     tables = worker_library_pandas(str(qrels), str(run))["means"]
     assert len(arrays) == 4 * K_MAX + 1
     np.testing.assert_allclose(arrays, tables, rtol=0, atol=1e-12)
+
+
+def test_the_browser_benchmarks_wait_only_for_texts_the_app_still_shows() -> None:
+    """A benchmark that waits for a text the app no longer shows times out instead of measuring:
+    every fixed English text the benchmarks wait for is (part of) a message of the catalog or of
+    the engine."""
+    import json
+    import re
+
+    root = Path(__file__).resolve().parent.parent
+    catalog = json.loads((root / "ui/locales/en.json").read_text(encoding="utf-8"))
+    messages = [
+        text
+        for value in catalog.values()
+        for text in (value.values() if isinstance(value, dict) else [value])
+    ]
+    waits = re.compile(
+        r'(?:get_by_text|wait_for_app|wait_for_chart_titles|open_select)\((?:page, )?"([^"]+)"'
+    )
+    computed = {"P@5 = 3/5"}  # a worked example's value, drawn by the engine, not a message
+    texts = {
+        text
+        for path in (root / "benchmarks").glob("*.py")
+        for text in waits.findall(path.read_text(encoding="utf-8"))
+    }
+    assert texts, "the pattern no longer finds the benchmarks' waits"
+    engine_text = "".join(p.read_text(encoding="utf-8") for p in (root / "metrics").rglob("*.py"))
+
+    def bare(text: str) -> str:  # without placeholders and numbers, which vary
+        return re.sub(r"\{[^}]*\}|\d+", "", text)
+
+    missing = [
+        text
+        for text in sorted(texts - computed)
+        if not any(bare(text) in bare(message) for message in messages)
+        and text not in engine_text  # the engine's own English messages
+    ]
+    assert missing == []

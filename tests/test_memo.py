@@ -128,3 +128,36 @@ def test_warming_a_new_data_set_ranks_it_once_and_leaves_the_curves_page_results
             (dataset.content_hash, *entry),
             lambda: (_ for _ in ()).throw(AssertionError("not warmed")),
         )
+
+
+def test_a_released_session_is_shut_down_and_its_state_emptied():
+    """Server objects may still refer to a closed session: its data must not live on with it."""
+    from streamlit.runtime.state.session_state import SessionState
+
+    class ClosedSession:
+        def __init__(self) -> None:
+            self.session_state = SessionState()
+            self.session_state["upload_dataset"] = np.zeros(1000)
+            self.shut = False
+
+        def shutdown(self) -> None:
+            self.shut = True
+
+    session = ClosedSession()
+    memo._shut_down(session)
+    assert session.shut
+    assert "upload_dataset" not in session.session_state
+
+
+def test_arrow_allocates_through_malloc_unless_the_operator_chose_a_pool(monkeypatch):
+    import pyarrow as pa
+
+    before = pa.default_memory_pool()
+    try:
+        monkeypatch.setenv("ARROW_DEFAULT_MEMORY_POOL", "mimalloc")
+        assert not memo.use_system_allocator_for_arrow()
+        monkeypatch.delenv("ARROW_DEFAULT_MEMORY_POOL")
+        assert memo.use_system_allocator_for_arrow()
+        assert pa.default_memory_pool().backend_name == "system"
+    finally:
+        pa.set_memory_pool(before)

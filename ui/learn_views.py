@@ -147,9 +147,10 @@ def share(lists: list[RankedList]) -> None:
         st.caption(t("learn.share_help"))
         st.download_button(
             t("hand.download"),
-            hb.csv_of(hb.table_of(lists)),
+            lambda: hb.csv_of(hb.table_of(lists)),  # written when asked for, not on each edit
             "ranked_lists.csv",
             "text/csv",
             key="dl_learn_csv",
+            on_click="ignore",
         )
         csv_import("up_learn_csv", lp.after_import)

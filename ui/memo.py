@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import gc
+import os
 import threading
 import time
 from collections import OrderedDict
@@ -243,10 +244,23 @@ def release_closed_sessions() -> int:
             expired = storage.expire()
         loop = runtime._get_async_objs().eventloop
         for _, info in expired:
-            loop.call_soon_threadsafe(info.session.shutdown)  # sessions live on that loop
+            loop.call_soon_threadsafe(_shut_down, info.session)  # sessions live on that loop
         return len(expired)
     except Exception:  # internals changed: leave the sessions to Streamlit
         return 0
+
+
+def _shut_down(session: Any) -> None:
+    """Shut a closed session down and empty its state.
+
+    Emptying the state matters: objects of Streamlit's server (a finished task, a callback) can
+    still refer to the session for a while after it shut down, and through it to everything the
+    session kept (its uploads, data set and results).
+    """
+    session.shutdown()
+    state = getattr(session, "session_state", None)
+    if state is not None and hasattr(state, "clear"):
+        state.clear()
 
 
 def _sweep_forever() -> None:
@@ -272,4 +286,19 @@ def clear_shared() -> None:
     SHARED.clear()
 
 
+def use_system_allocator_for_arrow() -> bool:
+    """Let arrow allocate through the C library's malloc instead of its bundled allocator.
+
+    Arrow's bundled allocator keeps the pages of freed tables for reuse, so a server that read a
+    large upload keeps that memory long after the session that read it ended; malloc's heaps are
+    handed back by :func:`release_memory`. An operator's ``ARROW_DEFAULT_MEMORY_POOL`` wins.
+    Returns whether the allocator was changed.
+    """
+    if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
+        return False
+    pa.set_memory_pool(pa.system_memory_pool())
+    return True
+
+
 limit_malloc_arenas()  # before the page threads allocate large tables
+use_system_allocator_for_arrow()

@@ -51,7 +51,7 @@ def _read(files) -> list[LoadedTable]:
                 cache[key] = exc
         found = cache[key]
         if isinstance(found, InputError):
-            st.error(t("upload.unreadable", message=md_escape(found)))
+            st.error(t("upload.unreadable", message=md_escape(error_text(found))))
             continue
         tables.append(found)
     return tables
@@ -152,7 +152,10 @@ def error_text(error: InputError) -> str:
                 params["dropped"] = t("error.dropped", findings=params["dropped"])
         count = params.get("n")
         if isinstance(count, int):
-            params["rows"] = number(count)
+            params["rows"] = params["count"] = number(count)
+        limit = params.get("limit")
+        if isinstance(limit, int):
+            params["limit"] = number(limit)
         message = t(f"error.{error.code}.message", **params)
         cells = params.get("formula_cells")
         if isinstance(cells, int) and cells:

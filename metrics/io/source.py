@@ -167,6 +167,8 @@ def _too_large(source: str, origin: Origin, compressed: bool, budget: int) -> In
         f"The {'decompressed ' if compressed else ''}file is larger than {size}; "
         f"reading stopped at {size}.",
         source=source,
+        code="too_large_decompressed" if compressed else "too_large",
+        params={"size": size},
         fix="Split the file or sample it"
         + (" before uploading." if origin == "upload" else ", then give the smaller files."),
     )
@@ -257,6 +259,8 @@ def _gunzip(raw: bytes, source: str, origin: Origin, budget: int) -> bytes:
         raise InputError(
             f"The file starts like a gzip archive but cannot be decompressed ({exc}).",
             source=source,
+            code="gzip_broken",
+            params={"detail": str(exc)},
             fix="Compress it again with gzip, or "
             + ("upload the uncompressed file." if origin == "upload" else "give the plain file."),
         ) from None
@@ -312,6 +316,7 @@ def check_head(head: bytes, source: str, origin: Origin) -> None:
         raise InputError(
             "The file looks binary (it contains NUL bytes), not a text table.",
             source=source,
+            code="binary",
             fix=f"{use_text(origin)} {FORMATS_TEXT}.",
         )
     raise _nul_error(source, head.count(b"\n", 0, nul) + 1)
@@ -322,6 +327,8 @@ def _nul_error(source: str, line: int) -> InputError:
         "The file holds a NUL byte, which no text table contains.",
         source=source,
         line=line,
+        code="nul_byte",
+        params={"line": line},
         fix="Remove the NUL bytes (the file may be damaged or not a text table).",
     )
 
@@ -352,6 +359,8 @@ def check_text(raw: bytes, source: str, origin: Origin) -> None:
             "this is not a table the app can read.",
             source=source,
             line=raw.count(b"\n", 0, start) + 1,
+            code="line_too_long",
+            params={"size": _size_text(MAX_LINE_BYTES)},
             fix="Check that rows end with line breaks, or transpose the table so that "
             "records are rows.",
         )
@@ -362,6 +371,8 @@ def check_text(raw: bytes, source: str, origin: Origin) -> None:
             f"The first line has {fields:,} columns; at most {MAX_COLUMNS:,} are read.",
             source=source,
             line=raw.count(b"\n", 0, start) + 1,
+            code="too_many_columns",
+            params={"n": fields, "limit": MAX_COLUMNS},
             fix="Keep the columns that matter (query, item, score or label, segments) "
             "or transpose the table so that records are rows.",
         )
