@@ -161,3 +161,13 @@ def test_arrow_allocates_through_malloc_unless_the_operator_chose_a_pool(monkeyp
         assert pa.default_memory_pool().backend_name == "system"
     finally:
         pa.set_memory_pool(before)
+
+
+def test_large_allocations_get_maps_of_their_own_on_glibc():
+    import platform
+
+    if platform.libc_ver()[0] != "glibc":
+        assert not memo.map_large_allocations()  # nothing to set, and it says so
+        return
+    assert memo.map_large_allocations()
+    assert memo.map_large_allocations(memo.MMAP_THRESHOLD)
