@@ -7,11 +7,12 @@ files on the Data page, and measures
 * upload to curves: from choosing the files until the Curves page has drawn its charts;
 * settings change: from raising the relevance level until the charts are drawn again.
 
-Targets: 5 s and 1 s.
+Targets: 2.5 s and 1 s. The machine's load average is printed next to each figure.
 """
 
 from __future__ import annotations
 
+import os
 import sys
 import tempfile
 import time
@@ -107,7 +108,8 @@ def main() -> None:
             wait_for_app(page, "Values at standard cutoffs", timeout=300_000)
             wait_for_charts(page, 5, timeout=300_000)
             drawn = time.perf_counter() - start
-            print(f"upload until curves drawn: {drawn:.2f} s", flush=True)
+            print(f"upload until loaded (sidebar shows the data): {loaded:.2f} s{_load()}")
+            print(f"upload until curves drawn: {drawn:.2f} s (target 2.5 s){_load()}", flush=True)
             wait_for_chart_titles(page, "label ≥ 1", 4)
             wait_for_app(page)
             option = open_select(
@@ -119,22 +121,25 @@ def main() -> None:
             policy = time.perf_counter() - start
             wait_for_app(page)
             start = time.perf_counter()
-            page.locator(
-                '[data-testid="stSidebar"] [data-testid="stNumberInput"] button'
-            ).last.click()  # relevance level 1 -> 2
+            page.locator('[data-testid="stSidebar"] [data-testid="stNumberInput"]').filter(
+                has_text="Relevance level"
+            ).locator('[data-testid="stNumberInputStepUp"]').click()  # relevance level 1 -> 2
             wait_for_chart_titles(page, "label ≥ 2", 4)
             redraw = time.perf_counter() - start
             browser.close()
-    print(f"upload until loaded (sidebar shows the data): {loaded:.2f} s")
-    print(f"upload until curves drawn: {drawn:.2f} s (target 5 s)")
     print(
         f"settings change (fewer-than-K policy, lists reused) until redrawn: {policy:.2f} s "
-        f"(target 1 s)"
+        f"(target 1 s){_load()}"
     )
     print(
         f"settings change (relevance level, lists rescored) until redrawn: {redraw:.2f} s "
-        f"(target 1 s)"
+        f"(target 1 s){_load()}"
     )
+
+
+def _load() -> str:
+    """The machine's load average over the last minute, to read the figure against."""
+    return f"; load average {os.getloadavg()[0]:.2f}"
 
 
 if __name__ == "__main__":

@@ -26,7 +26,7 @@ if source == "sample":
     name = st.selectbox(t("data.sample"), sample_names(), key="w_sample")
     st.caption(t(f"sample.{name}.description"))
 elif source == "upload":
-    upload_panel()
+    uploaded = upload_panel()
 elif source == frame.PER_QUERY:
     per_query_panel()
     st.stop()  # the panel shows what the table holds; it has no run or judgments to preview
@@ -38,6 +38,8 @@ dataset = (
     if ctx.view.data == frame.data_choice()
     else frame.active_dataset(ctx.view.with_(data=frame.data_choice()))
 )
+if source == "upload" and uploaded is not None:
+    dataset = uploaded  # built during this run, after the frame looked for it
 if dataset is not None:
     show_health(dataset)
     show_preview(dataset)

@@ -77,7 +77,7 @@ st.download_button(
 )
 
 st.markdown(f"**{t('curves.judged_title')}**")
-judged_k = 10 if 10 in ks else ks[-1]
+judged_k = compute.judged_cutoff(ks)
 notes = compute.judgment_notes(dataset, settings, judged_k, "RBP" in view.measures)
 for note in notes.to_dict("records"):
     judged = note[f"Judged@{judged_k}"]

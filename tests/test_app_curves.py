@@ -112,9 +112,9 @@ def test_ranking_runs_once_per_data_and_settings(monkeypatch):
     calls = []
     real = ui.compute.rank_run
 
-    def counting(run, qrels, settings, source="run"):
+    def counting(run, qrels, settings, source="run", **options):
         calls.append(settings)
-        return real(run, qrels, settings, source)
+        return real(run, qrels, settings, source, **options)
 
     monkeypatch.setattr(ui.compute, "rank_run", counting)
     at = open_page(fresh_app(), "curves")

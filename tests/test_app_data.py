@@ -214,6 +214,25 @@ def test_a_role_guess_the_contents_contradict_is_left_empty_with_a_warning():
     assert "plain" in sidebar_text(at)
 
 
+def test_a_new_upload_shows_in_the_sidebar_and_its_health_without_running_the_page_again(
+    monkeypatch,
+):
+    import streamlit
+
+    reruns = []
+    real = streamlit.rerun
+
+    def counting(*args, **options):
+        reruns.append(args)
+        return real(*args, **options)
+
+    monkeypatch.setattr(streamlit, "rerun", counting)
+    at = upload(fresh_app(), [("my run.csv", RUN, "text/csv")], ("judged.csv", QRELS, "text/csv"))
+    assert reruns == []
+    assert "models: alpha, beta" in sidebar_text(at)
+    assert "Data health" in [s.value for s in at.subheader]
+
+
 @pytest.mark.parametrize(
     ("lang", "binary", "nul"),
     [

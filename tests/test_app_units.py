@@ -144,3 +144,17 @@ def test_label_chart_counts_judgments_per_label_value():
 
     fig = label_figure(pd.Series([0.0, 1.0, 1.0, 3.0]), title="t", x_label="x", y_label="y")
     assert list(fig.data[0].x) == ["0", "1", "3"] and list(fig.data[0].y) == [1, 2, 1]
+
+
+def test_a_curve_figure_starts_from_the_app_template_without_copying_it_twice():
+    import plotly.io as pio
+
+    from ui.figures import FONT_FAMILY, TEMPLATE, curve_figure
+
+    table = pd.DataFrame(
+        {"model": ["a", "a"], "measure": ["P", "P"], "k": [1, 2], "mean": [0.5, 0.25], "n": [4, 4]}
+    )
+    fig = curve_figure(table, "P", title="t", x_label="K", y_label="y", queries_label="q")
+    assert pio.templates.default == TEMPLATE
+    assert fig.layout.template.layout.font.family == FONT_FAMILY
+    assert fig.layout.template == pio.templates[TEMPLATE]

@@ -93,6 +93,43 @@ def test_releasing_closed_sessions_without_a_server_does_nothing():
     memo.release_memory()
 
 
+def test_warming_a_new_data_set_ranks_it_once_and_leaves_the_curves_page_results_cached(
+    monkeypatch,
+):
+    import ui.compute
+    from metrics.engine.settings import Settings
+    from metrics.io.loaders import load_sample
+
+    dataset = load_sample("web_search")
+    store = ResultCache(60, 1 << 30, 48)
+    calls = []
+    real = ui.compute.rank_run
+
+    def counting(*args, **options):
+        calls.append(args[2])
+        return real(*args, **options)
+
+    monkeypatch.setattr(ui.compute, "rank_run", counting)
+    settings = Settings()
+    ui.compute.warm(dataset, settings, ("P", "nDCG"), (1, 20), store=store).join()
+    assert len(calls) == 1
+    for measure in ("P", "nDCG"):  # served from the store: computing them would raise
+        cached = store.get(
+            (dataset.content_hash, "curves", ui.compute.settings_key(settings), measure, 20),
+            lambda: (_ for _ in ()).throw(AssertionError("not warmed")),
+        )
+        assert set(cached) == set(dataset.models)
+    key = ui.compute.settings_key(settings)
+    for entry in (
+        ("cutoffs", key, ("P", "nDCG"), (1, 3, 5, 10, 20)),
+        ("judgment_notes", key, 10, False),
+    ):
+        store.get(
+            (dataset.content_hash, *entry),
+            lambda: (_ for _ in ()).throw(AssertionError("not warmed")),
+        )
+
+
 def test_a_released_session_is_shut_down_and_its_state_emptied():
     """Server objects may still refer to a closed session: its data must not live on with it."""
     from streamlit.runtime.state.session_state import SessionState

@@ -106,7 +106,7 @@ def ranked_lists(
     lists = memo.cached(
         dataset.content_hash,
         ("ranked", key),
-        lambda: rank_run(dataset.run, dataset.qrels, base, source=dataset.name),
+        lambda: rank_run(dataset.run, dataset.qrels, base, source=dataset.name, codes=dataset.ids),
         store,
     )
     if base == settings:
@@ -115,15 +115,22 @@ def ranked_lists(
 
 
 def measure_curves(
-    dataset: Dataset, settings: Settings, measure: str, k_to: int
+    dataset: Dataset,
+    settings: Settings,
+    measure: str,
+    k_to: int,
+    *,
+    store: memo.ResultCache | None = None,
 ) -> dict[str, np.ndarray]:
-    """Per-query values of ``measure`` at K = 1..k_to per model (cached)."""
+    """Per-query values of ``measure`` at K = 1..k_to per model (cached; ``store`` as in
+    :func:`ranked_lists`)."""
     if per_query_data.is_per_query(dataset):
         return per_query_data.curves_of(dataset, measure, k_to)
     return memo.cached(
         dataset.content_hash,
         ("curves", settings_key(settings), measure, int(k_to)),
-        lambda: curves_of(ranked_lists(dataset, settings), measure, k_to),
+        lambda: curves_of(ranked_lists(dataset, settings, store=store), measure, k_to),
+        store,
     )
 
 
@@ -147,9 +154,15 @@ def curve_table(
 
 
 def cutoff_table(
-    dataset: Dataset, settings: Settings, measures: tuple[str, ...], ks: tuple[int, ...]
+    dataset: Dataset,
+    settings: Settings,
+    measures: tuple[str, ...],
+    ks: tuple[int, ...],
+    *,
+    store: memo.ResultCache | None = None,
 ) -> pd.DataFrame:
-    """Averages at the cutoffs ``ks`` under the averaging policy (cached)."""
+    """Averages at the cutoffs ``ks`` under the averaging policy (cached; ``store`` as in
+    :func:`ranked_lists`)."""
 
     def work() -> pd.DataFrame:
         if per_query_data.is_per_query(dataset):
@@ -158,12 +171,15 @@ def cutoff_table(
                 return pd.DataFrame(columns=[S.MODEL, "measure", "value"])
             return cutoff_table_of(computed, dataset.segments)
         evaluation = cutoff_evaluation_of(
-            ranked_lists(dataset, settings), settings, tuple(measures), tuple(ks)
+            ranked_lists(dataset, settings, store=store), settings, tuple(measures), tuple(ks)
         )
         return cutoff_table_of(evaluation, dataset.segments)
 
     return memo.cached(
-        dataset.content_hash, ("cutoffs", settings_key(settings), tuple(measures), tuple(ks)), work
+        dataset.content_hash,
+        ("cutoffs", settings_key(settings), tuple(measures), tuple(ks)),
+        work,
+        store,
     ).copy()
 
 
@@ -179,44 +195,88 @@ def judgment_notes_of(lists: dict[str, RankedLists], k: int, rbp: bool) -> pd.Da
     return pd.DataFrame(rows, columns=[S.MODEL, *names])
 
 
-def precision_recall(dataset: Dataset, settings: Settings, k_to: int) -> pd.DataFrame:
-    """Interpolated and raw precision–recall points per model (cached)."""
+def precision_recall(
+    dataset: Dataset, settings: Settings, k_to: int, *, store: memo.ResultCache | None = None
+) -> pd.DataFrame:
+    """Interpolated and raw precision–recall points per model (cached; ``store`` as in
+    :func:`ranked_lists`)."""
     return memo.cached(
         dataset.content_hash,
         ("precision_recall", settings_key(settings), k_to),
-        lambda: precision_recall_table(ranked_lists(dataset, settings), k_to),
+        lambda: precision_recall_table(ranked_lists(dataset, settings, store=store), k_to),
+        store,
     ).copy()
 
 
-def judgment_notes(dataset: Dataset, settings: Settings, k: int, rbp: bool) -> pd.DataFrame:
-    """Judged@k per model, with RBP@k and its residual when ``rbp`` (cached)."""
+def judged_cutoff(ks: tuple[int, ...]) -> int:
+    """The cutoff of the Curves page's note on how complete the judgments are: 10 when it is
+    one of ``ks``, else the largest."""
+    return 10 if 10 in ks else ks[-1]
+
+
+def judgment_notes(
+    dataset: Dataset,
+    settings: Settings,
+    k: int,
+    rbp: bool,
+    *,
+    store: memo.ResultCache | None = None,
+) -> pd.DataFrame:
+    """Judged@k per model, with RBP@k and its residual when ``rbp`` (cached; ``store`` as in
+    :func:`ranked_lists`)."""
     return memo.cached(
         dataset.content_hash,
         ("judgment_notes", settings_key(settings), k, rbp),
-        lambda: judgment_notes_of(ranked_lists(dataset, settings), k, rbp),
+        lambda: judgment_notes_of(ranked_lists(dataset, settings, store=store), k, rbp),
+        store,
     ).copy()
 
 
 def query_count(dataset: Dataset) -> int:
-    """Number of distinct queries in the run (cached)."""
-    return memo.cached(
-        dataset.content_hash, ("queries",), lambda: int(dataset.run[S.QUERY].nunique())
-    )
+    """Number of distinct queries in the run (cached; counted from the encoded ids when the
+    data set has them)."""
+    ids = getattr(dataset, "ids", None)
+
+    def count() -> int:
+        if ids is not None and len(ids.run_query) == len(dataset.run):
+            return int(np.count_nonzero(np.bincount(ids.run_query, minlength=len(ids.queries))))
+        return int(dataset.run[S.QUERY].nunique())
+
+    return memo.cached(dataset.content_hash, ("queries",), count)
 
 
-def warm(dataset: Dataset, settings: Settings) -> threading.Thread:
-    """Rank a newly loaded data set in the background, so the next page finds it cached.
+def warm(
+    dataset: Dataset,
+    settings: Settings,
+    measures: tuple[str, ...] = (),
+    k_range: tuple[int, int] | None = None,
+    *,
+    store: memo.ResultCache | None = None,
+) -> threading.Thread:
+    """Rank a newly loaded data set in the background, so the next page finds it cached; then
+    compute what the Curves page shows first for ``measures`` over ``k_range``, in its order:
+    the curves, the table at the standard cutoffs and the note on judgments (the page computes
+    its last chart, precision against recall, itself once the others are drawn).
 
-    The store holds a lock per key: a page asking for the same lists meanwhile waits for this
+    The store holds a lock per key: a page asking for the same results meanwhile waits for this
     computation instead of repeating it.
     """
 
-    store = memo.store_for(dataset.content_hash)  # found here: the thread has no session
+    if store is None:
+        store = memo.store_for(dataset.content_hash)  # found here: the thread has no session
 
     def work() -> None:
-        # the page that needs the lists will show the error
+        # the page that needs the results will show the error
         with contextlib.suppress(Exception):
             ranked_lists(dataset, settings, store=store)
+            if k_range is not None:
+                k_from, k_to = k_range
+                for measure in measures:
+                    measure_curves(dataset, settings, measure, k_to, store=store)
+                ks = tuple(cutoffs_within(k_from, k_to))
+                cutoff_table(dataset, settings, measures, ks, store=store)
+                rbp = "RBP" in measures
+                judgment_notes(dataset, settings, judged_cutoff(ks), rbp, store=store)
 
     thread = threading.Thread(target=work, name="rank-warmup", daemon=True)
     thread.start()

@@ -33,6 +33,14 @@ def _register_template() -> None:
 
 _register_template()
 
+
+def _template() -> dict[str, str]:
+    """``template=TEMPLATE`` for ``update_layout``, unless new figures already start from it
+    (it is the default): copying the template into a figure again costs more than drawing
+    the figure's own lines."""
+    return {} if pio.templates.default == TEMPLATE else {"template": TEMPLATE}
+
+
 #: Model colours: a colour-blind-safe qualitative palette (Okabe–Ito and Tol hues) that leaves
 #: out the green and red that mean better and worse; a model keeps its colour (its position in
 #: the data set's model order) on every page and in the report.
@@ -83,8 +91,8 @@ def curve_figure(
         name = _safe(model)
         fig.add_trace(
             go.Scatter(
-                x=rows["k"],
-                y=rows["mean"],
+                x=rows["k"].to_numpy(),
+                y=rows["mean"].to_numpy(),
                 mode="lines+markers" if len(rows) <= 30 else "lines",
                 name=name,
                 line={"color": PALETTE[i % len(PALETTE)], "width": 2},
@@ -102,12 +110,12 @@ def curve_figure(
         xaxis_title=_safe(x_label),
         yaxis_title=_safe(y_label),
         hovermode="closest",
-        template=TEMPLATE,
+        **_template(),
         height=380,
         margin={"l": 50, "r": 20, "t": 70, "b": 45},
         legend={"orientation": "h", "y": -0.22},
+        yaxis_rangemode="tozero",
     )
-    fig.update_yaxes(rangemode="tozero")
     return fig
 
 
@@ -141,8 +149,8 @@ def precision_recall_figure(
         raw = rows[rows["kind"] == "raw"]
         fig.add_trace(
             go.Scatter(
-                x=interp["recall"],
-                y=interp["precision"],
+                x=interp["recall"].to_numpy(),
+                y=interp["precision"].to_numpy(),
                 mode="lines+markers",
                 name=f"{name} · {_safe(interpolated_label)}",
                 legendgroup=name,
@@ -157,8 +165,8 @@ def precision_recall_figure(
         if len(raw):
             fig.add_trace(
                 go.Scatter(
-                    x=raw["recall"],
-                    y=raw["precision"],
+                    x=raw["recall"].to_numpy(),
+                    y=raw["precision"].to_numpy(),
                     mode="lines",
                     name=f"{name} · {_safe(raw_label)}",
                     legendgroup=name,
@@ -174,13 +182,12 @@ def precision_recall_figure(
         title={"text": _safe(title)},
         xaxis_title=_safe(x_label),
         yaxis_title=_safe(y_label),
-        template=TEMPLATE,
+        **_template(),
         height=420,
         margin={"l": 50, "r": 20, "t": 60, "b": 45},
         legend={"orientation": "h", "y": -0.2},
     )
-    fig.update_xaxes(range=[0, 1.02])
-    fig.update_yaxes(range=[0, 1.05])
+    fig.update_layout(xaxis_range=[0, 1.02], yaxis_range=[0, 1.05])
     return fig
 
 
@@ -264,7 +271,7 @@ def distribution_figure(
                 )
     fig.update_layout(
         title={"text": _safe(title)},
-        template=TEMPLATE,
+        **_template(),
         height=380,
         margin={"l": 50, "r": 20, "t": 60, "b": 45},
         showlegend=kind == "histogram",
@@ -286,8 +293,8 @@ def list_curve_figure(values: pd.DataFrame, *, title: str, x_label: str, y_label
     for i, col in enumerate(c for c in values.columns if c != "k"):
         fig.add_trace(
             go.Scatter(
-                x=values["k"],
-                y=values[col],
+                x=values["k"].to_numpy(),
+                y=values[col].to_numpy(),
                 mode="lines+markers",
                 name=_safe(col),
                 line={"color": PALETTE[i % len(PALETTE)]},
@@ -298,7 +305,7 @@ def list_curve_figure(values: pd.DataFrame, *, title: str, x_label: str, y_label
         title={"text": _safe(title)},
         xaxis_title=_safe(x_label),
         yaxis_title=_safe(y_label),
-        template=TEMPLATE,
+        **_template(),
         height=340,
         margin={"l": 50, "r": 20, "t": 50, "b": 40},
     )
@@ -322,7 +329,7 @@ def label_figure(labels: pd.Series, *, title: str, x_label: str, y_label: str) -
         title={"text": _safe(title)},
         xaxis_title=_safe(x_label),
         yaxis_title=_safe(y_label),
-        template=TEMPLATE,
+        **_template(),
         height=260,
         margin={"l": 50, "r": 20, "t": 50, "b": 40},
     )

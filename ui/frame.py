@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TypedDict
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from metrics.engine.registry import MEASURES
 from metrics.engine.settings import POLICIES, Settings
@@ -69,6 +70,10 @@ log = logging.getLogger("ranking_metrics.frame")
 
 _inside_navigation: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "inside_navigation", default=False
+)
+#: The sidebar's data set box of the page run under way (see :func:`show_dataset`).
+_dataset_slot: contextvars.ContextVar[DeltaGenerator | None] = contextvars.ContextVar(
+    "dataset_slot", default=None
 )
 
 
@@ -170,6 +175,7 @@ def page(key: str) -> PageContext:
     the app's navigation instead (which runs this page again, inside the frame) and stops.
     """
     page_def(key)
+    _dataset_slot.set(None)
     if not _inside_navigation.get():
         run_app()
         st.stop()
@@ -423,7 +429,21 @@ def _numeric_segments(dataset: Dataset | None) -> list[str]:
 
 
 def _dataset_box(side, data: str, dataset: Dataset | None) -> None:
-    box = side.container(border=True)
+    slot = side.empty()
+    _dataset_slot.set(slot)
+    _fill_dataset_box(slot, dataset)
+
+
+def show_dataset(dataset: Dataset) -> None:
+    """Show a data set built during this page run in the sidebar's box, which was drawn before
+    it existed (so the page need not run again to show it)."""
+    slot = _dataset_slot.get()
+    if slot is not None:
+        _fill_dataset_box(slot, dataset)
+
+
+def _fill_dataset_box(slot: DeltaGenerator, dataset: Dataset | None) -> None:
+    box = slot.container(border=True)
     box.markdown(f"**{t('frame.dataset')}**")
     if dataset is None:
         box.caption(t("frame.no_dataset_short"))

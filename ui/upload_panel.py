@@ -15,7 +15,7 @@ from metrics.io.formats import LoadedTable, load_table
 from metrics.io.loaders import Dataset, load_dataset
 from metrics.io.roles import ROLES, Doubt, Guess, RoleMapping, guess_doubts, guess_roles
 from metrics.io.validation import Finding
-from ui import compute
+from ui import compute, frame
 from ui.findings_view import finding_text
 from ui.i18n import current_language, has, number, t
 from ui.safe import md_escape
@@ -34,17 +34,21 @@ def _read(files) -> list[LoadedTable]:
     (every widget change) show the message again without reading the file again.
     """
     cache = st.session_state.setdefault("upload_cache", {})
+    keys = st.session_state.setdefault("upload_keys", {})  # an upload's id -> its cache key
     tables = []
     for f in files:
-        data = f.getvalue()
-        key = (f.name, hashlib.sha256(data).hexdigest())
+        file_id = getattr(f, "file_id", None)
+        key = keys.get(file_id) if file_id is not None else None
+        if key is None or key[0] != f.name:  # a new upload: hashed once, not on every rerun
+            key = (f.name, hashlib.sha256(f.getvalue()).hexdigest())
+            if file_id is not None:
+                keys[file_id] = key
         _current_uploads().add(key)
         if key not in cache:
             try:
-                cache[key] = load_table(data, f.name)
+                cache[key] = load_table(f.getvalue(), f.name)
             except InputError as exc:
                 cache[key] = exc
-            del data
         found = cache[key]
         if isinstance(found, InputError):
             st.error(t("upload.unreadable", message=md_escape(error_text(found))))
@@ -65,6 +69,9 @@ def _forget_other_uploads() -> None:
     current = st.session_state.pop("upload_cache_current", set())
     for key in [k for k in cache if k not in current]:
         del cache[key]
+    keys = st.session_state.get("upload_keys", {})
+    for file_id in [i for i, key in keys.items() if key not in current]:
+        del keys[file_id]
 
 
 def _table_id(table: LoadedTable) -> str:
@@ -279,6 +286,8 @@ def upload_panel() -> Dataset | None:
     if previous is None or previous.content_hash != dataset.content_hash:
         view = st.session_state.get("view")
         if view is not None:
-            compute.warm(dataset, view.settings())
-        st.rerun()  # the sidebar shows the new data set
+            compute.warm(dataset, view.settings(), view.measures, view.k_range)
+        if view is None or view.averaging == "weighted":
+            st.rerun()  # the sidebar offers the new data set's weight columns
+        frame.show_dataset(dataset)  # the sidebar shows the new data set at once
     return dataset

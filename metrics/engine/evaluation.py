@@ -8,13 +8,15 @@ values at every K. Aggregation is in :mod:`metrics.engine.aggregation`.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 
 from metrics import schema as S
 from metrics.engine.measures import RECALL_LEVELS, interpolated_precision
-from metrics.engine.ranking import RankedLists, rank_lists
+from metrics.engine.ranking import IdCodes, RankedLists, rank_lists, string_chunks
 from metrics.engine.registry import DEFAULT_MEASURES, MeasureSpec, parse_measure, parse_measures
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
@@ -38,10 +40,26 @@ def models_of(run: pd.DataFrame) -> list[str]:
     return [str(m) for m in pd.unique(run[S.MODEL].astype(str))]
 
 
+def _column_values(values: pd.Series, rows: np.ndarray | None) -> Any:
+    """A column as the ranking reads it: arrow strings without a copy when the column holds
+    them (no Python string per cell), else the column itself; only ``rows`` when given."""
+    arrow = string_chunks(values)
+    if arrow is None:
+        return values if rows is None else values.iloc[rows]
+    return arrow if rows is None else arrow.take(pa.array(rows))
+
+
 def rank_run(
-    run: pd.DataFrame, qrels: pd.DataFrame, settings: Settings = Settings(), source: str = "run"
+    run: pd.DataFrame,
+    qrels: pd.DataFrame,
+    settings: Settings = Settings(),
+    source: str = "run",
+    codes: IdCodes | None = None,
 ) -> dict[str, RankedLists]:
     """Rank each model's lists in ``run`` against ``qrels``.
+
+    ``codes`` are the ids of ``run`` and ``qrels`` already encoded (:func:`~metrics.engine.
+    ranking.id_codes`), so that no ranking hashes them again.
 
     Returns a dict from model name to its :class:`RankedLists`, in order of first appearance.
     """
@@ -65,18 +83,26 @@ def rank_run(
         }
     else:
         groups = {S.DEFAULT_MODEL: None}
+    if codes is not None and (len(codes.run_query), len(codes.qrels_query)) != (
+        len(run),
+        len(qrels),
+    ):
+        codes = None  # not the codes of these tables
+    judged_query, judged_item, relevance = (
+        _column_values(qrels[c], None) for c in (S.QUERY, S.ITEM, S.RELEVANCE)
+    )
     for name, rows in groups.items():
-        part = run if rows is None else run.iloc[rows]
         lists = rank_lists(
-            part[S.QUERY],
-            part[S.ITEM],
-            part[S.SCORE] if S.SCORE in part.columns else None,
-            qrels[S.QUERY],
-            qrels[S.ITEM],
-            qrels[S.RELEVANCE],
+            _column_values(run[S.QUERY], rows),
+            _column_values(run[S.ITEM], rows),
+            _column_values(run[S.SCORE], rows) if S.SCORE in run.columns else None,
+            judged_query,
+            judged_item,
+            relevance,
             settings,
-            run_rank=part[S.RANK] if S.RANK in part.columns else None,
+            run_rank=_column_values(run[S.RANK], rows) if S.RANK in run.columns else None,
             source=source if rows is None else f"{source} (model {name})",
+            codes=codes if codes is None or rows is None else codes.for_rows(rows),
         )
         if rows is not None:
             lists.row_index = rows[lists.row_index]

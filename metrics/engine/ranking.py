@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
+from itertools import pairwise
 from typing import Any, TypeAlias
 
 import numpy as np
@@ -48,6 +49,96 @@ def _as_string_array(values: ArrayLike, name: str) -> pa.Array:
             fix=f"give every row a {name} id.",
         )
     return values
+
+
+def string_chunks(values: ArrayLike) -> pa.ChunkedArray | None:
+    """Ids held as arrow strings (a pandas column backed by pyarrow, or an arrow array) as one
+    chunked ``large_string`` array (no copy of the text); ``None`` for anything else (numbers,
+    Python objects)."""
+    if isinstance(values, (pa.Array, pa.ChunkedArray)):
+        arrow = values
+    else:
+        array = getattr(values, "array", None)
+        dtype = getattr(values, "dtype", None)
+        to_arrow = getattr(array, "__arrow_array__", None)
+        if getattr(dtype, "storage", None) != "pyarrow" or to_arrow is None:
+            return None
+        arrow = to_arrow()
+    if isinstance(arrow, pa.Array):
+        arrow = pa.chunked_array([arrow])
+    if pa.types.is_string(arrow.type):
+        arrow = arrow.cast(pa.large_string())
+    return arrow if pa.types.is_large_string(arrow.type) else None
+
+
+def encode_strings(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], pa.Array]:
+    """Integer codes of several string columns into one dictionary they share.
+
+    Equal strings get equal codes; a missing value gets a code of its own. Runs of equal values
+    (a run's query and model columns, written query by query) are encoded once per run: only
+    the first value of each run is hashed.
+
+    Returns
+    -------
+    (codes, dictionary)
+        One ``int32`` array per column, and the distinct values (in no particular order).
+    """
+    whole = pa.chunked_array(
+        [chunk.cast(pa.large_string()) for column in columns for chunk in column.chunks],
+        type=pa.large_string(),
+    )
+    n = len(whole)
+    heads = np.zeros(min(n, 1), dtype=np.int64)
+    if n > 1:
+        changed = pc.fill_null(pc.not_equal(whole[1:], whole[:-1]), True)
+        heads = np.concatenate((heads, np.flatnonzero(_numpy_of(changed)) + 1))
+    if len(heads) * 4 < n:
+        first = pc.take(whole, arrow_numbers(heads)).combine_chunks()
+        encoded = pc.dictionary_encode(first, null_encoding="encode")
+        head_codes = _numpy_of(encoded.indices).astype(np.int32)
+        codes = np.repeat(head_codes, np.diff(np.append(heads, n)))
+        dictionary = encoded.dictionary
+    else:
+        encoded = pc.dictionary_encode(whole, null_encoding="encode").combine_chunks()
+        codes = _numpy_of(encoded.indices).astype(np.int32)
+        dictionary = encoded.dictionary
+    bounds = np.cumsum([0, *(len(c) for c in columns)])
+    return [codes[a:b] for a, b in pairwise(bounds)], dictionary
+
+
+@dataclass(frozen=True)
+class IdCodes:
+    """The query and item ids of a run and its judgments as integer codes.
+
+    Queries share one dictionary between run and judgments, items another, so a run row and a
+    judgment are about the same item exactly when their codes are equal. Built once for a data
+    set (:func:`id_codes`), they spare every ranking the work of hashing the ids again.
+    """
+
+    run_query: np.ndarray
+    run_item: np.ndarray
+    qrels_query: np.ndarray
+    qrels_item: np.ndarray
+    queries: pa.Array
+    items: pa.Array
+
+    def for_rows(self, rows: np.ndarray) -> IdCodes:
+        """The codes of some run rows (one model's), with the same judgments and dictionaries."""
+        return replace(self, run_query=self.run_query[rows], run_item=self.run_item[rows])
+
+
+def id_codes(
+    run_query: ArrayLike, run_item: ArrayLike, qrels_query: ArrayLike, qrels_item: ArrayLike
+) -> IdCodes | None:
+    """:class:`IdCodes` of ids held as arrow strings; ``None`` when a column is not (the
+    rankings then encode the ids themselves)."""
+    columns = [string_chunks(c) for c in (run_query, run_item, qrels_query, qrels_item)]
+    if any(c is None for c in columns):
+        return None
+    rq, ri, jq, ji = (c for c in columns if c is not None)
+    (run_q, qrels_q), queries = encode_strings([rq, jq])
+    (run_i, qrels_i), items = encode_strings([ri, ji])
+    return IdCodes(run_q, run_i, qrels_q, qrels_i, queries, items)
 
 
 def _as_float_array(values: ArrayLike, name: str) -> np.ndarray:
@@ -413,6 +504,7 @@ def rank_lists(
     settings: Settings = Settings(),
     run_rank: ArrayLike | None = None,
     source: str = "run",
+    codes: IdCodes | None = None,
 ) -> RankedLists:
     """Join a run with judgments and rank every query's list by the tie policy.
 
@@ -436,6 +528,9 @@ def rank_lists(
         Rank column, used only when ``settings.ties == "rank"``.
     source:
         Name of the run for error messages.
+    codes:
+        The ids already encoded (:func:`id_codes` of these very columns), so that they are not
+        hashed again; ignored when their lengths differ from the columns'.
 
     Returns
     -------
@@ -445,12 +540,16 @@ def rank_lists(
         run_query, run_item, run_score, qrels_query, qrels_item, qrels_relevance, settings, source
     )
     n_run = len(rq)
-    # shared dictionaries: query and item ids become integer codes
-    q_codes, q_dict = _encode(pa.chunked_array([rq, jq], type=pa.string()))
-    i_codes, i_dict = _encode(pa.chunked_array([ri, ji], type=pa.string()))
+    if codes is not None and (len(codes.run_query), len(codes.qrels_query)) == (n_run, len(jq)):
+        run_qc, qrels_qc, q_dict = codes.run_query, codes.qrels_query, codes.queries
+        run_ic, qrels_ic, i_dict = codes.run_item, codes.qrels_item, codes.items
+    else:
+        # shared dictionaries: query and item ids become integer codes
+        q_codes, q_dict = _encode(pa.chunked_array([rq, jq], type=pa.string()))
+        i_codes, i_dict = _encode(pa.chunked_array([ri, ji], type=pa.string()))
+        run_qc, qrels_qc = q_codes[:n_run], q_codes[n_run:]
+        run_ic, qrels_ic = i_codes[:n_run], i_codes[n_run:]
     n_items = max(len(i_dict), 1)
-    run_qc, qrels_qc = q_codes[:n_run], q_codes[n_run:]
-    run_ic, qrels_ic = i_codes[:n_run], i_codes[n_run:]
     # ascending byte order of query ids -> evaluation order
     q_order = _numpy_of(pc.sort_indices(q_dict)).astype(np.int64)
     q_rank = np.empty(len(q_dict), dtype=np.int64)

@@ -898,13 +898,16 @@ def _infer_types(table: pa.Table, delimiter: str) -> pd.DataFrame:
     nulls = pa.array(NULL_WORDS, pa.string())
     columns = {}
     for name, col in zip(table.column_names, table.columns):
-        col = pc.utf8_trim_whitespace(col)
-        col = pc.if_else(pc.equal(col, ""), pa.scalar(None, pa.string()), col)
+        col = _stripped(col)
         columns[name] = col
         if normalize_name(name) in ID_NAMES or col.null_count == len(col):
             continue
-        if pc.any(pc.match_substring_regex(col, r"^[+-]?0\d")).as_py():
+        if _leading_zeros(col):
             continue  # leading zeros: an identifier such as "007"
+        converted = _plain_numbers(col)
+        if converted is not None:
+            columns[name] = converted
+            continue
         numeric_src = pc.if_else(
             pc.is_in(pc.utf8_lower(col), value_set=nulls), pa.scalar(None, pa.string()), col
         )
@@ -923,13 +926,115 @@ def _infer_types(table: pa.Table, delimiter: str) -> pd.DataFrame:
     return pa.table(columns).to_pandas()
 
 
+def _leading_zeros(col: pa.ChunkedArray) -> bool:
+    """Whether a value starts with a zero followed by a digit (``007``, ``-01``); only values
+    whose first character is ``0``, ``+`` or ``-`` are matched against the pattern."""
+    for chunk in col.chunks:
+        first = _first_bytes(chunk)
+        if first is None:
+            if pc.any(pc.match_substring_regex(chunk, r"^[+-]?0\d")).as_py():
+                return True
+            continue
+        positions, heads = first
+        maybe = positions[(heads == ord("0")) | (heads == ord("+")) | (heads == ord("-"))]
+        if (
+            len(maybe)
+            and pc.any(pc.match_substring_regex(chunk.take(pa.array(maybe)), r"^[+-]?0\d")).as_py()
+        ):
+            return True
+    return False
+
+
+def _first_bytes(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
+    """Positions of a string chunk's non-empty values and their first bytes (``None`` for
+    other types)."""
+    if not pa.types.is_string(chunk.type):
+        return None
+    if len(chunk) == 0:
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+    _, offsets_buffer, data_buffer = chunk.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int32)[
+        chunk.offset : chunk.offset + len(chunk) + 1
+    ]
+    filled = np.diff(offsets) > 0
+    if chunk.null_count:
+        filled &= np.asarray(chunk.is_valid(), dtype=bool)
+    positions = np.flatnonzero(filled)
+    if not len(positions):
+        return positions, np.zeros(0, dtype=np.uint8)
+    return positions, np.frombuffer(data_buffer, dtype=np.uint8)[offsets[:-1][positions]]
+
+
+def _plain_numbers(col: pa.ChunkedArray) -> pa.ChunkedArray | None:
+    """A column every value of which converts to a number as it is, converted; ``None`` when
+    a value needs the general rules (words for missing values, decimal commas, text).
+
+    Missing-value words that convert ("nan") become NaN, which is what the general rules make
+    of them; a column with no number at all is left to those rules (it stays text)."""
+    converted = _try_cast(col)
+    if converted is None or converted.null_count == len(converted):
+        return None
+    if pa.types.is_floating(converted.type) and pc.all(pc.is_nan(converted)).as_py():
+        return None
+    return converted
+
+
+def _stripped(col: pa.ChunkedArray) -> pa.ChunkedArray:
+    """Strings without surrounding white space, empty ones missing.
+
+    A chunk in which no string is empty or starts or ends with a byte that may be white space
+    (an ASCII space or control character, or any byte of a non-ASCII character) is already
+    so and is kept as it is, without trimming every value."""
+    return pa.chunked_array([_stripped_chunk(c) for c in col.chunks], type=col.type)
+
+
+def _stripped_chunk(chunk: pa.Array) -> pa.Array:
+    if pa.types.is_string(chunk.type) and len(chunk):
+        _, offsets_buffer, data_buffer = chunk.buffers()
+        offsets = np.frombuffer(offsets_buffer, dtype=np.int32)[
+            chunk.offset : chunk.offset + len(chunk) + 1
+        ]
+        lengths = np.diff(offsets)
+        valid = (
+            np.ones(len(chunk), dtype=bool)
+            if chunk.null_count == 0
+            else np.asarray(chunk.is_valid(), dtype=bool)
+        )
+        filled = valid & (lengths > 0)
+        if not (valid & (lengths == 0)).any():
+            if not filled.any():
+                return chunk
+            data = np.frombuffer(data_buffer, dtype=np.uint8)
+            first, last = data[offsets[:-1][filled]], data[offsets[1:][filled] - 1]
+            if not ((first <= 32) | (first >= 128) | (last <= 32) | (last >= 128)).any():
+                return chunk
+    trimmed = pc.utf8_trim_whitespace(chunk)
+    return pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, pa.string()), trimmed)
+
+
 def _try_cast(col: pa.ChunkedArray) -> pa.ChunkedArray | None:
     for target in (pa.int64(), pa.float64()):
+        if not _casts(_sample(col), target):
+            continue  # a cast fails when one value fails: the whole column would fail too
         try:
             return pc.cast(col, target)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             continue
     return None
+
+
+def _sample(col: pa.ChunkedArray, size: int = 1024) -> pa.ChunkedArray:
+    """The first non-missing values of a column (a cheap check before converting it all)."""
+    present = col.slice(0, size * 4).drop_null()
+    return present.slice(0, size)
+
+
+def _casts(col: pa.ChunkedArray, target: pa.DataType) -> bool:
+    try:
+        pc.cast(col, target)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return False
+    return True
 
 
 def _drop_empty_unnamed(frame: pd.DataFrame) -> pd.DataFrame:

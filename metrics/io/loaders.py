@@ -20,14 +20,15 @@ import hashlib
 import importlib.resources
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
 import pyarrow as pa
 
+from metrics.engine.ranking import IdCodes, id_codes
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.formats import LoadedTable, file_stem, load_table
@@ -124,6 +125,9 @@ class Dataset:
         ``sample.<name>.description``).
     content_hash:
         SHA-256 of the three frames, computed once; a cache key.
+    ids:
+        The query and item ids of ``run`` and ``qrels`` as integer codes, encoded once so that
+        rankings do not hash them again (``None``: each ranking encodes them).
     """
 
     name: str
@@ -132,6 +136,7 @@ class Dataset:
     segments: pd.DataFrame | None = None
     health: DataHealth = field(default_factory=DataHealth)
     description: str = ""
+    ids: IdCodes | None = field(default=None, repr=False)
     content_hash: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -275,12 +280,28 @@ def canonical_qrels(
 
 def clean_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
     """Drop judgments without ids or label and keep the highest label of repeated ones."""
+    return _clean_qrels(qrels)[0]
+
+
+def _clean_qrels(
+    qrels: pd.DataFrame, ids: IdCodes | None = None
+) -> tuple[pd.DataFrame, np.ndarray | None]:
+    """:func:`clean_qrels`, and the mask of the rows kept when the judgments had no repeated
+    ones (``None`` when they had: rows were merged). ``ids``, the encoded ids of ``qrels``,
+    find the repeated ones without hashing the ids again."""
     keep = qrels[QUERY].notna() & qrels[ITEM].notna() & qrels[RELEVANCE].notna()
     keep &= (qrels[QUERY] != "") & (qrels[ITEM] != "")
     q = qrels.loc[keep, [QUERY, ITEM, RELEVANCE]]
-    if q.duplicated([QUERY, ITEM]).any():
+    kept = keep.to_numpy(dtype=bool)
+    if ids is not None and len(ids.qrels_query) == len(qrels):
+        pairs = ids.qrels_query[kept] * np.int64(max(len(ids.items), 1)) + ids.qrels_item[kept]
+        repeated = bool(pd.Series(pairs).duplicated().any())
+    else:
+        repeated = bool(q.duplicated([QUERY, ITEM]).any())
+    if repeated:
         q = q.groupby([QUERY, ITEM], sort=False, as_index=False)[RELEVANCE].max()
-    return q.reset_index(drop=True)
+        return q.reset_index(drop=True), None
+    return q.reset_index(drop=True), kept
 
 
 def split_inline_labels(run: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -383,17 +404,32 @@ def load_dataset(
     judgments_table = _as_table(judgments) if judgments is not None else None
     qrels_all = _judgments(inline_qrels, judgments_table, mappings, run_tables[0].name)
     segments, seg_findings = _segments(run, queries, mappings)
-    run, qrels_all, segments = (visible_frame(f) for f in (run, qrels_all, segments))
+    run, qrels_all = (
+        cast(pd.DataFrame, visible_frame(run)),
+        cast(pd.DataFrame, visible_frame(qrels_all)),
+    )
+    segments = visible_frame(segments)
+    ids = id_codes(run[QUERY], run[ITEM], qrels_all[QUERY], qrels_all[ITEM])
     health = validate(
-        run, qrels_all, k_max=k_max, relevance_level=relevance_level, settings=settings
+        run, qrels_all, k_max=k_max, relevance_level=relevance_level, settings=settings, ids=ids
     )
     health.raise_for_errors()
     read = run_tables + ([judgments_table] if judgments_table is not None else [])
     health.findings.extend(seg_findings + extra + _reading_findings(read))
-    run = _clean_run(run, segments)
-    qrels = clean_qrels(qrels_all)
+    run, run_kept = _clean_run(run, segments)
+    qrels, qrels_kept = _clean_qrels(qrels_all, ids)
     _require_usable_rows(run, qrels, health, run_tables)
-    return Dataset(visible(name), run, qrels, segments, health, description)
+    if ids is not None and qrels_kept is not None:
+        ids = replace(
+            ids,
+            run_query=ids.run_query[run_kept],
+            run_item=ids.run_item[run_kept],
+            qrels_query=ids.qrels_query[qrels_kept],
+            qrels_item=ids.qrels_item[qrels_kept],
+        )
+    elif ids is not None:
+        ids = id_codes(run[QUERY], run[ITEM], qrels[QUERY], qrels[ITEM])
+    return Dataset(visible(name), run, qrels, segments, health, description, ids)
 
 
 def _run_tables(
@@ -644,7 +680,9 @@ def _metadata_coverage(run: pd.DataFrame, meta: pd.DataFrame, source: str) -> li
     return findings
 
 
-def _clean_run(run: pd.DataFrame, segments: pd.DataFrame | None) -> pd.DataFrame:
+def _clean_run(run: pd.DataFrame, segments: pd.DataFrame | None) -> tuple[pd.DataFrame, np.ndarray]:
+    """The rows with ids and a score, core columns first, then the segments by query; and the
+    mask of the rows kept."""
     keep = run[QUERY].notna() & run[ITEM].notna() & run[SCORE].notna()
     keep &= (run[QUERY] != "") & (run[ITEM] != "")
     core = [c for c in (QUERY, ITEM, SCORE, RANK, MODEL) if c in run.columns]
@@ -653,7 +691,7 @@ def _clean_run(run: pd.DataFrame, segments: pd.DataFrame | None) -> pd.DataFrame
         indexed = segments.set_index(QUERY)
         for col in indexed.columns:
             out[col] = out[QUERY].map(indexed[col])
-    return out
+    return out, keep.to_numpy(dtype=bool)
 
 
 # --------------------------------------------------------------------------- samples

@@ -12,12 +12,15 @@ message catalogs in the user's language.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
+import pyarrow.compute as pc
 
+from metrics.engine.ranking import IdCodes, encode_strings, id_codes, string_chunks
 from metrics.engine.settings import POLICIES, Settings
 from metrics.errors import InputError, file_line
 from metrics.io.roles import ROLES, label_values, score_values
@@ -567,7 +570,7 @@ def _empty_ids(frame: pd.DataFrame, role: TableRole, source: str | None) -> list
         return []
     empty = np.zeros(len(frame), dtype=bool)
     for c in present:
-        empty |= (frame[c].isna() | (frame[c].astype("str").str.strip() == "")).to_numpy()
+        empty |= _blank(frame[c])
     if not empty.any():
         return []
     n = int(empty.sum())
@@ -604,6 +607,7 @@ def validate(
     *,
     relevance_level: float = 1,
     settings: Settings | None = None,
+    ids: IdCodes | None = None,
 ) -> DataHealth:
     """Check a run and its judgments; never raises for data problems.
 
@@ -621,6 +625,9 @@ def validate(
     settings:
         The policies in force (tied scores, short lists, queries without relevant items,
         missing queries): the findings say what they do. trec_eval's defaults when ``None``.
+    ids:
+        The query and item ids of ``run`` and ``qrels`` already encoded
+        (:func:`~metrics.engine.ranking.id_codes`), so that they are not hashed again.
 
     Returns
     -------
@@ -633,8 +640,13 @@ def validate(
     findings = check_table(run, "run") + check_table(qrels, "qrels")
     if any(f.severity == "error" for f in findings):
         return DataHealth(findings)
-    run = _clean_ids(run)
-    qrels = _clean_ids(qrels)
+    if ids is not None and (len(ids.run_query), len(ids.qrels_query)) != (len(run), len(qrels)):
+        ids = None  # not the codes of these tables
+    run_kept, qrels_kept = _ids_present(run, ids, "run"), _ids_present(qrels, ids, "qrels")
+    run = run if run_kept is None else run[run_kept]
+    qrels = qrels if qrels_kept is None else qrels[qrels_kept]
+    if ids is not None:
+        ids = _kept_codes(ids, run_kept, qrels_kept)
     scores = run_scores(run)
     labels = qrels_labels(qrels)
     models = run[MODEL] if MODEL in run.columns else pd.Series("run", index=run.index)
@@ -654,7 +666,7 @@ def validate(
             )
         )
         return DataHealth(findings)
-    codes = _Codes.of(run, qrels, models)
+    codes = _Codes.of(run, qrels, models, ids)
     policies = settings or Settings()
     findings += _score_findings(run, scores, models, k_max, codes, policies)
     findings += _label_findings(qrels, labels, relevance_level, codes, policies)
@@ -692,25 +704,53 @@ class _Codes:
     i_qrels: np.ndarray
     m_run: np.ndarray
     queries: np.ndarray
-    items: np.ndarray
+    items: np.ndarray | pa.Array
     models: np.ndarray
 
     @classmethod
-    def of(cls, run: pd.DataFrame, qrels: pd.DataFrame, models: pd.Series) -> _Codes:
-        n = len(run)
-        q, queries = pd.factorize(pd.concat([run[QUERY], qrels[QUERY]], ignore_index=True))
-        i, items = pd.factorize(pd.concat([run[ITEM], qrels[ITEM]], ignore_index=True))
-        m, model_names = pd.factorize(models)
+    def of(
+        cls, run: pd.DataFrame, qrels: pd.DataFrame, models: pd.Series, ids: IdCodes | None = None
+    ) -> _Codes:
+        """The codes of ``run`` and ``qrels`` (``ids`` when given, else the ids encoded here);
+        models are numbered in order of first appearance."""
+        if ids is None:
+            ids = id_codes(run[QUERY], run[ITEM], qrels[QUERY], qrels[ITEM])
+        if ids is not None:
+            q_run, q_qrels, i_run, i_qrels = (
+                ids.run_query,
+                ids.qrels_query,
+                ids.run_item,
+                ids.qrels_item,
+            )
+            queries = np.asarray(ids.queries.to_pylist(), dtype=object)
+            items: np.ndarray | pa.Array = ids.items
+        else:
+            n = len(run)
+            q, queries = pd.factorize(pd.concat([run[QUERY], qrels[QUERY]], ignore_index=True))
+            i, items = pd.factorize(pd.concat([run[ITEM], qrels[ITEM]], ignore_index=True))
+            q_run, q_qrels, i_run, i_qrels = q[:n], q[n:], i[:n], i[n:]
+            queries, items = np.asarray(queries, dtype=object), np.asarray(items, dtype=object)
+        chunks = string_chunks(models)
+        if chunks is not None:
+            (m,), names = encode_strings([chunks])
+            model_names = np.asarray(names.to_pylist(), dtype=object)
+        else:
+            m, model_names = pd.factorize(models)
         return cls(
-            q[:n].astype(np.int64),
-            q[n:].astype(np.int64),
-            i[:n].astype(np.int64),
-            i[n:].astype(np.int64),
-            m.astype(np.int64),
-            np.asarray(queries, dtype=object),
-            np.asarray(items, dtype=object),
+            np.asarray(q_run, dtype=np.int64),
+            np.asarray(q_qrels, dtype=np.int64),
+            np.asarray(i_run, dtype=np.int64),
+            np.asarray(i_qrels, dtype=np.int64),
+            np.asarray(m, dtype=np.int64),
+            queries,
+            items,
             np.asarray(model_names, dtype=object),
         )
+
+    def item(self, code: int) -> str:
+        """The item id of a code."""
+        value = self.items[int(code)]
+        return str(value.as_py() if isinstance(value, pa.Scalar) else value)
 
     def pair(self, q: np.ndarray, i: np.ndarray) -> np.ndarray:
         pairs: np.ndarray = q * np.int64(max(len(self.items), 1)) + i
@@ -721,12 +761,74 @@ class _Codes:
         return lists
 
 
-def _clean_ids(frame: pd.DataFrame) -> pd.DataFrame:
-    keep = frame[QUERY].notna() & frame[ITEM].notna()
-    keep &= (frame[QUERY].astype("str").str.strip() != "") & (
-        frame[ITEM].astype("str").str.strip() != ""
+def _ids_present(frame: pd.DataFrame, ids: IdCodes | None, role: TableRole) -> np.ndarray | None:
+    """Rows whose query and item ids are neither missing nor blank; ``None`` when all are.
+
+    With ``ids``, only the distinct ids are looked at."""
+    if ids is not None:
+        queries = ids.run_query if role == "run" else ids.qrels_query
+        items = ids.run_item if role == "run" else ids.qrels_item
+        keep = ~(_blank_values(ids.queries)[queries] | _blank_values(ids.items)[items])
+    else:
+        keep = ~(_blank(frame[QUERY]) | _blank(frame[ITEM]))
+    return None if keep.all() else keep
+
+
+def _kept_codes(
+    ids: IdCodes, run_kept: np.ndarray | None, qrels_kept: np.ndarray | None
+) -> IdCodes:
+    if run_kept is not None:
+        ids = replace(ids, run_query=ids.run_query[run_kept], run_item=ids.run_item[run_kept])
+    if qrels_kept is not None:
+        ids = replace(
+            ids, qrels_query=ids.qrels_query[qrels_kept], qrels_item=ids.qrels_item[qrels_kept]
+        )
+    return ids
+
+
+def _blank_values(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """Which arrow strings are missing, empty or only white space.
+
+    Only the strings whose first byte may start white space (an ASCII space or control
+    character, or any non-ASCII character) are trimmed to be sure."""
+    chunks = values.chunks if isinstance(values, pa.ChunkedArray) else [values]
+    parts = [_blank_chunk(chunk) for chunk in chunks]
+    return np.concatenate(parts) if parts else np.zeros(0, dtype=bool)
+
+
+def _blank_chunk(chunk: pa.Array) -> np.ndarray:
+    wide = pa.types.is_large_string(chunk.type)
+    if not (pa.types.is_string(chunk.type) or wide) or len(chunk) == 0:
+        found = pc.or_kleene(pc.is_null(chunk), pc.equal(pc.utf8_trim_whitespace(chunk), ""))
+        return np.asarray(pc.fill_null(found, True), dtype=bool)
+    _, offsets_buffer, data_buffer = chunk.buffers()
+    offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)[
+        chunk.offset : chunk.offset + len(chunk) + 1
+    ]
+    starts, lengths = offsets[:-1], np.diff(offsets)
+    blank: np.ndarray = lengths == 0
+    if chunk.null_count:
+        blank |= np.asarray(chunk.is_null(), dtype=bool)
+    filled = np.flatnonzero(~blank)
+    if len(filled) and data_buffer is not None:
+        data = np.frombuffer(data_buffer, dtype=np.uint8)
+        first = data[starts[filled]]
+        maybe = filled[(first <= 32) | (first >= 128)]
+        if len(maybe):
+            trimmed = pc.utf8_trim_whitespace(chunk.take(pa.array(maybe)))
+            blank[maybe[np.asarray(pc.equal(trimmed, ""), dtype=bool)]] = True
+    return blank
+
+
+def _blank(values: pd.Series) -> np.ndarray:
+    """Which cells are missing, or text that is empty or only white space once shown as text."""
+    chunks = string_chunks(values)
+    if chunks is not None:
+        return _blank_values(chunks)
+    blank: np.ndarray = (values.isna() | (values.astype("str").str.strip() == "")).to_numpy(
+        dtype=bool
     )
-    return frame[keep] if not keep.all() else frame
+    return blank
 
 
 #: What each policy does, as the findings say it: ``RULES[setting][value]`` (English; the app's
@@ -795,7 +897,17 @@ def _score_findings(
                 )
             )
     has_model = MODEL in run.columns
-    q_text, i_text, m_text = (run[QUERY].to_numpy(), run[ITEM].to_numpy(), models.to_numpy())
+
+    # ids of some rows, looked up by position (the columns are not converted as a whole)
+    def q_text(rows: np.ndarray) -> np.ndarray:
+        return np.asarray(run[QUERY].iloc[rows].to_numpy(), dtype=object)
+
+    def i_text(rows: np.ndarray) -> np.ndarray:
+        return np.asarray(run[ITEM].iloc[rows].to_numpy(), dtype=object)
+
+    def m_text(rows: np.ndarray) -> np.ndarray:
+        return np.asarray(models.iloc[rows].to_numpy(), dtype=object)
+
     list_key = codes.lists()
     item_key = pd.Series(list_key * np.int64(max(len(codes.items), 1)) + codes.i_run)
     dup = item_key.duplicated().to_numpy()
@@ -810,7 +922,9 @@ def _score_findings(
                 n,
                 tuple(
                     _with_model({"query": str(q), "item": str(i)}, m, has_model)
-                    for q, i, m in zip(q_text[dup][:5], i_text[dup][:5], m_text[dup][:5])
+                    for q, i, m in zip(
+                        *(f(np.flatnonzero(dup)[:5]) for f in (q_text, i_text, m_text))
+                    )
                 ),
                 variant="refused" if refused else "",
                 rule=("duplicates", settings.duplicates),
@@ -818,11 +932,11 @@ def _score_findings(
         )
     ok = ~missing
     score_keys = pd.DataFrame({"list": list_key[ok], "score": scores.to_numpy()[ok]})
-    tied = score_keys.duplicated(keep=False).to_numpy()
+    tied = _repeated(score_keys)
     if SCORE in run.columns and tied.any() and settings.ties in RULES["ties"]:
         tied_lists = pd.unique(score_keys["list"].to_numpy()[tied])
-        first = pd.Series(np.flatnonzero(ok)).groupby(list_key[ok]).first()
-        shown_pos = first.loc[tied_lists[:5]].to_numpy()
+        shown_pos = _first_rows(list_key, ok)[tied_lists[:5]]
+        shown_q, shown_m = q_text(shown_pos), m_text(shown_pos)
         found.append(
             Finding(
                 "tied_scores",
@@ -830,22 +944,20 @@ def _score_findings(
                 {"n": len(tied_lists), "rows": int(tied.sum())},
                 len(tied_lists),
                 tuple(
-                    _with_model({"query": str(q_text[p])}, m_text[p], has_model) for p in shown_pos
+                    _with_model({"query": str(q)}, m, has_model) for q, m in zip(shown_q, shown_m)
                 ),
                 rule=("ties", settings.ties),
             )
         )
     unique_rows = ok & ~dup
-    counts = pd.Series(list_key[unique_rows]).value_counts(sort=False)
-    first_pos = pd.Series(np.flatnonzero(unique_rows)).groupby(list_key[unique_rows]).first()
+    # list sizes, lists in order of first appearance
+    first_of_list = _first_rows(list_key, unique_rows)
+    listed = np.flatnonzero(first_of_list < len(list_key))
+    listed = listed[np.argsort(first_of_list[listed], kind="stable")]
+    counts = np.bincount(list_key[unique_rows], minlength=len(first_of_list))[listed]
+    first_pos = first_of_list[listed]
     sizes = pd.Series(
-        counts.to_numpy(),
-        index=pd.MultiIndex.from_arrays(
-            [
-                m_text[first_pos.loc[counts.index].to_numpy()],
-                q_text[first_pos.loc[counts.index].to_numpy()],
-            ]
-        ),
+        counts, index=pd.MultiIndex.from_arrays([m_text(first_pos), q_text(first_pos)])
     )
     short = sizes[sizes < k_max]
     if len(short):
@@ -863,6 +975,36 @@ def _score_findings(
             )
         )
     return found
+
+
+def _first_rows(keys: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """For each key value ``0 .. keys.max()``, the first position among ``rows`` (a mask) that
+    holds it; ``len(keys)`` for a value none of them holds."""
+    first = np.full(int(keys.max()) + 1 if len(keys) else 0, len(keys), dtype=np.int64)
+    np.minimum.at(first, keys[rows], np.flatnonzero(rows))
+    return first
+
+
+def _repeated(keys: pd.DataFrame) -> np.ndarray:
+    """``keys.duplicated(keep=False)`` for a frame of an integer ``list`` and a float ``score``
+    column: rows whose (list, score) another row shares.
+
+    Rows are first compared by one 64-bit number mixed from both (a quick pass that finds every
+    repeated pair and maybe a few more); only those candidates are then compared exactly.
+    """
+    if len(keys) < 2:
+        return np.zeros(len(keys), dtype=bool)
+    scores = keys["score"].to_numpy(dtype="float64") + 0.0  # -0.0 and 0.0 are one score
+    lists = keys["list"].to_numpy(dtype=np.int64)
+    with np.errstate(over="ignore"):
+        mixed = scores.view(np.int64) ^ (lists * np.int64(-7046029254386353131))
+    candidates: np.ndarray = pd.Series(mixed).duplicated(keep=False).to_numpy(dtype=bool)
+    if not candidates.any():
+        return candidates
+    exact = keys[candidates].duplicated(keep=False).to_numpy()
+    out = np.zeros(len(keys), dtype=bool)
+    out[np.flatnonzero(candidates)[exact]] = True
+    return out
 
 
 def _label_findings(
@@ -1039,7 +1181,7 @@ def _coverage_findings(
                 {"n": len(outside), "queries": n_q},
                 len(outside),
                 tuple(
-                    {"query": str(codes.queries[k // ni]), "item": str(codes.items[k % ni])}
+                    {"query": str(codes.queries[k // ni]), "item": codes.item(k % ni)}
                     for k in outside[:5]
                 ),
             )
