@@ -24,9 +24,10 @@ IDLE = """() => !document.querySelector('[data-testid="stStatusWidget"]')
     || !document.querySelector('[data-testid="stStatusWidget"]').innerText.includes('Running')"""
 
 
-def press(page, key: str, expected: str) -> float:
-    """Seconds from the click on button ``key`` until ``expected`` is in a code block."""
-    button = page.locator(f".st-key-{key} button").first
+def press(page, op: str, rank: int, expected: str) -> float:
+    """Seconds from the click on the list's button ``op`` of rank ``rank`` until ``expected``
+    is in a code block."""
+    button = page.locator(f'.st-key-list_learn button[data-op="{op}"][data-index="{rank}"]')
     button.wait_for()
     start = time.perf_counter()
     button.click()
@@ -48,14 +49,14 @@ def main(argv: list[str] | None = None) -> None:
         page = browser.new_page(viewport={"width": 1400, "height": 1800})
         page.goto(f"{url}/Learn")
         wait_for_app(page, "P@5 = 3/5")
-        press(page, "btn_learn_down_1", "RR@5 = 1/2")  # becomes a hand-built list (warm-up)
-        press(page, "btn_learn_up_2", "RR@5 = 1/1")
+        press(page, "down", 1, "RR@5 = 1/2")  # becomes a hand-built list (warm-up)
+        press(page, "up", 2, "RR@5 = 1/1")
         times = []
         for i in range(args.repeat):
             if i % 2 == 0:
-                times.append(press(page, "btn_learn_down_1", "RR@5 = 1/2"))
+                times.append(press(page, "down", 1, "RR@5 = 1/2"))
             else:
-                times.append(press(page, "btn_learn_up_2", "RR@5 = 1/1"))
+                times.append(press(page, "up", 2, "RR@5 = 1/1"))
         browser.close()
     print(f"list change until Learn is redrawn ({len(times)} presses, 10-item list):")
     print(
