@@ -182,6 +182,6 @@ def ranked_list(rl: RankedList, k: int, settings: Settings, key: str, index: int
     widget_key = f"list_{key}"
     _COMPONENT(
         key=widget_key,
-        data=list_data(rl, k, settings.relevance_level),
+        data={**list_data(rl, k, settings.relevance_level), "key": widget_key},
         on_action_change=functools.partial(_on_action, widget_key, index),
     )

@@ -8,6 +8,10 @@ const ICONS = {
   tray_label: "\u21bb", back: "\u2191", tray_remove: "\u2715", add: "+", add_tray: "+",
 };
 
+// The keyboard focus to restore after a press, by list (kept on the page's window, which
+// outlives a mounting of the list).
+const FOCUS = (window.__learnListFocus = window.__learnListFocus || {});
+
 function el(tag, cls, text) {
   const node = document.createElement(tag);
   if (cls) node.className = cls;
@@ -134,8 +138,10 @@ export default function (component) {
     root.addEventListener("click", (event) => {
       const b = event.target.closest("button[data-op]");
       if (!b || b.disabled) return;
-      const intent = { op: b.dataset.op, index: Number(b.dataset.index) };
-      root._intent = b.matches(":focus-visible") || event.detail === 0 ? intent : null;
+      const intent = { op: b.dataset.op, index: Number(b.dataset.index), at: Date.now() };
+      // A keyboard press keeps the focus on the list when it comes back (even when the page
+      // above changed and the list was mounted again).
+      FOCUS[root._key] = b.matches(":focus-visible") || event.detail === 0 ? intent : null;
       const row = b.closest(".ll-row");
       if (row) row.classList.add("ll-pending");
       root._seq = (root._seq || 0) + 1;
@@ -144,8 +150,9 @@ export default function (component) {
   }
   root._send = setTriggerValue;
   if (!data) return;
-  const hadFocus = root._intent;
+  root._key = data.key;
+  const intent = FOCUS[data.key];
+  delete FOCUS[data.key];
   render(root, data);
-  root._intent = null;
-  refocus(root, hadFocus);
+  if (intent && Date.now() - intent.at < 30000) refocus(root, intent);
 }
