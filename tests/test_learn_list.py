@@ -83,3 +83,48 @@ def test_a_list_ordered_by_score_cannot_be_moved(rl):
     scored = RankedList(name="s", items=("a", "b"), labels=(1.0, 0.0), scores=(2.0, 1.0))
     assert valid_action(scored, {"op": "down", "index": 1}) is None
     assert list_data(scored, 1, 1.0)["can_move"] is False
+
+
+@pytest.mark.parametrize(
+    "op, index",
+    [
+        ("label", 2),
+        ("label", 3),
+        ("up", 2),
+        ("down", 1),
+        ("tray", 1),
+        ("remove", 4),
+        ("add", 0),
+        ("add_tray", 0),
+        ("back", 0),
+        ("tray_label", 0),
+        ("tray_remove", 0),
+    ],
+)
+def test_an_edited_hand_built_list_needs_no_cleaning_of_its_table(op, index):
+    from ui import handbuilt as hb
+    from ui.handbuilt_list import lists_of_table, replace_list
+
+    table = hb.table_of(
+        [
+            RankedList("mine", ("a", "b", "c", "d"), (1.0, 0.0, NAN, 2.0), (("z", 1.0),)),
+            RankedList("other", ("x", "y"), (0.0, 1.0)),
+        ]
+    )
+    lists = hb.lists_of(table)  # the session's lists are cleaned once
+    rl = lists[0]
+    edited = {
+        "label": lambda: rl.cycled(index),
+        "up": lambda: rl.moved(index, -1),
+        "down": lambda: rl.moved(index, +1),
+        "tray": lambda: rl.to_tray(index),
+        "remove": lambda: rl.removed(index),
+        "add": lambda: rl.added(0.0),
+        "add_tray": lambda: rl.added(1.0, tray=True),
+        "back": lambda: rl.from_tray(index),
+        "tray_label": lambda: rl.tray_cycled(index),
+        "tray_remove": lambda: rl.tray_removed(index),
+    }[op]()
+    new_table = hb.table_of(replace_list(lists, edited, rl.name))
+    assert repr(lists_of_table(new_table)) == repr(hb.lists_of(new_table))  # NaN-safe
+    assert lists_of_table(new_table)[0].items == edited.items

@@ -216,6 +216,17 @@ def session_lists() -> list[RankedList]:
     return cached[1]
 
 
+def store_edited_lists(lists: list[RankedList]) -> None:
+    """Make ``lists`` the session's hand-built lists: the session's own lists with one changed
+    by :class:`~ui.handbuilt_list.RankedList`'s operations, so already clean; the table is
+    not cleaned again (:func:`normalize` costs more than the rest of a Learn redraw)."""
+    import streamlit as st
+
+    table = table_of(lists)
+    st.session_state[TABLE_KEY] = table
+    st.session_state["handbuilt_lists"] = (table, lists_of_table(table))
+
+
 def link_error() -> str | None:
     """The kind of problem of the list link this session was opened with (or ``None``)."""
     import streamlit as st

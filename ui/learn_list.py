@@ -17,7 +17,7 @@ import streamlit as st
 from metrics.engine.settings import Settings
 from ui import learn_panel as lp
 from ui.handbuilt_list import RankedList
-from ui.i18n import t
+from ui.i18n import current_language, translate
 
 ASSETS = Path(__file__).with_name("assets")
 
@@ -67,10 +67,9 @@ def chip_colours(label: float) -> tuple[str, str]:
     return CHIP[1] if label != int(label) else CHIP.get(int(label), CHIP[0])
 
 
-def _row(item: str, label: float, level: float, what: str, ops: dict[str, str]) -> dict:
+def _row(item: str, label: float, level: float, words: dict[str, str]) -> dict:
     unjudged = label != label
     relevant = not unjudged and label >= level
-    mark = "learn.row.unjudged" if unjudged else f"learn.row.{'' if relevant else 'not_'}relevant"
     bg, fg = ("", "") if unjudged else chip_colours(label)
     return {
         "item": item,
@@ -79,33 +78,46 @@ def _row(item: str, label: float, level: float, what: str, ops: dict[str, str]) 
         "bg": bg,
         "fg": fg,
         "relevant": relevant,
-        "mark": t(mark),
-        "aria": {
-            name: t("learn.aria.button", action=t(f"learn.btn.{action}"), what=what)
-            for name, action in ops.items()
-        },
+        "mark": words["unjudged" if unjudged else "relevant" if relevant else "not_relevant"],
     }
 
 
 def list_data(rl: RankedList, k: int, level: float, *, max_rows: int = 30) -> dict[str, Any]:
     """What the component draws for ``rl`` (in rank order) at ``k`` and relevance ``level``:
     every word already translated, user ids as plain strings (the browser sets them as text)."""
+    lang = current_language()
+
+    def tr(key: str, **values: object) -> str:
+        return translate(key, lang, **values)
+
+    words = {m: tr(f"learn.row.{m}") for m in ("relevant", "not_relevant", "unjudged", "score")}
+    text = {
+        op: tr(f"learn.btn.{op}")
+        for op in ("label", "up", "down", "tray", "remove", "add", "add_help", "back")
+    }
+
+    def aria(ops: tuple[str, ...], what: str) -> dict[str, str]:
+        return {op: tr("learn.aria.button", action=text[op], what=what) for op in ops}
+
     n = len(rl.items)
     shown = min(n, max(max_rows, k + 3))
-    row_ops = {"label": "label", "up": "up", "down": "down", "tray": "tray", "remove": "remove"}
     rows = []
     for i in range(1, shown + 1):
         item, label = rl.items[i - 1], rl.labels[i - 1]
-        what = t("learn.aria.rank", rank=i, item=item)
-        row = _row(item, label, level, what, row_ops)
+        row = _row(item, label, level, words)
         score = None if rl.scores is None else rl.scores[i - 1]
-        row.update(rank=i, out=i > k, score=f"{t('learn.row.score')} {score:g}" if score else "")
+        row.update(
+            rank=i,
+            out=i > k,
+            score=f"{words['score']} {score:g}" if score else "",
+            aria=aria(ROW_OPS, tr("learn.aria.rank", rank=i, item=item)),
+        )
         rows.append(row)
-    tray_ops = {"label": "label", "back": "back", "remove": "remove"}
     tray = []
     for j, (item, label) in enumerate(rl.unretrieved):
-        row = _row(item, label, level, t("learn.aria.tray_item", item=item), tray_ops)
-        row.update(index=j, score="")
+        row = _row(item, label, level, words)
+        names = aria(("label", "back", "remove"), tr("learn.aria.tray_item", item=item))
+        row.update(index=j, score="", aria=names)
         tray.append(row)
     return {
         "n": n,
@@ -113,16 +125,16 @@ def list_data(rl: RankedList, k: int, level: float, *, max_rows: int = 30) -> di
         "can_move": rl.scores is None,
         "rows": rows,
         "tray": tray,
-        "more": t("learn.more_rows", first=shown + 1, last=n) if shown < n else "",
-        "beyond": t("learn.beyond", n=n, k=k) if k > n else "",
+        "more": tr("learn.more_rows", first=shown + 1, last=n) if shown < n else "",
+        "beyond": tr("learn.beyond", n=n, k=k) if k > n else "",
         "text": {
-            "list": t("learn.the_list"),
-            "cut": t("learn.cut", k=k),
-            **{op: t(f"learn.btn.{op}") for op in ("label", "up", "down", "tray", "remove")},
-            **{op: t(f"learn.btn.{op}") for op in ("add", "add_help", "back", "back_help")},
-            "add_tray": t("learn.btn.add_tray"),
-            "tray_title": t("learn.tray"),
-            "tray_help": t("learn.tray_help"),
+            **text,
+            "list": tr("learn.the_list"),
+            "cut": tr("learn.cut", k=k),
+            "back_help": tr("learn.btn.back_help"),
+            "add_tray": tr("learn.btn.add_tray"),
+            "tray_title": tr("learn.tray"),
+            "tray_help": tr("learn.tray_help"),
         },
     }
 

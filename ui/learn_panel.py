@@ -162,10 +162,13 @@ def _commit(target: Target, old: RankedList, new: RankedList) -> None:
         lists = lesson_state(BY_ID[target.lesson])
         lesson_lists()[target.lesson] = tuple(new if rl.name == old.name else rl for rl in lists)
         return
-    state[hb.TABLE_KEY] = hb.table_of(replace_list(hb.session_lists(), new, old.name))
-    if target.source != "handbuilt":
-        state[EDITED_KEY] = old.name  # shown as a hand-built list from the next page run on
-        state[FULL_RERUN_KEY] = True
+    lists = replace_list(hb.session_lists(), new, old.name)
+    if target.source == "handbuilt":
+        hb.store_edited_lists(lists)
+        return
+    state[hb.TABLE_KEY] = hb.table_of(lists)  # a worked example or a query's list: cleaned
+    state[EDITED_KEY] = old.name  # shown as a hand-built list from the next page run on
+    state[FULL_RERUN_KEY] = True
 
 
 def _edit(target: Target, rl: RankedList, op: str, index: int, scale: str) -> None:
