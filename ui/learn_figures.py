@@ -17,7 +17,7 @@ from ui.figures import PALETTE
 
 #: Drawing area of the picture (SVG units; it is scaled to the page's width).
 WIDTH, HEIGHT = 900, 380
-LEFT, RIGHT, TOP, BOTTOM = 58, 16, 58, 84
+LEFT, RIGHT, TOP, BOTTOM = 58, 34, 58, 84
 Y_MAX = 1.08
 CUT_COLOUR = "#D55E00"
 GRID_COLOUR = "#E5E5E5"
