@@ -4,7 +4,7 @@
 // applies it with the page's edit logic and sends the new list back.
 
 const ICONS = {
-  label: "\u21bb", up: "\u2191", down: "\u2193", tray: "\u2935", remove: "\u2715",
+  label: "\u21bb", up: "\u2191", down: "\u2193", tray: "\u21a7", remove: "\u2715",
   tray_label: "\u21bb", back: "\u2191", tray_remove: "\u2715", add: "+", add_tray: "+",
 };
 
@@ -39,7 +39,7 @@ function rowText(row) {
 }
 
 function button(op, index, aria, help, content, disabled) {
-  const b = el("button", "ll-" + op);
+  const b = el("button", "ll-op-" + op);
   b.type = "button";
   b.dataset.op = op;
   b.dataset.index = String(index);
