@@ -79,6 +79,14 @@ def test_only_events_that_fit_the_shown_list_are_accepted(rl, action, expected):
     assert valid_action(rl, action) == expected
 
 
+def test_a_press_on_a_list_that_has_changed_since_is_ignored(rl):
+    shown = list_data(rl, 2, 1.0)["version"]
+    assert valid_action(rl, {"op": "down", "index": 1, "version": shown}) == ("down", 1)
+    moved = rl.moved(1, +1)
+    assert valid_action(moved, {"op": "down", "index": 1, "version": shown}) is None
+    assert list_data(moved, 2, 1.0)["version"] != shown
+
+
 def test_a_list_ordered_by_score_cannot_be_moved(rl):
     scored = RankedList(name="s", items=("a", "b"), labels=(1.0, 0.0), scores=(2.0, 1.0))
     assert valid_action(scored, {"op": "down", "index": 1}) is None

@@ -9,6 +9,7 @@ buttons. The curve over K is drawn the same light way (:func:`show_curve`)."""
 from __future__ import annotations
 
 import functools
+import hashlib
 from pathlib import Path
 from typing import Any
 
@@ -120,6 +121,7 @@ def list_data(rl: RankedList, k: int, level: float, *, max_rows: int = 30) -> di
         row.update(index=j, score="", aria=names)
         tray.append(row)
     return {
+        "version": version(rl),
         "n": n,
         "k": k,
         "can_move": rl.scores is None,
@@ -139,11 +141,20 @@ def list_data(rl: RankedList, k: int, level: float, *, max_rows: int = 30) -> di
     }
 
 
+def version(rl: RankedList) -> str:
+    """A short fingerprint of what the list shows (sent back with each press)."""
+    text = repr((rl.items, rl.labels, rl.unretrieved, rl.scores))
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()
+
+
 def valid_action(rl: RankedList, action: object) -> tuple[str, int] | None:
     """The ``(op, index)`` of an event sent by the list, or ``None`` when it does not fit
-    ``rl`` (an unknown operation, a rank or tray row that is not there, a move not allowed)."""
+    ``rl`` (sent from another state of the list, an unknown operation, a rank or tray row
+    that is not there, a move not allowed)."""
     if not isinstance(action, dict):
         return None
+    if "version" in action and action["version"] != version(rl):
+        return None  # pressed on a list that has changed since (a second quick press)
     op, index = action.get("op"), action.get("index", 0)
     if not isinstance(index, int) or isinstance(index, bool):
         return None

@@ -145,12 +145,14 @@ export default function (component) {
       const row = b.closest(".ll-row");
       if (row) row.classList.add("ll-pending");
       root._seq = (root._seq || 0) + 1;
-      root._send("action", { ...intent, seq: root._seq });
+      const { op, index } = intent;
+      root._send("action", { op, index, version: root._version, seq: root._seq });
     });
   }
   root._send = setTriggerValue;
   if (!data) return;
   root._key = data.key;
+  root._version = data.version;
   const intent = FOCUS[data.key];
   delete FOCUS[data.key];
   render(root, data);
