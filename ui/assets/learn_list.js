@@ -138,7 +138,9 @@ export default function (component) {
     root.addEventListener("click", (event) => {
       const b = event.target.closest("button[data-op]");
       if (!b || b.disabled) return;
-      const intent = { op: b.dataset.op, index: Number(b.dataset.index), at: Date.now() };
+      const intent = {
+        op: b.dataset.op, index: Number(b.dataset.index), at: Date.now(), version: root._version,
+      };
       // A keyboard press keeps the focus on the list when it comes back (even when the page
       // above changed and the list was mounted again).
       FOCUS[root._key] = b.matches(":focus-visible") || event.detail === 0 ? intent : null;
@@ -153,8 +155,10 @@ export default function (component) {
   if (!data) return;
   root._key = data.key;
   root._version = data.version;
-  const intent = FOCUS[data.key];
-  delete FOCUS[data.key];
   render(root, data);
-  if (intent && Date.now() - intent.at < 30000) refocus(root, intent);
+  const intent = FOCUS[data.key];
+  if (intent && intent.version !== data.version) {  // the list came back changed
+    delete FOCUS[data.key];
+    if (Date.now() - intent.at < 30000) refocus(root, intent);
+  }
 }
