@@ -107,11 +107,12 @@ def test_a_list_ordered_by_score_cannot_be_moved(rl):
         ("back", 0),
         ("tray_label", 0),
         ("tray_remove", 0),
+        ("tray_label_three_times", 0),
     ],
 )
 def test_an_edited_hand_built_list_needs_no_cleaning_of_its_table(op, index):
     from ui import handbuilt as hb
-    from ui.handbuilt_list import lists_of_table, replace_list
+    from ui.handbuilt_list import replace_list
 
     table = hb.table_of(
         [
@@ -131,8 +132,12 @@ def test_an_edited_hand_built_list_needs_no_cleaning_of_its_table(op, index):
         "add_tray": lambda: rl.added(1.0, tray=True),
         "back": lambda: rl.from_tray(index),
         "tray_label": lambda: rl.tray_cycled(index),
+        "tray_label_three_times": lambda: (
+            rl.tray_cycled(index).tray_cycled(index).tray_cycled(index)
+        ),
         "tray_remove": lambda: rl.tray_removed(index),
     }[op]()
-    new_table = hb.table_of(replace_list(lists, edited, rl.name))
-    assert repr(lists_of_table(new_table)) == repr(hb.lists_of(new_table))  # NaN-safe
-    assert lists_of_table(new_table)[0].items == edited.items
+    new_lists = replace_list(lists, edited, rl.name)
+    read_back = hb.lists_of(hb.table_of(new_lists))
+    assert repr(hb.as_read_back(new_lists)) == repr(read_back)  # NaN-safe
+    assert read_back[0].items == edited.items
