@@ -7,6 +7,7 @@ import streamlit as st
 from metrics.engine.explain import EXPLAINED
 from ui import compute, frame, learn
 from ui import handbuilt as hb
+from ui import learn_list as ll
 from ui import learn_panel as lp
 from ui import learn_views as views
 from ui.i18n import t
@@ -114,20 +115,23 @@ def lists_now() -> list:
 @st.fragment
 def playground() -> None:
     """The list(s), the numbers, the pitfalls and the curve: a button press redraws only this."""
-    if state.pop(lp.FULL_RERUN_KEY, False):
-        st.rerun(scope="app")  # the list became a hand-built list: the menus above change
     lists = lists_now()
     shown = [learn.ordered(rl, settings) for rl in lists]
+    if ll.apply_pending(target, shown, scale):  # a press in the list: apply it, then draw
+        if state.pop(lp.FULL_RERUN_KEY, False):
+            st.rerun(scope="app")  # the list became a hand-built list: the menus above change
+        lists = lists_now()
+        shown = [learn.ordered(rl, settings) for rl in lists]
     if lesson:
         lp.celebrate(lesson, check(lesson, lists, k, settings))
         lp.progress()
     if len(shown) == 1:
-        views.one_list(shown[0], k, settings, target, scale)
+        views.one_list(shown[0], k, settings)
         if source == "preset" and shown[0].name in learn.MRR_LISTS:
             text, _ = learn.mrr_example(teaching, settings)
             st.info(t("learn.mrr_over_three") + "\n\n`" + text + "`")
     else:
-        views.many_lists(shown, k, settings, target, scale, lesson)
+        views.many_lists(shown, k, settings, lesson)
     name = t(f"learn.preset.{lists[0].name}") if source == "preset" else lists[0].name
     views.curve_and_tables(shown[0], k, settings, name)
     views.share(lists)

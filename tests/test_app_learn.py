@@ -9,6 +9,14 @@ import pytest
 from tests.app_support import codes, fresh_app, open_page
 
 
+def press(at, op: str, index: int = 0, shown: int = 0) -> None:
+    """What a press in the Learn list sends (``op`` on rank or tray row ``index`` of shown list
+    ``shown``); the page applies it on its next run, as after a click in the browser."""
+    at.session_state["learn_action"] = {"op": op, "index": index, "list": shown, "seq": 1}
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+
+
 @pytest.fixture
 def learn():
     return open_page(fresh_app(), "learn")
@@ -89,9 +97,9 @@ def test_every_number_of_a_touched_list_is_the_engine_value(learn):
     from metrics import evaluate
     from metrics.engine.explain import list_frames
 
-    learn.button(key="btn_learn_label_2").click().run()  # doc02: 0 -> 1
-    learn.button(key="btn_learn_down_1").click().run()  # doc01 below doc02
-    learn.button(key="btn_learn_tray_3").click().run()  # doc03 out of the list, still judged
+    press(learn, "label", 2)  # doc02: 0 -> 1
+    press(learn, "down", 1)  # doc01 below doc02
+    press(learn, "tray", 3)  # doc03 out of the list, still judged
     rl = hb_list(learn)
     assert rl.items[:3] == ("doc02", "doc01", "doc04")
     assert ("doc03", 1.0) in rl.unretrieved
@@ -112,7 +120,7 @@ def hb_list(at):
 
 
 def test_touching_a_worked_example_makes_it_a_hand_built_list_kept_in_the_link(learn):
-    learn.button(key="btn_learn_up_2").click().run()
+    press(learn, "up", 2)
     assert learn.radio(key="w_learn_source").value == "handbuilt"
     assert hb_list(learn).items[:2] == ("doc02", "doc01")
     assert "RR@5 = 1/2 = 0.500" in codes(learn)
@@ -141,7 +149,7 @@ def test_the_relevance_level_on_the_page_is_the_sidebar_setting(learn):
 def test_relevant_items_not_retrieved_count_for_recall_and_the_ideal_dcg(learn):
     shown = codes(learn)
     assert "R@5 = 3/10 = 0.30" in shown  # six of the ten relevant items are in the tray
-    learn.button(key="btn_learn_back_0").click().run()  # doc11 joins the list at rank 11
+    press(learn, "back", 0)  # doc11 joins the list at rank 11
     assert hb_list(learn).items[-1] == "doc11"
     assert "R@5 = 3/10 = 0.30" in codes(learn)
 
@@ -156,7 +164,7 @@ def test_a_lesson_challenge_is_checked_and_progress_counted():
     at = open_page(fresh_app({"lesson": "p_order"}), "learn")
     assert at.radio(key="w_learn_source").value == "lesson"
     assert not at.success
-    at.button(key="btn_learn_down_1").click().run()
+    press(at, "down", 1)
     assert at.success and "Challenge met" in at.success[0].value
     assert at.session_state["lessons_done"] == {"p_order"}
     link = dict(at.query_params)
@@ -179,7 +187,7 @@ def test_the_teachers_view_shows_objectives_questions_and_answers():
 
 
 def test_no_widget_has_both_a_default_and_a_session_state_value(learn):
-    learn.button(key="btn_learn_down_1").click().run()
+    press(learn, "down", 1)
     open_page(learn, "data")
     open_page(learn, "learn")
     assert not learn.exception

@@ -227,7 +227,31 @@ _SKIP = {
     "url",
     "fragmentId",
     "page",
+    # a custom component's code (its data is read below)
+    "componentName",
+    "jsContent",
+    "cssContent",
+    "htmlContent",
+    "jsSourcePath",
+    "cssSourcePath",
 }
+
+
+def _component_strings(fields: dict) -> Iterator[str]:
+    """Every string of a custom component's data (what it draws)."""
+    text = fields.get("json") or fields.get("mixed", {}).get("json") or "null"
+
+    def leaves(value: object) -> Iterator[str]:
+        if isinstance(value, dict):
+            for v in value.values():
+                yield from leaves(v)
+        elif isinstance(value, list):
+            for v in value:
+                yield from leaves(v)
+        elif isinstance(value, str):
+            yield value
+
+    yield from leaves(json.loads(text))
 
 
 def _proto_strings(value: object) -> Iterator[str]:
@@ -296,6 +320,9 @@ def shown_texts(at) -> list[str]:
                 if frame[col].dtype == object:
                     texts += [str(v) for v in frame[col].dropna().unique()]
         fields = MessageToDict(proto)
+        if "componentName" in fields:
+            texts += list(_component_strings(fields))
+            continue
         texts += list(_proto_strings(fields))
         if "spec" in fields:
             texts += list(_chart_strings(json.loads(fields["spec"])))

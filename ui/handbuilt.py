@@ -216,6 +216,33 @@ def session_lists() -> list[RankedList]:
     return cached[1]
 
 
+def as_read_back(lists: list[RankedList]) -> list[RankedList]:
+    """``lists`` as :func:`lists_of` reads them back from their table, for lists that are
+    already clean (the session's lists edited by :class:`~ui.handbuilt_list.RankedList`'s
+    operations): no scores, unjudged items of the tray dropped, the default K of a table."""
+    return [
+        RankedList(
+            rl.name,
+            rl.items,
+            rl.labels,
+            tuple((item, label) for item, label in rl.unretrieved if label == label),
+            default_k=max(1, min(5, len(rl.items))),
+        )
+        for rl in lists
+    ]
+
+
+def store_edited_lists(lists: list[RankedList]) -> None:
+    """Make ``lists`` the session's hand-built lists: the session's own lists with one changed
+    by :class:`~ui.handbuilt_list.RankedList`'s operations, so already clean; the table is
+    not read again (:func:`normalize` costs more than the rest of a Learn redraw)."""
+    import streamlit as st
+
+    table = table_of(lists)
+    st.session_state[TABLE_KEY] = table
+    st.session_state["handbuilt_lists"] = (table, as_read_back(lists))
+
+
 def link_error() -> str | None:
     """The kind of problem of the list link this session was opened with (or ``None``)."""
     import streamlit as st

@@ -1,18 +1,16 @@
-"""The Learn page's touchable list (Streamlit): rows with a label chip, move and remove
-buttons, the cut at K, the tray of judged items not retrieved, the relevance level on the page,
-and the lessons' state. The pure parts are :mod:`ui.handbuilt_list`, :mod:`ui.learn` and
-:mod:`ui.learn_lessons`.
+"""The Learn page's state and edits (Streamlit): the edits of a shown list (drawn by
+:mod:`ui.learn_list`), the relevance level on the page, the link, and the lessons' state. The
+pure parts are :mod:`ui.handbuilt_list`, :mod:`ui.learn` and :mod:`ui.learn_lessons`.
 """
 
 from __future__ import annotations
 
-import html
 import math
 from dataclasses import dataclass
 
 import streamlit as st
 
-from metrics.engine.settings import POLICIES, Settings
+from metrics.engine.settings import POLICIES
 from ui import frame
 from ui import handbuilt as hb
 from ui.handbuilt_list import LinkError, RankedList, decode_lists, encode_lists, replace_list
@@ -29,12 +27,8 @@ CELEBRATED_KEY = "lessons_celebrated"
 SEEDED_KEY = "learn_seeded"
 LINK_PROBLEM_KEY = "learn_link_problem"
 FULL_RERUN_KEY = "learn_full_rerun"
+EDITED_KEY = "learn_edited_list"
 LEVELS = (1, 2, 3)
-
-#: Chip colours by label: a single-hue sequential scale (readable with any colour vision; the
-#: number is always written in the chip too).
-CHIP = {0: ("#EEEEEE", "#333333"), 1: ("#C6DBEF", "#08306B"), 2: ("#6BAED6", "#08306B")}
-CHIP_TOP = ("#08519C", "#FFFFFF")
 
 
 @dataclass(frozen=True)
@@ -88,10 +82,17 @@ def after_import() -> None:
 
 
 def switch_after_import() -> None:
-    """After a CSV import on Learn, show the imported (hand-built) lists."""
-    if st.session_state.pop("learn_switch_hand", False):
-        st.session_state[SOURCE_KEY] = "handbuilt"
-        st.session_state.pop(HAND_KEY, None)
+    """After a CSV import on Learn, show the imported (hand-built) lists; after an edit of a
+    worked example or of a query's list, show the hand-built list it became (called before the
+    menus are drawn)."""
+    state = st.session_state
+    if state.pop("learn_switch_hand", False):
+        state[SOURCE_KEY] = "handbuilt"
+        state.pop(HAND_KEY, None)
+    edited = state.pop(EDITED_KEY, None)
+    if edited is not None:
+        state[SOURCE_KEY] = "handbuilt"
+        state[HAND_KEY] = edited
 
 
 def link_problem() -> str | None:
@@ -161,15 +162,17 @@ def _commit(target: Target, old: RankedList, new: RankedList) -> None:
         lists = lesson_state(BY_ID[target.lesson])
         lesson_lists()[target.lesson] = tuple(new if rl.name == old.name else rl for rl in lists)
         return
-    state[hb.TABLE_KEY] = hb.table_of(replace_list(hb.session_lists(), new, old.name))
-    if target.source != "handbuilt":
-        state[SOURCE_KEY] = "handbuilt"
-        state[HAND_KEY] = old.name
-        state[FULL_RERUN_KEY] = True
+    lists = replace_list(hb.session_lists(), new, old.name)
+    if target.source == "handbuilt":
+        hb.store_edited_lists(lists)
+        return
+    state[hb.TABLE_KEY] = hb.table_of(lists)  # a worked example or a query's list: cleaned
+    state[EDITED_KEY] = old.name  # shown as a hand-built list from the next page run on
+    state[FULL_RERUN_KEY] = True
 
 
 def _edit(target: Target, rl: RankedList, op: str, index: int, scale: str) -> None:
-    """Button callback: apply ``op`` to ``rl`` and store the result where ``target`` says."""
+    """Apply ``op`` to ``rl`` and store the result where ``target`` says."""
     ops = {
         "label": lambda: rl.cycled(index, scale),
         "up": lambda: rl.moved(index, -1),
@@ -183,181 +186,6 @@ def _edit(target: Target, rl: RankedList, op: str, index: int, scale: str) -> No
         "tray_remove": lambda: rl.tray_removed(index),
     }
     _commit(target, rl, ops[op]())
-
-
-# ---------------------------------------------------------------------- drawing
-
-
-def chip(label: float) -> str:
-    """A label as a coloured chip with its number (``?`` = unjudged)."""
-    if label != label:
-        return (
-            '<span style="border:1.5px dashed #888;border-radius:.8em;padding:0 .55em;'
-            'font-weight:600;color:#555">?</span>'
-        )
-    bg, fg = CHIP.get(int(label), CHIP_TOP) if label == int(label) else CHIP[1]
-    if label > 2:
-        bg, fg = CHIP_TOP
-    return (
-        f'<span style="background:{bg};color:{fg};border-radius:.8em;padding:0 .6em;'
-        f'font-weight:700">{label:g}</span>'
-    )
-
-
-def _row_html(
-    rank: int | None, item: str, label: float, level: float, out: bool, score=None
-) -> str:
-    relevant = label == label and label >= level
-    mark = t("learn.row.relevant") if relevant else t("learn.row.not_relevant")
-    if label != label:
-        mark = t("learn.row.unjudged")
-    where = f"<b>#{rank}</b>&nbsp;" if rank is not None else ""
-    extra = f' <span style="color:#666">· {t("learn.row.score")} {score:g}</span>' if score else ""
-    style = "opacity:.45;" if out else ""
-    weight = "font-weight:600;" if relevant and not out else ""
-    return (
-        f'<div style="{style}{weight}white-space:nowrap;overflow:hidden;text-overflow:ellipsis">'
-        f"{where}{html.escape(item)} {chip(label)} "
-        f'<span style="font-size:.85em">{"✓ " if relevant else ""}{mark}</span>{extra}</div>'
-    )
-
-
-def cut_line(k: int) -> None:
-    st.markdown(
-        '<div style="border-top:3px dashed #D55E00;margin:.1em 0 .3em 0;color:#B34700;'
-        f'font-size:.85em">✂ {html.escape(t("learn.cut", k=k))}</div>',
-        unsafe_allow_html=True,
-    )
-
-
-def list_cards(
-    rl: RankedList,
-    k: int,
-    settings: Settings,
-    target: Target,
-    scale: str,
-    key: str,
-    *,
-    max_rows: int = 30,
-) -> None:
-    """Draw ``rl`` (in rank order) as rows you can touch, the cut at K and the tray."""
-    level = settings.relevance_level
-    can_move = rl.scores is None
-    n = len(rl.items)
-    shown = min(n, max(max_rows, k + 3))
-    for i in range(1, shown + 1):
-        label = rl.labels[i - 1]
-        cols = st.columns([5, 1.3, 1, 1, 1, 1], gap="small", vertical_alignment="center")
-        score = None if rl.scores is None else rl.scores[i - 1]
-        cols[0].markdown(
-            _row_html(i, rl.items[i - 1], label, level, i > k, score), unsafe_allow_html=True
-        )
-        args = (target, rl, "label", i, scale)
-        shown_label = "?" if label != label else f"{label:g}"
-        cols[1].button(
-            shown_label,
-            icon=":material/autorenew:",
-            key=f"btn_{key}_label_{i}",
-            on_click=_edit,
-            args=args,
-            help=t("learn.btn.label"),
-            width="stretch",
-        )
-        if can_move:
-            cols[2].button(
-                "",
-                icon=":material/arrow_upward:",
-                key=f"btn_{key}_up_{i}",
-                on_click=_edit,
-                args=(target, rl, "up", i, scale),
-                help=t("learn.btn.up"),
-                disabled=i == 1,
-            )
-            cols[3].button(
-                "",
-                icon=":material/arrow_downward:",
-                key=f"btn_{key}_down_{i}",
-                on_click=_edit,
-                args=(target, rl, "down", i, scale),
-                help=t("learn.btn.down"),
-                disabled=i == n,
-            )
-        cols[4].button(
-            "",
-            icon=":material/move_down:",
-            key=f"btn_{key}_tray_{i}",
-            on_click=_edit,
-            args=(target, rl, "tray", i, scale),
-            help=t("learn.btn.tray"),
-        )
-        cols[5].button(
-            "",
-            icon=":material/close:",
-            key=f"btn_{key}_remove_{i}",
-            on_click=_edit,
-            args=(target, rl, "remove", i, scale),
-            help=t("learn.btn.remove"),
-        )
-        if i == k and i < n:
-            cut_line(k)
-    if shown < n:
-        st.caption(t("learn.more_rows", first=shown + 1, last=n))
-    if k >= n:
-        cut_line(k)
-        if k > n:
-            st.caption(t("learn.beyond", n=n, k=k))
-    st.button(
-        t("learn.btn.add"),
-        key=f"btn_{key}_add",
-        on_click=_edit,
-        args=(target, rl, "add", 0, scale),
-        help=t("learn.btn.add_help"),
-    )
-    tray(rl, settings, target, scale, key)
-
-
-def tray(rl: RankedList, settings: Settings, target: Target, scale: str, key: str) -> None:
-    """The judged items the list did not retrieve."""
-    with st.container(border=True):
-        st.markdown(f"**{t('learn.tray')}**")
-        st.caption(t("learn.tray_help"))
-        for j, (item, label) in enumerate(rl.unretrieved):
-            cols = st.columns([4, 1.3, 2.2, 1], gap="small", vertical_alignment="center")
-            cols[0].markdown(
-                _row_html(None, item, label, settings.relevance_level, False),
-                unsafe_allow_html=True,
-            )
-            cols[1].button(
-                f"{label:g}",
-                icon=":material/autorenew:",
-                key=f"btn_{key}_traylabel_{j}",
-                on_click=_edit,
-                args=(target, rl, "tray_label", j, scale),
-                help=t("learn.btn.label"),
-                width="stretch",
-            )
-            cols[2].button(
-                t("learn.btn.back"),
-                icon=":material/arrow_upward:",
-                key=f"btn_{key}_back_{j}",
-                on_click=_edit,
-                args=(target, rl, "back", j, scale),
-                help=t("learn.btn.back_help"),
-            )
-            cols[3].button(
-                "",
-                icon=":material/close:",
-                key=f"btn_{key}_trayremove_{j}",
-                on_click=_edit,
-                args=(target, rl, "tray_remove", j, scale),
-                help=t("learn.btn.remove"),
-            )
-        st.button(
-            t("learn.btn.add_tray"),
-            key=f"btn_{key}_addtray",
-            on_click=_edit,
-            args=(target, rl, "add_tray", 0, scale),
-        )
 
 
 def _mirror(source_key: str, target_key: str) -> None:

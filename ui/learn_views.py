@@ -12,8 +12,9 @@ from ui import handbuilt as hb
 from ui import learn_panel as lp
 from ui.handbuilt_list import RankedList
 from ui.i18n import t
-from ui.learn_figures import learn_curve_figure
+from ui.learn_figures import learn_curve_svg
 from ui.learn_lessons import Lesson, model_means, value
+from ui.learn_list import ranked_list, show_curve
 from ui.safe import md_escape
 
 
@@ -34,13 +35,13 @@ def level_sentence(rl: RankedList, level: float, *, bold: bool = False) -> None:
     st.markdown(f"**{text}**" if bold else text)
 
 
-def one_list(rl: RankedList, k: int, settings: Settings, target: lp.Target, scale: str) -> None:
+def one_list(rl: RankedList, k: int, settings: Settings) -> None:
     """The list you touch on the left, the pitfalls and every measure's formula on the right."""
     left, right = st.columns([11, 9], gap="medium")
     with left:
         st.subheader(t("learn.the_list"))
         level_sentence(rl, settings.relevance_level, bold=True)
-        lp.list_cards(rl, k, settings, target, scale, "learn")
+        ranked_list(rl, k, settings, "learn")
     with right:
         st.subheader(t("learn.formulas"))
         pitfall_warnings(rl, k, settings)
@@ -57,21 +58,14 @@ def one_list(rl: RankedList, k: int, settings: Settings, target: lp.Target, scal
         st.code(f"Judged@{k} = {judged}/{k} = {judged_value:.2f}", language=None)
 
 
-def many_lists(
-    shown: list[RankedList],
-    k: int,
-    settings: Settings,
-    target: lp.Target,
-    scale: str,
-    lesson: Lesson | None,
-) -> None:
+def many_lists(shown: list[RankedList], k: int, settings: Settings, lesson: Lesson | None) -> None:
     """Several lists side by side (two models, or two models on two queries) and their values."""
     cols = st.columns(2, gap="large")
     for j, rl in enumerate(shown):
         with cols[j % 2]:
             st.subheader(md_escape(rl.name))
             level_sentence(rl, settings.relevance_level)
-            lp.list_cards(rl, k, settings, target, scale, f"learn{j}")
+            ranked_list(rl, k, settings, f"learn{j}", j)
     st.subheader(t("learn.formulas"))
     for m in lesson.measures if lesson else ("P", "nDCG"):
         parts = [f"{rl.name}: {value(rl, m, k, settings):.3f}" for rl in shown]
@@ -94,8 +88,8 @@ def curve_and_tables(rl: RankedList, k: int, settings: Settings, title_name: str
     curve = learn.list_curve(rl, settings, top, ("P", "R", "AP", "nDCG"))
     ideal_list = learn.ideal_of(rl)
     ideal = learn.list_curve(ideal_list, settings, top, ("P", "R")) if ideal_list.items else None
-    st.plotly_chart(
-        learn_curve_figure(
+    show_curve(
+        learn_curve_svg(
             curve,
             ideal,
             k,
@@ -104,9 +98,7 @@ def curve_and_tables(rl: RankedList, k: int, settings: Settings, title_name: str
             y_label=t("learn.value"),
             ideal_label=t("learn.ideal"),
             k_label=f"K = {k}",
-        ),
-        width="stretch",
-        key="learn_curve",
+        )
     )
     with st.expander(t("learn.positions"), expanded=True):
         ex = learn.explain(rl, k, settings)

@@ -21,6 +21,7 @@ from tests.browser.support import (
     upload_run_and_judgments,
     wait_for_app,
     wait_for_charts,
+    wait_for_curve,
     wait_for_tables,
 )
 
@@ -84,7 +85,10 @@ def main(names: list[str]) -> None:
         ):
             page.goto(url + path)
             wait_for_app(page)
-            wait_for_charts(page, 1)
+            if name.startswith("learn"):
+                wait_for_curve(page)  # an SVG picture, not a plotly chart
+            else:
+                wait_for_charts(page, 1)
             wait_for_tables(page)
             page.screenshot(path=str(SHOTS / f"{name}.png"))
         browser.close()

@@ -146,6 +146,11 @@ def wait_for_charts(page, n: int, timeout: float = 60_000) -> int:
     return page.locator(".js-plotly-plot").count()
 
 
+def wait_for_curve(page, timeout: float = 60_000) -> None:
+    """Wait until the Learn page's curve (an SVG picture) is drawn."""
+    page.locator("svg.learn-curve").first.wait_for(timeout=timeout)
+
+
 def wait_for_tables(page, timeout: float = 60_000) -> None:
     """Wait until every st.dataframe on the page has drawn its canvas."""
     page.wait_for_function(

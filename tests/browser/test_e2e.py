@@ -13,6 +13,7 @@ from tests.browser.support import (
     upload_run_and_judgments,
     wait_for_app,
     wait_for_charts,
+    wait_for_curve,
     wait_for_tables,
 )
 from ui.pages_registry import PAGES
@@ -50,7 +51,7 @@ def test_every_page_shows_its_content_inside_the_frame(server, page, shots):
     go_to(page, "Learn")
     wait_for_app(page, "P@5 = 3/5 = 0.60")
     assert title(page) == "Learn the measures"
-    wait_for_charts(page, 1)
+    wait_for_curve(page)
     wait_for_tables(page)
     page.screenshot(path=str(shots / "learn.png"))
     go_to(page, "Curves")

@@ -3,9 +3,12 @@ reloads, languages, presenter mode (and the screenshots of the README)."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
-from tests.browser.support import wait_for_app, wait_for_charts
+from tests.browser.support import wait_for_app, wait_for_curve
+from ui.i18n import translate
 
 pytestmark = pytest.mark.browser
 
@@ -33,11 +36,44 @@ def changed(page, before: str) -> None:
     wait_for_app(page)
 
 
+#: What each control of the list says (its accessible name starts with it).
+ACTIONS = {
+    op: translate(f"learn.btn.{op}", "en") for op in ("label", "up", "down", "tray", "remove")
+}
+ACTIONS["back"] = translate("learn.btn.back", "en")
+
+
+def control(page, op: str, rank: int):
+    """The list's button ``op`` on rank ``rank`` (for ``back``: the tray's row ``rank``, from 0),
+    found by its accessible name as a screen reader announces it."""
+    name = re.escape(ACTIONS[op])
+    if op == "back":
+        return page.get_by_role("button", name=re.compile(f"^{name} \\(")).nth(rank)
+    return page.get_by_role("button", name=re.compile(f"^{name} \\(\\D*{rank}\\D*:"))
+
+
+def press(page, op: str, rank: int) -> None:
+    """Click the list's button ``op`` on rank ``rank`` and wait for the page to be drawn again."""
+    before = page.url
+    control(page, op, rank).click()
+    changed(page, before)
+
+
 def click(page, key: str) -> None:
-    """Press the button with Streamlit key ``key`` and wait for the page to be drawn again."""
+    """Press the Streamlit button with key ``key`` and wait for the page to be drawn again."""
     before = page.url
     page.locator(f".st-key-{key} button").first.click()
     changed(page, before)
+
+
+def focused(page) -> str:
+    """The accessible name of the focused element (inside the list's shadow root too)."""
+    return page.evaluate(
+        """() => { let a = document.activeElement;
+                   while (a && a.shadowRoot && a.shadowRoot.activeElement)
+                       a = a.shadowRoot.activeElement;
+                   return a ? (a.getAttribute('aria-label') || a.textContent) : ''; }"""
+    )
 
 
 def choose_option(page, key: str, text: str) -> None:
@@ -74,9 +110,43 @@ def start_lesson(page, server: str, lesson: str) -> None:
 
 def test_reordering_the_top_5_meets_the_what_p_at_k_ignores_challenge(server, page):
     start_lesson(page, server, "p_order")
-    click(page, "btn_learn_down_1")
+    press(page, "down", 1)
     assert met(page)
     assert "P@5 = 3/5 = 0.60" in codes(page)
+
+
+def test_the_list_is_used_with_the_keyboard_and_the_focus_follows_the_moved_item(server, page):
+    start_lesson(page, server, "p_order")
+    page.keyboard.press("Tab")  # the page has focus; start at the first row's label button
+    control(page, "label", 1).focus()
+    assert focused(page).startswith(ACTIONS["label"] + " (rank 1:")
+    page.keyboard.press("Tab")  # "move up" of rank 1 is disabled: the next stop is "move down"
+    name = focused(page)
+    assert name.startswith(ACTIONS["down"] + " (rank 1:")
+    item = name.split(": ", 2)[-1].rstrip(")")
+    outline = page.evaluate(
+        """() => { let a = document.activeElement;
+                   while (a.shadowRoot && a.shadowRoot.activeElement)
+                       a = a.shadowRoot.activeElement;
+                   return getComputedStyle(a).outlineStyle; }"""
+    )
+    assert outline == "solid"  # the focus is visible
+    before = page.url
+    page.keyboard.press("Enter")
+    changed(page, before)
+    assert met(page) and "P@5 = 3/5 = 0.60" in codes(page)
+    page.wait_for_function(
+        """(want) => { let a = document.activeElement;
+                       while (a && a.shadowRoot && a.shadowRoot.activeElement)
+                           a = a.shadowRoot.activeElement;
+                       return a && (a.getAttribute('aria-label') || '').startsWith(want); }""",
+        arg=f"{ACTIONS['down']} (rank 2: {item}",
+        timeout=30_000,
+    )
+    before = page.url
+    page.keyboard.press("Space")  # once more: the same item goes down to rank 3
+    changed(page, before)
+    assert control(page, "label", 3).get_attribute("aria-label").endswith(f"(rank 3: {item})")
 
 
 def test_moving_k_with_the_keyboard_meets_the_k_choice_challenge(server, page):
@@ -94,17 +164,17 @@ def test_moving_k_with_the_keyboard_meets_the_k_choice_challenge(server, page):
 def test_retrieving_the_tray_items_meets_the_recall_challenge(server, page):
     start_lesson(page, server, "recall_pool")
     assert "R@5 = 3/5 = 0.60" in codes(page)
-    click(page, "btn_learn_remove_2")
-    click(page, "btn_learn_remove_4")
-    click(page, "btn_learn_back_0")
-    click(page, "btn_learn_back_0")
+    press(page, "remove", 2)
+    press(page, "remove", 4)
+    press(page, "back", 0)
+    press(page, "back", 0)
     assert met(page) and "R@5 = 5/5 = 1.00" in codes(page)
 
 
 def test_putting_the_grade_3_item_on_top_meets_the_graded_challenge(server, page):
     start_lesson(page, server, "graded")
-    click(page, "btn_learn_up_3")
-    click(page, "btn_learn_up_2")
+    press(page, "up", 3)
+    press(page, "up", 2)
     assert met(page) and "P@5 = 3/5 = 0.60" in codes(page)
     page.locator(".st-key-learn_level_pick button").filter(has_text="≥ 2").click()
     wait_for_app(page, "relevant = label ≥ 2: 1 of 5 results")
@@ -114,15 +184,15 @@ def test_putting_the_grade_3_item_on_top_meets_the_graded_challenge(server, page
 def test_labelling_items_after_the_first_hit_meets_the_mrr_challenge(server, page):
     start_lesson(page, server, "mrr_first")
     for rank in (2, 3, 4, 5):
-        click(page, f"btn_learn_label_{rank}")
+        press(page, "label", rank)
     assert met(page) and "RR@10 = 1/1 = 1.000" in codes(page)
 
 
 def test_ordering_weak_items_perfectly_meets_the_ndcg_challenge(server, page):
     start_lesson(page, server, "ndcg_norm")
-    click(page, "btn_learn_up_2")
-    click(page, "btn_learn_up_4")
-    click(page, "btn_learn_up_3")
+    press(page, "up", 2)
+    press(page, "up", 4)
+    press(page, "up", 3)
     assert met(page)
     assert any(c.startswith("nDCG@5 =") and c.endswith("= 1.000") for c in codes(page))
 
@@ -144,9 +214,9 @@ def test_micro_averaging_meets_the_macro_micro_challenge(server, page):
 def test_judging_the_unjudged_items_meets_the_judged_challenge(server, page):
     start_lesson(page, server, "unjudged")
     assert "Judged@5 = 3/5 = 0.60" in codes(page)
-    click(page, "btn_learn_label_2")  # ? -> 0
-    click(page, "btn_learn_label_2")  # 0 -> 1
-    click(page, "btn_learn_label_4")  # ? -> 0
+    press(page, "label", 2)  # ? -> 0
+    press(page, "label", 2)  # 0 -> 1
+    press(page, "label", 4)  # ? -> 0
     assert met(page) and "Judged@5 = 5/5 = 1.00" in codes(page)
 
 
@@ -165,8 +235,8 @@ def test_a_shared_link_shows_the_same_list_in_a_fresh_browser_and_a_reload_keeps
     server, browser, page
 ):
     open_learn(page, f"{server}/Learn")
-    click(page, "btn_learn_up_2")  # the example becomes a hand-built list: doc02 first
-    click(page, "btn_learn_tray_3")  # doc03 out of the list, still judged
+    press(page, "up", 2)  # the example becomes a hand-built list: doc02 first
+    press(page, "tray", 3)  # doc03 out of the list, still judged
     before = codes(page)
     assert "RR@5 = 1/2 = 0.500" in before and "P@5 = 2/5 = 0.40" in before
     assert "list=" in page.url
@@ -189,12 +259,12 @@ def test_learn_in_three_languages_and_presenter_mode(server, page, shots):
     ):
         open_learn(page, f"{server}/Learn?lang={lang}")
         assert page.locator("h1").first.inner_text().strip() == heading
-        wait_for_charts(page, 1)
+        wait_for_curve(page)
         assert page.locator('[data-testid="stException"]').count() == 0
         name = "learn" if lang == "en" else f"learn_{lang}"
         page.screenshot(path=str(shots / f"{name}.png"))
     open_learn(page, f"{server}/Learn?lesson=graded&present=1")
-    wait_for_charts(page, 1)
+    wait_for_curve(page)
     assert page.locator('[data-testid="stSidebar"]').is_hidden()
     assert "present=1" in page.url
     page.screenshot(path=str(shots / "presenter.png"))
