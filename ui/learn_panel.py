@@ -159,8 +159,8 @@ def done() -> set[str]:
 def _commit(target: Target, old: RankedList, new: RankedList) -> None:
     state = st.session_state
     if target.source == "lesson" and target.lesson:
-        lists = lesson_state(BY_ID[target.lesson])
-        lesson_lists()[target.lesson] = tuple(new if rl.name == old.name else rl for rl in lists)
+        shown = lesson_state(BY_ID[target.lesson])
+        lesson_lists()[target.lesson] = tuple(new if rl.name == old.name else rl for rl in shown)
         return
     lists = replace_list(hb.session_lists(), new, old.name)
     if target.source == "handbuilt":
