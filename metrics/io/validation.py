@@ -451,6 +451,21 @@ def _ids(values: Iterable[object]) -> str:
     return ", ".join(str(e["id"]) for e in _examples(values))
 
 
+def duplicate_items_finding(n: int, examples: tuple[Example, ...], settings: Settings) -> Finding:
+    """The finding on ``n`` repeated (query, item) rows of a run, refused or kept as the
+    duplicates policy says (one wording for every engine)."""
+    refused = settings.duplicates == "error"
+    return Finding(
+        "duplicate_items",
+        "error" if refused else "warning",
+        {"n": n},
+        n,
+        examples,
+        variant="refused" if refused else "",
+        rule=("duplicates", settings.duplicates),
+    )
+
+
 def _with_model(example: dict[str, object], model: object, has_model: bool) -> Example:
     if has_model:
         example["model"] = str(model)
@@ -912,24 +927,11 @@ def _score_findings(
     item_key = pd.Series(list_key * np.int64(max(len(codes.items), 1)) + codes.i_run)
     dup = item_key.duplicated().to_numpy()
     if dup.any():
-        n = int(dup.sum())
-        refused = settings.duplicates == "error"
-        found.append(
-            Finding(
-                "duplicate_items",
-                "error" if refused else "warning",
-                {"n": n},
-                n,
-                tuple(
-                    _with_model({"query": str(q), "item": str(i)}, m, has_model)
-                    for q, i, m in zip(
-                        *(f(np.flatnonzero(dup)[:5]) for f in (q_text, i_text, m_text))
-                    )
-                ),
-                variant="refused" if refused else "",
-                rule=("duplicates", settings.duplicates),
-            )
+        examples = tuple(
+            _with_model({"query": str(q), "item": str(i)}, m, has_model)
+            for q, i, m in zip(*(f(np.flatnonzero(dup)[:5]) for f in (q_text, i_text, m_text)))
         )
+        found.append(duplicate_items_finding(int(dup.sum()), examples, settings))
     ok = ~missing
     score_keys = pd.DataFrame({"list": list_key[ok], "score": scores.to_numpy()[ok]})
     tied = _repeated(score_keys)

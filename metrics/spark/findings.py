@@ -30,7 +30,7 @@ from metrics import schema as S
 from metrics.engine.ranking import RankingNotes, rank_lists
 from metrics.engine.settings import Settings
 from metrics.io.trec import WIDTH, TrecColumns
-from metrics.io.validation import RULES, Finding
+from metrics.io.validation import RULES, Finding, duplicate_items_finding
 from metrics.spark.backend import ROW
 
 #: Examples a warning names (the local engine's ``examples()`` shows five).
@@ -301,23 +301,11 @@ def _score_findings(
     copies = run.where(F.col("__copy") > 1)
     n = copies.count()
     if n:
-        refused = settings.duplicates == "error"
-        found.append(
-            Finding(
-                "duplicate_items",
-                "error" if refused else "warning",
-                {"n": n},
-                n,
-                tuple(
-                    _model(
-                        {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])}, r[S.MODEL], has_model
-                    )
-                    for r in _first(copies, ROW)
-                ),
-                variant="refused" if refused else "",
-                rule=("duplicates", settings.duplicates),
-            )
+        copied = tuple(
+            _model({"query": str(r[S.QUERY]), "item": str(r[S.ITEM])}, r[S.MODEL], has_model)
+            for r in _first(copies, ROW)
         )
+        found.append(duplicate_items_finding(n, copied, settings))
     ok = run.where(~_missing(F.col("__score")))
     if has_score and settings.ties in RULES["ties"]:
         groups = ok.groupBy(S.MODEL, S.QUERY, "__score").agg(
