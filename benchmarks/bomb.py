@@ -20,8 +20,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.sessions import _wait_idle, memory_mb, server, warm_up  # noqa: E402
-from tests.browser.support import CHROMIUM, LAUNCH_ARGS  # noqa: E402
+from benchmarks.sessions import _wait_idle, memory_mb, warm_up  # noqa: E402
+from tests.browser.support import (  # noqa: E402
+    CHROMIUM,
+    LAUNCH_ARGS,
+    streamlit_process,
+)
 
 
 def write_bomb(path: Path, gigabytes: int) -> None:
@@ -69,7 +73,7 @@ def main() -> None:
         for gigabytes in args.gigabytes:
             bomb = Path(tmp) / f"zeros_{gigabytes}g.csv.gz"
             write_bomb(bomb, gigabytes)
-            with server() as (url, pid):
+            with streamlit_process(timeout=90) as (url, pid):
                 asyncio.run(warm_up(url))
                 time.sleep(3)
                 idle, _ = memory_mb(pid)

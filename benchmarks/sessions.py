@@ -25,14 +25,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import os
-import socket
 import statistics
-import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
-from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -40,48 +36,12 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from benchmarks.app_speed import write_files  # noqa: E402
-from tests.browser.support import CHROMIUM, LAUNCH_ARGS  # noqa: E402
+from tests.browser.support import CHROMIUM, LAUNCH_ARGS, streamlit_process  # noqa: E402
 
 if TYPE_CHECKING:
     from playwright.async_api import Browser, BrowserContext
 
 SETTLE_SECONDS = 120.0
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@contextmanager
-def server():
-    """A fresh app server; yields (url, pid)."""
-    port = _free_port()
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
-         "--server.address", "127.0.0.1"],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )  # fmt: skip
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                with urllib.request.urlopen(f"{url}/_stcore/health", timeout=2) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError("the server did not start")
-            time.sleep(0.25)
-        yield url, proc.pid
-    finally:
-        proc.terminate()
-        proc.wait(timeout=30)
 
 
 def memory_mb(pid: int) -> tuple[float, float]:
@@ -159,7 +119,7 @@ async def warm_up(url: str) -> None:
 
 
 def measure(n: int, files: list[tuple[Path, Path]], settle: float) -> dict[str, float]:
-    with server() as (url, pid):
+    with streamlit_process(timeout=90) as (url, pid):
         asyncio.run(warm_up(url))
         time.sleep(5)
         idle, _ = memory_mb(pid)

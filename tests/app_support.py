@@ -46,3 +46,15 @@ def sidebar_text(at: AppTest) -> str:
 
 def codes(at: AppTest) -> list[str]:
     return [c.value for c in at.code]
+
+
+def upload(at: AppTest, runs: list, judgments: tuple | None = None) -> AppTest:
+    """On the Data page, upload ``runs`` (and ``judgments``) as ``(name, bytes, type)`` files."""
+    open_page(at, "data")
+    at.radio(key="w_source").set_value("upload").run()
+    at.file_uploader(key="up_runs").set_value(runs)
+    if judgments:
+        at.file_uploader(key="up_judgments").set_value(judgments)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from tests.app_support import fresh_app, open_page, sidebar_text
+from tests.app_support import fresh_app, open_page, sidebar_text, upload
 
 RUN = b"""qid,doc,score,system
 q1,a,3,alpha
@@ -24,17 +24,6 @@ q1,a,1
 q1,c,1
 q2,d,1
 """
-
-
-def upload(at, runs, judgments=None):
-    open_page(at, "data")
-    at.radio(key="w_source").set_value("upload").run()
-    at.file_uploader(key="up_runs").set_value(runs)
-    if judgments:
-        at.file_uploader(key="up_judgments").set_value(judgments)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def test_first_open_shows_the_web_search_sample_in_the_sidebar():

@@ -11,19 +11,8 @@ import pytest
 import tomllib
 
 from metrics.errors import InputError
-from tests.app_support import fresh_app, open_page, sidebar_text
+from tests.app_support import fresh_app, open_page, sidebar_text, upload
 from ui import compute, upload_panel
-
-
-def _upload(at, runs, judgments=None):
-    open_page(at, "data")
-    at.radio(key="w_source").set_value("upload").run()
-    at.file_uploader(key="up_runs").set_value(runs)
-    if judgments:
-        at.file_uploader(key="up_judgments").set_value(judgments)
-    at.run()
-    assert not at.exception, [e.value for e in at.exception]
-    return at
 
 
 def _shown(at) -> str:
@@ -35,7 +24,7 @@ def _shown(at) -> str:
 def test_an_upload_whose_scores_are_all_empty_is_refused_and_explained():
     run = b"query,item,score\nq1,d1,\nq1,d2,\nq2,d1,\n"
     qrels = b"query,item,label\nq1,d1,1\n"
-    at = _upload(fresh_app(), [("empty.csv", run, "text/csv")], ("judged.csv", qrels, "text/csv"))
+    at = upload(fresh_app(), [("empty.csv", run, "text/csv")], ("judged.csv", qrels, "text/csv"))
     errors = " ".join(e.value for e in at.error).replace("\\", "")
     assert "Nothing can be evaluated" in errors and "3 rows have no score" in errors
     assert "upload_dataset" not in at.session_state
@@ -45,7 +34,7 @@ def test_an_upload_whose_scores_are_all_empty_is_refused_and_explained():
 def test_an_excel_upload_of_formulas_without_values_is_refused_and_explained():
     from tests.test_hostile_inputs import _formula_workbook
 
-    at = _upload(fresh_app(), [("formulas.xlsx", _formula_workbook(), "application/octet-stream")])
+    at = upload(fresh_app(), [("formulas.xlsx", _formula_workbook(), "application/octet-stream")])
     errors = " ".join(e.value for e in at.error).replace("\\", "")
     assert "formula without a saved value" in errors
     assert "upload_dataset" not in at.session_state
@@ -61,7 +50,7 @@ def test_a_gzip_of_zeros_is_read_once_and_its_message_shown_on_every_rerun(monke
 
     monkeypatch.setattr(upload_panel, "load_table", counting)
     zeros = gzip.compress(bytes(8 * 1024**2), 1)
-    at = _upload(fresh_app(), [("zeros.csv.gz", zeros, "application/gzip")])
+    at = upload(fresh_app(), [("zeros.csv.gz", zeros, "application/gzip")])
     assert "looks binary" in _shown(at)
     at.sidebar.selectbox(key="w_gain").set_value("exponential").run()
     at.sidebar.slider(key="w_k").set_value((1, 20)).run()
@@ -128,7 +117,7 @@ HOSTILE_QRELS = (
 
 @pytest.mark.parametrize("page", ["2_Learn", "3_Curves", "4_Compare", "5_Segments", "6_Report"])
 def test_hostile_ids_pass_through_every_page_without_an_error(page):
-    at = _upload(
+    at = upload(
         fresh_app(),
         [("hostile.csv", HOSTILE_RUN, "text/csv")],
         ("hostile_qrels.csv", HOSTILE_QRELS, "text/csv"),

@@ -8,8 +8,8 @@ import time
 
 import numpy as np
 
-from tests.app_support import fresh_app, open_page
-from tests.test_app_data import QRELS, RUN, upload
+from tests.app_support import fresh_app, open_page, upload
+from tests.test_app_data import QRELS, RUN
 from ui import memo
 from ui.memo import ResultCache, size_of
 

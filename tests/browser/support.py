@@ -51,6 +51,14 @@ def free_port() -> int:
 @contextmanager
 def streamlit_server(timeout: float = 60):
     """Start ``streamlit run app.py`` on a free port; yield its base URL; stop it."""
+    with streamlit_process(timeout) as (url, _):
+        yield url
+
+
+@contextmanager
+def streamlit_process(timeout: float = 60):
+    """Start ``streamlit run app.py`` on a free port; yield its base URL and process id (to read
+    its memory); stop it."""
     port = free_port()
     proc = subprocess.Popen(
         [
@@ -85,7 +93,7 @@ def streamlit_server(timeout: float = 60):
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("the Streamlit server did not become healthy")
             time.sleep(0.25)
-        yield url
+        yield url, proc.pid
     finally:
         proc.terminate()
         try:
