@@ -94,6 +94,14 @@ def test_the_app_config_hides_error_details_and_the_table_csv_export():
     assert config["client"]["disableDataExport"] is True
 
 
+def test_the_app_config_spares_the_server_file_watching_and_a_collection_after_every_run():
+    config = tomllib.loads(
+        (Path(__file__).resolve().parent.parent / ".streamlit" / "config.toml").read_text()
+    )
+    assert config["server"]["fileWatcherType"] == "none"
+    assert config["runner"]["postScriptGC"] is False
+
+
 HOSTILE_RUN = (
     "query,item,score,model,segment\n"
     + "".join(

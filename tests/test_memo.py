@@ -93,6 +93,46 @@ def test_releasing_closed_sessions_without_a_server_does_nothing():
     memo.release_memory()
 
 
+def test_released_sessions_are_shut_down_and_emptied_before_the_memory_is_handed_back(
+    monkeypatch,
+):
+    import asyncio
+    from types import SimpleNamespace
+
+    import streamlit.runtime
+
+    loop = asyncio.new_event_loop()
+    loop_thread = threading.Thread(target=loop.run_forever, daemon=True)
+    loop_thread.start()
+
+    class Session:
+        def __init__(self):
+            self.session_state = {"upload_dataset": object()}
+            self.shut_down = False
+
+        def shutdown(self):
+            time.sleep(0.2)  # the loop is busy a while: the caller must wait for it
+            self.shut_down = True
+
+    sessions = [Session(), Session()]
+    expired = [(i, SimpleNamespace(session=s)) for i, s in enumerate(sessions)]
+    manager = SimpleNamespace(
+        _session_storage=SimpleNamespace(_cache=SimpleNamespace(expire=lambda: expired)),
+        _storage_lock=threading.Lock(),
+    )
+    runtime = SimpleNamespace(
+        _session_mgr=manager, _get_async_objs=lambda: SimpleNamespace(eventloop=loop)
+    )
+    fake = SimpleNamespace(exists=lambda: True, instance=lambda: runtime)
+    monkeypatch.setattr(streamlit.runtime, "Runtime", fake)
+    try:
+        assert memo.release_closed_sessions(wait=5.0) == 2
+        assert all(s.shut_down and s.session_state == {} for s in sessions)
+    finally:
+        loop.call_soon_threadsafe(loop.stop)
+        loop_thread.join(5)
+
+
 def test_warming_a_new_data_set_ranks_it_once_and_leaves_the_curves_page_results_cached(
     monkeypatch,
 ):
@@ -123,6 +163,7 @@ def test_warming_a_new_data_set_ranks_it_once_and_leaves_the_curves_page_results
     for entry in (
         ("cutoffs", key, ("P", "nDCG"), (1, 3, 5, 10, 20)),
         ("judgment_notes", key, 10, False),
+        ("precision_recall", key, 20),
     ):
         store.get(
             (dataset.content_hash, *entry),

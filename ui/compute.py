@@ -254,9 +254,9 @@ def warm(
     store: memo.ResultCache | None = None,
 ) -> threading.Thread:
     """Rank a newly loaded data set in the background, so the next page finds it cached; then
-    compute what the Curves page shows first for ``measures`` over ``k_range``, in its order:
-    the curves, the table at the standard cutoffs and the note on judgments (the page computes
-    its last chart, precision against recall, itself once the others are drawn).
+    compute what the Curves page shows for ``measures`` over ``k_range``, in its order: the
+    curves, the table at the standard cutoffs, the note on judgments and precision against
+    recall.
 
     The store holds a lock per key: a page asking for the same results meanwhile waits for this
     computation instead of repeating it.
@@ -277,6 +277,7 @@ def warm(
                 cutoff_table(dataset, settings, measures, ks, store=store)
                 rbp = "RBP" in measures
                 judgment_notes(dataset, settings, judged_cutoff(ks), rbp, store=store)
+                precision_recall(dataset, settings, k_to, store=store)
 
     thread = threading.Thread(target=work, name="rank-warmup", daemon=True)
     thread.start()

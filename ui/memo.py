@@ -220,13 +220,15 @@ def release_memory() -> None:
         ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
-def release_closed_sessions() -> int:
+def release_closed_sessions(wait: float = 0.0) -> int:
     """Shut down sessions whose tab closed longer ago than ``server.disconnectedSessionTTL``.
 
     Streamlit keeps a closed session for reconnection in a time-to-live cache whose expired
     entries are only removed by the next write to it (the next tab that closes), and removes a
     session's uploaded files only when it shuts the session down. Without this, a closed
-    session's uploads and state stay in memory until some other tab closes. Returns how many
+    session's uploads and state stay in memory until some other tab closes. The sessions are
+    shut down on the server's event loop; with ``wait`` > 0 this waits up to that many seconds
+    for them to be, so that the memory they held can be handed back at once. Returns how many
     sessions were released (0 when Streamlit's internals differ from what is expected).
     """
     try:
@@ -245,6 +247,10 @@ def release_closed_sessions() -> int:
         loop = runtime._get_async_objs().eventloop
         for _, info in expired:
             loop.call_soon_threadsafe(_shut_down, info.session)  # sessions live on that loop
+        if expired and wait > 0:
+            done = threading.Event()
+            loop.call_soon_threadsafe(done.set)  # runs after the shutdowns (callbacks keep order)
+            done.wait(wait)
         return len(expired)
     except Exception:  # internals changed: leave the sessions to Streamlit
         return 0
@@ -267,7 +273,7 @@ def _sweep_forever() -> None:
     while True:
         time.sleep(SWEEP_SECONDS)
         SHARED.sweep()
-        release_closed_sessions()
+        release_closed_sessions(wait=5.0)  # shut down before the memory is handed back
         release_memory()
 
 

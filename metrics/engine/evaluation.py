@@ -15,7 +15,7 @@ import pandas as pd
 import pyarrow as pa
 
 from metrics import schema as S
-from metrics.engine.measures import RECALL_LEVELS, interpolated_precision
+from metrics.engine.measures import RECALL_LEVELS, interpolated_precisions
 from metrics.engine.ranking import IdCodes, RankedLists, rank_lists, string_chunks
 from metrics.engine.registry import DEFAULT_MEASURES, MeasureSpec, parse_measure, parse_measures
 from metrics.engine.settings import Settings
@@ -212,10 +212,11 @@ def precision_recall_table(lists: dict[str, RankedLists], k_max: int) -> pd.Data
     ks = np.arange(1, int(k_max) + 1)
     precision_at, recall_at = parse_measure("P", for_curve=True), parse_measure("R", for_curve=True)
     for model, ranked in lists.items():
-        interpolated = [
-            float(np.mean(interpolated_precision(ranked, None, p))) if ranked.n_queries else np.nan
-            for p in levels
-        ]
+        interpolated = (
+            interpolated_precisions(ranked, RECALL_LEVELS).mean(axis=0)
+            if ranked.n_queries
+            else np.full(len(levels), np.nan)
+        )
         frames.append(
             pd.DataFrame(
                 {

@@ -7,7 +7,7 @@ return the numerator and denominator that pooled (micro) averaging sums over que
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 import numpy as np
 
@@ -279,33 +279,38 @@ def interpolated_precision(
 ) -> np.ndarray:
     """trec_eval's iprec_at_recall: the highest precision at or below the rank where the list
     reaches ``recall``; 0 when it never does (also 0 for an empty list)."""
+    out = interpolated_precisions(lists, (recall,))[:, 0]
+    return out if ks is None else np.repeat(out[:, None], len(ks), axis=1)
+
+
+def interpolated_precisions(lists: RankedLists, levels: Sequence[float]) -> np.ndarray:
+    """:func:`interpolated_precision` at every recall level of ``levels`` (queries × levels);
+    the best precision from each rank on is computed once for all levels."""
     n = lists.n_returned
     r = lists.num_rel
     found = lists.at_end(lists.cum_relevant)
-    needed = relevant_needed(r, recall, lists.settings.recall_rounding).astype(np.int64)
     best = _suffix_max(lists, _safe_div(lists.cum_relevant, lists.position + 1.0))
     rel_rows = np.flatnonzero(lists.relevant)
     first_rel = np.concatenate(([0], np.cumsum(found)[:-1])).astype(np.int64)
-    reach = needed <= found
-    row = np.where(
-        needed > 0,
-        rel_rows[np.clip(first_rel + needed - 1, 0, max(len(rel_rows) - 1, 0))]
-        if len(rel_rows)
-        else 0,
-        lists.offsets[:-1],
-    )
-    ok = reach & (n > 0)
-    out = np.zeros(lists.n_queries)
-    if len(best):
-        out[ok] = best[np.minimum(row[ok], len(best) - 1)]
-    return out if ks is None else np.repeat(out[:, None], len(ks), axis=1)
+    out = np.zeros((lists.n_queries, len(levels)))
+    for column, level in enumerate(levels):
+        needed = relevant_needed(r, level, lists.settings.recall_rounding).astype(np.int64)
+        row = np.where(
+            needed > 0,
+            rel_rows[np.clip(first_rel + needed - 1, 0, max(len(rel_rows) - 1, 0))]
+            if len(rel_rows)
+            else 0,
+            lists.offsets[:-1],
+        )
+        ok = (needed <= found) & (n > 0)
+        if len(best):
+            out[ok, column] = best[np.minimum(row[ok], len(best) - 1)]
+    return out
 
 
 def eleven_point_average(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:
     """trec_eval's 11pt_avg: mean interpolated precision at recall 0, 0.1, ..., 1."""
-    mean: np.ndarray = np.mean(
-        [interpolated_precision(lists, None, p) for p in RECALL_LEVELS], axis=0
-    )
+    mean: np.ndarray = interpolated_precisions(lists, RECALL_LEVELS).mean(axis=1)
     return mean
 
 
