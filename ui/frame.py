@@ -40,6 +40,7 @@ from ui.i18n import (
 )
 from ui.pages_registry import PAGES, page_def
 from ui.safe import md_escape
+from ui.upload_fix import keep_upload_answers
 from ui.view import (
     HANDBUILT,
     K_LIMIT,
@@ -67,6 +68,7 @@ SAMPLE_KEY = "w_sample"
 ROOT = Path(__file__).resolve().parent.parent
 
 log = logging.getLogger("ranking_metrics.frame")
+keep_upload_answers()  # a file chosen as a page run starts is not dropped (ui/upload_fix.py)
 
 _inside_navigation: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "inside_navigation", default=False
