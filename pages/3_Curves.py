@@ -74,6 +74,7 @@ st.download_button(
     f"{t('file.curves_table')}.csv",
     "text/csv",
     key="dl_curves_csv",
+    on_click="ignore",
 )
 
 st.markdown(f"**{t('curves.judged_title')}**")

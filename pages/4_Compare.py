@@ -87,7 +87,12 @@ with st.expander(t("compare.all_columns"), icon=":material/table_view:"):
 st.caption(t("compare.verdict_colours"))
 d1, d2 = st.columns(2)
 d1.download_button(
-    t("review.download_csv"), export_csv(review), "comparison.csv", "text/csv", key="dl_cmp_csv"
+    t("review.download_csv"),
+    export_csv(review),
+    "comparison.csv",
+    "text/csv",
+    key="dl_cmp_csv",
+    on_click="ignore",
 )
 d2.download_button(
     t("review.download_json"),
@@ -95,6 +100,7 @@ d2.download_button(
     "comparison.json",
     "application/json",
     key="dl_cmp_json",
+    on_click="ignore",
 )
 st.caption(t("review.export_caption", digits=CSV_DIGITS))
 

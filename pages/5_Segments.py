@@ -100,6 +100,7 @@ d1.download_button(
     "segments.csv",
     "text/csv",
     key="dl_seg_csv",
+    on_click="ignore",
 )
 d2.download_button(
     t("review.download_json"),
@@ -107,6 +108,7 @@ d2.download_button(
     "segments.json",
     "application/json",
     key="dl_seg_json",
+    on_click="ignore",
 )
 st.caption(t("review.export_caption", digits=CSV_DIGITS))
 

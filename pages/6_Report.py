@@ -174,6 +174,7 @@ d1.download_button(
     key="dl_report_html",
     type="primary",
     icon=":material/download:",
+    on_click="ignore",
 )
 d2.download_button(
     t("review_report.download_zip"),
@@ -182,6 +183,7 @@ d2.download_button(
     "application/zip",
     key="dl_report_zip",
     icon=":material/table:",
+    on_click="ignore",
 )
 
 st.header(

@@ -3,6 +3,7 @@ is a short message with an error id (no traceback, no server path), failed reads
 
 from __future__ import annotations
 
+import ast
 import gzip
 import logging
 from pathlib import Path
@@ -124,6 +125,33 @@ HOSTILE_QRELS = (
 
 
 @pytest.mark.parametrize("page", ["2_Learn", "3_Curves", "4_Compare", "5_Segments", "6_Report"])
+def _download_buttons_without_ignore(source: str) -> int:
+    calls = [
+        node
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "download_button"
+    ]
+    ignored = [
+        call
+        for call in calls
+        if any(
+            k.arg == "on_click" and isinstance(k.value, ast.Constant) and k.value.value == "ignore"
+            for k in call.keywords
+        )
+    ]
+    return len(calls) - len(ignored)
+
+
+def test_a_download_never_reruns_the_page_so_its_file_outlives_other_runs():
+    # A rerun on click rebuilds the page while the browser fetches the file; Streamlit deletes
+    # a generated file once two runs anywhere on the server have finished without it.
+    root = Path(__file__).resolve().parents[1]
+    sources = sorted((root / "pages").glob("*.py")) + sorted((root / "ui").glob("*.py"))
+    offenders = [p.name for p in sources if _download_buttons_without_ignore(p.read_text())]
+    assert offenders == []
+    assert _download_buttons_without_ignore('st.download_button("a", b"x")') == 1
+
+
 def test_hostile_ids_pass_through_every_page_without_an_error(page):
     at = upload(
         fresh_app(),

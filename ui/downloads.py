@@ -31,6 +31,7 @@ def figure_downloads(figures: dict[str, go.Figure], key: str) -> None:
             f"{filename}.html",
             "text/html",
             key=f"dl_{key}_html",
+            on_click="ignore",
         )
         return
     made_key = f"export_{key}_bytes"
@@ -50,4 +51,5 @@ def figure_downloads(figures: dict[str, go.Figure], key: str) -> None:
             f"{filename}.{fmt}",
             mime,
             key=f"dl_{key}_{fmt}",
+            on_click="ignore",
         )

@@ -83,6 +83,7 @@ def handbuilt_panel() -> None:
         f"{t('file.hand_built_lists')}.csv",
         "text/csv",
         key="dl_hand",
+        on_click="ignore",
     )
     csv_import("up_hand_csv")
 
