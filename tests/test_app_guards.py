@@ -124,7 +124,6 @@ HOSTILE_QRELS = (
 ).encode()
 
 
-@pytest.mark.parametrize("page", ["2_Learn", "3_Curves", "4_Compare", "5_Segments", "6_Report"])
 def _download_buttons_without_ignore(source: str) -> int:
     calls = [
         node
@@ -152,6 +151,7 @@ def test_a_download_never_reruns_the_page_so_its_file_outlives_other_runs():
     assert _download_buttons_without_ignore('st.download_button("a", b"x")') == 1
 
 
+@pytest.mark.parametrize("page", ["2_Learn", "3_Curves", "4_Compare", "5_Segments", "6_Report"])
 def test_hostile_ids_pass_through_every_page_without_an_error(page):
     at = upload(
         fresh_app(),

@@ -54,7 +54,7 @@ def test_a_per_query_results_file_opens_on_compare_segments_and_report(server, b
 
     go_to(page, "Report")
     wait_for_app(page, "This report is built from a table of per-query values")
-    assert page.get_by_text("Not checked: the data health checks").count() >= 1
+    page.get_by_text("Not checked: the data health checks").first.wait_for(timeout=60_000)
     wait_for_charts(page, 3)
     page.screenshot(path=str(shots / "report_per_query.png"), full_page=True)
     with page.expect_download() as download:
