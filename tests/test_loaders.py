@@ -540,3 +540,42 @@ def test_a_memory_mapped_trec_file_with_a_broken_line_is_named_like_a_read_one(t
     with pytest.raises(InputError) as caught:
         read_trec(path)
     assert str(caught.value) == str(_error(path.read_bytes(), "r.run"))
+
+
+# ----------------------------------------------------- work started before validation ends
+
+
+def _tables(run: bytes, qrels: bytes):
+    return [load_table(run, "run.csv")], load_table(qrels, "qrels.csv")
+
+
+def test_on_built_gets_the_returned_data_set_before_validation_fills_its_health():
+    runs, qrels = _tables(
+        b"query,item,score\nq1,d1,2\nq1,d2,1\nq2,d1,1\n", b"query,item,label\nq1,d1,1\n"
+    )
+    seen = []
+    dataset = load_dataset(
+        runs, qrels, on_built=lambda d: seen.append((d, d.content_hash, list(d.health.codes())))
+    )
+    ((built, built_hash, codes_then),) = seen
+    assert built is dataset and built_hash == dataset.content_hash
+    assert codes_then == [] and "short_lists" in dataset.health.codes()
+    plain = load_dataset(runs, qrels)
+    assert plain.content_hash == dataset.content_hash
+    assert plain.health.codes() == dataset.health.codes()
+
+
+def test_input_that_validation_refuses_still_raises_after_on_built_started_work():
+    runs, qrels = _tables(b"query,item,score\nq1,d1,2\n", b"query,item,label\nq9,d1,1\n")
+    seen = []
+    with pytest.raises(InputError, match="No query appears in both"):
+        load_dataset(runs, qrels, on_built=seen.append)
+    assert len(seen) == 1
+
+
+def test_on_built_is_not_called_when_no_usable_row_is_left():
+    runs, qrels = _tables(b"query,item,score\nq1,d1,\n", b"query,item,label\nq1,d1,1\n")
+    seen = []
+    with pytest.raises(InputError):
+        load_dataset(runs, qrels, on_built=seen.append)
+    assert seen == []

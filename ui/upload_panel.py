@@ -268,6 +268,15 @@ def upload_panel() -> Dataset | None:
     if st.session_state.get("upload_build_key") == build_key and DATASET_KEY in st.session_state:
         kept: Dataset = st.session_state[DATASET_KEY]
         return kept
+    previous: Dataset | None = st.session_state.get(DATASET_KEY)
+    view = st.session_state.get("view")
+
+    def warm(built: Dataset) -> None:
+        """Rank the new data set and compute the Curves page's first results while it is
+        validated and shown (refused data: the results are never asked for)."""
+        if view is not None and (previous is None or previous.content_hash != built.content_hash):
+            compute.warm(built, view.settings(), view.measures, view.k_range)
+
     try:
         dataset = load_dataset(
             tables["runs"],
@@ -275,18 +284,15 @@ def upload_panel() -> Dataset | None:
             tables["queries"][0] if tables["queries"] else None,
             mappings=mappings,
             name=name,
+            on_built=warm,
         )
     except InputError as exc:
         st.error(t("upload.error", message=md_escape(error_text(exc))))
         st.session_state.pop(DATASET_KEY, None)
         return None
-    previous = st.session_state.get(DATASET_KEY)
     st.session_state[DATASET_KEY] = dataset
     st.session_state["upload_build_key"] = build_key
     if previous is None or previous.content_hash != dataset.content_hash:
-        view = st.session_state.get("view")
-        if view is not None:
-            compute.warm(dataset, view.settings(), view.measures, view.k_range)
         if view is None or view.averaging == "weighted":
             st.rerun()  # the sidebar offers the new data set's weight columns
         frame.show_dataset(dataset)  # the sidebar shows the new data set at once

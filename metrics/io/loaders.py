@@ -19,7 +19,7 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, cast
@@ -364,6 +364,7 @@ def load_dataset(
     k_max: int = 10,
     relevance_level: float = 1,
     settings: Settings | None = None,
+    on_built: Callable[[Dataset], object] | None = None,
 ) -> Dataset:
     """Build a validated :class:`Dataset` from run files, judgments and query metadata.
 
@@ -387,6 +388,11 @@ def load_dataset(
     settings:
         The policies in force, so that the report says what they do (trec_eval's defaults
         when ``None``).
+    on_built:
+        Called with the data set as soon as its rows are cleaned, while it is still being
+        validated, so that a caller can start work on it (ranking) on another thread. The data
+        set it gets is the one returned, its health filled in once validation ends; when
+        validation refuses the input, nothing is returned and that work is to be dropped.
 
     Returns
     -------
@@ -410,15 +416,38 @@ def load_dataset(
     )
     segments = visible_frame(segments)
     ids = id_codes(run[QUERY], run[ITEM], qrels_all[QUERY], qrels_all[ITEM])
-    health = validate(
+    try:
+        cleaned: _Cleaned | None = _cleaned(run, qrels_all, segments, ids)
+    except Exception:  # input that validation refuses; else raised again once it passed
+        cleaned = None
+    health = DataHealth()
+    early = None
+    if on_built is not None and cleaned is not None and len(cleaned[0]) and len(cleaned[1]):
+        early = Dataset(visible(name), *cleaned[:2], segments, health, description, cleaned[2])
+        on_built(early)
+    found = validate(
         run, qrels_all, k_max=k_max, relevance_level=relevance_level, settings=settings, ids=ids
     )
-    health.raise_for_errors()
+    found.raise_for_errors()
     read = run_tables + ([judgments_table] if judgments_table is not None else [])
-    health.findings.extend(seg_findings + extra + _reading_findings(read))
+    health.findings.extend(found.findings + seg_findings + extra + _reading_findings(read))
+    if cleaned is None:
+        cleaned = _cleaned(run, qrels_all, segments, ids)
+    _require_usable_rows(cleaned[0], cleaned[1], health, run_tables)
+    if early is not None:
+        return early
+    return Dataset(visible(name), *cleaned[:2], segments, health, description, cleaned[2])
+
+
+_Cleaned = tuple[pd.DataFrame, pd.DataFrame, IdCodes | None]
+
+
+def _cleaned(
+    run: pd.DataFrame, qrels: pd.DataFrame, segments: pd.DataFrame | None, ids: IdCodes | None
+) -> _Cleaned:
+    """Stage 4: the run and judgments without unusable rows, and their id codes."""
     run, run_kept = _clean_run(run, segments)
-    qrels, qrels_kept = _clean_qrels(qrels_all, ids)
-    _require_usable_rows(run, qrels, health, run_tables)
+    qrels, qrels_kept = _clean_qrels(qrels, ids)
     if ids is not None and qrels_kept is not None:
         ids = replace(
             ids,
@@ -429,7 +458,7 @@ def load_dataset(
         )
     elif ids is not None:
         ids = id_codes(run[QUERY], run[ITEM], qrels[QUERY], qrels[ITEM])
-    return Dataset(visible(name), run, qrels, segments, health, description, ids)
+    return run, qrels, ids
 
 
 def _run_tables(
