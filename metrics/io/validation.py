@@ -466,6 +466,107 @@ def duplicate_items_finding(n: int, examples: tuple[Example, ...], settings: Set
     )
 
 
+def score_values_finding(code: str, n: int, column: str, examples: tuple[Example, ...]) -> Finding:
+    """``missing_scores`` or ``infinite_scores``: ``n`` run rows of ``column`` without a usable
+    score."""
+    return Finding(code, "warning", {"n": n, "column": column}, n, examples, column=column)
+
+
+def tied_scores_finding(
+    lists: int, rows: int, examples: tuple[Example, ...], settings: Settings
+) -> Finding:
+    """``lists`` ranked lists with equal scores (``rows`` rows), ordered by the ties policy."""
+    return Finding(
+        "tied_scores",
+        "warning",
+        {"n": lists, "rows": rows},
+        lists,
+        examples,
+        rule=("ties", settings.ties),
+    )
+
+
+def short_lists_finding(
+    n: int, total: int, k: int, shortest: int, examples: tuple[Example, ...], settings: Settings
+) -> Finding:
+    """``n`` of ``total`` lists shorter than the largest cutoff ``k``."""
+    return Finding(
+        "short_lists",
+        "warning",
+        {"n": n, "total": total, "k": k, "shortest": shortest},
+        n,
+        examples,
+        rule=("short_lists", settings.short_lists),
+    )
+
+
+def missing_labels_finding(n: int, examples: tuple[Example, ...], column: str) -> Finding:
+    """``n`` judgments without a label in ``column``."""
+    return Finding("missing_labels", "warning", {"n": n}, n, examples, column=column)
+
+
+def duplicate_judgments_finding(n: int, examples: tuple[Example, ...]) -> Finding:
+    """``n`` repeated (query, item) judgments."""
+    return Finding("duplicate_judgments", "warning", {"n": n}, n, examples)
+
+
+def negative_labels_finding(n: int, examples: tuple[Example, ...], column: str) -> Finding:
+    """``n`` judgments with a label below zero."""
+    return Finding("negative_labels", "warning", {"n": n}, n, examples, column=column)
+
+
+def labels_look_like_ranks_finding(column: str) -> Finding:
+    """The labels of ``column`` look like rank positions, not relevance grades."""
+    return Finding("labels_look_like_ranks", "warning", {"column": column}, column=column)
+
+
+def no_relevant_finding(
+    n: int, total: int, level: float, examples: tuple[Example, ...], settings: Settings
+) -> Finding:
+    """``n`` of ``total`` judged queries without an item labelled ``level`` or more."""
+    return Finding(
+        "no_relevant",
+        "warning",
+        {"n": n, "total": total, "level": f"{level:g}"},
+        n,
+        examples,
+        rule=("no_relevant", settings.no_relevant),
+    )
+
+
+def unjudged_queries_finding(n: int, total: int, examples: tuple[Example, ...]) -> Finding:
+    """``n`` of ``total`` run queries without any judgment."""
+    return Finding("unjudged_queries", "warning", {"n": n, "total": total}, n, examples)
+
+
+def missing_run_queries_finding(
+    n: int,
+    total: int,
+    examples: tuple[Example, ...],
+    settings: Settings,
+    pairs: int | None = None,
+) -> Finding:
+    """``n`` of ``total`` judged queries missing from a run; with several models, ``pairs``
+    (model, query) pairs missing."""
+    params: dict[str, object] = {"n": n, "total": total}
+    if pairs is not None:
+        params["pairs"] = pairs
+    return Finding(
+        "missing_run_queries",
+        "warning",
+        params,
+        n,
+        examples,
+        variant="one_model" if pairs is None else "models",
+        rule=("missing_queries", settings.missing_queries),
+    )
+
+
+def relevant_not_retrieved_finding(n: int, queries: int, examples: tuple[Example, ...]) -> Finding:
+    """``n`` relevant judged items (in ``queries`` queries) that no run retrieved."""
+    return Finding("relevant_not_retrieved", "warning", {"n": n, "queries": queries}, n, examples)
+
+
 def _with_model(example: dict[str, object], model: object, has_model: bool) -> Example:
     if has_model:
         example["model"] = str(model)
@@ -898,19 +999,11 @@ def _score_findings(
     ):
         if mask.any():
             n = int(mask.sum())
-            found.append(
-                Finding(
-                    code,
-                    "warning",
-                    {"n": n, "column": shown},
-                    n,
-                    tuple(
-                        {"query": str(q), "item": str(i)}
-                        for q, i in zip(run[QUERY][mask].head(5), run[ITEM][mask].head(5))
-                    ),
-                    column=shown,
-                )
+            rows = tuple(
+                {"query": str(q), "item": str(i)}
+                for q, i in zip(run[QUERY][mask].head(5), run[ITEM][mask].head(5))
             )
+            found.append(score_values_finding(code, n, shown, rows))
     has_model = MODEL in run.columns
 
     # ids of some rows, looked up by position (the columns are not converted as a whole)
@@ -939,18 +1032,10 @@ def _score_findings(
         tied_lists = pd.unique(score_keys["list"].to_numpy()[tied])
         shown_pos = _first_rows(list_key, ok)[tied_lists[:5]]
         shown_q, shown_m = q_text(shown_pos), m_text(shown_pos)
-        found.append(
-            Finding(
-                "tied_scores",
-                "warning",
-                {"n": len(tied_lists), "rows": int(tied.sum())},
-                len(tied_lists),
-                tuple(
-                    _with_model({"query": str(q)}, m, has_model) for q, m in zip(shown_q, shown_m)
-                ),
-                rule=("ties", settings.ties),
-            )
+        tied_examples = tuple(
+            _with_model({"query": str(q)}, m, has_model) for q, m in zip(shown_q, shown_m)
         )
+        found.append(tied_scores_finding(len(tied_lists), int(tied.sum()), tied_examples, settings))
     unique_rows = ok & ~dup
     # list sizes, lists in order of first appearance
     first_of_list = _first_rows(list_key, unique_rows)
@@ -963,17 +1048,13 @@ def _score_findings(
     )
     short = sizes[sizes < k_max]
     if len(short):
+        short_examples = tuple(
+            _with_model({"query": str(q), "n": int(n)}, m, has_model)
+            for (m, q), n in short.head(5).items()
+        )
         found.append(
-            Finding(
-                "short_lists",
-                "warning",
-                {"n": len(short), "total": len(sizes), "k": k_max, "shortest": int(short.min())},
-                len(short),
-                tuple(
-                    _with_model({"query": str(q), "n": int(n)}, m, has_model)
-                    for (m, q), n in short.head(5).items()
-                ),
-                rule=("short_lists", settings.short_lists),
+            short_lists_finding(
+                len(short), len(sizes), k_max, int(short.min()), short_examples, settings
             )
         )
     return found
@@ -1021,63 +1102,33 @@ def _label_findings(
     missing = labels.isna().to_numpy()
     if missing.any():
         n = int(missing.sum())
-        found.append(
-            Finding(
-                "missing_labels",
-                "warning",
-                {"n": n},
-                n,
-                tuple(
-                    {"query": str(q), "item": str(i)}
-                    for q, i in zip(qrels[QUERY][missing].head(5), qrels[ITEM][missing].head(5))
-                ),
-                column=shown,
-            )
+        examples = tuple(
+            {"query": str(q), "item": str(i)}
+            for q, i in zip(qrels[QUERY][missing].head(5), qrels[ITEM][missing].head(5))
         )
+        found.append(missing_labels_finding(n, examples, shown))
     dup = pd.Series(codes.pair(codes.q_qrels, codes.i_qrels)).duplicated().to_numpy()
     if dup.any():
         n = int(dup.sum())
-        found.append(
-            Finding(
-                "duplicate_judgments",
-                "warning",
-                {"n": n},
-                n,
-                tuple(
-                    {"query": str(q), "item": str(i)}
-                    for q, i in zip(qrels[QUERY][dup].head(5), qrels[ITEM][dup].head(5))
-                ),
-            )
+        examples = tuple(
+            {"query": str(q), "item": str(i)}
+            for q, i in zip(qrels[QUERY][dup].head(5), qrels[ITEM][dup].head(5))
         )
+        found.append(duplicate_judgments_finding(n, examples))
     negative = (labels < 0).to_numpy()
     if negative.any():
         n = int(negative.sum())
-        found.append(
-            Finding(
-                "negative_labels",
-                "warning",
-                {"n": n},
-                n,
-                tuple(
-                    {"query": str(q), "item": str(i), "value": f"{v:g}"}
-                    for q, i, v in zip(
-                        qrels[QUERY][negative].head(5),
-                        qrels[ITEM][negative].head(5),
-                        labels[negative].head(5),
-                    )
-                ),
-                column=shown,
+        examples = tuple(
+            {"query": str(q), "item": str(i), "value": f"{v:g}"}
+            for q, i, v in zip(
+                qrels[QUERY][negative].head(5),
+                qrels[ITEM][negative].head(5),
+                labels[negative].head(5),
             )
         )
+        found.append(negative_labels_finding(n, examples, shown))
     if _labels_look_like_ranks(codes.q_qrels, labels):
-        found.append(
-            Finding(
-                "labels_look_like_ranks",
-                "warning",
-                {"column": shown},
-                column=shown,
-            )
-        )
+        found.append(labels_look_like_ranks_finding(shown))
     clean = labels.notna().to_numpy()
     judged = pd.unique(codes.q_qrels[clean])
     relevant_q = np.zeros(len(codes.queries), dtype=bool)
@@ -1086,13 +1137,8 @@ def _label_findings(
     none = has_rel[~has_rel]
     if len(none):
         found.append(
-            Finding(
-                "no_relevant",
-                "warning",
-                {"n": len(none), "total": len(has_rel), "level": f"{relevance_level:g}"},
-                len(none),
-                _examples(none.index),
-                rule=("no_relevant", settings.no_relevant),
+            no_relevant_finding(
+                len(none), len(has_rel), relevance_level, _examples(none.index), settings
             )
         )
     return found
@@ -1130,15 +1176,7 @@ def _coverage_findings(
     found: list[Finding] = []
     unjudged = run_queries.difference(judged_queries, sort=False)
     if len(unjudged):
-        found.append(
-            Finding(
-                "unjudged_queries",
-                "warning",
-                {"n": len(unjudged), "total": len(run_queries)},
-                len(unjudged),
-                _examples(unjudged),
-            )
-        )
+        found.append(unjudged_queries_finding(len(unjudged), len(run_queries), _examples(unjudged)))
     nq = np.int64(max(len(codes.queries), 1))
     present = pd.unique(codes.lists())
     judged_q = pd.unique(codes.q_qrels)
@@ -1147,24 +1185,18 @@ def _coverage_findings(
     absent = expected[~pd.Series(expected).isin(present).to_numpy()]
     if len(absent):
         missing_queries = pd.unique(codes.queries[absent % nq])
-        params: dict[str, object] = {"n": len(missing_queries), "total": len(judged_q)}
-        if n_models == 1:
-            variant, examples = "one_model", _examples(missing_queries)
-        else:
-            variant, params["pairs"] = "models", len(absent)
-            examples = tuple(
+        pairs = None if n_models == 1 else len(absent)
+        examples = (
+            _examples(missing_queries)
+            if pairs is None
+            else tuple(
                 {"model": str(codes.models[k // nq]), "query": str(codes.queries[k % nq])}
                 for k in absent[:5]
             )
+        )
         found.append(
-            Finding(
-                "missing_run_queries",
-                "warning",
-                params,
-                len(missing_queries),
-                examples,
-                variant=variant,
-                rule=("missing_queries", settings.missing_queries),
+            missing_run_queries_finding(
+                len(missing_queries), len(judged_q), examples, settings, pairs
             )
         )
     is_rel = (labels >= relevance_level).to_numpy()
@@ -1176,18 +1208,10 @@ def _coverage_findings(
     if len(outside):
         ni = np.int64(max(len(codes.items), 1))
         n_q = len(pd.unique(outside // ni))
-        found.append(
-            Finding(
-                "relevant_not_retrieved",
-                "warning",
-                {"n": len(outside), "queries": n_q},
-                len(outside),
-                tuple(
-                    {"query": str(codes.queries[k // ni]), "item": codes.item(k % ni)}
-                    for k in outside[:5]
-                ),
-            )
+        examples = tuple(
+            {"query": str(codes.queries[k // ni]), "item": codes.item(k % ni)} for k in outside[:5]
         )
+        found.append(relevant_not_retrieved_finding(len(outside), n_q, examples))
     return found
 
 

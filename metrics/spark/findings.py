@@ -30,7 +30,22 @@ from metrics import schema as S
 from metrics.engine.ranking import RankingNotes, rank_lists
 from metrics.engine.settings import Settings
 from metrics.io.trec import WIDTH, TrecColumns
-from metrics.io.validation import RULES, Finding, duplicate_items_finding
+from metrics.io.validation import (
+    RULES,
+    Finding,
+    duplicate_items_finding,
+    duplicate_judgments_finding,
+    labels_look_like_ranks_finding,
+    missing_labels_finding,
+    missing_run_queries_finding,
+    negative_labels_finding,
+    no_relevant_finding,
+    relevant_not_retrieved_finding,
+    score_values_finding,
+    short_lists_finding,
+    tied_scores_finding,
+    unjudged_queries_finding,
+)
 from metrics.spark.backend import ROW
 
 #: Examples a warning names (the local engine's ``examples()`` shows five).
@@ -293,9 +308,7 @@ def _score_findings(
             examples = tuple(
                 {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])} for r in _first(rows, ROW)
             )
-            found.append(
-                Finding(code, "warning", {"n": n, "column": shown}, n, examples, column=shown)
-            )
+            found.append(score_values_finding(code, n, shown, examples))
     key = Window.partitionBy(S.MODEL, S.QUERY, S.ITEM).orderBy(ROW)
     run = run.withColumn("__copy", F.row_number().over(key)).cache()
     copies = run.where(F.col("__copy") > 1)
@@ -316,19 +329,11 @@ def _score_findings(
         totals = tied.agg(F.sum("n").alias("rows")).collect()[0]
         n_lists = lists.count()
         if n_lists:
-            found.append(
-                Finding(
-                    "tied_scores",
-                    "warning",
-                    {"n": n_lists, "rows": int(totals["rows"])},
-                    n_lists,
-                    tuple(
-                        _model({"query": str(r[S.QUERY])}, r[S.MODEL], has_model)
-                        for r in _first(lists, "__first")
-                    ),
-                    rule=("ties", settings.ties),
-                )
+            tied = tuple(
+                _model({"query": str(r[S.QUERY])}, r[S.MODEL], has_model)
+                for r in _first(lists, "__first")
             )
+            found.append(tied_scores_finding(n_lists, int(totals["rows"]), tied, settings))
     sizes = (
         ok.where(F.col("__copy") == 1)
         .groupBy(S.MODEL, S.QUERY)
@@ -342,22 +347,13 @@ def _score_findings(
     if summary["short"]:
         short = sizes.where(F.col("size") < k_max)
         n = int(summary["short"])
+        shortest = tuple(
+            _model({"query": str(r[S.QUERY]), "n": int(r["size"])}, r[S.MODEL], has_model)
+            for r in _first(short, "__first")
+        )
         found.append(
-            Finding(
-                "short_lists",
-                "warning",
-                {
-                    "n": n,
-                    "total": int(summary["total"]),
-                    "k": k_max,
-                    "shortest": summary["shortest"],
-                },
-                n,
-                tuple(
-                    _model({"query": str(r[S.QUERY]), "n": int(r["size"])}, r[S.MODEL], has_model)
-                    for r in _first(short, "__first")
-                ),
-                rule=("short_lists", settings.short_lists),
+            short_lists_finding(
+                n, int(summary["total"]), k_max, int(summary["shortest"]), shortest, settings
             )
         )
     run.unpersist()
@@ -371,56 +367,29 @@ def _label_findings(qrels: DataFrame, settings: Settings) -> list[Finding]:
     rows = qrels.where(_missing(label))
     n = rows.count()
     if n:
-        found.append(
-            Finding(
-                "missing_labels",
-                "warning",
-                {"n": n},
-                n,
-                tuple(
-                    {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])} for r in _first(rows, QROW)
-                ),
-                column=shown,
-            )
+        examples = tuple(
+            {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])} for r in _first(rows, QROW)
         )
+        found.append(missing_labels_finding(n, examples, shown))
     key = Window.partitionBy(S.QUERY, S.ITEM).orderBy(QROW)
     copies = qrels.withColumn("__copy", F.row_number().over(key)).where(F.col("__copy") > 1)
     n = copies.count()
     if n:
-        found.append(
-            Finding(
-                "duplicate_judgments",
-                "warning",
-                {"n": n},
-                n,
-                tuple(
-                    {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])} for r in _first(copies, QROW)
-                ),
-            )
+        examples = tuple(
+            {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])} for r in _first(copies, QROW)
         )
+        found.append(duplicate_judgments_finding(n, examples))
     clean = qrels.where(~_missing(label))
     negative = clean.where(label < 0)
     n = negative.count()
     if n:
-        found.append(
-            Finding(
-                "negative_labels",
-                "warning",
-                {"n": n},
-                n,
-                tuple(
-                    {
-                        "query": str(r[S.QUERY]),
-                        "item": str(r[S.ITEM]),
-                        "value": f"{r[S.RELEVANCE]:g}",
-                    }
-                    for r in _first(negative, QROW)
-                ),
-                column=shown,
-            )
+        examples = tuple(
+            {"query": str(r[S.QUERY]), "item": str(r[S.ITEM]), "value": f"{r[S.RELEVANCE]:g}"}
+            for r in _first(negative, QROW)
         )
+        found.append(negative_labels_finding(n, examples, shown))
     if _labels_look_like_ranks(clean):
-        found.append(Finding("labels_look_like_ranks", "warning", {"column": shown}, column=shown))
+        found.append(labels_look_like_ranks_finding(shown))
     level = float(settings.relevance_level)
     judged = clean.groupBy(S.QUERY).agg(
         F.min(QROW).alias("__first"), F.max((label >= level).cast("int")).alias("relevant")
@@ -431,14 +400,10 @@ def _label_findings(qrels: DataFrame, settings: Settings) -> list[Finding]:
     if counts["none"]:
         none = judged.where(F.col("relevant") == 0)
         n = int(counts["none"])
+        examples = tuple({"id": str(r[S.QUERY])} for r in _first(none, "__first"))
         found.append(
-            Finding(
-                "no_relevant",
-                "warning",
-                {"n": n, "total": int(counts["total"]), "level": f"{settings.relevance_level:g}"},
-                n,
-                tuple({"id": str(r[S.QUERY])} for r in _first(none, "__first")),
-                rule=("no_relevant", settings.no_relevant),
+            no_relevant_finding(
+                n, int(counts["total"]), settings.relevance_level, examples, settings
             )
         )
     return found
@@ -480,15 +445,8 @@ def _coverage_findings(run: DataFrame, qrels: DataFrame, settings: Settings) -> 
     unjudged = run_queries.join(judged.select(S.QUERY), S.QUERY, "left_anti")
     n = unjudged.count()
     if n:
-        found.append(
-            Finding(
-                "unjudged_queries",
-                "warning",
-                {"n": n, "total": run_queries.count()},
-                n,
-                tuple({"id": str(r[S.QUERY])} for r in _first(unjudged, "__first")),
-            )
-        )
+        examples = tuple({"id": str(r[S.QUERY])} for r in _first(unjudged, "__first"))
+        found.append(unjudged_queries_finding(n, run_queries.count(), examples))
     models = _in_order(run, [S.MODEL], ROW).orderBy("__first").collect()
     order = spark.createDataFrame(
         [(str(r[S.MODEL]), i) for i, r in enumerate(models)], f"{S.MODEL} string, __m long"
@@ -501,23 +459,14 @@ def _coverage_findings(run: DataFrame, qrels: DataFrame, settings: Settings) -> 
             F.min("__m").alias("__m"), F.min("__first").alias("__first")
         )
         n = queries.count()
-        params: dict[str, object] = {"n": n, "total": judged.count()}
         if len(models) == 1:
-            variant = "one_model"
             examples = tuple({"id": str(r[S.QUERY])} for r in _first(queries, "__first"))
         else:
-            variant, params["pairs"] = "models", pairs
             first = absent.orderBy("__m", "__first").limit(EXAMPLES).collect()
             examples = tuple({"model": str(r[S.MODEL]), "query": str(r[S.QUERY])} for r in first)
         found.append(
-            Finding(
-                "missing_run_queries",
-                "warning",
-                params,
-                n,
-                examples,
-                variant=variant,
-                rule=("missing_queries", settings.missing_queries),
+            missing_run_queries_finding(
+                n, judged.count(), examples, settings, None if len(models) == 1 else pairs
             )
         )
     absent.unpersist()
@@ -536,17 +485,9 @@ def _coverage_findings(run: DataFrame, qrels: DataFrame, settings: Settings) -> 
     ).collect()[0]
     if counts["n"]:
         n = int(counts["n"])
-        found.append(
-            Finding(
-                "relevant_not_retrieved",
-                "warning",
-                {"n": n, "queries": int(counts["queries"])},
-                n,
-                tuple(
-                    {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])}
-                    for r in _first(outside, "__first")
-                ),
-            )
+        examples = tuple(
+            {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])} for r in _first(outside, "__first")
         )
+        found.append(relevant_not_retrieved_finding(n, int(counts["queries"]), examples))
     outside.unpersist()
     return found
