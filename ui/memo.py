@@ -313,30 +313,20 @@ def map_large_allocations(threshold: int = MMAP_THRESHOLD) -> bool:
         return False
 
 
-def choose_arrow_allocator() -> str | None:
-    """Let arrow allocate through its bundled jemalloc, told to hand freed pages back at once,
-    or through the C library's malloc where jemalloc is not built in.
+def use_system_allocator_for_arrow() -> bool:
+    """Let arrow allocate through the C library's malloc instead of its bundled allocator.
 
-    Arrow's default allocator (mimalloc) keeps the pages of freed tables for reuse, so a server
-    that read a large upload kept that memory long after the session that read it ended. Through
-    malloc, arrow's many buffers below malloc's map threshold (the blocks of a CSV being read)
-    are freed into malloc's heaps, where small blocks allocated later can pin their pages.
-    jemalloc keeps them apart from those heaps and, with a decay time of 0, returns their pages
-    as soon as they are freed (a test checks this). With ``benchmarks/sessions.py`` (five 1M-row
-    sessions) memory after close was +8%, +14%, +28% and +59% of idle, against +17% to +65% in
-    seven runs through malloc, at the same speed: within the runs' spread. An operator's
-    ``ARROW_DEFAULT_MEMORY_POOL`` wins. Returns the allocator chosen (``None``: the operator's).
+    Arrow's bundled allocator keeps the pages of freed tables for reuse, so a server that read a
+    large upload keeps that memory long after the session that read it ended; malloc's heaps are
+    handed back by :func:`release_memory`. An operator's ``ARROW_DEFAULT_MEMORY_POOL`` wins.
+    Returns whether the allocator was changed.
     """
     if os.environ.get("ARROW_DEFAULT_MEMORY_POOL"):
-        return None
-    try:
-        pa.set_memory_pool(pa.jemalloc_memory_pool())
-        pa.jemalloc_set_decay_ms(0)
-    except NotImplementedError:  # a pyarrow built without jemalloc
-        pa.set_memory_pool(pa.system_memory_pool())
-    return pa.default_memory_pool().backend_name
+        return False
+    pa.set_memory_pool(pa.system_memory_pool())
+    return True
 
 
 limit_malloc_arenas()  # before the page threads allocate large tables
 map_large_allocations()
-choose_arrow_allocator()
+use_system_allocator_for_arrow()
