@@ -329,11 +329,11 @@ def _score_findings(
         totals = tied.agg(F.sum("n").alias("rows")).collect()[0]
         n_lists = lists.count()
         if n_lists:
-            tied = tuple(
+            tied_examples = tuple(
                 _model({"query": str(r[S.QUERY])}, r[S.MODEL], has_model)
                 for r in _first(lists, "__first")
             )
-            found.append(tied_scores_finding(n_lists, int(totals["rows"]), tied, settings))
+            found.append(tied_scores_finding(n_lists, int(totals["rows"]), tied_examples, settings))
     sizes = (
         ok.where(F.col("__copy") == 1)
         .groupBy(S.MODEL, S.QUERY)
