@@ -11,7 +11,11 @@ and judgments, opens Curves and waits for the charts. It reports
 * peak memory: the server's highest resident set size (``VmHWM`` of ``/proc/PID/status``), and
   how much above idle;
 * memory after close: the server's resident set size 2 minutes after every tab closed, and how
-  far it is from idle (target: within 20%).
+  far it is from idle (target: within 20%);
+* CPU per session: the CPU seconds the server and the browser (all Chromium processes) used
+  for the N sessions' whole visits (opening the app, both uploads, the Curves page), divided
+  by N. Server and browser share the machine's cores, so N sessions cannot reach their curves
+  in less than N times their sum divided by the number of cores.
 
 "Idle" is the server after one visit to the Data and Curves pages of the sample (so the modules
 every session imports are loaded), with that tab closed.
@@ -53,6 +57,26 @@ def memory_mb(pid: int) -> tuple[float, float]:
         key, _, value = line.partition(":")
         fields[key] = value.strip()
     return int(fields["VmRSS"].split()[0]) / 1024, int(fields["VmHWM"].split()[0]) / 1024
+
+
+def cpu_seconds(pid: int) -> float:
+    """CPU time (user and system) that process ``pid`` has used so far, in seconds."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def browser_cpu_seconds() -> float:
+    """CPU time used so far by the running Chromium processes (browser, renderers, GPU)."""
+    total = 0.0
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            if "chromium" in os.readlink(entry / "exe"):
+                total += cpu_seconds(int(entry.name))
+        except OSError:  # gone, or not ours
+            continue
+    return total
 
 
 async def _wait_idle(page, timeout: float = 600_000) -> None:
@@ -125,16 +149,21 @@ async def _choose_run(page, run_input, run: Path) -> None:
     await shown.wait_for()
 
 
-async def run_sessions(url: str, files: list[tuple[Path, Path]]) -> list[float | None]:
+async def run_sessions(
+    url: str, files: list[tuple[Path, Path]]
+) -> tuple[list[float | None], float]:
+    """Each session's time to curves (see :func:`one_session`) and the CPU seconds that the
+    browser used for all of them."""
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
         results = await asyncio.gather(*(one_session(browser, url, r, q) for r, q in files))
+        browser_cpu = browser_cpu_seconds()
         for _, context in results:
             await context.close()
         await browser.close()
-    return [taken for taken, _ in results]
+    return [taken for taken, _ in results], browser_cpu
 
 
 async def warm_up(url: str) -> None:
@@ -158,7 +187,9 @@ def measure(n: int, files: list[tuple[Path, Path]], settle: float) -> dict[str, 
         asyncio.run(warm_up(url))
         time.sleep(5)
         idle, _ = memory_mb(pid)
-        results = asyncio.run(run_sessions(url, files[:n]))
+        server_cpu = cpu_seconds(pid)
+        results, browser_cpu = asyncio.run(run_sessions(url, files[:n]))
+        server_cpu = cpu_seconds(pid) - server_cpu
         _, peak = memory_mb(pid)
         time.sleep(settle)
         after, _ = memory_mb(pid)
@@ -172,6 +203,8 @@ def measure(n: int, files: list[tuple[Path, Path]], settle: float) -> dict[str, 
         "peak_mb": peak,
         "after_mb": after,
         "after_vs_idle": after / idle - 1,
+        "server_cpu_s": server_cpu / n,
+        "browser_cpu_s": browser_cpu / n,
     }
 
 
@@ -190,14 +223,16 @@ def main() -> None:
             files.append((run, qrels))
         print(f"{len(files)} runs of 1,000,000 rows written; load {os.getloadavg()[0]:.1f}")
         print("| sessions | time to curves: median s | slowest s | idle MB | peak MB "
-              "| peak above idle MB | 2 min after close MB | after vs idle |")  # fmt: skip
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "| peak above idle MB | 2 min after close MB | after vs idle "
+              "| server CPU s per session | browser CPU s per session |")  # fmt: skip
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for n in args.sessions:
             r = measure(n, files, args.settle)
             print(
                 f"| {n} | {r['median_s']:.1f} | {r['max_s']:.1f} | {r['idle_mb']:.0f} "
                 f"| {r['peak_mb']:,.0f} | {r['peak_mb'] - r['idle_mb']:,.0f} "
-                f"| {r['after_mb']:.0f} | {r['after_vs_idle']:+.0%} |",
+                f"| {r['after_mb']:.0f} | {r['after_vs_idle']:+.0%} "
+                f"| {r['server_cpu_s']:.1f} | {r['browser_cpu_s']:.1f} |",
                 flush=True,
             )
             if r["stuck"]:

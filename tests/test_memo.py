@@ -234,3 +234,38 @@ def test_large_allocations_get_maps_of_their_own_on_glibc():
         return
     assert memo.map_large_allocations()
     assert memo.map_large_allocations(memo.MMAP_THRESHOLD)
+
+
+def test_a_megabyte_array_lives_in_a_map_of_its_own_not_in_the_heaps():
+    """Blocks of a session's size stay out of malloc's heaps, where the small blocks that outlive
+    the session would keep their pages. Checked in a fresh process, whose heaps have no freed
+    megabyte that malloc would reuse first."""
+    import platform
+    import subprocess
+    import sys
+
+    if platform.libc_ver()[0] != "glibc":
+        return
+    script = """
+import ctypes
+import numpy as np
+import ui.memo
+
+class MallInfo2(ctypes.Structure):
+    _fields_ = [(n, ctypes.c_size_t) for n in (
+        "arena ordblks smblks hblks hblkhd usmblks fsmblks uordblks fordblks keepcost".split())]
+
+libc = ctypes.CDLL("libc.so.6")
+libc.mallinfo2.restype = MallInfo2
+before = libc.mallinfo2().hblkhd
+block = np.ones(1024**2, dtype=np.uint8)
+print(libc.mallinfo2().hblkhd - before)
+"""
+    root = Path(__file__).resolve().parent.parent
+    done = subprocess.run(
+        [sys.executable, "-c", script], cwd=root, capture_output=True, text=True, check=False
+    )
+    if "mallinfo2" in done.stderr:  # glibc before 2.33
+        return
+    assert done.returncode == 0, done.stderr
+    assert int(done.stdout) >= 1024**2

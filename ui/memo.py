@@ -294,7 +294,7 @@ def clear_shared() -> None:
 
 _M_MMAP_THRESHOLD = -3  # mallopt parameter of glibc's malloc.h
 #: Allocations from this size up get their own memory map (see :func:`map_large_allocations`).
-MMAP_THRESHOLD = 4 * 1024**2
+MMAP_THRESHOLD = 256 * 1024
 
 
 def map_large_allocations(threshold: int = MMAP_THRESHOLD) -> bool:
@@ -303,9 +303,12 @@ def map_large_allocations(threshold: int = MMAP_THRESHOLD) -> bool:
 
     glibc raises this threshold by itself each time a mapped block is freed (up to 32 MB), after
     which the columns of a large upload (a million rows: 4 to 8 MB each) are carved out of the
-    heaps, where the freed space stays with the process. A fixed threshold keeps such columns in
-    maps of their own; measured with ``benchmarks/sessions.py`` (one 1M-row session), the server
-    came back to within 1% of idle instead of 24% above it. Returns whether it was applied.
+    heaps. There the small blocks that outlive a session end up spread across hundreds of
+    megabytes, and every page holding one stays with the process after the session's memory is
+    freed. With a fixed threshold of 256 KB, a session's columns and its queries-by-K arrays never
+    enter the heaps, which stay small. Measured with ``benchmarks/sessions.py``, five 1M-row
+    sessions left the server 8% to 13% above idle after they closed (with 4 MB: +16% to +65%;
+    with malloc's moving threshold one session alone left +24%). Returns whether it was applied.
     """
     try:
         return bool(ctypes.CDLL("libc.so.6").mallopt(_M_MMAP_THRESHOLD, threshold))
