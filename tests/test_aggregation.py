@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from hypothesis.extra.numpy import arrays
 
 from metrics import InputError, Settings, SettingsError, curves, evaluate
-from metrics.engine.aggregation import curve_summary, describe, mean_table, summarize
+from metrics.engine.aggregation import (
+    column_quartiles,
+    curve_summary,
+    describe,
+    mean_table,
+    summarize,
+)
 
 
 @pytest.fixture
@@ -112,6 +123,34 @@ def test_curve_summary_gives_mean_and_query_count_at_every_k(two_queries):
     assert table["n"].tolist() == [2, 2, 2]
 
 
+#: Per-query values as curves hold them: ties (few distinct values), NaN for left-out queries,
+#: and now and then an infinity or a column with no value at all.
+_CURVE_VALUES = arrays(
+    np.float64,
+    st.tuples(st.integers(0, 30), st.integers(1, 6)),
+    elements=st.sampled_from([0.0, 0.25, 1 / 3, 0.5, 1.0, 2.5, -1.0, np.nan, np.inf]),
+)
+
+
+@given(_CURVE_VALUES)
+def test_column_quartiles_are_numpys_nanpercentile_to_the_last_bit(values):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # all-NaN columns
+        expected = (
+            np.nanpercentile(values, [25, 50, 75], axis=0)
+            if len(values)
+            else np.full((3, values.shape[1]), np.nan)
+        )
+    assert np.array_equal(column_quartiles(values), expected, equal_nan=True)
+
+
+def test_curve_quartiles_leave_out_nan_queries_column_by_column():
+    values = np.array([[1.0, np.nan], [2.0, np.nan], [3.0, 5.0], [np.nan, 7.0]])
+    q1, median, q3 = column_quartiles(values)
+    assert median.tolist() == [2.0, 6.0]
+    assert q1.tolist() == [1.5, 5.5] and q3.tolist() == [2.5, 6.5]
+
+
 def test_multiple_models_are_summarised_separately_in_order_of_appearance():
     run = pd.DataFrame(
         {
@@ -125,3 +164,20 @@ def test_multiple_models_are_summarised_separately_in_order_of_appearance():
     table = mean_table(evaluate(run, qrels, ["RR"]))
     assert list(table.index) == ["m2", "m1"]
     assert table["RR"].tolist() == [1.0, 0.5]
+
+
+def test_raw_precision_recall_points_are_mean_recall_and_mean_precision_at_each_k(two_queries):
+    from metrics.engine.evaluation import precision_recall_table
+
+    run, qrels, _ = two_queries
+    ev = evaluate(run, qrels, ["P@1", "P@2", "P@3", "R@1", "R@2", "R@3"])
+    means = mean_table(ev).loc["run"]
+    table = precision_recall_table(ev.lists, 3)
+    raw = table[table["kind"] == "raw"]
+    assert raw["k"].tolist() == [1.0, 2.0, 3.0]
+    assert raw["precision"].tolist() == pytest.approx([means[f"P@{k}"] for k in (1, 2, 3)])
+    assert raw["recall"].tolist() == pytest.approx([means[f"R@{k}"] for k in (1, 2, 3)])
+    given = precision_recall_table(
+        ev.lists, 3, precision=curves(ev.lists, "P", 3), recall=curves(ev.lists, "R", 3)
+    )
+    pd.testing.assert_frame_equal(given, table)

@@ -163,6 +163,7 @@ def test_warming_a_new_data_set_ranks_it_once_and_leaves_the_curves_page_results
         assert set(cached) == set(dataset.models)
     key = ui.compute.settings_key(settings)
     for entry in (
+        ("curve_table", key, ("P", "nDCG"), 1, 20),
         ("cutoffs", key, ("P", "nDCG"), (1, 3, 5, 10, 20)),
         ("judgment_notes", key, 10, False),
         ("precision_recall", key, 20),

@@ -135,22 +135,39 @@ def measure_curves(
 
 
 def curve_table(
-    dataset: Dataset, settings: Settings, measures: tuple[str, ...], k_from: int, k_to: int
+    dataset: Dataset,
+    settings: Settings,
+    measures: tuple[str, ...],
+    k_from: int,
+    k_to: int,
+    *,
+    store: memo.ResultCache | None = None,
 ) -> pd.DataFrame:
-    """Long table of mean, quartiles and n at every K, with a ``measure`` column."""
+    """Long table of mean, quartiles and n at every K, with a ``measure`` column (cached;
+    ``store`` as in :func:`ranked_lists`)."""
     if per_query_data.is_per_query(dataset):
         return per_query_data.curve_table_of(dataset, tuple(measures), k_from, k_to)
-    frames = []
-    for measure in measures:
-        summary = curve_summary(measure_curves(dataset, settings, measure, k_to))
-        summary = summary[summary["k"] >= k_from]
-        summary.insert(1, "measure", measure)
-        frames.append(summary)
-    return (
-        pd.concat(frames, ignore_index=True)
-        if frames
-        else pd.DataFrame(columns=[S.MODEL, "measure", "k", "mean", "q1", "median", "q3", "n"])
-    )
+
+    def work() -> pd.DataFrame:
+        frames = []
+        for measure in measures:
+            curves = measure_curves(dataset, settings, measure, k_to, store=store)
+            summary = curve_summary(curves)
+            summary = summary[summary["k"] >= k_from]
+            summary.insert(1, "measure", measure)
+            frames.append(summary)
+        return (
+            pd.concat(frames, ignore_index=True)
+            if frames
+            else pd.DataFrame(columns=[S.MODEL, "measure", "k", "mean", "q1", "median", "q3", "n"])
+        )
+
+    return memo.cached(
+        dataset.content_hash,
+        ("curve_table", settings_key(settings), tuple(measures), int(k_from), int(k_to)),
+        work,
+        store,
+    ).copy()
 
 
 def cutoff_table(
@@ -203,7 +220,12 @@ def precision_recall(
     return memo.cached(
         dataset.content_hash,
         ("precision_recall", settings_key(settings), k_to),
-        lambda: precision_recall_table(ranked_lists(dataset, settings, store=store), k_to),
+        lambda: precision_recall_table(
+            ranked_lists(dataset, settings, store=store),
+            k_to,
+            precision=measure_curves(dataset, settings, "P", k_to, store=store),
+            recall=measure_curves(dataset, settings, "R", k_to, store=store),
+        ),
         store,
     ).copy()
 
@@ -271,8 +293,7 @@ def warm(
             ranked_lists(dataset, settings, store=store)
             if k_range is not None:
                 k_from, k_to = k_range
-                for measure in measures:
-                    measure_curves(dataset, settings, measure, k_to, store=store)
+                curve_table(dataset, settings, measures, k_from, k_to, store=store)
                 ks = tuple(cutoffs_within(k_from, k_to))
                 cutoff_table(dataset, settings, measures, ks, store=store)
                 rbp = "RBP" in measures

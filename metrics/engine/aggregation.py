@@ -27,6 +27,7 @@ STATS = ("mean", "median", "q1", "q3", "std", "n")
 
 __all__ = [
     "STATS",
+    "column_quartiles",
     "curve_summary",
     "describe",
     "has_micro",
@@ -154,6 +155,40 @@ def mean_table(evaluation: Evaluation, segments: pd.DataFrame | None = None) -> 
     return wide.reindex(index=evaluation.models, columns=evaluation.measure_names)
 
 
+#: The quartiles of :func:`column_quartiles`, as fractions.
+QUARTILES = (0.25, 0.5, 0.75)
+
+
+def column_quartiles(values: np.ndarray) -> np.ndarray:
+    """Q1, median and Q3 of each column of ``values`` (rows x columns), NaN left out ->
+    ``(3, columns)``; NaN for a column with no value.
+
+    The numbers of ``np.nanpercentile(values, [25, 50, 75], axis=0)`` (linear interpolation,
+    numpy's own formula), from one sort of the transposed array: several times faster on a
+    curve of 5,000 queries x 100 cutoffs, where numpy partitions each quartile in turn.
+    """
+    n_rows, n_cols = values.shape
+    out = np.full((3, n_cols), np.nan)
+    if n_rows == 0:
+        return out
+    ordered = np.sort(values.T, axis=1)  # NaN sorts last
+    counts = n_rows - np.count_nonzero(np.isnan(values), axis=0)
+    cols = np.flatnonzero(counts)
+    n = counts[cols]
+    for i, quantile in enumerate(QUARTILES):
+        virtual = (n - 1) * quantile
+        previous = np.floor(virtual)
+        low = previous.astype(np.intp)
+        high = np.minimum(low + 1, n - 1)  # one value: both are it
+        gamma = virtual - previous
+        a, b = ordered[cols, low], ordered[cols, high]
+        with np.errstate(invalid="ignore"):  # inf - inf, as numpy
+            diff = b - a
+            lerp = np.where(gamma >= 0.5, b - diff * (1 - gamma), a + diff * gamma)
+        out[i, cols] = lerp
+    return out
+
+
 def curve_summary(curves: dict[str, np.ndarray], ks: np.ndarray | None = None) -> pd.DataFrame:
     """Long table of the macro mean, n and quartiles at every K of per-query curves.
 
@@ -165,14 +200,11 @@ def curve_summary(curves: dict[str, np.ndarray], ks: np.ndarray | None = None) -
         with np.errstate(all="ignore"):
             n = (~np.isnan(values)).sum(axis=0)
             mean = np.where(n > 0, np.nansum(values, axis=0) / np.maximum(n, 1), np.nan)
-        if values.shape[0]:
-            q = (
-                np.nanpercentile(values, [25, 50, 75], axis=0)
-                if np.isfinite(values).any()
-                else np.full((3, values.shape[1]), np.nan)
-            )
-        else:
-            q = np.full((3, values.shape[1]), np.nan)
+        q = (
+            column_quartiles(values)
+            if values.shape[0] and np.isfinite(values).any()
+            else np.full((3, values.shape[1]), np.nan)
+        )
         frames.append(
             pd.DataFrame(
                 {

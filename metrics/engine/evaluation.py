@@ -194,12 +194,20 @@ def curves(
     return {model: spec.curve(ranked, ks) for model, ranked in lists.items()}
 
 
-def precision_recall_table(lists: dict[str, RankedLists], k_max: int) -> pd.DataFrame:
+def precision_recall_table(
+    lists: dict[str, RankedLists],
+    k_max: int,
+    *,
+    precision: dict[str, np.ndarray] | None = None,
+    recall: dict[str, np.ndarray] | None = None,
+) -> pd.DataFrame:
     """Points of the precision–recall curve of every model, averaged over queries.
 
     ``interpolated`` rows: at recall 0, 0.1, ..., 1 the mean of trec_eval's iprec_at_recall (the
     best precision at or after the rank where the list reaches that recall; their mean is the
-    11-point average). ``raw`` rows: at K = 1..k_max the mean R@K and the mean P@K.
+    11-point average). ``raw`` rows: at K = 1..k_max the mean R@K and the mean P@K, from
+    ``precision`` and ``recall`` when given (:func:`curves` of ``P`` and ``R`` to ``k_max``,
+    already computed), else computed here.
 
     Returns
     -------
@@ -235,8 +243,15 @@ def precision_recall_table(lists: dict[str, RankedLists], k_max: int) -> pd.Data
                         S.MODEL: model,
                         "kind": "raw",
                         "k": ks.astype(float),
-                        "recall": recall_at.curve(ranked, ks).mean(axis=0),
-                        "precision": np.nanmean(precision_at.curve(ranked, ks), axis=0),
+                        "recall": (
+                            recall[model] if recall is not None else recall_at.curve(ranked, ks)
+                        ).mean(axis=0),
+                        "precision": np.nanmean(
+                            precision[model]
+                            if precision is not None
+                            else precision_at.curve(ranked, ks),
+                            axis=0,
+                        ),
                     }
                 )
             )

@@ -485,12 +485,22 @@ def _segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 def _gather(
     cumulative: np.ndarray, offsets: np.ndarray, lengths: np.ndarray, ks: np.ndarray
 ) -> np.ndarray:
-    ks = np.asarray(ks, dtype=np.int64)
-    take = np.minimum(ks[None, :], lengths[:, None])
+    """Values of ``cumulative`` at each list's position ``min(k, length)`` -> ``(lists, ks)``;
+    0 for an empty list or a cutoff below 1."""
+    ks = np.maximum(np.asarray(ks, dtype=np.int64), 0)
     if len(cumulative) == 0:
-        return np.zeros(take.shape)
-    index = np.maximum(offsets[:-1, None] + take - 1, 0)
-    return np.where(take > 0, cumulative[index], 0.0)
+        return np.zeros((len(lengths), len(ks)))
+    index = np.minimum(ks[None, :], lengths[:, None])  # int64, as ks
+    index += offsets[:-1, None] - 1
+    out: np.ndarray = cumulative.take(index)  # an index of -1 (nothing taken) is reset below
+    if out.dtype != np.float64:
+        out = out.astype(np.float64)
+    empty = lengths == 0
+    if empty.any():
+        out[empty] = 0.0
+    if not ks.all():
+        out[:, ks == 0] = 0.0
+    return out
 
 
 # ====================================================================== building the lists
