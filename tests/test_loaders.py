@@ -579,3 +579,17 @@ def test_on_built_is_not_called_when_no_usable_row_is_left():
     with pytest.raises(InputError):
         load_dataset(runs, qrels, on_built=seen.append)
     assert seen == []
+
+
+def test_the_content_hash_of_text_ids_does_not_depend_on_how_arrow_split_them_into_chunks():
+    from metrics.io.loaders import content_hash
+
+    def frame(*chunks: list) -> pd.DataFrame:
+        column = pa.chunked_array([pa.array(c, pa.string()) for c in chunks])
+        return pd.DataFrame({"query": pd.arrays.ArrowExtensionArray(column)})
+
+    ids = ["q1", "q22", "", "q333", None, "q1"]
+    whole = frame(ids)
+    assert content_hash(frame(ids[:2], ids[2:5], ids[5:])) == content_hash(whole)
+    assert content_hash(frame(["q12", "q2", "", "q333", None, "q1"])) != content_hash(whole)
+    assert content_hash(frame(["q1", "q22", None, "q333", "", "q1"])) != content_hash(whole)

@@ -21,6 +21,7 @@ import importlib.resources
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, cast
 
@@ -84,17 +85,7 @@ def _hash_column(digest: Any, values: pd.Series) -> None:
     if hasattr(array, "__arrow_array__") and not pd.api.types.is_numeric_dtype(values):
         chunked = array.__arrow_array__()
         if pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type):
-            strings = chunked.cast(pa.large_string()).combine_chunks()
-            _, offsets_buffer, data = strings.buffers()
-            offsets = np.frombuffer(offsets_buffer, dtype=np.int64)[
-                strings.offset : strings.offset + len(strings) + 1
-            ]
-            digest.update(b"s")
-            digest.update((offsets - offsets[0]).tobytes())
-            if data is not None and len(offsets):
-                digest.update(memoryview(data)[int(offsets[0]) : int(offsets[-1])])
-            if strings.null_count:
-                digest.update(np.asarray(strings.is_null()).tobytes())
+            _hash_strings(digest, chunked)
             return
     if isinstance(values.dtype, np.dtype) and values.dtype.kind in "biuf":
         digest.update(b"n")
@@ -102,6 +93,29 @@ def _hash_column(digest: Any, values: pd.Series) -> None:
         return
     digest.update(b"h")
     digest.update(pd.util.hash_pandas_object(values, index=False).to_numpy().tobytes())
+
+
+def _hash_strings(digest: Any, strings: pa.ChunkedArray) -> None:
+    """Feed arrow strings to ``digest``: their lengths, their bytes and where values are
+    missing, each hashed chunk by chunk (no copy of the text; the same digest however the
+    values are split into chunks)."""
+    lengths, text, missing = hashlib.sha256(), hashlib.sha256(), hashlib.sha256()
+    for chunk in strings.chunks:
+        if len(chunk) == 0:
+            continue
+        _, offsets_buffer, data = chunk.buffers()
+        wide = pa.types.is_large_string(chunk.type)
+        offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)[
+            chunk.offset : chunk.offset + len(chunk) + 1
+        ]
+        lengths.update(np.diff(offsets).astype(np.int64).tobytes())
+        if data is not None:
+            text.update(memoryview(data)[int(offsets[0]) : int(offsets[-1])])
+        if strings.null_count:
+            missing.update(np.asarray(chunk.is_null()).tobytes())
+    digest.update(b"s")
+    for part in (lengths, text, missing):
+        digest.update(part.digest())
 
 
 @dataclass(frozen=True, eq=False)
@@ -145,7 +159,12 @@ class Dataset:
     @property
     def models(self) -> list[str]:
         """Model names in order of first appearance."""
-        return list(pd.unique(self.run[MODEL]))
+        return list(self._models)
+
+    @cached_property
+    def _models(self) -> tuple[str, ...]:
+        """The model names, found once (the pages ask often; each look reads every run row)."""
+        return tuple(pd.unique(self.run[MODEL]))
 
     @property
     def segment_columns(self) -> list[str]:
