@@ -158,3 +158,25 @@ def test_a_curve_figure_starts_from_the_app_template_without_copying_it_twice():
     assert pio.templates.default == TEMPLATE
     assert fig.layout.template.layout.font.family == FONT_FAMILY
     assert fig.layout.template == pio.templates[TEMPLATE]
+
+
+def test_precision_recall_axes_span_zero_to_one_and_raw_points_are_dotted_in_the_models_colour():
+    from ui.figures import PALETTE, precision_recall_figure
+
+    table = pd.DataFrame(
+        {
+            "model": ["m"] * 3,
+            "kind": ["interpolated", "interpolated", "raw"],
+            "k": [np.nan, np.nan, 1.0],
+            "recall": [0.0, 1.0, 0.5],
+            "precision": [1.0, 0.5, 1.0],
+        }
+    )
+    fig = precision_recall_figure(
+        table, title="PR", x_label="R", y_label="P", interpolated_label="i", raw_label="raw"
+    )
+    assert list(fig.layout.xaxis.range) == [0, 1.02] and list(fig.layout.yaxis.range) == [0, 1.05]
+    assert fig.layout.xaxis.title.text == "R" and fig.layout.yaxis.title.text == "P"
+    interpolated, raw = fig.data
+    assert interpolated.name == "m · i" and raw.name == "m · raw"
+    assert raw.line.dash == "dot" and raw.line.color == interpolated.line.color == PALETTE[0]

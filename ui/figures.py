@@ -86,37 +86,44 @@ def curve_figure(
         queries averaged.
     """
     part = table[table["measure"] == measure]
-    fig = go.Figure()
+    traces = []
     for i, (model, rows) in enumerate(part.groupby("model", sort=False)):
         name = _safe(model)
-        fig.add_trace(
-            go.Scatter(
-                x=rows["k"].to_numpy(),
-                y=rows["mean"].to_numpy(),
-                mode="lines+markers" if len(rows) <= 30 else "lines",
-                name=name,
-                line={"color": PALETTE[i % len(PALETTE)], "width": 2},
-                marker={"size": 5},
-                customdata=np.stack([rows["n"].to_numpy()], axis=-1),
-                hovertemplate=(
+        traces.append(
+            {
+                "type": "scatter",
+                "x": rows["k"].to_numpy(),
+                "y": rows["mean"].to_numpy(),
+                "mode": "lines+markers" if len(rows) <= 30 else "lines",
+                "name": name,
+                "line": {"color": PALETTE[i % len(PALETTE)], "width": 2},
+                "marker": {"size": 5},
+                "customdata": np.stack([rows["n"].to_numpy()], axis=-1),
+                "hovertemplate": (
                     f"<b>{name}</b><br>{_safe(measure)}@%{{x}} = %{{y:.4f}}"
                     f"<br>{_safe(queries_label)}: %{{customdata[0]}}<extra></extra>"
                 ),
-            )
+            }
         )
     full_title = _safe(title) + (f"<br><sup>{_safe(subtitle)}</sup>" if subtitle else "")
-    fig.update_layout(
-        title={"text": full_title},
-        xaxis_title=_safe(x_label),
-        yaxis_title=_safe(y_label),
-        hovermode="closest",
-        **_template(),
-        height=380,
-        margin={"l": 50, "r": 20, "t": 70, "b": 45},
-        legend={"orientation": "h", "y": -0.22},
-        yaxis_rangemode="tozero",
+    return _figure(
+        traces,
+        {
+            "title": {"text": full_title},
+            "xaxis": {"title": {"text": _safe(x_label)}},
+            "yaxis": {"title": {"text": _safe(y_label)}, "rangemode": "tozero"},
+            "hovermode": "closest",
+            "height": 380,
+            "margin": {"l": 50, "r": 20, "t": 70, "b": 45},
+            "legend": {"orientation": "h", "y": -0.22},
+        },
     )
-    return fig
+
+
+def _figure(traces: list[dict], layout: dict) -> go.Figure:
+    """A figure built at once from plain traces and layout (several times faster than adding
+    traces and updating the layout step by step, which plotly checks path by path)."""
+    return go.Figure(data=traces, layout={**_template(), **layout})
 
 
 #: The box statistics named in a box's hover, top to bottom (``stat_labels`` keys).
@@ -142,53 +149,55 @@ def precision_recall_figure(
     title, x_label, y_label, interpolated_label, raw_label:
         Texts (translated by the caller); the two labels name the kinds of line in the legend.
     """
-    fig = go.Figure()
+    traces = []
     for i, (model, rows) in enumerate(table.groupby("model", sort=False)):
         name, color = _safe(model), PALETTE[i % len(PALETTE)]
         interp = rows[rows["kind"] == "interpolated"]
         raw = rows[rows["kind"] == "raw"]
-        fig.add_trace(
-            go.Scatter(
-                x=interp["recall"].to_numpy(),
-                y=interp["precision"].to_numpy(),
-                mode="lines+markers",
-                name=f"{name} · {_safe(interpolated_label)}",
-                legendgroup=name,
-                line={"color": color, "width": 2},
-                marker={"size": 6},
-                hovertemplate=(
+        traces.append(
+            {
+                "type": "scatter",
+                "x": interp["recall"].to_numpy(),
+                "y": interp["precision"].to_numpy(),
+                "mode": "lines+markers",
+                "name": f"{name} · {_safe(interpolated_label)}",
+                "legendgroup": name,
+                "line": {"color": color, "width": 2},
+                "marker": {"size": 6},
+                "hovertemplate": (
                     f"<b>{name}</b><br>{_safe(x_label)} %{{x:.1f}}: "
                     f"{_safe(y_label)} %{{y:.4f}}<extra></extra>"
                 ),
-            )
+            }
         )
         if len(raw):
-            fig.add_trace(
-                go.Scatter(
-                    x=raw["recall"].to_numpy(),
-                    y=raw["precision"].to_numpy(),
-                    mode="lines",
-                    name=f"{name} · {_safe(raw_label)}",
-                    legendgroup=name,
-                    line={"color": color, "width": 1.5, "dash": "dot"},
-                    customdata=raw["k"].to_numpy(),
-                    hovertemplate=(
+            traces.append(
+                {
+                    "type": "scatter",
+                    "x": raw["recall"].to_numpy(),
+                    "y": raw["precision"].to_numpy(),
+                    "mode": "lines",
+                    "name": f"{name} · {_safe(raw_label)}",
+                    "legendgroup": name,
+                    "line": {"color": color, "width": 1.5, "dash": "dot"},
+                    "customdata": raw["k"].to_numpy(),
+                    "hovertemplate": (
                         f"<b>{name}</b><br>K = %{{customdata:.0f}}<br>{_safe(x_label)} "
                         f"%{{x:.4f}}, {_safe(y_label)} %{{y:.4f}}<extra></extra>"
                     ),
-                )
+                }
             )
-    fig.update_layout(
-        title={"text": _safe(title)},
-        xaxis_title=_safe(x_label),
-        yaxis_title=_safe(y_label),
-        **_template(),
-        height=420,
-        margin={"l": 50, "r": 20, "t": 60, "b": 45},
-        legend={"orientation": "h", "y": -0.2},
+    return _figure(
+        traces,
+        {
+            "title": {"text": _safe(title)},
+            "xaxis": {"title": {"text": _safe(x_label)}, "range": [0, 1.02]},
+            "yaxis": {"title": {"text": _safe(y_label)}, "range": [0, 1.05]},
+            "height": 420,
+            "margin": {"l": 50, "r": 20, "t": 60, "b": 45},
+            "legend": {"orientation": "h", "y": -0.2},
+        },
     )
-    fig.update_layout(xaxis_range=[0, 1.02], yaxis_range=[0, 1.05])
-    return fig
 
 
 def distribution_figure(
