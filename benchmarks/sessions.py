@@ -15,7 +15,10 @@ and judgments, opens Curves and waits for the charts. It reports
 * CPU per session: the CPU seconds the server and the browser (all Chromium processes) used
   for the N sessions' whole visits (opening the app, both uploads, the Curves page), divided
   by N. Server and browser share the machine's cores, so N sessions cannot reach their curves
-  in less than N times their sum divided by the number of cores.
+  in less than N times their sum divided by the number of cores;
+* the timed span: from the first session's choice of its run file until the last session's
+  curves, the CPU seconds the server and the browser used, and how busy that kept the
+  machine's cores (100%: every core busy all the time, so the sessions wait for CPU).
 
 "Idle" is the server after one visit to the Data and Curves pages of the sample (so the modules
 every session imports are loaded), with that tab closed.
@@ -91,12 +94,50 @@ async def _wait_idle(page, timeout: float = 600_000) -> None:
 STEP_TIMEOUT_MS = 180_000
 
 
+class Span:
+    """The timed span of concurrent sessions: CPU of the server and the browser, read when
+    the first session starts its clock and again when the last one stops it."""
+
+    def __init__(self, server_pid: int, sessions: int) -> None:
+        self.server_pid, self.running, self.left = server_pid, 0, sessions
+        self.start: tuple[float, float, float] | None = None
+        self.end: tuple[float, float, float] | None = None
+
+    def _now(self) -> tuple[float, float, float]:
+        return time.perf_counter(), cpu_seconds(self.server_pid), browser_cpu_seconds()
+
+    def started(self) -> None:
+        if self.start is None:
+            self.start = self._now()
+        self.running += 1
+
+    def stopped(self) -> None:
+        self.running -= 1
+        self.left -= 1
+        if self.left == 0:
+            self.end = self._now()
+
+    def figures(self) -> dict[str, float]:
+        """Seconds of the span, server and browser CPU seconds in it, and the share of the
+        machine's cores they kept busy (NaN when no session finished)."""
+        if self.start is None or self.end is None:
+            names = ("span_s", "span_server_s", "span_browser_s", "busy")
+            return dict.fromkeys(names, float("nan"))
+        wall, server, browser = (b - a for a, b in zip(self.start, self.end))
+        return {
+            "span_s": wall,
+            "span_server_s": server,
+            "span_browser_s": browser,
+            "busy": (server + browser) / (wall * (os.cpu_count() or 1)),
+        }
+
+
 async def one_session(
-    browser: Browser, url: str, run: Path, qrels: Path
+    browser: Browser, url: str, run: Path, qrels: Path, span: Span | None = None
 ) -> tuple[float | None, BrowserContext]:
     """Upload ``run`` and ``qrels`` in a new session and wait for the curves; seconds taken
     (``None`` when a step did not happen within :data:`STEP_TIMEOUT_MS`) and the session's
-    context (the caller closes it)."""
+    context (the caller closes it). ``span`` is told when the clock starts and stops."""
     context = await browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(STEP_TIMEOUT_MS)
     page = await context.new_page()
@@ -108,6 +149,8 @@ async def one_session(
     await inputs.nth(1).set_input_files(str(qrels))
     await _wait_idle(page, STEP_TIMEOUT_MS)
     start = time.perf_counter()
+    if span is not None:
+        span.started()
     try:
         await _choose_run(page, inputs.nth(0), run)
         await (
@@ -120,8 +163,12 @@ async def one_session(
         await page.get_by_text("Values at standard cutoffs").first.wait_for()
         await page.locator(".js-plotly-plot").nth(4).wait_for()
     except PlaywrightTimeout:
+        if span is not None:
+            span.stopped()
         return None, context
     taken = time.perf_counter() - start
+    if span is not None:
+        span.stopped()
     await _wait_idle(page, STEP_TIMEOUT_MS)
     return taken, context
 
@@ -150,15 +197,15 @@ async def _choose_run(page, run_input, run: Path) -> None:
 
 
 async def run_sessions(
-    url: str, files: list[tuple[Path, Path]]
+    url: str, files: list[tuple[Path, Path]], span: Span | None = None
 ) -> tuple[list[float | None], float]:
     """Each session's time to curves (see :func:`one_session`) and the CPU seconds that the
-    browser used for all of them."""
+    browser used for all of them; ``span`` records the timed span."""
     from playwright.async_api import async_playwright
 
     async with async_playwright() as p:
         browser = await p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        results = await asyncio.gather(*(one_session(browser, url, r, q) for r, q in files))
+        results = await asyncio.gather(*(one_session(browser, url, r, q, span) for r, q in files))
         browser_cpu = browser_cpu_seconds()
         for _, context in results:
             await context.close()
@@ -188,7 +235,8 @@ def measure(n: int, files: list[tuple[Path, Path]], settle: float) -> dict[str, 
         time.sleep(5)
         idle, _ = memory_mb(pid)
         server_cpu = cpu_seconds(pid)
-        results, browser_cpu = asyncio.run(run_sessions(url, files[:n]))
+        span = Span(pid, n)
+        results, browser_cpu = asyncio.run(run_sessions(url, files[:n], span))
         server_cpu = cpu_seconds(pid) - server_cpu
         _, peak = memory_mb(pid)
         time.sleep(settle)
@@ -205,6 +253,7 @@ def measure(n: int, files: list[tuple[Path, Path]], settle: float) -> dict[str, 
         "after_vs_idle": after / idle - 1,
         "server_cpu_s": server_cpu / n,
         "browser_cpu_s": browser_cpu / n,
+        **span.figures(),
     }
 
 
@@ -224,15 +273,17 @@ def main() -> None:
         print(f"{len(files)} runs of 1,000,000 rows written; load {os.getloadavg()[0]:.1f}")
         print("| sessions | time to curves: median s | slowest s | idle MB | peak MB "
               "| peak above idle MB | 2 min after close MB | after vs idle "
-              "| server CPU s per session | browser CPU s per session |")  # fmt: skip
-        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+              "| server CPU s per session | browser CPU s per session "
+              "| timed span: server CPU s | browser CPU s | cores busy |")  # fmt: skip
+        print("|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
         for n in args.sessions:
             r = measure(n, files, args.settle)
             print(
                 f"| {n} | {r['median_s']:.1f} | {r['max_s']:.1f} | {r['idle_mb']:.0f} "
                 f"| {r['peak_mb']:,.0f} | {r['peak_mb'] - r['idle_mb']:,.0f} "
                 f"| {r['after_mb']:.0f} | {r['after_vs_idle']:+.0%} "
-                f"| {r['server_cpu_s']:.1f} | {r['browser_cpu_s']:.1f} |",
+                f"| {r['server_cpu_s']:.1f} | {r['browser_cpu_s']:.1f} "
+                f"| {r['span_server_s']:.1f} | {r['span_browser_s']:.1f} | {r['busy']:.0%} |",
                 flush=True,
             )
             if r["stuck"]:
