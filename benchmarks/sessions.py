@@ -99,7 +99,7 @@ class Span:
     the first session starts its clock and again when the last one stops it."""
 
     def __init__(self, server_pid: int, sessions: int) -> None:
-        self.server_pid, self.running, self.left = server_pid, 0, sessions
+        self.server_pid, self.left = server_pid, sessions
         self.start: tuple[float, float, float] | None = None
         self.end: tuple[float, float, float] | None = None
 
@@ -109,10 +109,8 @@ class Span:
     def started(self) -> None:
         if self.start is None:
             self.start = self._now()
-        self.running += 1
 
     def stopped(self) -> None:
-        self.running -= 1
         self.left -= 1
         if self.left == 0:
             self.end = self._now()
