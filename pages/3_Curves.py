@@ -126,7 +126,10 @@ dist = distribution_figure(
     values,
     f"{measure}@{int(k)}",
     kind=kind,
-    title=t("curves.dist_chart", measure=f"{measure}@{int(k)}"),
+    title=t(
+        "curves.dist_chart" if kind == "box" else "curves.dist_chart_histogram",
+        measure=f"{measure}@{int(k)}",
+    ),
     y_label=t("curves.queries"),
     stat_labels={s: t(f"column.{s}") for s in BOX_STATS},
 )

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -10,7 +12,13 @@ from metrics import Settings
 from metrics.engine.explain import EXPLAINED, explain_list, list_frames
 from ui import handbuilt as hb
 from ui.compute import cutoffs_within
-from ui.figures import curve_figure, distribution_figure
+from ui.figures import (
+    SETTLED_MARGIN,
+    curve_figure,
+    distribution_figure,
+    label_margin,
+    text_width,
+)
 from ui.learn import RankedList, compare_orderings, evaluate_list
 
 
@@ -180,3 +188,17 @@ def test_precision_recall_axes_span_zero_to_one_and_raw_points_are_dotted_in_the
     interpolated, raw = fig.data
     assert interpolated.name == "m · i" and raw.name == "m · raw"
     assert raw.line.dash == "dot" and raw.line.color == interpolated.line.color == PALETTE[0]
+
+
+def test_label_margin_fits_the_widest_label_but_never_goes_below_the_settled_margin():
+    assert label_margin(["a", "bb"]) == SETTLED_MARGIN["l"]
+    assert label_margin([]) == SETTLED_MARGIN["l"]
+    long = "informational · n=151"
+    assert label_margin([long, "x"]) == text_width([long]) + 22 > SETTLED_MARGIN["l"]
+    assert label_margin([long], titled=True) == label_margin([long]) + 32
+
+
+def test_text_width_counts_a_wide_character_double_and_an_escaped_entity_once():
+    assert text_width(["日本語"]) == 36
+    assert text_width(["abc"]) == math.ceil(3 * 5.6)
+    assert text_width(["a&amp;b"]) == text_width(["a&b"])

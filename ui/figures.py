@@ -8,6 +8,11 @@ provides the first families of :data:`FONT_FAMILY`.
 
 from __future__ import annotations
 
+import html
+import math
+from collections.abc import Iterable
+from unicodedata import east_asian_width
+
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
@@ -56,6 +61,30 @@ PALETTE = (
     "#DDAA33",
     "#777777",
 )
+
+
+#: Margins (pixels) that leave room for the axis titles, tick labels and a legend below the plot
+#: as Streamlit draws them. Plotly grows a margin that is too small to fit them and then draws
+#: the whole figure a second time; starting from the margins it would settle on saves that
+#: second drawing (about half the browser's plotly work) and looks the same. Longer labels or
+#: more legend rows still grow the margins as before.
+SETTLED_MARGIN = {"l": 70, "r": 20}
+
+
+def text_width(labels: Iterable[object]) -> int:
+    """About how wide (pixels) the widest of ``labels`` (escaped plotly text) is at Streamlit's
+    tick and legend size: 5.6 pixels per character, 12 per wide (Chinese or Japanese) one."""
+    widths = [
+        sum(12.0 if east_asian_width(c) in "WF" else 5.6 for c in html.unescape(str(label)))
+        for label in labels
+    ]
+    return math.ceil(max(widths, default=0.0))
+
+
+def label_margin(labels: Iterable[object], *, titled: bool = False) -> int:
+    """A left margin (pixels) that fits the category tick ``labels``, and the axis title beside
+    them when ``titled``."""
+    return max(SETTLED_MARGIN["l"], text_width(labels) + (54 if titled else 22))
 
 
 def _safe(text: object) -> str:
@@ -114,7 +143,7 @@ def curve_figure(
             "yaxis": {"title": {"text": _safe(y_label)}, "rangemode": "tozero"},
             "hovermode": "closest",
             "height": 380,
-            "margin": {"l": 50, "r": 20, "t": 70, "b": 45},
+            "margin": {**SETTLED_MARGIN, "t": 70, "b": 90},
             "legend": {"orientation": "h", "y": -0.22},
         },
     )
@@ -194,7 +223,7 @@ def precision_recall_figure(
             "xaxis": {"title": {"text": _safe(x_label)}, "range": [0, 1.02]},
             "yaxis": {"title": {"text": _safe(y_label)}, "range": [0, 1.05]},
             "height": 420,
-            "margin": {"l": 50, "r": 20, "t": 60, "b": 45},
+            "margin": {**SETTLED_MARGIN, "t": 60, "b": 110},
             "legend": {"orientation": "h", "y": -0.2},
         },
     )
@@ -282,7 +311,11 @@ def distribution_figure(
         title={"text": _safe(title)},
         **_template(),
         height=380,
-        margin={"l": 50, "r": 20, "t": 60, "b": 45},
+        margin=(
+            {**SETTLED_MARGIN, "t": 60, "b": 45}
+            if kind == "box"
+            else {**SETTLED_MARGIN, "r": text_width(map(_safe, clean)) + 66, "t": 60, "b": 67}
+        ),
         showlegend=kind == "histogram",
         barmode="overlay",
     )
@@ -293,33 +326,6 @@ def distribution_figure(
         fig.update_yaxes(title=_safe(y_label))
     else:
         fig.update_yaxes(title=_safe(measure_at_k))
-    return fig
-
-
-def list_curve_figure(values: pd.DataFrame, *, title: str, x_label: str, y_label: str) -> go.Figure:
-    """Curves of one ranked list: ``values`` has a ``k`` column and one column per measure."""
-    fig = go.Figure()
-    for i, col in enumerate(c for c in values.columns if c != "k"):
-        fig.add_trace(
-            go.Scatter(
-                x=values["k"].to_numpy(),
-                y=values[col].to_numpy(),
-                mode="lines+markers",
-                name=_safe(col),
-                line={"color": PALETTE[i % len(PALETTE)]},
-                hovertemplate=f"{_safe(col)}@%{{x}} = %{{y:.3f}}<extra></extra>",
-            )
-        )
-    fig.update_layout(
-        title={"text": _safe(title)},
-        xaxis_title=_safe(x_label),
-        yaxis_title=_safe(y_label),
-        **_template(),
-        height=340,
-        margin={"l": 50, "r": 20, "t": 50, "b": 40},
-    )
-    fig.update_yaxes(range=[0, 1.05])
-    fig.update_xaxes(dtick=1)
     return fig
 
 
@@ -340,7 +346,7 @@ def label_figure(labels: pd.Series, *, title: str, x_label: str, y_label: str) -
         yaxis_title=_safe(y_label),
         **_template(),
         height=260,
-        margin={"l": 50, "r": 20, "t": 50, "b": 40},
+        margin={**SETTLED_MARGIN, "l": 80, "t": 50, "b": 70},
     )
     fig.update_xaxes(type="category")
     return fig

@@ -25,7 +25,7 @@ from metrics.review.verdict import (
     value_column,
 )
 from metrics.review.verdict import WORSE as WORSE_CODE
-from ui.figures import PALETTE
+from ui.figures import PALETTE, SETTLED_MARGIN, label_margin
 from ui.i18n import translate
 from ui.safe import plotly_text
 
@@ -62,13 +62,21 @@ def _colour(colours: dict[str, str] | None, model: str, position: int) -> str:
     return PALETTE[position % len(PALETTE)]
 
 
-def _layout(fig: go.Figure, title: str, subtitle: str = "", height: int = 380) -> go.Figure:
+def _layout(
+    fig: go.Figure,
+    title: str,
+    subtitle: str = "",
+    height: int = 380,
+    margin: dict[str, int] | None = None,
+) -> go.Figure:
+    """Title, size and margins; the default margins leave room for a legend below the plot (see
+    :data:`ui.figures.SETTLED_MARGIN`), ``margin`` overrides some of them."""
     text = _safe(title) + (f"<br><sup>{_safe(subtitle)}</sup>" if subtitle else "")
     fig.update_layout(
         title={"text": text},
         template="plotly_white",
         height=height,
-        margin={"l": 60, "r": 20, "t": 70, "b": 45},
+        margin={**SETTLED_MARGIN, "t": 70, "b": 90, **(margin or {})},
         legend={"orientation": "h", "y": -0.2},
     )
     return fig
@@ -150,6 +158,7 @@ def delta_curve_figure(
             confidence=f"{confidence:.0%}",
         ),
         subtitle,
+        margin={"l": 82},
     )
     fig.update_xaxes(title="K")
     fig.update_yaxes(
@@ -195,11 +204,11 @@ def win_tie_loss_figure(table: pd.DataFrame, tr: Translate = ENGLISH) -> go.Figu
         fig,
         tr("review.fig.wtl_title", baseline=baseline),
         height=max(300, 130 + 40 * len(labels)),
+        margin={"l": label_margin(labels), "t": 90, "b": 67},
     )
     fig.update_layout(
         barmode="stack",
         legend={"orientation": "h", "y": 1.02, "x": 0, "yanchor": "bottom", "traceorder": "normal"},
-        margin={"t": 90},
     )
     fig.update_yaxes(autorange="reversed")
     fig.update_xaxes(title=_safe(tr("review.fig.queries")))
@@ -275,6 +284,7 @@ def query_scatter_figure(
         tr("review.fig.scatter_title", measure=measure, candidate=candidate, baseline=baseline),
         tr("review.fig.scatter_subtitle"),
         height=440,
+        margin={"l": 76, "b": 96},
     )
     fig.update_xaxes(
         title=_safe(tr("review.fig.as_baseline", model=baseline)), range=[-0.03, top + 0.03]
@@ -342,6 +352,7 @@ def segment_heatmap_figure(
         tr("review.fig.heatmap_title", measure=measure),
         subtitle,
         height=max(260, 90 + 36 * len(labels)),
+        margin={"l": label_margin(labels), "r": 85, "b": 45},
     )
     fig.update_yaxes(autorange="reversed")
     return fig
@@ -439,10 +450,10 @@ def segment_delta_figure(
         ),
         tr("review.fig.forest_subtitle"),
         height=max(340, 150 + 46 * len(labels)),
+        margin={"l": label_margin(labels), "t": 100, "b": 67},
     )
     fig.update_layout(
         legend={"orientation": "h", "y": 1.0, "x": 1, "yanchor": "bottom", "xanchor": "right"},
-        margin={"t": 100},
     )
     fig.update_xaxes(title=f"Δ {_safe(measure)}")
     fig.update_yaxes(
@@ -507,10 +518,10 @@ def pairwise_matrix_figure(
         tr("review.fig.matrix_title", measure=measure),
         tr("review.fig.matrix_subtitle", family=family) if family else "",
         height=max(260, 120 + 80 * size),
+        margin={"l": label_margin(names, titled=True), "t": 110, "b": 45},
     )
     fig.update_yaxes(autorange="reversed", title=_safe(tr("review.fig.matrix_rows")))
     fig.update_xaxes(title=_safe(tr("review.fig.matrix_columns")), side="top")
-    fig.update_layout(margin={"t": 110})
     return fig
 
 
@@ -584,6 +595,7 @@ def disagreement_figure(
         tr("review.fig.disagree_title", x=measure_x, y=measure_y),
         tr("review.fig.disagree_subtitle"),
         height=440,
+        margin={"l": 76, "b": 96},
     )
     fig.update_xaxes(title=f"Δ {_safe(measure_x)}", zeroline=False)
     fig.update_yaxes(title=f"Δ {_safe(measure_y)}", zeroline=False)
