@@ -196,7 +196,8 @@ def test_a_role_guess_the_contents_contradict_is_left_empty_with_a_warning():
         "the column 'column_1' was guessed as Query / user from its contents, but it holds one "
         in (warning)
     )
-    assert "the column 'column_2' was guessed as Label from its contents" in warning
+    assert "guessed as Label" not in warning  # with a judgments file, labels come from names
+    assert role_box(at, "label").value == "—"
     assert role_box(at, "query").value == "—" and role_box(at, "item").value == "column_3"
     role_box(at, "query").set_value("column_2").run()
     assert not at.error
@@ -237,3 +238,35 @@ def test_an_unreadable_upload_is_explained_in_the_session_language(lang, binary,
     errors = " ".join(e.value for e in at.main.error).replace("\\", "")  # markdown escapes
     assert binary in errors and nul in errors
     assert "blob.csv" in errors and "nul.csv" in errors
+
+
+VIEWS_RUN = b"""query,item,score,views
+q1,a,0.9,3
+q1,b,0.8,1
+q1,c,0.7,0
+q2,d,0.5,0
+q2,e,0.6,2
+"""
+VIEWS_QRELS = b"query,item,relevance\nq1,a,0\nq1,b,0\nq1,c,1\nq2,d,1\nq2,e,0\n"
+
+
+def test_a_run_column_of_small_whole_numbers_is_not_taken_as_labels_beside_a_judgments_file():
+    at = upload(
+        fresh_app(), [("views.csv", VIEWS_RUN, "text/csv")], ("judged.csv", VIEWS_QRELS, "text/csv")
+    )
+    assert role_box(at, "label").value == "—"
+    open_page(at, "curves")
+    # only the judgments file judges: a (0.9) and e (0.6) come first and are not relevant
+    assert at.dataframe[0].value.set_index("model").loc["views", "P@1"] == pytest.approx(0.0)
+
+
+def test_a_label_seeded_before_the_judgments_arrive_is_dropped_but_a_chosen_one_is_kept():
+    at = upload(fresh_app(), [("views.csv", VIEWS_RUN, "text/csv")])
+    assert role_box(at, "label").value == "views"  # alone, the run's labels are all there is
+    at.file_uploader(key="up_judgments").set_value([("judged.csv", VIEWS_QRELS, "text/csv")])
+    at.run()
+    assert role_box(at, "label").value == "—"
+    role_box(at, "label").set_value("views").run()
+    at.run()
+    assert role_box(at, "label").value == "views"
+    assert not at.exception

@@ -7,6 +7,7 @@ import re
 import pandas as pd
 import pytest
 
+from metrics.engine.evaluation import evaluate
 from metrics.errors import InputError
 from metrics.io.loaders import (
     RoleMapping,
@@ -260,3 +261,27 @@ def test_a_doubt_is_given_as_a_code_with_its_values_for_translated_texts():
     )
     doubt = guess_doubts(frame, guess_roles(frame))["item"]
     assert (doubt.code, doubt.column, doubt.values, doubt.rows) == ("one_value", "b", "x", 12)
+
+
+def test_a_run_judged_elsewhere_takes_its_labels_from_column_names_only():
+    frame = pd.DataFrame(
+        {"query": ["q1", "q1"], "item": ["a", "b"], "score": [0.9, 0.8], "views": [3, 1]}
+    )
+    assert guess_roles(frame)["label"].column == "views"
+    assert "label" not in guess_roles(frame, judged_elsewhere=True)
+    named = frame.rename(columns={"views": "relevance"})
+    assert guess_roles(named, judged_elsewhere=True)["label"].column == "relevance"
+
+
+def test_a_run_column_of_views_does_not_join_a_judgments_file_like_trec_eval_numbers():
+    run = load_table(
+        b"query,item,score,views\nq1,a,0.9,3\nq1,b,0.8,1\nq1,c,0.7,0\nq2,d,0.5,0\nq2,e,0.6,2\n",
+        "run.csv",
+    )
+    qrels = load_table(b"query,item,relevance\nq1,a,0\nq1,b,0\nq1,c,1\nq2,d,1\nq2,e,0\n", "q.csv")
+    dataset = load_dataset([run], qrels)
+    assert len(dataset.qrels) == 5  # the judgments file alone
+    per_query = evaluate(dataset.run, dataset.qrels, ["P@1", "AP"]).per_query
+    # trec_eval on these lines: P@1 0 and 0; AP 1/3 (c at 3) and 1/2 (d at 2)
+    assert per_query["P@1"].tolist() == [0.0, 0.0]
+    assert per_query["AP"].tolist() == pytest.approx([1 / 3, 1 / 2])

@@ -80,9 +80,11 @@ def _table_id(table: LoadedTable) -> str:
     ).hexdigest()[:10]
 
 
-def _mapping_editor(table: LoadedTable, kind: str) -> RoleMapping:
-    """Selectboxes for each role, seeded from the guess; returns the chosen mapping."""
-    guesses = guess_roles(table.frame)
+def _mapping_editor(table: LoadedTable, kind: str, judged_elsewhere: bool) -> RoleMapping:
+    """Selectboxes for each role, seeded from the guess; returns the chosen mapping. A run's
+    label is guessed from column names only while a judgments file is uploaded too (and its
+    seeded choice follows that guess until the user picks a label)."""
+    guesses = guess_roles(table.frame, judged_elsewhere=judged_elsewhere and kind == "runs")
     doubts = guess_doubts(table.frame, guesses)
     guessed = RoleMapping.from_guesses(guesses).with_(**dict.fromkeys(doubts))
     columns = [str(c) for c in table.frame.columns]
@@ -98,8 +100,12 @@ def _mapping_editor(table: LoadedTable, kind: str) -> RoleMapping:
         guess = getattr(guessed, role)
         if role == "label" and kind == "judgments" and guess is None:
             guess = guessed.score
-        if key not in st.session_state:
-            st.session_state[key] = guess if guess in columns else _NONE
+        seeded = guess if guess in columns else _NONE
+        if key not in st.session_state or (
+            st.session_state.get(f"{key}_seeded") and st.session_state[key] != seeded
+        ):
+            st.session_state[key] = seeded
+            st.session_state[f"{key}_seeded"] = True
         value = cols[i].selectbox(
             t(f"role.{role}"),
             [_NONE, *columns],
@@ -192,6 +198,7 @@ def doubt_reason(doubt: Doubt) -> str:
 
 def _one_role_per_column(tid: str, changed: str, roles: tuple[str, ...]) -> None:
     """A column chosen for one role is taken away from the other roles of the table."""
+    st.session_state.pop(f"w_map_{tid}_{changed}_seeded", None)  # the user's choice from now on
     value = st.session_state[f"w_map_{tid}_{changed}"]
     if value == _NONE:
         return
@@ -199,6 +206,7 @@ def _one_role_per_column(tid: str, changed: str, roles: tuple[str, ...]) -> None
         key = f"w_map_{tid}_{role}"
         if role != changed and st.session_state.get(key) == value:
             st.session_state[key] = _NONE
+            st.session_state.pop(f"{key}_seeded", None)
 
 
 def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
@@ -252,7 +260,7 @@ def _role_mappings(tables: dict[str, list[LoadedTable]]) -> dict[str, RoleMappin
                 ),
                 expanded=True,
             ):
-                mappings[table.name] = _mapping_editor(table, kind)
+                mappings[table.name] = _mapping_editor(table, kind, bool(tables["judgments"]))
                 st.dataframe(table.frame.head(5), width="stretch", hide_index=True)
     return mappings
 

@@ -34,7 +34,14 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from metrics.errors import InputError, file_line
-from metrics.io.source import MAX_BYTES, excel_formulas_without_values, read_input  # noqa: F401  (MAX_BYTES: re-export)
+from metrics.io.source import (  # noqa: F401  (MAX_BYTES: re-export)
+    HEAD_BYTES,
+    MAX_BYTES,
+    excel_formulas_without_values,
+    read_input,
+    refuse_unread_format,
+    unify_line_ends,
+)
 from metrics.io.trec import TrecKind, detect_trec, parse_trec
 from metrics.schema import (
     ITEM,
@@ -233,25 +240,6 @@ def load_table(
     return table
 
 
-_BINARY_MAGIC = {
-    b"\xd0\xcf\x11\xe0": (
-        "This is an old Excel (.xls) or other OLE file.",
-        "Save it as .xlsx or CSV.",
-    ),
-    b"\x28\xb5\x2f\xfd": ("The file is zstd-compressed.", "Decompress it or use gzip."),
-    b"BZh": ("The file looks bzip2-compressed.", "Decompress it or use gzip."),
-    b"\xfd7zXZ": ("The file is xz-compressed.", "Decompress it or use gzip."),
-    b"\x80\x04": (
-        "The file looks like a Python pickle, which is never read.",
-        "Export the table as CSV or Parquet.",
-    ),
-    b"\x80\x05": (
-        "The file looks like a Python pickle, which is never read.",
-        "Export the table as CSV or Parquet.",
-    ),
-}
-
-
 def _dispatch(raw: bytes, source: str, kind: Kind | None) -> LoadedTable:
     if not raw.strip():
         raise InputError(
@@ -263,10 +251,11 @@ def _dispatch(raw: bytes, source: str, kind: Kind | None) -> LoadedTable:
         return _read_parquet(raw, source)
     if raw[:4] == b"PK\x03\x04":
         return _read_excel(raw, source)
-    for magic, (message, fix) in _BINARY_MAGIC.items():
-        if raw.startswith(magic):
-            raise InputError(message, source=source, fix=fix)
+    refuse_unread_format(raw[:HEAD_BYTES], source)
     text, encoding, utf8 = _decode(raw, source)
+    unified = unify_line_ends(utf8)
+    if unified is not utf8:
+        utf8, text = bytes(unified), bytes(unified).decode("utf-8")
     head = text.lstrip()[:1]
     if head in ("{", "["):
         table = _read_json(text, source, kind)

@@ -182,6 +182,7 @@ def _raise_errors(findings: list[Finding]) -> None:
 def _table_and_mapping(
     table: LoadedTable | pd.DataFrame,
     mapping: MappingLike | None,
+    judged_elsewhere: bool = False,
 ) -> tuple[pd.DataFrame, RoleMapping, str | None, int | None, tuple[int, ...]]:
     if isinstance(table, LoadedTable):
         frame, source, first_line = table.frame, table.name, table.first_line
@@ -192,7 +193,7 @@ def _table_and_mapping(
     if mapping is not None:
         roles = RoleMapping.coerce(mapping)
     else:
-        guesses = guess_roles(frame)
+        guesses = guess_roles(frame, judged_elsewhere=judged_elsewhere)
         refuse_doubtful_guesses(frame, guesses, source=source)
         roles = RoleMapping.from_guesses(guesses)
     return frame, roles, source, first_line, skipped
@@ -203,6 +204,7 @@ def canonical_run(
     mapping: MappingLike | None = None,
     *,
     model_name: str | None = None,
+    judged_elsewhere: bool = False,
 ) -> pd.DataFrame:
     """Apply a role mapping to a run table and convert its values.
 
@@ -214,6 +216,9 @@ def canonical_run(
         Column roles; guessed with :func:`~metrics.io.roles.guess_roles` when ``None``.
     model_name:
         Model of a table without a model column; defaults to the file stem.
+    judged_elsewhere:
+        The judgments come in a file of their own: without ``mapping``, labels are guessed from
+        column names only (see :func:`~metrics.io.roles.guess_roles`).
 
     Returns
     -------
@@ -226,7 +231,7 @@ def canonical_run(
     InputError
         For missing columns and values that are not numbers (naming the line).
     """
-    frame, roles, source, first_line, skipped = _table_and_mapping(table, mapping)
+    frame, roles, source, first_line, skipped = _table_and_mapping(table, mapping, judged_elsewhere)
     mapped = apply_roles(frame, roles, source=source)
     _raise_errors(
         check_table(mapped, "run", source=source, first_line=first_line, skipped_lines=skipped)
@@ -425,7 +430,7 @@ def load_dataset(
     """
     mappings = dict(mappings or {})
     run_tables = _run_tables(runs)
-    run, inline_qrels, extra = _canonical_runs(run_tables, mappings)
+    run, inline_qrels, extra = _canonical_runs(run_tables, mappings, judgments is not None)
     judgments_table = _as_table(judgments) if judgments is not None else None
     qrels_all = _judgments(inline_qrels, judgments_table, mappings, run_tables[0].name)
     segments, seg_findings = _segments(run, queries, mappings)
@@ -493,15 +498,17 @@ def _run_tables(
 
 
 def _canonical_runs(
-    run_tables: list[LoadedTable], mappings: dict[str, MappingLike]
+    run_tables: list[LoadedTable], mappings: dict[str, MappingLike], judged_elsewhere: bool
 ) -> tuple[pd.DataFrame, list[pd.DataFrame], list[Finding]]:
     """Stage 2: every run table in canonical columns, concatenated with unique model names;
-    judgments carried by labelled runs split off; remarks on what was done."""
+    judgments carried by labelled runs split off; remarks on what was done. With
+    ``judged_elsewhere`` (a judgments file is given) a run's labels are guessed from column
+    names only."""
     extra: list[Finding] = []
     parts: list[tuple[pd.DataFrame, str]] = []
     inline_qrels: list[pd.DataFrame] = []
     for table in run_tables:
-        part = canonical_run(table, mappings.get(table.name))
+        part = canonical_run(table, mappings.get(table.name), judged_elsewhere=judged_elsewhere)
         if LABEL in part.columns:
             judged_only = int(part[SCORE].isna().sum())
             if judged_only == len(part):

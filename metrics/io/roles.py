@@ -207,13 +207,17 @@ class RoleMapping:
         return replace(self, **changes)
 
 
-def guess_roles(df: pd.DataFrame) -> dict[str, Guess]:
+def guess_roles(df: pd.DataFrame, *, judged_elsewhere: bool = False) -> dict[str, Guess]:
     """Guess each column's role from its name and contents.
 
     Parameters
     ----------
     df:
         A loaded table (any column names).
+    judged_elsewhere:
+        A run whose judgments come in a file of their own: its labels are guessed from column
+        names only, since a column of a few small whole numbers in such a run (views, a second
+        score) is far more likely than labels, and labels taken from it would join the judgments.
 
     Returns
     -------
@@ -245,7 +249,7 @@ def guess_roles(df: pd.DataFrame) -> dict[str, Guess]:
                 )
                 taken.add(col)
                 break
-    _guess_from_contents(df, guesses, taken)
+    _guess_from_contents(df, guesses, taken, labels=not judged_elsewhere)
     if QUERY in guesses:
         for col, distinct in _segment_candidates(df, guesses[QUERY].column, taken):
             guesses[f"segment:{col}"] = Guess(
@@ -272,9 +276,12 @@ def _is_numeric(s: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
 
 
-def _guess_from_contents(df: pd.DataFrame, guesses: dict[str, Guess], taken: set[str]) -> None:
+def _guess_from_contents(
+    df: pd.DataFrame, guesses: dict[str, Guess], taken: set[str], *, labels: bool = True
+) -> None:
     """Guess the roles that the column names left open from what the columns hold, in order:
-    query, item, score, label (each step skips the columns an earlier one took)."""
+    query, item, score, label (each step skips the columns an earlier one took; the label only
+    with ``labels``)."""
     free = [str(c) for c in df.columns if str(c) not in taken]
     for role, guess_role in (
         (QUERY, _query_from_contents),
@@ -282,7 +289,7 @@ def _guess_from_contents(df: pd.DataFrame, guesses: dict[str, Guess], taken: set
         (SCORE, _score_from_contents),
         (LABEL, _label_from_contents),
     ):
-        if role in guesses or (role == SCORE and RANK in guesses):
+        if role in guesses or (role == SCORE and RANK in guesses) or (role == LABEL and not labels):
             continue
         guess = guess_role(df, [c for c in free if c not in taken])
         if guess is not None:

@@ -19,6 +19,7 @@ the command line ("Give ...").
 from __future__ import annotations
 
 import codecs
+import mmap
 import os
 import re
 import stat
@@ -43,6 +44,33 @@ _LEADING = re.compile(rb"(?:\xef\xbb\xbf)?[\r\n]*")
 _INPUT_STEP = 1 << 20  # compressed bytes fed to the inflater per step
 _OUTPUT_STEP = 1 << 23  # largest decompressed piece produced per step
 _BINARY_HEADS = (b"PAR1", b"PK\x03\x04", codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+
+#: Formats that are never read, by their first bytes: the error code (catalog key), the message
+#: and the fix (English; the app shows the session's language through the code).
+UNREAD_FORMATS: dict[bytes, tuple[str, str, str]] = {
+    b"\xd0\xcf\x11\xe0": (
+        "old_excel",
+        "This is an old Excel (.xls) or other OLE file.",
+        "Save it as .xlsx or CSV.",
+    ),
+    b"\x28\xb5\x2f\xfd": ("zstd", "The file is zstd-compressed.", "Decompress it or use gzip."),
+    b"BZh": ("bzip2", "The file looks bzip2-compressed.", "Decompress it or use gzip."),
+    b"\xfd7zXZ": ("xz", "The file is xz-compressed.", "Decompress it or use gzip."),
+    b"7z\xbc\xaf\x27\x1c": ("7z", "The file is a 7-Zip archive.", "Extract the table from it."),
+    b"Rar!": ("rar", "The file is a RAR archive.", "Extract the table from it."),
+    b"\x80\x04": (
+        "pickle",
+        "The file looks like a Python pickle, which is never read.",
+        "Export the table as CSV or Parquet.",
+    ),
+    b"\x80\x05": (
+        "pickle",
+        "The file looks like a Python pickle, which is never read.",
+        "Export the table as CSV or Parquet.",
+    ),
+}
+#: Where a tar archive's header says ``ustar``.
+_TAR_MAGIC = slice(257, 262)
 
 Origin = Literal["upload", "path"]
 
@@ -304,14 +332,68 @@ def _is_text(head: bytes) -> bool:
     return not head.startswith(_BINARY_HEADS) and head[:2] != _GZIP
 
 
+_LONE_CR = re.compile(rb"\r(?!\n)")
+
+
+def unify_line_ends(data: bytes | mmap.mmap) -> bytes | mmap.mmap:
+    """``data`` with each lone carriage return (the line end of old Mac files) made a newline,
+    so that every reader sees the lines a text editor shows; ``data`` itself when it has none
+    (searched in place, without a copy). Carriage returns before newlines stay."""
+    if _LONE_CR.search(data) is None:
+        return data
+    return _LONE_CR.sub(b"\n", bytes(data))
+
+
+def refuse_unread_format(head: bytes, source: str) -> None:
+    """Name a format that is never read (other compressions and archives, old Excel, pickles)
+    from the first bytes, with its fix.
+
+    Raises
+    ------
+    InputError
+        When ``head`` starts like one of :data:`UNREAD_FORMATS` or a tar archive.
+    """
+    for magic, (code, message, fix) in UNREAD_FORMATS.items():
+        if head.startswith(magic):
+            raise InputError(message, source=source, code=code, fix=fix)
+    if head[_TAR_MAGIC] == b"ustar":
+        raise InputError(
+            "The file is a tar archive.",
+            source=source,
+            code="tar",
+            fix="Extract the table from it (gzip alone compresses one file).",
+        )
+
+
+def _looks_utf16(head: bytes) -> bool:
+    """Text in UTF-16 without a byte-order mark: every other byte of the first ones is NUL."""
+    sample = head[:512]
+    if len(sample) < 8:
+        return False
+    return any(
+        sample[start::2].count(0) >= 0.9 * len(sample[start::2])
+        and sample[1 - start :: 2].count(0) == 0
+        for start in (0, 1)
+    )
+
+
 def check_head(head: bytes, source: str, origin: Origin) -> None:
-    """Refuse NUL bytes in the first bytes of what is not a known binary format, before the
-    rest is read: binary content when the first line holds one, else a damaged line."""
+    """Refuse, from the first bytes and before the rest is read, formats that are never read and
+    NUL bytes in what is not a known binary format: binary content when the first line holds
+    one, else a damaged line."""
     if not _is_text(head):
         return
+    refuse_unread_format(head, source)
     nul = head.find(b"\x00")
     if nul < 0:
         return
+    if _looks_utf16(head):
+        raise InputError(
+            "The file looks like UTF-16 text without a byte-order mark.",
+            source=source,
+            code="utf16_no_bom",
+            fix="Save it as UTF-8 (or as UTF-16 with a byte-order mark).",
+        )
     if b"\n" not in head[:nul]:
         raise InputError(
             "The file looks binary (it contains NUL bytes), not a text table.",

@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from metrics.errors import InputError
+from metrics.io.source import unify_line_ends
 
 TrecKind = Literal["run", "qrels"]
 
@@ -245,6 +246,7 @@ def read_trec(path: str | Path, *, tags: bool = False) -> TrecColumns | None:
             return None  # the general reader explains broken archives
     if data[:3] == b"\xef\xbb\xbf":
         data = data[3:]
+    data = unify_line_ends(data)
     lines = sample_lines(data)
     if lines is None:
         return None
