@@ -129,3 +129,23 @@ def test_a_gzip_of_a_bzip2_file_is_named_from_its_decompressed_first_bytes():
     with pytest.raises(InputError) as error:
         read_input(gzip.compress(bz2.compress(TABLE)), "double.gz")
     assert error.value.code == "bzip2"
+
+
+@pytest.mark.parametrize("model", ["candidate", "run", "control"])
+def test_a_headerless_first_row_whose_model_is_a_role_word_stays_a_data_row(model):
+    rows = f"u1,i1,0.9,{model}\nu1,i2,0.8,{model}\nu1,i1,0.2,other\nu1,i2,0.7,other\n"
+    table = load_table(rows.encode(), "ab.csv")
+    assert not table.header
+    assert len(table.frame) == 4
+    assert list(table.frame.columns) == ["column_1", "column_2", "column_3", "column_4"]
+
+
+def test_a_header_of_role_words_is_still_a_header():
+    table = load_table(b"query,item,score,model\nq1,a,0.9,run\nq1,b,0.8,run\n", "run.csv")
+    assert table.header and list(table.frame.columns) == ["query", "item", "score", "model"]
+    assert len(table.frame) == 2
+
+
+def test_a_header_with_a_role_word_over_text_columns_is_still_a_header():
+    table = load_table(b"user,product,clicked\nu1,p1,yes\nu2,p2,no\n", "clicks.csv")
+    assert table.header and len(table.frame) == 2

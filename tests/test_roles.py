@@ -285,3 +285,23 @@ def test_a_run_column_of_views_does_not_join_a_judgments_file_like_trec_eval_num
     # trec_eval on these lines: P@1 0 and 0; AP 1/3 (c at 3) and 1/2 (d at 2)
     assert per_query["P@1"].tolist() == [0.0, 0.0]
     assert per_query["AP"].tolist() == pytest.approx([1 / 3, 1 / 2])
+
+
+def test_a_text_column_that_makes_repeated_pairs_unique_is_guessed_as_the_model():
+    frame = pd.DataFrame(
+        {
+            "column_1": ["u1", "u1", "u1", "u1"],
+            "column_2": ["i1", "i2", "i1", "i2"],
+            "column_3": [0.9, 0.8, 0.2, 0.7],
+            "column_4": ["candidate", "candidate", "control", "control"],
+        }
+    )
+    guess = guess_roles(frame)["model"]
+    assert (guess.column, guess.code, guess.distinct) == ("column_4", "one_list_per_value", 2)
+
+
+def test_no_model_is_guessed_from_contents_when_no_pair_repeats():
+    frame = pd.DataFrame(
+        {"q": ["u1", "u1", "u2"], "item": ["a", "b", "a"], "s": [0.3, 0.2, 0.1], "t": list("xyx")}
+    )
+    assert "model" not in guess_roles(frame)

@@ -728,12 +728,13 @@ def _is_number(value: str) -> bool:
 
 
 def _looks_like_header(rows: list[list[str]]) -> bool:
-    """A first row is a header unless it looks like data: numeric where the columns are."""
+    """A first row is a header unless it looks like data: numbers in the columns that hold
+    numbers below it decide first (a data row whose model is called ``candidate`` or ``run``
+    stays data), then a cell naming a role (``query``, ``score``, ...), then any text where
+    the columns hold numbers."""
     from metrics.io.roles import KNOWN_NAMES
 
     first, rest = rows[0], rows[1:]
-    if any(normalize_name(v) in KNOWN_NAMES for v in first):
-        return True
     if not rest:
         return True
     numeric_cols = []
@@ -741,9 +742,14 @@ def _looks_like_header(rows: list[list[str]]) -> bool:
         values = [r[j] for r in rest if j < len(r) and r[j].strip() != ""]
         if values and all(_is_number(v) for v in values):
             numeric_cols.append(j)
+    filled = [first[j] for j in numeric_cols if first[j].strip() != ""]
+    if filled and all(_is_number(v) for v in filled):
+        return False
+    if any(normalize_name(v) in KNOWN_NAMES for v in first):
+        return True
     if not numeric_cols:
         return True
-    return any(not _is_number(first[j]) for j in numeric_cols if first[j].strip() != "")
+    return any(not _is_number(v) for v in filled)
 
 
 def _column_names(first: list[str], header: bool, width: int) -> list[str]:

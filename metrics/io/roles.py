@@ -140,10 +140,11 @@ class Guess:
         Why, in plain English.
     code:
         Why, as a stable code for translated texts: ``name_means``, ``name_suggests``,
-        ``repeated_text``, ``distinct_text``, ``fractional``, ``small_whole_numbers`` or
-        ``constant_in_query``.
+        ``repeated_text``, ``distinct_text``, ``fractional``, ``small_whole_numbers``,
+        ``one_list_per_value`` or ``constant_in_query``.
     distinct:
-        For ``constant_in_query``: how many distinct values the column has.
+        For ``constant_in_query`` and ``one_list_per_value``: how many distinct values the
+        column has.
     """
 
     column: str
@@ -295,6 +296,12 @@ def _guess_from_contents(
         if guess is not None:
             guesses[role] = guess
             taken.add(guess.column)
+    if MODEL not in guesses and QUERY in guesses and ITEM in guesses:
+        free_text = [c for c in free if c not in taken and not _is_numeric(df[c])]
+        model = _model_from_contents(df, guesses[QUERY].column, guesses[ITEM].column, free_text)
+        if model is not None:
+            guesses[MODEL] = model
+            taken.add(model.column)
 
 
 def _query_from_contents(df: pd.DataFrame, free: list[str]) -> Guess | None:
@@ -322,6 +329,28 @@ def _score_from_contents(df: pd.DataFrame, free: list[str]) -> Guess | None:
         values = df[col].dropna().to_numpy(dtype="float64")
         if len(values) and not np.all(values == np.round(values)):
             return Guess(col, 0.4, f"'{col}' holds fractional numbers", "fractional")
+    return None
+
+
+#: Most models a column guessed from its contents may name.
+MODEL_LIMIT = 50
+
+
+def _model_from_contents(df: pd.DataFrame, query: str, item: str, free: list[str]) -> Guess | None:
+    """The text column that makes repeated query–item pairs unique, with a few values: one
+    ranked list per value, as a model column does (checked only when pairs repeat)."""
+    if not free or not df.duplicated([query, item]).any():
+        return None
+    for col in free:
+        distinct = df[col].nunique(dropna=True)
+        if 2 <= distinct <= MODEL_LIMIT and not df.duplicated([col, query, item]).any():
+            return Guess(
+                col,
+                0.4,
+                f"each query–item pair appears once per value of '{col}' ({distinct} values)",
+                "one_list_per_value",
+                distinct,
+            )
     return None
 
 
