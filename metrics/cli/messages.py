@@ -9,6 +9,37 @@ from __future__ import annotations
 
 from metrics.errors import InputError
 
+_HEADER = "Give the file a header row that names "
+#: Fixes that speak of the app's column roles, in the words of a command line (which reads the
+#: roles from a header row), by finding key or error code.
+COMMAND_LINE_FIXES: dict[str, str] = {
+    "no_query_column": _HEADER + "the query column (query, qid, user_id, ...), or a TREC file.",
+    "no_item_column": _HEADER + "the item column (item, docid, product_id, ...), or a TREC file.",
+    "no_score_or_rank": _HEADER + "the score column (higher is better) or the rank column "
+    "(1 is best), or a TREC file.",
+    "no_label_column": _HEADER + "the label column (relevance, label, grade, clicked, ...), or "
+    "a TREC qrels file.",
+    "non_numeric_score": "Clean the values that are not numbers, or name another column score "
+    "in the header row.",
+    "non_numeric_rank": "Clean the values that are not numbers, or name another column rank in "
+    "the header row.",
+    "labels_look_like_ranks": "Name this column rank in the header row, and name the column of "
+    "relevance grades or clicks label.",
+    "no_scores": "Name the column of the model's scores score (or of its ranks rank) in the "
+    "header row; rows without one are read as judgments only.",
+    "doubtful_guess": _HEADER + "the columns (such as query,item,score,label) so that they are "
+    "read by name.",
+}
+
+
+def _fix(problem: InputError) -> str | None:
+    """The fix of ``problem`` in a command line's words (see :data:`COMMAND_LINE_FIXES`)."""
+    finding = problem.finding
+    for key in (getattr(finding, "key", None), getattr(finding, "code", None), problem.code):
+        if key in COMMAND_LINE_FIXES:
+            return COMMAND_LINE_FIXES[key]
+    return problem.fix
+
 
 def error_line(problem: BaseException | str) -> str:
     """The line (without newline) that reports ``problem``.
@@ -25,8 +56,9 @@ def error_line(problem: BaseException | str) -> str:
     text = problem.reason
     if problem.column is not None:
         text = f"column '{problem.column}': {text}"
-    if problem.fix:
-        text += f" Fix: {problem.fix}"
+    fix = _fix(problem)
+    if fix:
+        text += f" Fix: {fix}"
     if problem.source:
         where = problem.source if problem.line is None else f"{problem.source}:{problem.line}"
         text = f"{where}: {text}"

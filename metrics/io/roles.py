@@ -474,6 +474,7 @@ def refuse_doubtful_guesses(
         f"The column roles cannot be guessed safely: {'; '.join(doubts.values())}. "
         f"Guessed: {shown}.",
         source=source,
+        code="doubtful_guess",
         fix="Set the roles on the Data page, or give the file a header row that names the "
         "columns (such as query,item,score,label) so that they are read by name.",
     )
