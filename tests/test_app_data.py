@@ -270,3 +270,14 @@ def test_a_label_seeded_before_the_judgments_arrive_is_dropped_but_a_chosen_one_
     at.run()
     assert role_box(at, "label").value == "views"
     assert not at.exception
+
+
+def test_a_json_dictionary_of_whole_number_scores_in_the_runs_uploader_is_read_as_a_run():
+    run = b'{"q1": {"a": 3, "b": 2, "c": 1}, "q2": {"d": 2, "e": 1}}'
+    at = upload(
+        fresh_app(), [("bm25.json", run, "application/json")], ("judged.csv", QRELS, "text/csv")
+    )
+    assert not at.error
+    assert "models: bm25" in sidebar_text(at)
+    open_page(at, "curves")
+    assert at.dataframe[0].value.set_index("model").loc["bm25", "P@1"] == pytest.approx(1.0)

@@ -149,3 +149,13 @@ def test_a_header_of_role_words_is_still_a_header():
 def test_a_header_with_a_role_word_over_text_columns_is_still_a_header():
     table = load_table(b"user,product,clicked\nu1,p1,yes\nu2,p2,no\n", "clicks.csv")
     assert table.header and len(table.frame) == 2
+
+
+def test_a_trec_run_without_its_tag_is_named_as_a_run_missing_a_field(tmp_path):
+    (tmp_path / "qrels").write_text("\n".join(QRELS_LINES) + "\n")
+    (tmp_path / "t5.run").write_text("1 Q0 d1 1 3.0\n1 Q0 d2 2 2.0\n")
+    status, _, err = _cli(tmp_path / "qrels", tmp_path / "t5.run")
+    assert status == 2
+    assert "t5.run:1: A TREC run line needs 6 fields (qid Q0 docid rank score tag)" in err
+    with pytest.raises(InputError, match="needs 6 fields"):
+        load_table(b"1 Q0 d1 1 3.0\n1 Q0 d2 2 2.0\n", "t5.run")

@@ -11,7 +11,7 @@ import hashlib
 import streamlit as st
 
 from metrics.errors import InputError
-from metrics.io.formats import LoadedTable, load_table
+from metrics.io.formats import Kind, LoadedTable, load_table
 from metrics.io.loaders import Dataset, load_dataset
 from metrics.io.roles import ROLES, Doubt, Guess, RoleMapping, guess_doubts, guess_roles
 from metrics.io.validation import Finding
@@ -27,8 +27,9 @@ _NONE = "—"
 _ROLES_OF = {"runs": ROLES, "judgments": ("query", "item", "label"), "queries": ("query",)}
 
 
-def _read(files) -> list[LoadedTable]:
-    """Uploaded files as tables, read once per file content (errors shown, not raised).
+def _read(files, kind: Kind | None = None) -> list[LoadedTable]:
+    """Uploaded files as tables, read once per file content (errors shown, not raised); the
+    uploader's ``kind`` settles layouts that cannot tell runs from judgments (dictionary JSON).
 
     A file that cannot be read is remembered by its content hash with its message, so reruns
     (every widget change) show the message again without reading the file again.
@@ -40,13 +41,13 @@ def _read(files) -> list[LoadedTable]:
         file_id = getattr(f, "file_id", None)
         key = keys.get(file_id) if file_id is not None else None
         if key is None or key[0] != f.name:  # a new upload: hashed once, not on every rerun
-            key = (f.name, hashlib.sha256(f.getvalue()).hexdigest())
+            key = (f.name, hashlib.sha256(f.getvalue()).hexdigest(), kind)
             if file_id is not None:
                 keys[file_id] = key
         _current_uploads().add(key)
         if key not in cache:
             try:
-                cache[key] = load_table(f.getvalue(), f.name)
+                cache[key] = load_table(f.getvalue(), f.name, kind=kind)
             except InputError as exc:
                 cache[key] = exc
         found = cache[key]
@@ -225,8 +226,8 @@ def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
     stored: dict[str, list[LoadedTable]] | None = st.session_state.get(TABLES_KEY)
     if runs:
         tables = {
-            "runs": _read(runs),
-            "judgments": _read([judgments]) if judgments else [],
+            "runs": _read(runs, "run"),
+            "judgments": _read([judgments], "qrels") if judgments else [],
             "queries": _read([queries]) if queries else [],
         }
         _forget_other_uploads()

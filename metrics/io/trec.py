@@ -146,9 +146,12 @@ def record_kind(fields: list[str]) -> TrecKind | None:
 
     A run record has at least six fields with a whole-number rank (fourth) and a numeric score
     (fifth); a qrels record at least four fields with ``Q0`` or a whole number second and a
-    numeric relevance fourth.
+    numeric relevance fourth. Five fields with ``Q0`` second, a whole number fourth and a
+    number fifth are a run line without its tag (the run reader then says what is missing),
+    not judgments.
     """
-    if len(fields) >= 6 and _is_number(fields[3], integer=True) and _is_number(fields[4]):
+    ranked = len(fields) >= 5 and _is_number(fields[3], integer=True) and _is_number(fields[4])
+    if ranked and (len(fields) >= 6 or fields[1].upper() == "Q0"):
         return "run"
     if (
         len(fields) >= 4
