@@ -46,3 +46,22 @@ def test_a_doubtful_guess_asks_for_a_header_row_without_naming_the_data_page():
 def test_a_fix_without_a_command_line_wording_is_kept():
     error = InputError("Bad.", source="a.csv", fix="Do this.", code="something_else")
     assert error_line(error) == "error: a.csv: Bad. Fix: Do this."
+
+
+@pytest.mark.parametrize(
+    ("run_id", "judged_id", "words"),
+    [
+        ("1.0", "1", "they write the same numbers differently"),
+        ("2024-01-01 00:00:00", "2024-01-01", "they write the same dates differently"),
+        ("2024-01-01T00:00:00", "2024-01-01", "they write the same dates differently"),
+        ("q7", "7", "No query appears in both the run and the judgments. (e.g. run: q7;"),
+    ],
+)
+def test_no_shared_query_says_how_the_ids_differ_and_shows_them(tmp_path, run_id, judged_id, words):
+    message = _error(
+        tmp_path,
+        f"query,item,score\n{run_id},a,0.9\n",
+        qrels=f"query,item,relevance\n{judged_id},a,1\n",
+    )
+    assert words in message
+    assert f"run: {run_id}; judgments: {judged_id}" in message

@@ -54,6 +54,9 @@ def error_line(problem: BaseException | str) -> str:
     if not isinstance(problem, InputError):
         return f"error: {problem}"
     text = problem.reason
+    examples = getattr(problem.finding, "examples", None)
+    if examples:
+        text += f" (e.g. {'; '.join(examples)})"
     if problem.column is not None:
         text = f"column '{problem.column}': {text}"
     fix = _fix(problem)

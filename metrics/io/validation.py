@@ -73,6 +73,10 @@ MESSAGES: dict[str, Template] = {
         "{n} rows of the judgments have an empty query or item id; they are dropped.",
     ),
     "no_shared_query": "No query appears in both the run and the judgments.",
+    "no_shared_query.numbers": "No query appears in both the run and the judgments: they write "
+    "the same numbers differently (such as 1.0 and 1).",
+    "no_shared_query.dates": "No query appears in both the run and the judgments: they write the "
+    "same dates differently (one with a time of day).",
     "missing_scores": _plural(
         "1 row has no {column}; it is left out of the rankings.",
         "{n} rows have no {column}; they are left out of the rankings.",
@@ -190,6 +194,10 @@ ACTIONS: dict[str, str] = {
     "missing_ids": "Fill in the ids if these rows matter.",
     "no_shared_query": "Check that both files use the same query ids (for example '7', 'q7' and "
     "'007' differ).",
+    "no_shared_query.numbers": "Write the query ids the same way in both files (a spreadsheet "
+    "may have saved whole numbers as decimals).",
+    "no_shared_query.dates": "Write the query ids the same way in both files (a spreadsheet may "
+    "have saved dates with a time of day).",
     "missing_scores": "Fill in the missing values if these items were retrieved.",
     "infinite_scores": "Replace them with finite numbers if that is not intended.",
     "duplicate_items": "Remove the copies, or set '{setting}' to '{value}' to refuse such input "
@@ -774,6 +782,7 @@ def validate(
             Finding(
                 "no_shared_query",
                 "error",
+                variant=_written_differently(run_queries, judged_queries),
                 example_values=(
                     {"run_ids": _ids(run_queries)},
                     {"judged_ids": _ids(judged_queries)},
@@ -888,6 +897,25 @@ def _ids_present(frame: pd.DataFrame, ids: IdCodes | None, role: TableRole) -> n
     else:
         keep = ~(_blank(frame[QUERY]) | _blank(frame[ITEM]))
     return None if keep.all() else keep
+
+
+#: A time of midnight after a date, as spreadsheets write dates.
+_MIDNIGHT = r"[T ]00:00(?::00(?:\.0+)?)?$"
+
+
+def _written_differently(run_queries: pd.Index, judged_queries: pd.Index) -> str:
+    """Why run and judgments share no query id when the ids are the same numbers or dates
+    written differently (``"numbers"``, ``"dates"``), judged from up to 1,000 ids of each;
+    ``""`` otherwise."""
+    run_ids = pd.Series(run_queries[:1000], dtype="str")
+    judged_ids = pd.Series(judged_queries[:1000], dtype="str")
+    run_numbers = pd.to_numeric(run_ids, errors="coerce").dropna()
+    if len(set(run_numbers) & set(pd.to_numeric(judged_ids, errors="coerce").dropna())):
+        return "numbers"
+    run_days = set(run_ids.str.replace(_MIDNIGHT, "", regex=True))
+    if len(run_days & set(judged_ids.str.replace(_MIDNIGHT, "", regex=True))):
+        return "dates"
+    return ""
 
 
 def _kept_codes(
