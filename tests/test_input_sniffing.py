@@ -159,3 +159,42 @@ def test_a_trec_run_without_its_tag_is_named_as_a_run_missing_a_field(tmp_path):
     assert "t5.run:1: A TREC run line needs 6 fields (qid Q0 docid rank score tag)" in err
     with pytest.raises(InputError, match="needs 6 fields"):
         load_table(b"1 Q0 d1 1 3.0\n1 Q0 d2 2 2.0\n", "t5.run")
+
+
+def _workbook(sheets: dict[str, list[list[object]]], hidden: tuple[str, ...] = ()) -> bytes:
+    from openpyxl import Workbook
+
+    book = Workbook()
+    book.remove(book.active)
+    for title, rows in sheets.items():
+        sheet = book.create_sheet(title)
+        for row in rows:
+            sheet.append(row)
+        if title in hidden:
+            sheet.sheet_state = "hidden"
+    buffer = io.BytesIO()
+    book.save(buffer)
+    return buffer.getvalue()
+
+
+RUN_ROWS = [["query", "item", "score"], ["q1", "a", 0.9], ["q1", "b", 0.8]]
+
+
+def test_a_workbook_whose_first_sheet_is_a_readme_reads_the_sheet_with_the_table():
+    readme = [["This workbook holds the run."], ["Scores are cosine similarities."]]
+    table = load_table(_workbook({"README": readme, "run": RUN_ROWS}), "run.xlsx")
+    assert len(table.frame) == 2 and list(table.frame.columns) == ["query", "item", "score"]
+    assert any("read sheet 2 of 2 ('run')" in note for note in table.notes)
+
+
+def test_a_hidden_sheet_is_passed_over_for_the_first_visible_table():
+    other = [["query", "item", "score"], ["q9", "z", 0.1], ["q9", "y", 0.2]]
+    data = _workbook({"notes": [["see run"]], "old": other, "run": RUN_ROWS}, hidden=("old",))
+    table = load_table(data, "run.xlsx")
+    assert list(table.frame["query"]) == ["q1", "q1"]
+
+
+def test_a_workbook_whose_first_sheet_holds_the_table_reads_it_and_says_so():
+    table = load_table(_workbook({"run": RUN_ROWS, "README": [["notes"]]}), "run.xlsx")
+    assert len(table.frame) == 2
+    assert "read the first of 2 sheets ('run')" in table.notes

@@ -339,10 +339,8 @@ def _read_excel(raw: bytes, source: str) -> LoadedTable:
 
     try:
         book = load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
-        sheet = book.worksheets[0]
-        title = sheet.title
-        rows = [tuple(r) for r in sheet.iter_rows(values_only=True)]
         sheets = len(book.worksheets)
+        title, rows, position = _table_sheet(book.worksheets)
         book.close()
     except Exception as exc:  # openpyxl raises many unrelated types on broken archives
         raise InputError(
@@ -350,7 +348,6 @@ def _read_excel(raw: bytes, source: str) -> LoadedTable:
             source=source,
             fix="Save it from Excel as .xlsx, or export CSV.",
         ) from None
-    rows = [r for r in rows if any(v is not None and str(v).strip() != "" for v in r)]
     if not rows:
         raise InputError(
             f"The first sheet ('{title}') is empty.",
@@ -368,9 +365,16 @@ def _read_excel(raw: bytes, source: str) -> LoadedTable:
         columns[name] = _excel_column([r[j] for r in body])
     frame = pd.DataFrame(columns, index=pd.RangeIndex(len(body)))
     frame = _drop_empty_unnamed(frame)
-    notes: tuple[str, ...] = (
-        (f"read the first of {sheets} sheets ('{title}')",) if sheets > 1 else ()
-    )
+    notes: tuple[str, ...] = ()
+    if sheets > 1:
+        notes = (
+            (f"read the first of {sheets} sheets ('{title}')",)
+            if position == 0
+            else (
+                f"read sheet {position + 1} of {sheets} ('{title}'), the first that holds a "
+                "table of three or more columns",
+            )
+        )
     if any(v is None for r in body for v in r):
         uncached = excel_formulas_without_values(raw)
         if uncached:
@@ -378,6 +382,37 @@ def _read_excel(raw: bytes, source: str) -> LoadedTable:
     return LoadedTable(
         source, frame, "excel", header=header, first_line=2 if header else 1, notes=notes
     )
+
+
+def _filled_rows(sheet: Any) -> list[tuple[Any, ...]]:
+    """A worksheet's rows that hold at least one value."""
+    return [
+        tuple(r)
+        for r in sheet.iter_rows(values_only=True)
+        if any(v is not None and str(v).strip() != "" for v in r)
+    ]
+
+
+def _looks_like_table(rows: list[tuple[Any, ...]]) -> bool:
+    """Two rows or more, most of them with three values or more (query, item, score)."""
+    widths = [sum(v is not None and str(v).strip() != "" for v in r) for r in rows[:50]]
+    return len(widths) >= 2 and sum(w >= 3 for w in widths) * 2 > len(widths)
+
+
+def _table_sheet(worksheets: list[Any]) -> tuple[str, list[tuple[Any, ...]], int]:
+    """The first visible sheet that looks like a table (title, filled rows, position); the
+    first sheet when none does."""
+    first = worksheets[0]
+    rows = _filled_rows(first)
+    if _looks_like_table(rows):
+        return first.title, rows, 0
+    for position, sheet in enumerate(worksheets[1:], start=1):
+        if getattr(sheet, "sheet_state", "visible") != "visible":
+            continue
+        candidate = _filled_rows(sheet)
+        if _looks_like_table(candidate):
+            return sheet.title, candidate, position
+    return first.title, rows, 0
 
 
 def _cell_text(value: object) -> str:
