@@ -235,6 +235,131 @@ def test_csv_output_neutralises_formula_like_query_ids_but_keeps_numbers(tmp_pat
     ]
 
 
+def test_tsv_lines_escape_tabs_newlines_and_backslashes_in_query_ids_and_json_keeps_them(
+    tmp_path,
+):
+    ids = ["q\t1", "q\n2", "back\\slash"]
+    run = pd.DataFrame({"query": ids, "item": ["a"] * 3, "score": [1.0] * 3})
+    qrels = pd.DataFrame({"query": ids, "item": ["a"] * 3, "relevance": [1] * 3})
+    run.to_csv(tmp_path / "run.csv", index=False)
+    qrels.to_csv(tmp_path / "qrels.csv", index=False)
+    paths = (tmp_path / "qrels.csv", tmp_path / "run.csv", "-m", "P@1", "-q", "--quiet")
+    status, out, _ = cli(*paths)
+    assert status == 0
+    assert sorted(out.split("\n")[:-1]) == sorted(
+        [
+            "P@1\tq\\t1\t1.0000",
+            "P@1\tq\\n2\t1.0000",
+            "P@1\tback\\\\slash\t1.0000",
+            "P@1\tall\t1.0000",
+        ]
+    )
+    status, out, _ = cli(*paths, "--format", "json")
+    assert status == 0 and set(json.loads(out)["models"]["run"]["per_query"]) == set(ids)
+
+
+def test_several_models_escape_their_names_and_carriage_returns_like_query_ids():
+    from metrics.cli.output import Results, write_tsv
+
+    lists = types.SimpleNamespace(query_ids=np.array(["a\rb"], dtype=object), n_queries=1)
+    results = Results(["P@1"], Settings())
+    results.models["one\tmodel"] = (lists, np.array([[1.0]]), np.array([1.0]))
+    results.models["two"] = (lists, np.array([[0.0]]), np.array([0.0]))
+    out = io.StringIO()
+    write_tsv(results, ["P@1"], True, 1, out)
+    assert out.getvalue().split("\n") == [
+        "one\\tmodel\tP@1\ta\\rb\t1.0",
+        "one\\tmodel\tP@1\tall\t1.0",
+        "two\tP@1\ta\\rb\t0.0",
+        "two\tP@1\tall\t0.0",
+        "",
+    ]
+
+
+# ---------------------------------------------------------------- the per-query table
+def test_per_query_out_writes_parquet_for_a_parquet_path_and_safe_csv_for_a_csv_path(tmp_path):
+    run = pd.DataFrame(
+        {"query": ["=HYPERLINK(1)"] * 2 + ["7"] * 2, "item": list("abab"), "score": [2, 1] * 2}
+    )
+    qrels = pd.DataFrame({"query": ["=HYPERLINK(1)", "7"], "item": ["b", "a"], "relevance": [1, 1]})
+    paths = write_trec(run, qrels, tmp_path)
+    for name in ("values.parquet", "values.csv"):
+        status, out, _ = cli(*paths, "-m", "RR", "--quiet", "--per-query-out", tmp_path / name)
+        assert status == 0 and out == "RR\tall\t0.7500\n"
+    written = pd.read_parquet(tmp_path / "values.parquet")
+    assert written.to_dict("list") == {
+        "model": ["system", "system"],
+        "query": ["7", "=HYPERLINK(1)"],
+        "RR": [1.0, 0.5],
+    }
+    assert (tmp_path / "values.csv").read_text(encoding="utf-8-sig").splitlines() == [
+        "model,query,RR",
+        "system,7,1.0",
+        "system,'=HYPERLINK(1),0.5",
+    ]
+
+
+@pytest.mark.parametrize(
+    "target, message",
+    [
+        (
+            "values.txt",
+            "values.txt: --per-query-out writes Parquet (.parquet) or CSV (.csv), chosen by the "
+            "suffix; this path ends in '.txt'. Fix: end the file name in .parquet (the app opens "
+            "it) or .csv.",
+        ),
+        (
+            "values",
+            "values: --per-query-out writes Parquet (.parquet) or CSV (.csv), chosen by the "
+            "suffix; this path has no suffix. Fix: end the file name in .parquet (the app opens "
+            "it) or .csv.",
+        ),
+        (
+            "folder.parquet",
+            "folder.parquet: --per-query-out names a folder. Fix: give a file name in the folder.",
+        ),
+        (
+            "missing/values.parquet",
+            "missing/values.parquet: cannot write the per-query table: the folder 'missing' does "
+            "not exist. Fix: create the folder first, or write to an existing one.",
+        ),
+        (
+            "file.txt/values.csv",
+            "file.txt/values.csv: cannot write the per-query table: the folder 'file.txt' is not "
+            "a folder. Fix: create the folder first, or write to an existing one.",
+        ),
+    ],
+)
+def test_an_unusable_per_query_path_is_refused_before_anything_is_computed(
+    tmp_path, monkeypatch, target, message
+):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "folder.parquet").mkdir()
+    (tmp_path / "file.txt").write_text("x")
+    status, out, err = cli(QRELS, LEXICAL, "-m", "P@10", "--per-query-out", target)
+    assert (status, out, err) == (2, "", f"error: {message}\n")
+
+
+def test_a_per_query_table_that_cannot_be_written_is_one_line_naming_the_reason(
+    tmp_path, monkeypatch
+):
+    import errno
+
+    import pyarrow.parquet as pq
+
+    def full_disk(*_args: object, **_kwargs: object) -> None:
+        raise OSError(errno.ENOSPC, "Failed to write")
+
+    monkeypatch.setattr(pq, "write_table", full_disk)
+    target = tmp_path / "values.parquet"
+    status, out, err = cli(QRELS, LEXICAL, "-m", "P@10", "--per-query-out", target)
+    assert (status, out) == (2, "")
+    assert err == (
+        f"error: {target}: cannot write the per-query table (No space left on device). Fix: "
+        "choose a path in a folder you can write to, on a disk with free space.\n"
+    )
+
+
 # ---------------------------------------------------------------- policies
 @pytest.fixture
 def csv_pair(tmp_path) -> tuple[Path, Path, pd.DataFrame, pd.DataFrame]:
@@ -366,6 +491,7 @@ def test_duplicates_can_be_refused(tmp_path):
         (["-m", "P@5..1"], "'P@5..1': a cutoff range runs from 1 or more upwards, like P@1..100."),
         (["--digits", "20"], "--digits must be between 0 and 12, got 20."),
         (["--curves", "0"], "--curves needs a K from 1 to 1,000, got 0."),
+        (["-m", "ERR(gmax=1024)"], "ERR: gmax must be a whole number from 1 to 50, got 1024;"),
     ],
 )
 def test_bad_options_exit_with_status_2_and_one_line_of_explanation(argv, message):
@@ -373,6 +499,28 @@ def test_bad_options_exit_with_status_2_and_one_line_of_explanation(argv, messag
     assert status == 2 and out == ""
     assert err.startswith("error: ") and message in err
     assert len(err.splitlines()) == 1
+
+
+@pytest.mark.parametrize(
+    "option, name",
+    [
+        ("-l=--", "-l/--relevance-level"),
+        ("--digits=--", "--digits"),
+        ("--curves=--", "--curves"),
+        ("-M=--", "-M/--max-results"),
+        ("-m=--", "-m/--measure"),
+        ("--per-query-out=--", "--per-query-out"),
+    ],
+)
+def test_an_option_given_a_double_dash_as_its_value_is_a_usage_error_like_a_missing_value(
+    option, name, capsys
+):
+    with pytest.raises(SystemExit) as exited:
+        cli(QRELS, LEXICAL, option)
+    assert exited.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1] == (
+        f"python -m metrics: error: argument {name}: expected one argument"
+    )
 
 
 def test_files_given_in_the_wrong_order_are_named():

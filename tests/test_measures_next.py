@@ -419,6 +419,14 @@ def test_err_refuses_labels_above_its_maximum_grade_and_takes_another():
     assert got == pytest.approx(31 / 32)
 
 
+def test_err_takes_the_largest_maximum_grade_with_a_top_grade_stopping_almost_surely():
+    run = pd.DataFrame({"query": "q", "item": ["a", "b"], "score": [2.0, 1.0]})
+    qrels = pd.DataFrame({"query": "q", "item": ["a", "b"], "relevance": [50, 1]})
+    got = evaluate(run, qrels, ["ERR(gmax=50)@2"]).per_query.loc[0, "ERR(gmax=50)@2"]
+    top = 1 - 2.0**-50
+    assert got == pytest.approx(top + (1 - top) * (1 / 2.0**50) / 2, rel=1e-15)
+
+
 @pytest.mark.parametrize(
     "text, message",
     [
@@ -470,6 +478,16 @@ def test_new_measure_names_parse_and_carry_trec_eval_names(text, canonical, trec
         ("RBP(p=1)", "RBP: p must be between 0 and 1 (exclusive), got 1."),
         ("P@0.5", "P: the cutoff must be a whole number ≥ 1, got 0.5."),
         ("Bpref@10", "Bpref takes no cutoff; write Bpref."),
+        (
+            "ERR(gmax=0)",
+            "ERR: gmax must be a whole number from 1 to 50, got 0; write the largest label of "
+            "the judgments' scale, e.g. ERR(gmax=3).",
+        ),
+        (
+            "ERR(gmax=1024)@10",
+            "ERR: gmax must be a whole number from 1 to 50, got 1024; write the largest label "
+            "of the judgments' scale, e.g. ERR(gmax=3).",
+        ),
     ],
 )
 def test_bad_new_measure_names_are_refused_with_a_message(text, message):

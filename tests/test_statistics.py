@@ -9,7 +9,10 @@ import pandas as pd
 import pytest
 from scipy import stats
 
+from metrics.errors import SettingsError
+from metrics.review.compare import CompareOptions
 from metrics.review.statistics import (
+    MAX_RESAMPLES,
     adjust_pvalues,
     bootstrap_ci,
     bootstrap_means,
@@ -211,6 +214,20 @@ def test_corrected_pvalues_are_capped_at_one_and_nan_is_left_out_of_the_family()
 def test_unknown_correction_is_refused():
     with pytest.raises(ValueError, match="holm, bh, none"):
         adjust_pvalues([0.1], "bonferroni")
+
+
+@pytest.mark.parametrize("resamples", [0, MAX_RESAMPLES + 1, 2_000_000_000])
+def test_a_number_of_resamples_outside_one_to_the_maximum_is_refused_before_any_work(resamples):
+    with pytest.raises(SettingsError) as refused:
+        CompareOptions(resamples=resamples)
+    assert str(refused.value).startswith(
+        f"resamples must be between 1 and 100,000, got {resamples:,}. Fix: 5,000 (the default, "
+        "as in the app) gives p-values down to 0.0002."
+    )
+
+
+def test_the_largest_number_of_resamples_is_taken():
+    assert CompareOptions(resamples=MAX_RESAMPLES).resamples == 100_000
 
 
 # --------------------------------------------------------------------------- ranx cross-check

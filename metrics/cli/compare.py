@@ -5,11 +5,14 @@ Usage::
     python -m metrics compare QRELS RUN_A RUN_B [RUN_C ...] [-m MEASURE]... [--format tsv|json]
         [--seed N] [--resamples N] [--correction holm|bh|none] [--missing intersection|zero]
         [--test randomization|ttest|wilcoxon] [--alpha A] [--baseline MODEL]
-        [--queries QUERIES --by COLUMN [--by COLUMN]] [--family view|all]
-        [--fail-if-worse MEASURE]...
+        [--candidate MODEL]... [--queries QUERIES --by COLUMN [--by COLUMN]]
+        [--family view|all] [--fail-if-worse MEASURE]... [--quiet]
 
-The first run is the baseline (or ``--baseline``); every other model is a candidate. Files may
-be TREC runs/qrels or any table :func:`metrics.io.loaders.load_table` reads. The numbers are the
+The first run is the baseline (or ``--baseline``); every other model is a candidate (or those
+of ``--candidate``), at most 50 models in all. The warnings on the data (repeated items, queries
+without judgments, segments that vary within a query, ...) go to stderr unless ``--quiet``, as in
+``python -m metrics``. Files may be TREC runs/qrels or any table
+:func:`metrics.io.loaders.load_table` reads. The numbers are the
 shared review table of :func:`metrics.review.verdict.review_table` (the app shows the same
 numbers for the same choices; the defaults are the app's): one row per comparison — kind
 (``baseline`` or ``pairwise``), reference, candidate, measure, segment (``(all)`` or
@@ -35,10 +38,17 @@ from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
+from metrics.cli.arguments import ArgumentParser
 from metrics.cli.messages import error_line
 from metrics.engine.registry import DEFAULT_COMPARE_MEASURES
-from metrics.errors import MetricsError
-from metrics.review.statistics import DEFAULT_CONFIDENCE, DEFAULT_RESAMPLES, DEFAULT_SEED
+from metrics.errors import InputError, MetricsError, SettingsError
+from metrics.review.statistics import (
+    DEFAULT_CONFIDENCE,
+    DEFAULT_RESAMPLES,
+    DEFAULT_SEED,
+    MAX_RESAMPLES,
+    check_resamples,
+)
 from metrics.review.verdict import COLUMNS, DEFAULT_FAMILY, FAMILIES
 
 if TYPE_CHECKING:  # imported on use: --help stays fast
@@ -68,7 +78,7 @@ _TESTS = {"randomization": "p_randomization", "ttest": "p_ttest", "wilcoxon": "p
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m metrics compare``."""
-    parser = argparse.ArgumentParser(
+    parser = ArgumentParser(
         prog="python -m metrics compare",
         description="Compare candidate runs with a baseline run: delta, bootstrap CI, "
         "randomization / t / Wilcoxon p-values corrected for multiple testing.",
@@ -97,7 +107,8 @@ def build_parser() -> argparse.ArgumentParser:
         "--resamples",
         type=int,
         default=DEFAULT_RESAMPLES,
-        help=f"bootstrap and randomization resamples (default {DEFAULT_RESAMPLES}, as in the app)",
+        help=f"bootstrap and randomization resamples, 1 to {MAX_RESAMPLES:,} (default "
+        f"{DEFAULT_RESAMPLES}, as in the app)",
     )
     parser.add_argument(
         "--correction",
@@ -142,6 +153,13 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--confidence", type=float, default=DEFAULT_CONFIDENCE, help="CI level")
     parser.add_argument("--baseline", help="baseline model name (default: the first run's)")
     parser.add_argument(
+        "--candidate",
+        action="append",
+        default=[],
+        metavar="MODEL",
+        help="candidate model compared with the baseline (repeatable; default: every other model)",
+    )
+    parser.add_argument(
         "--relevance-level",
         type=float,
         default=1,
@@ -154,10 +172,32 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MEASURE",
         help="exit 1 if a candidate is significantly worse on MEASURE",
     )
+    parser.add_argument("--quiet", action="store_true", help="do not print warnings on stderr")
     from metrics.cli.evaluate import add_engine_arguments
 
     add_engine_arguments(parser)
     return parser
+
+
+def check_options(args: argparse.Namespace) -> None:
+    """Refuse option values out of range before any file is read.
+
+    Raises
+    ------
+    MetricsError
+        Naming the option and its allowed values.
+    """
+    check_resamples(args.resamples, "--resamples")
+    if args.seed < 0:
+        raise SettingsError(f"--seed must be 0 or more, got {args.seed}.")
+    if not 0 < args.confidence < 1:
+        raise SettingsError("--confidence must be between 0 and 1 (e.g. 0.95).")
+    if not 0 < args.alpha < 1:
+        raise SettingsError(f"--alpha must be between 0 and 1 (e.g. 0.05), got {args.alpha:g}.")
+    if getattr(args, "per_query_out", None):
+        from metrics.cli.output import check_per_query_path
+
+        check_per_query_path(args.per_query_out)
 
 
 def _fail(message: str | Exception, err: TextIO) -> int:
@@ -178,6 +218,7 @@ def _compare_data(
 ) -> Dataset | PerQueryDataset:
     """The runs and judgments named in ``args`` (with the query table of ``--queries``), read
     locally, or their per-query values computed by Spark with ``--engine spark``."""
+    from metrics.engine.registry import parse_measures
     from metrics.io.loaders import load_dataset, load_table
 
     if args.by and not args.queries:
@@ -199,7 +240,9 @@ def _compare_data(
             qrels,
             queries,
             name=", ".join(Path(p).name for p in args.runs),
+            k_max=max([s.k for s in parse_measures(measures) if s.k is not None], default=10),
             relevance_level=args.relevance_level,
+            settings=settings,
         )
     for column in args.by:
         if column not in data.segment_columns:
@@ -236,13 +279,14 @@ def run_compare(
     baseline = args.baseline or models[0]
     if baseline not in models:
         raise MetricsError(
-            f"--baseline {baseline!r} is not a model of the runs ({', '.join(models)})."
+            f"--baseline {baseline!r} is not a model of the runs ({_model_list(models)})."
         )
     if len(models) < 2:
         raise MetricsError(
             f"{args.runs[0]}: only one model ({models[0]}) was found; give at "
             "least two runs, or one file with a model column."
         )
+    candidates = _candidates(args, models, baseline)
     options = CompareOptions(
         policy=args.missing,
         resamples=args.resamples,
@@ -257,12 +301,12 @@ def run_compare(
     else:
         evaluation = evaluate(data.run, data.qrels, measures, settings, source=args.runs[0])
     if getattr(args, "per_query_out", None):
-        from metrics.io.per_query import write_evaluation
+        from metrics.cli.output import write_per_query
 
-        write_evaluation(evaluation, args.per_query_out)
+        write_per_query(evaluation.per_query, args.per_query_out)
     request = ReviewRequest(
         baseline,
-        tuple(m for m in models if m != baseline),
+        candidates,
         tuple(measures),
         tuple(args.by),
         options,
@@ -270,6 +314,51 @@ def run_compare(
     )
     table = review_table(evaluation, request, data.segments if args.by else None)
     return table, data, options, measures, baseline
+
+
+#: Most models one comparison takes, baseline included, and their pairs: every candidate is
+#: compared with the baseline and with every other candidate, so the work grows with the square
+#: of the models (a wrong model column can hold hundreds of values).
+MAX_MODELS = 50
+MAX_MODEL_PAIRS = MAX_MODELS * (MAX_MODELS - 1) // 2
+
+
+def _model_list(models: list[str], shown: int = 10) -> str:
+    """The first ``shown`` model names, comma-separated (``...`` when there are more)."""
+    return ", ".join(models[:shown]) + (", ..." if len(models) > shown else "")
+
+
+def _candidates(args: argparse.Namespace, models: list[str], baseline: str) -> tuple[str, ...]:
+    """The candidates of ``--candidate`` (every model but the baseline by default), at most
+    :data:`MAX_MODEL_PAIRS` pairs of models with the baseline.
+
+    Raises
+    ------
+    MetricsError
+        For a candidate that is not a model or is the baseline, and for too many models.
+    """
+    for name in args.candidate:
+        if name not in models:
+            raise MetricsError(
+                f"--candidate {name!r} is not a model of the runs ({_model_list(models)})."
+            )
+        if name == baseline:
+            raise MetricsError(
+                f"--candidate {name!r} is the baseline; a candidate is compared with it."
+            )
+    chosen = list(dict.fromkeys(args.candidate)) or [m for m in models if m != baseline]
+    n = len(chosen) + 1
+    pairs = n * (n - 1) // 2
+    if pairs > MAX_MODEL_PAIRS:
+        found = f"{len(models):,} models were found ({_model_list(models, 5)})"
+        raise InputError(
+            f"{found}; comparing {n:,} of them means {pairs:,} pairs of models, and a "
+            f"comparison takes at most {MAX_MODEL_PAIRS:,} pairs ({MAX_MODELS} models).",
+            source=Path(args.runs[0]).name if len(args.runs) == 1 else None,
+            fix="choose the models to compare with --baseline MODEL and --candidate MODEL "
+            "(repeatable), or check the model column: each of its values is one model.",
+        )
+    return tuple(chosen)
 
 
 def _write_tsv(table: pd.DataFrame, out: TextIO) -> None:
@@ -366,24 +455,25 @@ def main(
             args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     except SystemExit as exit_:
         return int(exit_.code or 0)
-    if args.resamples < 1:
-        return _fail("--resamples must be at least 1.", err)
-    if not 0 < args.confidence < 1:
-        return _fail("--confidence must be between 0 and 1 (e.g. 0.95).", err)
     try:
+        check_options(args)
         table, data, options, measures, baseline = run_compare(args)
     except (MetricsError, ValueError) as exc:
         return _fail(exc, err)
     except OSError as exc:
         return _fail(f"{exc.filename or 'input'}: cannot read ({exc.strerror}).", err)
-    for name in ("only_in_baseline", "only_in_candidate"):
-        total = int(table[name].max()) if len(table) else 0
-        if total:
-            print(
-                f"note: up to {total} queries appear {name.replace('_', ' ')}; policy "
-                f"'{options.policy}'.",
-                file=err,
-            )
+    if not args.quiet:
+        from metrics.cli.evaluate import health_notes, health_warnings, write_findings
+
+        write_findings(health_notes(data.health), health_warnings(data.health), err)
+        for name in ("only_in_baseline", "only_in_candidate"):
+            total = int(table[name].max()) if len(table) else 0
+            if total:
+                print(
+                    f"note: up to {total} queries appear {name.replace('_', ' ')}; policy "
+                    f"'{options.policy}'.",
+                    file=err,
+                )
     if args.format == "json":
         _write_json(table, data, options, measures, baseline, args, out)
     else:

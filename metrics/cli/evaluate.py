@@ -23,12 +23,21 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
+from metrics.cli.arguments import ArgumentParser
 from metrics.cli.messages import error_line
-from metrics.cli.output import TREC_NAME_WIDTH, Results, write_csv, write_json, write_tsv
+from metrics.cli.output import (
+    TREC_NAME_WIDTH,
+    Results,
+    check_per_query_path,
+    write_csv,
+    write_json,
+    write_per_query,
+    write_tsv,
+)
 from metrics.engine.ranking import RankedLists, RankingNotes, rank_lists
 from metrics.engine.registry import (
     DEFAULT_MEASURES,
@@ -40,6 +49,9 @@ from metrics.engine.registry import (
 )
 from metrics.engine.settings import POLICIES, PROFILES, Settings, profile
 from metrics.errors import InputError, MeasureError, MetricsError
+
+if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
+    from metrics.io.validation import DataHealth, Finding
 
 EXIT_OK, EXIT_USAGE = 0, 2
 #: Largest K of ``--curves`` (the same bound as a cutoff range such as ``P@1..1000``).
@@ -220,12 +232,29 @@ def _load_tables(qrels_path: str, run_paths: list[str], settings: Settings, k_ma
     lists = rank_run(
         data.run, data.qrels, settings, source=", ".join(Path(p).name for p in run_paths)
     )
-    warnings = [
-        f"{f.source + ': ' if f.source else ''}{f.message}"
-        + (f" (e.g. {'; '.join(f.examples)})" if f.examples else "")
-        for f in data.health.warnings
-    ]
-    return Inputs(lists, warnings)
+    return Inputs(lists, health_warnings(data.health))
+
+
+#: Data-health findings of severity ``info`` that the command lines print as notes: what the
+#: TREC reader skipped (text after a line's last field, ``#`` comment lines).
+NOTE_CODES = frozenset({"trec_extra_fields", "trec_comment_lines"})
+
+
+def _finding_text(finding: Finding) -> str:
+    return f"{finding.source + ': ' if finding.source else ''}{finding.message}" + (
+        f" (e.g. {'; '.join(finding.examples)})" if finding.examples else ""
+    )
+
+
+def health_warnings(health: DataHealth) -> list[str]:
+    """The warnings of a loaded data set's health, one line each, as the command lines print
+    them (the file first when the finding names one, then up to five examples)."""
+    return [_finding_text(f) for f in health.warnings]
+
+
+def health_notes(health: DataHealth) -> list[str]:
+    """The notes of a loaded data set's health the command lines print (:data:`NOTE_CODES`)."""
+    return [_finding_text(f) for f in health.findings if f.code in NOTE_CODES]
 
 
 def ranking_warnings(ranked: RankedLists, source: str, settings: Settings) -> list[str]:
@@ -293,7 +322,7 @@ def display_names(specs: list[MeasureSpec], style: str) -> list[str]:
 # ====================================================================== arguments and main
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser (its help lists every policy and its values)."""
-    p = argparse.ArgumentParser(
+    p = ArgumentParser(
         prog="python -m metrics",
         description="Evaluate ranked lists against relevance judgments, like trec_eval. "
         "Reads TREC qrels (qid iter docid rel) and runs (qid Q0 docid rank score "
@@ -434,8 +463,8 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--per-query-out",
         metavar="PATH",
-        help="also write the per-query values (model, query, one column per measure) as "
-        "Parquet; the app opens such a file",
+        help="also write the per-query values (model, query, one column per measure) to "
+        "PATH: Parquet for a .parquet file (the app opens it), CSV for a .csv file",
     )
 
 
@@ -499,19 +528,20 @@ def compute_results(
         found, notes, warnings = spark_report(
             args.qrels, args.runs, specs, settings, args.master, findings=not args.quiet
         )
-        _write_findings(notes, warnings, err)
+        write_findings(notes, warnings, err)
         results.models.update(found)
         return results
     inputs = load_inputs(args.qrels, args.runs, settings, k_max)
     if not args.quiet:
-        _write_findings(inputs.notes, inputs.warnings, err)
+        write_findings(inputs.notes, inputs.warnings, err)
     for model, lists in inputs.lists.items():
         values = compute_matrix(lists, specs)
         results.models[model] = (lists, values, mean_values(lists, specs, values, settings))
     return results
 
 
-def _write_findings(notes: list[str], warnings: list[str], err: TextIO) -> None:
+def write_findings(notes: list[str], warnings: list[str], err: TextIO) -> None:
+    """``note: ...`` and ``warning: ...`` lines on ``err`` (both command lines)."""
     for note in notes:
         err.write(f"note: {note}\n")
     for warning in warnings:
@@ -527,14 +557,16 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
             f"--curves needs a K from 1 to {MAX_CURVE_K:,}, got {args.curves:,}.",
             fix=f"Choose K up to {MAX_CURVE_K:,}, or give single cutoffs with -m P@K.",
         )
+    if getattr(args, "per_query_out", None):
+        check_per_query_path(args.per_query_out)
     settings = settings_from(args)
     specs = requested_measures(args.measure, args.curves)
     k_max = max([s.k for s in specs if s.k is not None], default=10)
     results = compute_results(args, specs, settings, k_max, err)
     if getattr(args, "per_query_out", None):
-        from metrics.io.per_query import write_results
+        from metrics.io.per_query import results_table
 
-        write_results(results, args.per_query_out)
+        write_per_query(results_table(results), args.per_query_out)
     if args.format == "json":
         write_json(results, args.per_query, args.digits, out)
     elif args.format == "csv":

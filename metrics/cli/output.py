@@ -8,9 +8,11 @@ of per-query lines cost a fraction of a second. Arrow arrays are made from numpy
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Protocol, TextIO
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 import numpy as np
 import pyarrow as pa
@@ -18,9 +20,32 @@ import pyarrow.compute as pc
 
 from metrics.engine.ranking import arrow_numbers
 from metrics.engine.settings import Settings
+from metrics.errors import InputError
+
+if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
+    import pandas as pd
 
 #: trec_eval prints ``"%-22s\t%s\t%.4f"``: names are padded to 22 characters.
 TREC_NAME_WIDTH = 22
+
+
+#: Characters escaped in the TSV output, in this order (the backslash first), so that every
+#: record is one line of tab-separated fields: ``\\`` for a backslash, ``\t``, ``\n``, ``\r``.
+TSV_ESCAPES = (("\\", "\\\\"), ("\t", "\\t"), ("\n", "\\n"), ("\r", "\\r"))
+
+
+def tsv_escaped(texts: pa.Array) -> pa.Array:
+    r"""Strings with backslashes, tabs, newlines and carriage returns written as ``\\``,
+    ``\t``, ``\n`` and ``\r`` (:data:`TSV_ESCAPES`); other text is unchanged.
+
+    Examples
+    --------
+    >>> tsv_escaped(arrow_strings(["q\t1", "a\\b", "plain"])).to_pylist()
+    ['q\\t1', 'a\\\\b', 'plain']
+    """
+    for raw, escaped in TSV_ESCAPES:
+        texts = pc.replace_substring(texts, pattern=raw, replacement=escaped)
+    return texts
 
 
 def arrow_strings(texts: list[str]) -> pa.Array:
@@ -105,12 +130,17 @@ _BLOCK_LINES = 1 << 20
 
 
 def _line_blocks(
-    results: Results, labels: list[str], per_query: bool, block_lines: int = _BLOCK_LINES
+    results: Results,
+    labels: list[str],
+    per_query: bool,
+    block_lines: int = _BLOCK_LINES,
+    escape: bool = False,
 ) -> Iterator[tuple[pa.Array, pa.Array, pa.Array, np.ndarray, np.ndarray]]:
     """Model, measure, query and value of the output lines, in blocks of about ``block_lines``
     lines and in trec_eval's order: per query all measures (query-major), then the means under
     the query ``all``. Left-out (``NaN``) values have no line. The last item of each block is
-    the index of each line's measure."""
+    the index of each line's measure. With ``escape``, model names and query ids are
+    :func:`tsv_escaped`."""
     label_arr = arrow_strings(labels)
 
     def block(
@@ -120,7 +150,8 @@ def _line_blocks(
         query_idx: np.ndarray,
         values: np.ndarray,
     ) -> tuple[pa.Array, pa.Array, pa.Array, np.ndarray, np.ndarray]:
-        models = pc.take(arrow_strings([model]), arrow_numbers(np.zeros(len(values), np.int64)))
+        name = tsv_escaped(arrow_strings([model])) if escape else arrow_strings([model])
+        models = pc.take(name, arrow_numbers(np.zeros(len(values), np.int64)))
         return (
             models,
             pc.take(label_arr, arrow_numbers(measure_idx)),
@@ -131,6 +162,8 @@ def _line_blocks(
 
     for model, (lists, per_q, means) in results.models.items():
         query_arr = arrow_strings([str(q) for q in lists.query_ids.tolist()] + ["all"])
+        if escape:
+            query_arr = tsv_escaped(query_arr)
         n_q, n_m = per_q.shape
         if per_query and n_q and n_m:
             step = max(1, block_lines // n_m)
@@ -173,11 +206,14 @@ def write_tsv(
     results: Results, labels: list[str], per_query: bool, digits: int, out: TextIO
 ) -> None:
     """``MEASURE<TAB>QUERY<TAB>VALUE`` lines (``MODEL<TAB>`` first when there are several
-    models), each block of lines built by arrow kernels and written as one buffer."""
+    models), each block of lines built by arrow kernels and written as one buffer. A tab,
+    newline, carriage return or backslash in a model name or query id is escaped
+    (:func:`tsv_escaped`), so that each line holds one record."""
     buffer = getattr(out, "buffer", None)
     if buffer is not None:
         out.flush()
-    for model, measure, query, value, measure_idx in _line_blocks(results, labels, per_query):
+    blocks = _line_blocks(results, labels, per_query, escape=True)
+    for model, measure, query, value, measure_idx in blocks:
         if len(value) == 0:
             continue
         parts = [measure, query, _formatted(results, value, measure_idx, digits)]
@@ -235,3 +271,72 @@ def write_json(results: Results, per_query: bool, digits: int, out: TextIO) -> N
         doc["models"][model] = entry
     json.dump(doc, out, indent=1, ensure_ascii=False)
     out.write("\n")
+
+
+# ====================================================================== per-query table
+#: Suffixes of ``--per-query-out`` and the format each writes.
+PER_QUERY_FORMATS = {".parquet": "Parquet", ".csv": "CSV"}
+
+
+def check_per_query_path(path: str) -> None:
+    """Refuse a ``--per-query-out`` path that cannot be written, before anything is computed:
+    a suffix other than ``.parquet`` or ``.csv``, a folder, a folder that does not exist.
+
+    Raises
+    ------
+    InputError
+        Naming the path, the reason and the fix.
+    """
+    target = Path(path)
+    if target.suffix.lower() not in PER_QUERY_FORMATS:
+        ending = f"ends in {target.suffix!r}" if target.suffix else "has no suffix"
+        raise InputError(
+            "--per-query-out writes Parquet (.parquet) or CSV (.csv), chosen by the suffix; "
+            f"this path {ending}.",
+            source=path,
+            fix="end the file name in .parquet (the app opens it) or .csv.",
+        )
+    if target.is_dir():
+        raise InputError(
+            "--per-query-out names a folder.", source=path, fix="give a file name in the folder."
+        )
+    if not target.parent.is_dir():
+        state = "is not a folder" if target.parent.exists() else "does not exist"
+        raise InputError(
+            f"cannot write the per-query table: the folder {str(target.parent)!r} {state}.",
+            source=path,
+            fix="create the folder first, or write to an existing one.",
+        )
+
+
+def write_per_query(table: pd.DataFrame, path: str) -> None:
+    """Write a per-query table (model, query, one column per measure) as Parquet or, for a
+    ``.csv`` path, as CSV that is safe to open in a spreadsheet (text that would run as a
+    formula starts with an apostrophe, :func:`metrics.io.export.excel_safe_cell`).
+
+    Raises
+    ------
+    InputError
+        When the path cannot be used or the file cannot be written (the reason named).
+    """
+    import pyarrow.parquet as pq
+
+    from metrics import schema as S
+    from metrics.io.export import write_csv as write_safe_csv
+
+    check_per_query_path(path)
+    table = table.copy()
+    for name in (S.MODEL, S.QUERY):
+        table[name] = table[name].astype(str)
+    try:
+        if Path(path).suffix.lower() == ".csv":
+            write_safe_csv(table, path)
+        else:
+            pq.write_table(pa.Table.from_pandas(table, preserve_index=False), path)
+    except OSError as exc:
+        reason = os.strerror(exc.errno) if exc.errno else str(exc)
+        raise InputError(
+            f"cannot write the per-query table ({reason}).",
+            source=path,
+            fix="choose a path in a folder you can write to, on a disk with free space.",
+        ) from None

@@ -436,7 +436,9 @@ MEASURES: dict[str, MeasureDef] = {
             pitfall="With labels 0–1 and the default maximum grade 4, a relevant item stops the "
             "user only 1 time in 16: set gmax to the scale of the judgments.",
             params=(
-                Param("gmax", int, 4, "the maximum grade g_max (labels above it are refused)"),
+                Param(
+                    "gmax", int, 4, "the maximum grade g_max, 1 to 50 (labels above it are refused)"
+                ),
             ),
         ),
         MeasureDef(
@@ -512,6 +514,11 @@ MEASURES: dict[str, MeasureDef] = {
         ),
     )
 }
+
+#: Largest maximum grade of ERR: a grade g stops the user with probability (2^g − 1)/2^gmax,
+#: which double precision holds exactly only up to gmax = 53 (from 54 on, a top grade's
+#: 1 − 2^−gmax rounds to 1, and from 1024 on 2^gmax overflows).
+MAX_ERR_GMAX = 50
 
 _ALIASES: dict[str, str] = {}
 for _d in MEASURES.values():
@@ -702,8 +709,11 @@ def _checked_params(d: MeasureDef, given: dict[str, object]) -> tuple[tuple[str,
         raise MeasureError(f"{d.name}: the recall level must be between 0 and 1, got {recall:g}.")
     if isinstance(persistence, float) and not 0.0 < persistence < 1.0:
         raise MeasureError(f"{d.name}: p must be between 0 and 1 (exclusive), got {persistence:g}.")
-    if isinstance(gmax, int) and gmax < 1:
-        raise MeasureError(f"{d.name}: gmax must be 1 or more, got {gmax}.")
+    if isinstance(gmax, int) and not 1 <= gmax <= MAX_ERR_GMAX:
+        raise MeasureError(
+            f"{d.name}: gmax must be a whole number from 1 to {MAX_ERR_GMAX}, got {gmax}; "
+            "write the largest label of the judgments' scale, e.g. ERR(gmax=3)."
+        )
     return converted
 
 

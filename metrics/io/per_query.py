@@ -267,25 +267,3 @@ def results_table(results: Results) -> pd.DataFrame:
     if not frames:
         return pd.DataFrame(columns=[S.MODEL, S.QUERY, *results.names])
     return pd.concat(frames, ignore_index=True)
-
-
-def write_results(results: Results, path: str | Path) -> None:
-    """Write the per-query table of a command-line run as Parquet."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    table = results_table(results)
-    for name in (S.MODEL, S.QUERY):
-        table[name] = table[name].astype(str)
-    pq.write_table(pa.Table.from_pandas(table, preserve_index=False), str(path))
-
-
-def write_evaluation(evaluation: Evaluation, path: str | Path) -> None:
-    """Write the per-query table of an :class:`Evaluation` as Parquet."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    table = evaluation.per_query.copy()
-    for name in (S.MODEL, S.QUERY):
-        table[name] = table[name].astype(str)
-    pq.write_table(pa.Table.from_pandas(table, preserve_index=False), str(path))

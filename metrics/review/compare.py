@@ -36,6 +36,7 @@ from metrics.review.statistics import (
     MissingPolicy,
     adjust_pvalues,
     bootstrap_ci,
+    check_resamples,
     compare_pairs,
     pair_values,
 )
@@ -109,8 +110,7 @@ class CompareOptions:
     def __post_init__(self) -> None:
         if self.test not in TESTS:
             raise SettingsError(f"test must be one of {', '.join(TESTS)}; got {self.test!r}.")
-        if int(self.resamples) < 1:
-            raise SettingsError(f"resamples must be at least 1; got {self.resamples!r}.")
+        check_resamples(int(self.resamples))
 
     def describe(self) -> list[tuple[str, str]]:
         """(label, value explained) pairs, for display and reports."""

@@ -54,12 +54,39 @@ CORRECTIONS: dict[Correction, str] = {
 
 #: Resamples of the bootstrap and the randomization test, the same in the app and the CLI.
 DEFAULT_RESAMPLES = 5_000
+#: Most resamples a comparison takes (the app offers up to 10,000). Time grows with them, and the
+#: exact randomization test enumerates all 2**n sign vectors whenever 2**n is at most the number
+#: of resamples, so an unbounded number would exhaust the memory.
+MAX_RESAMPLES = 100_000
 DEFAULT_SEED = 0
 DEFAULT_CONFIDENCE = 0.95
 #: Differences smaller than this count as ties.
 TIE_TOLERANCE = 1e-12
 #: Largest number of entries of one resampling matrix (bounds memory at about 160 MB).
 _MAX_MATRIX_ENTRIES = 4_000_000
+
+
+def check_resamples(resamples: int, name: str = "resamples") -> int:
+    """``resamples`` when it is a number of resamples a comparison takes (1 to
+    :data:`MAX_RESAMPLES`); ``name`` is how the message calls it (``--resamples``).
+
+    Raises
+    ------
+    SettingsError
+        Outside that range.
+
+    Examples
+    --------
+    >>> check_resamples(2_000)
+    2000
+    """
+    if not 1 <= resamples <= MAX_RESAMPLES:
+        raise SettingsError(
+            f"{name} must be between 1 and {MAX_RESAMPLES:,}, got {resamples:,}. Fix: "
+            f"{DEFAULT_RESAMPLES:,} (the default, as in the app) gives p-values down to "
+            f"{1 / (DEFAULT_RESAMPLES + 1):.1g}."
+        )
+    return resamples
 
 
 # --------------------------------------------------------------------------- pairing
@@ -464,12 +491,14 @@ __all__ = [
     "DEFAULT_CONFIDENCE",
     "DEFAULT_RESAMPLES",
     "DEFAULT_SEED",
+    "MAX_RESAMPLES",
     "MISSING_POLICIES",
     "PairedResult",
     "Pairs",
     "adjust_pvalues",
     "bootstrap_ci",
     "bootstrap_means",
+    "check_resamples",
     "cohens_d",
     "compare_pairs",
     "compare_values",
