@@ -425,7 +425,7 @@ def test_text_after_the_sixth_field_of_a_trec_run_is_ignored_like_trec_eval_and_
     assert t.frame["model"].tolist() == ["m", "m", "m"]
     assert t.notes == (
         "TREC run (qid Q0 docid rank score tag)",
-        "1 line has text after the sixth field (first: line 4); as trec_eval does, only the "
+        "1 line has text after field 6 (line 4); as trec_eval does, only the "
         "first 6 fields (qid Q0 docid rank score tag) are read.",
     )
 
@@ -460,7 +460,7 @@ def test_trec_qrels_with_comment_lines_are_read_and_the_comments_noted():
     assert t.format == "trec_qrels" and t.frame["item"].tolist() == ["d1", "d2"]
     assert t.notes == (
         "TREC qrels (qid iter docid rel)",
-        "2 comment lines starting with '#' skipped.",
+        "2 comment lines starting with '#' were skipped.",
     )
     assert [t.line_of(0), t.line_of(1)] == [2, 5]
 
@@ -492,9 +492,9 @@ def test_the_command_line_reader_and_the_table_reader_read_trec_files_alike(tmp_
         fast.notes()
         == table.notes[1:]
         == (
-            "1 line has text after the sixth field (first: line 2); as trec_eval does, only the "
+            "1 line has text after field 6 (line 2); as trec_eval does, only the "
             "first 6 fields (qid Q0 docid rank score tag) are read.",
-            "1 comment line starting with '#' skipped.",
+            "1 comment line starting with '#' was skipped.",
         )
     )
 
@@ -510,7 +510,7 @@ def test_text_after_the_fourth_field_of_trec_qrels_is_ignored_and_noted():
     t = load_table(b"1 0 d1 2 judged by A\n1 0 d2 0\n", "qrels.txt")
     assert t.format == "trec_qrels" and t.frame["relevance"].tolist() == [2.0, 0.0]
     assert t.notes[1] == (
-        "1 line has text after the fourth field (first: line 1); as trec_eval does, only the "
+        "1 line has text after field 4 (line 1); as trec_eval does, only the "
         "first 4 fields (qid iter docid relevance) are read."
     )
 

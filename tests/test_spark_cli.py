@@ -195,7 +195,7 @@ def test_engine_spark_prints_the_local_engines_notes_and_warnings(spark, problem
     if "--quiet" in options:
         assert local[2] == ""
     else:
-        assert "note: a.run: 1 line has text after the sixth field (first: line 4)" in local[2]
+        assert "note: a.run: 1 line has text after field 6 (line 4)" in local[2]
         assert "warning: b.run: dropped 2 repeated item(s)" in local[2]
 
 
@@ -203,11 +203,14 @@ def test_compare_with_engine_spark_prints_the_local_engines_notes(spark, problem
     local = _compare(*problem_files, "--resamples", "50")
     distributed = _compare(*problem_files, "--resamples", "50", "--engine", "spark")
     assert local[0] == distributed[0] == 0, distributed[2]
-    assert (
-        distributed[2]
-        == local[2]
-        == ("note: up to 1 queries appear only in baseline; policy 'intersection'.\n")
+    assert distributed[2] == local[2]
+    lines = local[2].splitlines()
+    assert lines[0] == (
+        "note: a.run: 1 line has text after field 6 (line 4); as trec_eval does, only the first "
+        "6 fields (qid Q0 docid rank score tag) are read."
     )
+    assert "warning: 3 items appear more than once in the same list;" in local[2]
+    assert lines[-1] == "note: up to 1 queries appear only in baseline; policy 'intersection'."
     assert distributed[1] == local[1]
 
 

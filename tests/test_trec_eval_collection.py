@@ -123,7 +123,7 @@ def test_the_run_with_text_after_the_tag_is_read_as_trec_eval_reads_it_and_noted
     assert result.returncode == 0
     assert result.stdout == "AP\tall\t0.1016\n"
     assert result.stderr.splitlines()[0] == (
-        "note: results.trunc: 5 lines have text after the sixth field (first: line 1); as "
+        "note: results.trunc: 5 lines have text after field 6 (first: line 1); as "
         "trec_eval does, only the first 6 fields (qid Q0 docid rank score tag) are read."
     )
 
@@ -132,7 +132,7 @@ def test_the_qrels_with_comment_lines_note_them_once():
     result = cli(FIXTURES / "qrels.test.with-comments", FIXTURES / "results.test", "-m", "map")
     assert result.returncode == 0 and result.stdout == "AP\tall\t0.1785\n"
     assert result.stderr == (
-        "note: qrels.test.with-comments: 3 comment lines starting with '#' skipped.\n"
+        "note: qrels.test.with-comments: 3 comment lines starting with '#' were skipped.\n"
     )
 
 

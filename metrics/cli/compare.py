@@ -215,9 +215,11 @@ def _number(value: object) -> object:
 
 def _compare_data(
     args: argparse.Namespace, measures: list[str], settings: Settings
-) -> Dataset | PerQueryDataset:
+) -> tuple[Dataset | PerQueryDataset, list[str], list[str]]:
     """The runs and judgments named in ``args`` (with the query table of ``--queries``), read
-    locally, or their per-query values computed by Spark with ``--engine spark``."""
+    locally, or their per-query values computed by Spark with ``--engine spark``; with the notes
+    and warnings on the input that both engines print."""
+    from metrics.cli.evaluate import health_notes, health_warnings
     from metrics.engine.registry import parse_measures
     from metrics.io.loaders import load_dataset, load_table
 
@@ -228,7 +230,7 @@ def _compare_data(
     if spark:
         from metrics.spark import spark_per_query
 
-        data = spark_per_query(
+        data, notes, warnings = spark_per_query(
             args.qrels, args.runs, measures, settings, args.master, queries=args.queries
         )
     else:
@@ -244,19 +246,23 @@ def _compare_data(
             relevance_level=args.relevance_level,
             settings=settings,
         )
+        notes, warnings = health_notes(data.health), health_warnings(data.health)
     for column in args.by:
         if column not in data.segment_columns:
             raise MetricsError(
                 f"{args.queries}: no segment column {column!r}; segment columns: "
                 f"{', '.join(data.segment_columns) or 'none'}."
             )
-    return data
+    return data, notes, warnings
 
 
 def run_compare(
     args: argparse.Namespace,
-) -> tuple[pd.DataFrame, Dataset | PerQueryDataset, CompareOptions, list[str], str]:
-    """Load the files named in ``args`` and return ``(table, dataset, options, measures)``.
+) -> tuple[
+    pd.DataFrame, Dataset | PerQueryDataset, CompareOptions, list[str], str, list[str], list[str]
+]:
+    """Load the files named in ``args`` and return ``(table, dataset, options, measures,
+    baseline, notes, warnings)``: the notes and warnings on the input, from either engine.
 
     Raises
     ------
@@ -274,7 +280,7 @@ def run_compare(
     for name in args.fail_if_worse:
         measures += [s.name for s in parse_measures([name]) if s.name not in measures]
     settings = Settings(relevance_level=args.relevance_level)
-    data = _compare_data(args, measures, settings)
+    data, notes, warnings = _compare_data(args, measures, settings)
     models = data.models
     baseline = args.baseline or models[0]
     if baseline not in models:
@@ -313,7 +319,7 @@ def run_compare(
         args.family,
     )
     table = review_table(evaluation, request, data.segments if args.by else None)
-    return table, data, options, measures, baseline
+    return table, data, options, measures, baseline, notes, warnings
 
 
 #: Most models one comparison takes, baseline included, and their pairs: every candidate is
@@ -457,15 +463,15 @@ def main(
         return int(exit_.code or 0)
     try:
         check_options(args)
-        table, data, options, measures, baseline = run_compare(args)
+        table, data, options, measures, baseline, notes, warnings = run_compare(args)
     except (MetricsError, ValueError) as exc:
         return _fail(exc, err)
     except OSError as exc:
         return _fail(f"{exc.filename or 'input'}: cannot read ({exc.strerror}).", err)
     if not args.quiet:
-        from metrics.cli.evaluate import health_notes, health_warnings, write_findings
+        from metrics.cli.evaluate import write_findings
 
-        write_findings(health_notes(data.health), health_warnings(data.health), err)
+        write_findings(notes, warnings, err)
         for name in ("only_in_baseline", "only_in_candidate"):
             total = int(table[name].max()) if len(table) else 0
             if total:

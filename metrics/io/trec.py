@@ -45,7 +45,6 @@ _FIX = {
     "run": "Write one result per line: qid Q0 docid rank score tag.",
     "qrels": "Write one judgment per line: qid 0 docid relevance.",
 }
-_ORDINAL = {4: "fourth", 6: "sixth"}
 _SAMPLE_BYTES = 65536
 _SAMPLE_LINES = 200
 _NUMBER = r"[+-]?(?:\d+\.?\d*(?:[eE][+-]?\d+)?|\.\d+(?:[eE][+-]?\d+)?|inf|infinity|nan)"
@@ -115,20 +114,31 @@ class TrecColumns:
         return tuple(out)
 
     def notes(self) -> tuple[str, ...]:
-        """What was read differently from a plain file, in plain English (empty when nothing)."""
-        out = []
-        width = WIDTH[self.kind]
-        if self.extra_lines:
-            n = self.extra_lines
-            out.append(
-                f"{n} line{' has' if n == 1 else 's have'} text after the {_ORDINAL[width]} "
-                f"field (first: line {self.first_extra_line}); as trec_eval does, only the "
-                f"first {width} fields ({LAYOUT[self.kind]}) are read."
-            )
-        if self.comment_lines:
-            n = self.comment_lines
-            out.append(f"{n} comment line{'' if n == 1 else 's'} starting with '#' skipped.")
-        return tuple(out)
+        """What was read differently from a plain file, in plain English (empty when nothing):
+        :func:`reading_facts` in the words of :data:`READING_TEXTS`."""
+        return tuple(reading_text(code, params) for code, params in self.reading_facts())
+
+
+#: The English words of :meth:`TrecColumns.reading_facts` (one line, several lines), the same
+#: in the command line's notes and in the data's health.
+READING_TEXTS: dict[str, tuple[str, str]] = {
+    "trec_extra_fields": (
+        "1 line has text after field {width} (line {line}); as trec_eval does, only the first "
+        "{width} fields ({layout}) are read.",
+        "{n} lines have text after field {width} (first: line {line}); as trec_eval does, only "
+        "the first {width} fields ({layout}) are read.",
+    ),
+    "trec_comment_lines": (
+        "1 comment line starting with '#' was skipped.",
+        "{n} comment lines starting with '#' were skipped.",
+    ),
+}
+
+
+def reading_text(code: str, params: dict[str, object]) -> str:
+    """One reading fact in English (see :data:`READING_TEXTS`)."""
+    one, several = READING_TEXTS[code]
+    return (one if params["n"] == 1 else several).format(**params)
 
 
 # ====================================================================== detection

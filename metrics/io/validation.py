@@ -24,6 +24,7 @@ from metrics.engine.ranking import IdCodes, encode_strings, id_codes, string_chu
 from metrics.engine.settings import POLICIES, Settings
 from metrics.errors import InputError, file_line
 from metrics.io.roles import ROLES, label_values, score_values
+from metrics.io.trec import READING_TEXTS
 from metrics.schema import ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE
 
 Severity = Literal["error", "warning", "info"]
@@ -152,16 +153,8 @@ MESSAGES: dict[str, Template] = {
         "not retrieved.",
     ),
     "score_from_rank": "The run has ranks but no scores; scores are set to -rank.",
-    "trec_extra_fields": _plural(
-        "1 line has text after field {width} (line {line}); as trec_eval does, only the first "
-        "{width} fields ({layout}) are read.",
-        "{n} lines have text after field {width} (first: line {line}); as trec_eval does, only "
-        "the first {width} fields ({layout}) are read.",
-    ),
-    "trec_comment_lines": _plural(
-        "1 comment line starting with '#' was skipped.",
-        "{n} comment lines starting with '#' were skipped.",
-    ),
+    "trec_extra_fields": _plural(*READING_TEXTS["trec_extra_fields"]),
+    "trec_comment_lines": _plural(*READING_TEXTS["trec_comment_lines"]),
     "queries_missing_metadata": _plural(
         "1 of {total} queries in the run is not in the query table; its segment values show as "
         "'(missing)'.",

@@ -30,6 +30,7 @@ def _per_query(
     settings: Settings,
     master: str,
     findings: bool = False,
+    as_tables: bool = False,
 ) -> SparkEvaluation:
     try:
         from pyspark.errors import PySparkException
@@ -38,7 +39,7 @@ def _per_query(
     from metrics.spark.cli import evaluate_files
 
     try:
-        return evaluate_files(qrels_path, run_paths, specs, settings, master, findings)
+        return evaluate_files(qrels_path, run_paths, specs, settings, master, findings, as_tables)
     except PySparkException as exc:
         text = str(exc).strip().splitlines()
         message = next((line for line in reversed(text) if "InputError" in line), text[0])
@@ -52,9 +53,10 @@ def spark_per_query(
     settings: Settings,
     master: str = "local[*]",
     queries: str | None = None,
-) -> PerQueryDataset:
+) -> tuple[PerQueryDataset, list[str], list[str]]:
     """The per-query values of ``measures`` computed by Spark from the named files, as a
-    :class:`~metrics.io.per_query.PerQueryDataset` (what ``compare --engine spark`` reads).
+    :class:`~metrics.io.per_query.PerQueryDataset` (what ``compare --engine spark`` reads), with
+    the notes and warnings on the input that the local ``compare`` prints.
 
     ``queries`` names a query metadata table (``query`` plus segment columns, one row per
     query): its segments are joined to the per-query values as the local loader joins them to
@@ -66,8 +68,8 @@ def spark_per_query(
     from metrics.io.per_query import PerQueryDataset
 
     specs = parse_measures(list(measures))
-    table = _per_query(qrels_path, run_paths, specs, settings, master).table
-    table = table[[S.MODEL, S.QUERY, *[s.name for s in specs]]]
+    done = _per_query(qrels_path, run_paths, specs, settings, master, True, as_tables=True)
+    table = done.table[[S.MODEL, S.QUERY, *[s.name for s in specs]]]
     segments = None
     if queries is not None:
         from metrics.io.formats import load_table
@@ -77,7 +79,7 @@ def spark_per_query(
             load_table(queries, Path(queries).name), table[S.QUERY].drop_duplicates()
         )
     data = PerQueryDataset(", ".join(Path(p).name for p in run_paths), table, segments, specs)
-    return data
+    return data, done.notes, done.warnings
 
 
 def spark_results(

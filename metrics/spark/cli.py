@@ -236,22 +236,27 @@ def input_notes(
     sources: dict[str, str],
     settings: Settings,
     k_max: int = 10,
+    as_tables: bool = False,
 ) -> tuple[list[str], list[str]]:
     """The notes and warnings the local command line prints for these files: for TREC files,
     how they were read and what the ranking dropped or left out, per run file; for other
     tables, what the local validation finds in the run and judgments (``k_max``: the largest
-    cutoff asked for)."""
+    cutoff asked for). With ``as_tables`` (``compare``, whose local engine validates every file
+    as a table), TREC files get the reading notes and the validation's warnings."""
     from metrics.spark import findings
 
-    paths = [qrels_path, *run_paths]
-    if any(_format_of(p) != "trec" for p in paths):
-        # the local loader names every run's model, so the examples name it too
-        return [], findings.table_findings(run, qrels, settings, k_max, has_model=True)
+    kinds = {qrels_path: "qrels", **dict.fromkeys(run_paths, "run")}
+    trec = all(_format_of(p) == "trec" for p in kinds)
+    # the local evaluation notes the judgments first, the local data set the runs first
+    order = [*run_paths, qrels_path] if as_tables else [qrels_path, *run_paths]
     notes = []
-    for path, kind in zip(paths, ["qrels"] + ["run"] * len(run_paths)):
-        notes += findings.reading_notes(spark, path, kind)
-    warnings = findings.ranking_warnings(run, qrels, models, sources, settings)
-    return notes, warnings
+    if trec:
+        for path in order:
+            notes += findings.reading_notes(spark, path, kinds[path])
+    if not trec or as_tables:
+        # the local loader names every run's model, so the examples name it too
+        return notes, findings.table_findings(run, qrels, settings, k_max, has_model=True)
+    return notes, findings.ranking_warnings(run, qrels, models, sources, settings)
 
 
 def usable_rows(table: DataFrame) -> DataFrame:
@@ -271,9 +276,10 @@ def evaluate_files(
     settings: Settings,
     master: str,
     findings: bool = True,
+    as_tables: bool = False,
 ) -> SparkEvaluation:
     """Per-query values of the named files computed by Spark, with (``findings``) the notes and
-    warnings of :func:`input_notes`."""
+    warnings of :func:`input_notes` (``as_tables``: as ``compare`` prints them)."""
     from metrics.spark.backend import models_in_order, prepare_run
 
     spark = session(master)
@@ -316,6 +322,7 @@ def evaluate_files(
             sources,
             settings,
             max([s.k for s in specs if s.k is not None], default=10),
+            as_tables,
         )
     return SparkEvaluation(table.reset_index(drop=True), models, notes, warnings)
 

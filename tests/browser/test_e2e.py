@@ -101,6 +101,7 @@ def test_a_deep_link_on_a_fresh_server_opens_the_page_inside_the_frame(
             chips = page.locator(
                 '[data-testid="stSidebar"] [data-testid="stMultiSelect"] span[title]'
             )
+            chips.nth(1).wait_for(timeout=60_000)  # the sidebar may still be drawing
             assert list(dict.fromkeys(chips.evaluate_all("es => es.map(e => e.title)"))) == [
                 "P · Precision",
                 "nDCG",
