@@ -50,9 +50,31 @@ def test_every_setting_except_the_weight_column_is_a_documented_policy():
             {"averaging": "median"},
             "averaging must be one of 'macro', 'micro', 'weighted', 'geometric'; got 'median'.",
         ),
-        ({"relevance_level": "high"}, "relevance_level must be a number, got 'high'."),
-        ({"relevance_level": True}, "relevance_level must be a number, got True."),
-        ({"relevance_level": float("nan")}, "relevance_level must be a number, got nan."),
+        (
+            {"relevance_level": "high"},
+            "relevance_level must be a finite number, got 'high' (labels at or above it are "
+            "relevant: 1 for binary labels).",
+        ),
+        (
+            {"relevance_level": True},
+            "relevance_level must be a finite number, got True (labels at or above it are "
+            "relevant: 1 for binary labels).",
+        ),
+        (
+            {"relevance_level": float("nan")},
+            "relevance_level must be a finite number, got nan (labels at or above it are "
+            "relevant: 1 for binary labels).",
+        ),
+        (
+            {"relevance_level": float("inf")},
+            "relevance_level must be a finite number, got inf (labels at or above it are "
+            "relevant: 1 for binary labels).",
+        ),
+        (
+            {"relevance_level": -float("inf")},
+            "relevance_level must be a finite number, got -inf (labels at or above it are "
+            "relevant: 1 for binary labels).",
+        ),
         (
             {"averaging": "weighted"},
             "averaging='weighted' needs weight_column: name the query-level "

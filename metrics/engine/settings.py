@@ -7,6 +7,7 @@ show and record them from one place.
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, fields, replace
 from typing import Any, Literal
 
@@ -252,8 +253,15 @@ class Settings:
         for name, policy in POLICIES.items():
             value = getattr(self, name)
             if name == "relevance_level":
-                if isinstance(value, bool) or not isinstance(value, (int, float)) or value != value:
-                    raise SettingsError(f"relevance_level must be a number, got {value!r}.")
+                if (
+                    isinstance(value, bool)
+                    or not isinstance(value, (int, float))
+                    or not math.isfinite(value)
+                ):
+                    raise SettingsError(
+                        f"relevance_level must be a finite number, got {value!r} (labels at or "
+                        "above it are relevant: 1 for binary labels)."
+                    )
                 continue
             if name == "max_results":
                 if value is not None and (
