@@ -281,3 +281,31 @@ def test_a_json_dictionary_of_whole_number_scores_in_the_runs_uploader_is_read_a
     assert "models: bm25" in sidebar_text(at)
     open_page(at, "curves")
     assert at.dataframe[0].value.set_index("model").loc["bm25", "P@1"] == pytest.approx(1.0)
+
+
+ONE_RUN_A = b"query,item,score\nq1,a,3\nq1,b,2\nq2,d,2\nq2,e,1\n"
+ONE_RUN_B = b"query,item,score\nq1,b,3\nq1,a,2\nq2,e,2\nq2,d,1\n"
+
+
+def test_two_run_files_of_the_same_name_are_two_models():
+    at = upload(
+        fresh_app(),
+        [("run.csv", ONE_RUN_A, "text/csv"), ("run.csv", ONE_RUN_B, "text/csv")],
+        ("judged.csv", QRELS, "text/csv"),
+    )
+    assert not at.exception
+    assert "models: run, run (2)" in sidebar_text(at)
+    open_page(at, "curves")
+    shown = at.dataframe[0].value.set_index("model")
+    assert shown.loc["run", "P@1"] == pytest.approx(1.0)  # a and d first: both relevant
+    assert shown.loc["run (2)", "P@1"] == pytest.approx(0.0)
+
+
+def test_run_files_that_differ_only_in_extension_are_not_merged():
+    at = upload(
+        fresh_app(),
+        [("bm25.csv", ONE_RUN_A, "text/csv"), ("bm25.tsv", ONE_RUN_B.replace(b",", b"\t"), "")],
+        ("judged.csv", QRELS, "text/csv"),
+    )
+    assert "models: bm25.csv, bm25.tsv" in sidebar_text(at)
+    assert "more than once in the same list" not in " ".join(w.value for w in at.warning)

@@ -593,3 +593,14 @@ def test_the_content_hash_of_text_ids_does_not_depend_on_how_arrow_split_them_in
     assert content_hash(frame(ids[:2], ids[2:5], ids[5:])) == content_hash(whole)
     assert content_hash(frame(["q12", "q2", "", "q333", None, "q1"])) != content_hash(whole)
     assert content_hash(frame(["q1", "q22", None, "q333", "", "q1"])) != content_hash(whole)
+
+
+def test_runs_of_files_with_one_stem_or_one_name_keep_their_own_model_names():
+    qrels = load_table(b"query,item,relevance\nq1,a,1\n", "q.csv")
+    run = b"query,item,score\nq1,a,1\nq1,b,2\n"
+    stems = load_dataset([load_table(run, "bm25.csv"), load_table(run, "bm25.tsv")], qrels)
+    assert stems.models == ["bm25.csv", "bm25.tsv"]
+    names = load_dataset([load_table(run, "run.csv"), load_table(run, "run.csv")], qrels)
+    assert names.models == ["run.csv", "run.csv (2)"]
+    distinct = load_dataset([load_table(run, "a.csv"), load_table(run, "b.csv")], qrels)
+    assert distinct.models == ["a", "b"]

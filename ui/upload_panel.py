@@ -7,6 +7,7 @@ session only; nothing is written to disk.
 from __future__ import annotations
 
 import hashlib
+from dataclasses import replace
 
 import streamlit as st
 
@@ -56,6 +57,25 @@ def _read(files, kind: Kind | None = None) -> list[LoadedTable]:
             continue
         tables.append(found)
     return tables
+
+
+def _distinct_names(tables: dict[str, list[LoadedTable]]) -> dict[str, list[LoadedTable]]:
+    """The tables, with a file name that repeats (two ``run.csv`` from different folders)
+    numbered before its extension (``run (2).csv``): names key the column roles and name the
+    models, so each file needs its own."""
+    used: set[str] = set()
+    out: dict[str, list[LoadedTable]] = {}
+    for kind, found in tables.items():
+        out[kind] = []
+        for table in found:
+            name, copy = table.name, 1
+            while name in used:
+                copy += 1
+                stem, dot, extension = table.name.partition(".")
+                name = f"{stem} ({copy}){dot}{extension}"
+            used.add(name)
+            out[kind].append(table if name == table.name else replace(table, name=name))
+    return out
 
 
 def _current_uploads() -> set:
@@ -225,11 +245,13 @@ def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
     queries = c3.file_uploader(t("upload.queries"), key="up_queries", help=t("upload.queries_help"))
     stored: dict[str, list[LoadedTable]] | None = st.session_state.get(TABLES_KEY)
     if runs:
-        tables = {
-            "runs": _read(runs, "run"),
-            "judgments": _read([judgments], "qrels") if judgments else [],
-            "queries": _read([queries]) if queries else [],
-        }
+        tables = _distinct_names(
+            {
+                "runs": _read(runs, "run"),
+                "judgments": _read([judgments], "qrels") if judgments else [],
+                "queries": _read([queries]) if queries else [],
+            }
+        )
         _forget_other_uploads()
         st.session_state[TABLES_KEY] = tables
         return tables

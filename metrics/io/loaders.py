@@ -19,6 +19,7 @@ from __future__ import annotations
 import hashlib
 import importlib.resources
 import re
+from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
@@ -364,17 +365,37 @@ def _as_table(value: LoadedTable | str | Path) -> LoadedTable:
     return value if isinstance(value, LoadedTable) else load_table(value)
 
 
-def _rename_colliding_models(parts: list[tuple[pd.DataFrame, str]]) -> None:
+def _rename_colliding_models(parts: list[tuple[pd.DataFrame, str, str]]) -> None:
+    """Models named alike in several run files are told apart by their files: a file's one
+    model takes the file's label, several become ``label/model``. A label is the file's stem,
+    its name when stems repeat (``bm25.csv``, ``bm25.tsv``), and the name numbered when names
+    repeat too (``run.csv``, ``run.csv (2)``)."""
     if len(parts) < 2:
         return
     seen: dict[str, int] = {}
-    for frame, _ in parts:
+    for frame, _, _ in parts:
         for m in pd.unique(frame[MODEL]):
             seen[m] = seen.get(m, 0) + 1
-    for frame, stem in parts:
+    labels = _file_labels([(stem, name) for _, stem, name in parts])
+    for (frame, _, _), label in zip(parts, labels):
         models = pd.unique(frame[MODEL])
         if any(seen[m] > 1 for m in models):
-            frame[MODEL] = stem if len(models) == 1 else stem + "/" + frame[MODEL]
+            frame[MODEL] = label if len(models) == 1 else label + "/" + frame[MODEL]
+
+
+def _file_labels(files: list[tuple[str, str]]) -> list[str]:
+    """One distinct label per ``(stem, name)`` of the run files (see
+    :func:`_rename_colliding_models`)."""
+    stems = Counter(stem for stem, _ in files)
+    labels = [stem if stems[stem] == 1 else name for stem, name in files]
+    counts = Counter(labels)
+    taken: Counter[str] = Counter()
+    out = []
+    for label in labels:
+        taken[label] += 1
+        first = counts[label] == 1 or taken[label] == 1
+        out.append(label if first else f"{label} ({taken[label]})")
+    return out
 
 
 def load_dataset(
@@ -505,7 +526,7 @@ def _canonical_runs(
     ``judged_elsewhere`` (a judgments file is given) a run's labels are guessed from column
     names only."""
     extra: list[Finding] = []
-    parts: list[tuple[pd.DataFrame, str]] = []
+    parts: list[tuple[pd.DataFrame, str, str]] = []
     inline_qrels: list[pd.DataFrame] = []
     for table in run_tables:
         part = canonical_run(table, mappings.get(table.name), judged_elsewhere=judged_elsewhere)
@@ -540,9 +561,9 @@ def _canonical_runs(
                     source=table.name,
                 )
             )
-        parts.append((part, table.stem))
+        parts.append((part, table.stem, table.name))
     _rename_colliding_models(parts)
-    run = pd.concat([p for p, _ in parts], ignore_index=True) if len(parts) > 1 else parts[0][0]
+    run = pd.concat([p for p, _, _ in parts], ignore_index=True) if len(parts) > 1 else parts[0][0]
     return run, inline_qrels, extra
 
 
