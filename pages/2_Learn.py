@@ -10,7 +10,7 @@ from ui import handbuilt as hb
 from ui import learn_list as ll
 from ui import learn_panel as lp
 from ui import learn_views as views
-from ui.i18n import t
+from ui.i18n import option_text, t
 from ui.learn_lessons import check
 from ui.per_query_panel import require_lists
 
@@ -30,7 +30,7 @@ source = st.radio(
     t("learn.source"),
     ["preset", "handbuilt", "query", "lesson"],
     key=lp.SOURCE_KEY,
-    format_func=lambda v: t(f"learn.source.{v}"),
+    format_func=option_text("learn.source."),
     horizontal=True,
 )
 lesson = None
@@ -40,7 +40,7 @@ if source == "preset":
         t("learn.preset"),
         PRESETS,
         key="w_learn_preset",
-        format_func=lambda v: t(f"learn.preset.{v}"),
+        format_func=option_text("learn.preset."),
     )
     lists = [teaching[name]]
     st.caption(t("learn.preset_hint"))

@@ -58,8 +58,8 @@ for i, measure in enumerate(view.measures):
         st.plotly_chart(fig, width="stretch", key=f"chart_{measure}")
         st.caption(frame.measure_text(measure, "description"))
 
-st.subheader(t("curves.table_title"))
-ks = tuple(compute.cutoffs_within(k_from, k_to))
+st.subheader(t("curves.table_title" if compute.has_lists(dataset) else "perquery.table_title"))
+ks = tuple(compute.table_cutoffs(dataset, view.measures, k_from, k_to))
 long = compute.cutoff_table(dataset, settings, view.measures, ks)
 wide = wide_cutoff_table(long, dataset.models)
 st.dataframe(
@@ -78,41 +78,58 @@ st.download_button(
 )
 
 st.markdown(f"**{t('curves.judged_title')}**")
-judged_k = compute.judged_cutoff(ks)
-notes = compute.judgment_notes(dataset, settings, judged_k, "RBP" in view.measures)
-for note in notes.to_dict("records"):
-    judged = note[f"Judged@{judged_k}"]
-    key = "curves.judged_ok" if judged >= 0.95 else "curves.judged_line"
-    st.caption(
-        t(
-            key,
-            model=frame.escape(note["model"]),
-            k=judged_k,
-            judged=f"{judged:.2f}",
-            share=f"{1 - judged:.0%}",
-        )
-    )
-    if "RBP" in view.measures:
-        rbp, resid = note[f"RBP@{judged_k}"], note[f"RBPResid@{judged_k}"]
+if not compute.has_lists(dataset):
+    st.caption(t("perquery.no_lists_judged"))
+else:
+    judged_k = compute.judged_cutoff(ks)
+    notes = compute.judgment_notes(dataset, settings, judged_k, "RBP" in view.measures)
+    for note in notes.to_dict("records"):
+        judged = note[f"Judged@{judged_k}"]
+        key = "curves.judged_ok" if judged >= 0.95 else "curves.judged_line"
         st.caption(
             t(
-                "curves.rbp_line",
+                key,
                 model=frame.escape(note["model"]),
                 k=judged_k,
-                rbp=f"{rbp:.4f}",
-                resid=f"{resid:.4f}",
-                upper=f"{rbp + resid:.4f}",
+                judged=f"{judged:.2f}",
+                share=f"{1 - judged:.0%}",
             )
         )
-if (notes[f"Judged@{judged_k}"] < 0.8).any():
-    st.warning(t("curves.judged_warning"))
+        if "RBP" in view.measures:
+            rbp, resid = note[f"RBP@{judged_k}"], note[f"RBPResid@{judged_k}"]
+            st.caption(
+                t(
+                    "curves.rbp_line",
+                    model=frame.escape(note["model"]),
+                    k=judged_k,
+                    rbp=f"{rbp:.4f}",
+                    resid=f"{resid:.4f}",
+                    upper=f"{rbp + resid:.4f}",
+                )
+            )
+    if (notes[f"Judged@{judged_k}"] < 0.8).any():
+        st.warning(t("curves.judged_warning"))
 
 st.subheader(t("curves.dist_title"))
 c1, c2, c3 = st.columns(3)
 measure = c1.selectbox(t("curves.dist_measure"), list(view.measures), key="w_dist_measure")
-if st.session_state.get("w_dist_k", 0) not in range(k_from, k_to + 1):
-    st.session_state["w_dist_k"] = min(max(10, k_from), k_to)
-k = c2.number_input(t("curves.dist_k"), min_value=k_from, max_value=k_to, step=1, key="w_dist_k")
+computed_ks = compute.distribution_cutoffs(dataset, measure, k_from, k_to)
+k: int | None = None  # stays None when the table has the measure at no K in the range
+if computed_ks is None:
+    if st.session_state.get("w_dist_k", 0) not in range(k_from, k_to + 1):
+        st.session_state["w_dist_k"] = min(max(10, k_from), k_to)
+    k = c2.number_input(
+        t("curves.dist_k"), min_value=k_from, max_value=k_to, step=1, key="w_dist_k"
+    )
+elif computed_ks:
+    if st.session_state.get("w_dist_k_computed") not in computed_ks:
+        st.session_state["w_dist_k_computed"] = 10 if 10 in computed_ks else computed_ks[-1]
+    k = c2.selectbox(
+        t("curves.dist_k"),
+        computed_ks,
+        key="w_dist_k_computed",
+        help=t("perquery.dist_k_help"),
+    )
 kind = c3.radio(
     t("curves.dist_kind"),
     ["box", "histogram"],
@@ -120,45 +137,51 @@ kind = c3.radio(
     horizontal=True,
     format_func=option_text("curves.dist_kind."),
 )
-per_query = compute.measure_curves(dataset, settings, measure, k_to)
-values = {model: v[:, int(k) - 1] for model, v in per_query.items()}
-dist = distribution_figure(
-    values,
-    f"{measure}@{int(k)}",
-    kind=kind,
-    title=t(
-        "curves.dist_chart" if kind == "box" else "curves.dist_chart_histogram",
-        measure=f"{measure}@{int(k)}",
-    ),
-    y_label=t("curves.queries"),
-    stat_labels={s: t(f"column.{s}") for s in BOX_STATS},
-)
-figures[t("curves.export.distribution", measure=f"{measure}@{int(k)}")] = dist
-st.plotly_chart(dist, width="stretch", key="chart_distribution")
-quartiles = translated(quartile_table(values), t)
-st.dataframe(
-    quartiles,
-    hide_index=True,
-    width="stretch",
-    column_config={
-        t(f"column.{c}"): st.column_config.NumberColumn(t(f"column.{c}"), format="%.4f")
-        for c in QUARTILE_COLUMNS
-    },
-)
+if k is None:
+    st.info(t("perquery.no_k_for_measure", measure=measure, k_from=k_from, k_to=k_to))
+else:
+    per_query = compute.measure_curves(dataset, settings, measure, k_to)
+    values = {model: v[:, int(k) - 1] for model, v in per_query.items()}
+    dist = distribution_figure(
+        values,
+        f"{measure}@{int(k)}",
+        kind=kind,
+        title=t(
+            "curves.dist_chart" if kind == "box" else "curves.dist_chart_histogram",
+            measure=f"{measure}@{int(k)}",
+        ),
+        y_label=t("curves.queries"),
+        stat_labels={s: t(f"column.{s}") for s in BOX_STATS},
+    )
+    figures[t("curves.export.distribution", measure=f"{measure}@{int(k)}")] = dist
+    st.plotly_chart(dist, width="stretch", key="chart_distribution")
+    quartiles = translated(quartile_table(values), t)
+    st.dataframe(
+        quartiles,
+        hide_index=True,
+        width="stretch",
+        column_config={
+            t(f"column.{c}"): st.column_config.NumberColumn(t(f"column.{c}"), format="%.4f")
+            for c in QUARTILE_COLUMNS
+        },
+    )
 
 st.subheader(t("curves.pr_title"))
-pr = compute.precision_recall(dataset, settings, k_to)
-pr_fig = precision_recall_figure(
-    pr,
-    title=t("curves.pr_title"),
-    x_label=t("curves.pr_recall"),
-    y_label=t("curves.pr_precision"),
-    interpolated_label=t("curves.pr_interpolated"),
-    raw_label=t("curves.pr_raw", k=k_to),
-)
-figures["precision-recall"] = pr_fig
-st.plotly_chart(pr_fig, width="stretch", key="chart_precision_recall")
-st.caption(t("curves.pr_caption", k=k_to))
+if not compute.has_lists(dataset):
+    st.caption(t("perquery.no_lists_pr"))
+else:
+    pr = compute.precision_recall(dataset, settings, k_to)
+    pr_fig = precision_recall_figure(
+        pr,
+        title=t("curves.pr_title"),
+        x_label=t("curves.pr_recall"),
+        y_label=t("curves.pr_precision"),
+        interpolated_label=t("curves.pr_interpolated"),
+        raw_label=t("curves.pr_raw", k=k_to),
+    )
+    figures["precision-recall"] = pr_fig
+    st.plotly_chart(pr_fig, width="stretch", key="chart_precision_recall")
+    st.caption(t("curves.pr_caption", k=k_to))
 
 st.subheader(t("curves.export_title"))
 figure_downloads(figures, key="curves")

@@ -5,12 +5,12 @@ import html
 
 import streamlit as st
 
-from metrics.review.compare import biggest_movers
+from metrics.review.compare import biggest_movers, segment_of_query
 from metrics.review.drilldown import side_by_side
 from metrics.review.verdict import overall_rows, pairwise_rows
 from ui import compute, frame
 from ui.i18n import t
-from ui.per_query_panel import require_columns, require_lists
+from ui.per_query_panel import measures_at, require_lists
 from ui.review import compute as review_compute
 from ui.review.controls import (
     drill_choice,
@@ -48,8 +48,7 @@ view, settings = ctx.view, ctx.settings
 models = dataset.models
 choice = require_review_choice(models, view.k_range)
 options, k = choice.options, choice.k
-measures = tuple(view.measures)
-require_columns(dataset, measures, k)
+measures = measures_at(dataset, tuple(view.measures), k)
 by = segment_choice(dataset.segment_columns)
 review = review_compute.review(
     dataset, settings, measures, k, choice.baseline, choice.candidates, options, by, choice.family
@@ -162,7 +161,12 @@ candidate, query_measure = drill.candidate, drill.measure
 deltas = review_compute.per_query_deltas(
     dataset, settings, query_measure, k, choice.baseline, candidate, options.policy
 )
-deltas = deltas.merge(drill.segments, on="query", how="left") if len(drill.segments) else deltas
+if len(drill.segments):
+    # one rule for a missing segment value: absent from the query table or empty
+    named = [c for c in drill.segments.columns if c != "query"]
+    deltas = deltas.merge(
+        segment_of_query(drill.segments, named, deltas["query"]), on="query", how="left"
+    )
 if drill.segment:
     column, value = drill.segment
     deltas = deltas[deltas[column] == value].reset_index(drop=True)

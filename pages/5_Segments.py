@@ -8,7 +8,7 @@ from metrics.review.verdict import callouts, overall_rows, segment_rows
 from ui import compute, frame
 from ui.i18n import t
 from ui.pages_registry import page_def
-from ui.per_query_panel import require_columns
+from ui.per_query_panel import measures_at
 from ui.review import compute as review_compute
 from ui.review.controls import (
     require_review_choice,
@@ -34,15 +34,15 @@ options, k = choice.options, choice.k
 segment_choice(columns)
 c1, c2 = st.columns([2, 1])
 by = c1.multiselect(t("segments.by"), columns, key="w_seg_by", max_selections=2)
-if st.session_state.get("w_seg_measure") not in view.measures:
-    st.session_state["w_seg_measure"] = view.measures[0]
+measures = measures_at(dataset, tuple(view.measures), k)
+if st.session_state.get("w_seg_measure") not in measures:
+    st.session_state["w_seg_measure"] = measures[0]
 measure = c2.selectbox(
-    t("compare.measure"), list(view.measures), key="w_seg_measure", format_func=lambda m: f"{m}@{k}"
+    t("compare.measure"), list(measures), key="w_seg_measure", format_func=lambda m: f"{m}@{k}"
 )
 if not by:
     st.info(t("segments.choose_by"))
     st.stop()
-require_columns(dataset, (measure,), k)
 name = compute.cutoff_name(measure, k)
 words = verdict_templates()
 
@@ -51,7 +51,7 @@ words = verdict_templates()
 review = review_compute.review(
     dataset,
     settings,
-    tuple(view.measures),
+    measures,
     k,
     choice.baseline,
     choice.candidates,
@@ -59,7 +59,9 @@ review = review_compute.review(
     tuple(by),
     choice.family,
 )
-means, _ = review_compute.segment_results(dataset, settings, measure, k, tuple(by), options)
+means, _, matched = review_compute.segment_results(
+    dataset, settings, measure, k, tuple(by), options
+)
 rows = segment_rows(review, name)
 overall = overall_rows(review)
 overall = overall[overall["measure"] == name]
@@ -73,6 +75,8 @@ for row in found.to_dict("records"):
     show(frame.escape(row["sentence"]))
 
 st.subheader(t("segments.table_title", measure=name))
+if not matched:
+    st.warning(t("segments.no_query_matched", missing=t("review.segment_missing")))
 small = int(means["small"].sum())
 if small:
     st.warning(t("segments.small_warning", n=small, min=MIN_SEGMENT_QUERIES))

@@ -27,6 +27,7 @@ from metrics.review.verdict import (
 from ui import compute, frame, per_query_data
 from ui.findings_view import findings_frame
 from ui.i18n import current_language, t, templates
+from ui.per_query_panel import measures_at
 from ui.review import compute as review_compute
 from ui.review.controls import (
     require_review_choice,
@@ -65,7 +66,7 @@ if columns:
     )
     by = tuple(st.session_state["w_seg_by"])
 
-measures = tuple(view.measures)
+measures = measures_at(dataset, tuple(view.measures), k)
 names = [compute.cutoff_name(m, k) for m in measures]
 review = review_compute.review(
     dataset, settings, measures, k, choice.baseline, choice.candidates, options, by, choice.family

@@ -202,3 +202,17 @@ def test_presenter_mode_is_one_switch_kept_in_the_link():
     assert again.sidebar.toggle(key="w_present").value is True
     again.button(key="btn_present_exit").click().run()
     assert "present" not in again.query_params
+
+
+def test_a_hand_built_list_with_no_judged_item_is_explained_with_zeros_not_an_error():
+    at = fresh_app()
+    at.session_state["handbuilt_table"] = pd.DataFrame(
+        {"list": ["x", "x"], "position": [1, 2], "item": ["a", "b"], "label": [None, None]}
+    )
+    open_page(at, "learn")
+    at.radio(key="w_learn_source").set_value("handbuilt").run()
+    assert not at.exception
+    assert not [e for e in at.error if "went wrong" in e.value]
+    assert "P@2 = 0/2 = 0.00" in codes(at)
+    assert "Judged@2 = 0/2 = 0.00" in codes(at)
+    assert any("trec_eval leaves such a query out" in w.value for w in at.warning)

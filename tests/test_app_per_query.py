@@ -11,12 +11,15 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from metrics.engine.evaluation import evaluate
+from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.loaders import load_sample
 from metrics.io.per_query import looks_like_per_query, per_query_dataset
 from metrics.review.compare import CompareOptions, comparison_table
 from tests.app_support import APP
 from ui import per_query_data
+from ui.compute import cutoff_table_of
+from ui.i18n import catalog
 
 MEASURES = ["P@5", "P@10", "R@10", "RR@10", "nDCG@5", "nDCG@10", "AP"]
 
@@ -29,19 +32,35 @@ def web_search():
     return per_query_dataset(table, "web_search_per_query.parquet"), evaluation, data
 
 
-def open_with(dataset, page: str, lang: str | None = None, **state) -> AppTest:
+def page_failures(at: AppTest) -> list[str]:
+    """Error boxes of a page that failed (an input it could not show, or an unexpected error), in
+    any language; the pages' own error call-outs (a worse segment) are not failures."""
+    starts = [
+        catalog(lang)[key].split("{")[0]
+        for lang in ("en", "zh", "ja")
+        for key in ("frame.input_error", "frame.unexpected_error", "frame.measure_error")
+    ]
+    return [e.value for e in at.error if any(e.value.startswith(s) for s in starts)]
+
+
+def open_with(
+    dataset, page: str, lang: str | None = None, k_range: str | None = None, **state
+) -> AppTest:
     st.cache_data.clear()
     st.cache_resource.clear()
     at = AppTest.from_file(APP, default_timeout=120)
     at.query_params["data"] = "per_query"
     if lang:
         at.query_params["lang"] = lang
+    if k_range:
+        at.query_params["k"] = k_range
     at.session_state["per_query_dataset"] = dataset
     for key, value in state.items():
         at.session_state[key] = value
     at.switch_page(f"pages/{page}.py")
     at.run()
     assert not at.exception, [e.value for e in at.exception]
+    assert not page_failures(at)
     return at
 
 
@@ -117,10 +136,50 @@ def test_segments_page_shows_every_model_per_segment_for_per_query_values(web_se
     assert not [i.value for i in at.info if "has no column" in i.value]
 
 
-def test_curves_page_opens_on_per_query_values(web_search):
-    dataset, _, _ = web_search
+def test_averages_of_per_query_values_need_no_ranked_lists(web_search):
+    dataset, evaluation, _ = web_search
+    for averaging in ("macro", "micro"):
+        values = dataset.evaluation(["P@10", "nDCG@10"], Settings(averaging=averaging))
+        table = cutoff_table_of(values, dataset.segments).set_index(["model", "measure"])
+        means = evaluation.per_query.groupby("model")[["P@10", "nDCG@10"]].mean()
+        for measure in ("P@10", "nDCG@10"):
+            got = table.xs(measure, level="measure")["value"]
+            np.testing.assert_allclose(got.sort_index(), means[measure].sort_index())
+
+
+def test_curves_page_shows_the_table_and_distribution_at_the_computed_cutoffs(web_search):
+    dataset, evaluation, _ = web_search
     at = open_with(dataset, "3_Curves")
-    assert at.get("plotly_chart")
+    titles = [h.value for h in at.subheader]
+    assert "Values at the computed cutoffs" in titles and "Per-query distribution" in titles
+    table = at.dataframe[0].value.set_index("model")
+    assert list(table.columns) == ["P@5", "P@10", "R@10", "RR@10", "nDCG@5", "nDCG@10"]
+    means = evaluation.per_query.groupby("model")[["P@10", "nDCG@5"]].mean()
+    for measure in ("P@10", "nDCG@5"):
+        np.testing.assert_allclose(table[measure], means.loc[table.index, measure])
+    # the distribution is of P at K = 10, a cutoff the table has
+    assert at.selectbox(key="w_dist_k_computed").options == ["5", "10"]
+    quartiles = at.dataframe[1].value.set_index("model")
+    np.testing.assert_allclose(quartiles["mean"], means.loc[quartiles.index, "P@10"])
+    notes = [c.value for c in at.caption]
+    assert any(n.startswith("Not available: how complete the judgments are") for n in notes)
+    assert any(n.startswith("Not available: precision against recall") for n in notes)
+
+
+def test_curves_page_on_per_query_values_speaks_the_session_language(web_search):
+    dataset, _, _ = web_search
+    at = open_with(dataset, "3_Curves", lang="zh")
+    titles = [h.value for h in at.subheader]
+    assert "已计算截断位置上的值" in titles
+    notes = [c.value for c in at.caption]
+    assert any(n.startswith("不可用：标注的完整程度") for n in notes)
+    assert any(n.startswith("不可用：精确率-召回率曲线") for n in notes)
+
+
+def test_curves_page_names_a_measure_the_table_lacks_at_every_k(web_search):
+    dataset, _, _ = web_search
+    at = open_with(dataset, "3_Curves", k_range="1-5", w_dist_measure="RR")
+    assert any("has no column for RR at any K from 1 to 5" in i.value for i in at.info)
 
 
 def test_learn_page_says_that_per_query_values_have_no_lists(web_search):
@@ -216,3 +275,45 @@ def test_exported_report_on_per_query_values_says_what_is_left_out(web_search):
     chinese = page("zh")
     assert "以下内容需要排序列表和标注，或者表中没有记录，因此未包含" in chinese
     assert "R 的 Δ 曲线" in chinese
+
+
+@pytest.fixture(scope="module")
+def two_measures(web_search):
+    """The web search values with two of the default measures only (P@10 and nDCG@10)."""
+    _, evaluation, data = web_search
+    table = evaluation.per_query[["model", "query", "P@10", "nDCG@10"]]
+    table = table.merge(data.segments, on="query", how="left")
+    return per_query_dataset(table, "two_measures.csv"), evaluation
+
+
+@pytest.mark.parametrize("page", ["4_Compare", "5_Segments", "6_Report"])
+def test_a_table_with_some_of_the_measures_is_compared_on_those_it_has(two_measures, page):
+    dataset, _ = two_measures
+    at = open_with(dataset, page, w_seg_by=["query_type"])
+    notes = [i.value for i in at.info]
+    assert (
+        "The per-query table has no column for R@10, RR@10 at K = 10: "
+        "this page compares P@10, nDCG@10." in notes
+    )
+    assert at.dataframe  # the page goes on to its tables
+
+
+def test_compare_page_shows_the_measures_a_partial_table_has(two_measures):
+    dataset, evaluation = two_measures
+    at = open_with(dataset, "4_Compare")
+    shown = at.dataframe[0].value.set_index(["candidate", "measure"])
+    assert sorted(set(shown.index.get_level_values("measure"))) == ["P@10", "nDCG@10"]
+    expected = comparison_table(
+        evaluation, "lexical", measures=["P@10", "nDCG@10"], options=CompareOptions()
+    ).set_index(["candidate", "measure"])
+    np.testing.assert_allclose(
+        shown["Δ"].astype(float), expected.loc[shown.index, "delta"].astype(float)
+    )
+
+
+def test_the_measures_a_table_lacks_are_named_in_the_session_language(two_measures):
+    dataset, _ = two_measures
+    at = open_with(dataset, "4_Compare", lang="zh")
+    notes = [i.value for i in at.info]
+    assert "逐查询表中没有 R@10, RR@10 在截断位置 K = 10 的列：本页比较 P@10, nDCG@10。" in notes
+    assert not [x for x in notes if "no measure" in x or "evaluation" in x]

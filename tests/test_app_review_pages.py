@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 
+import pandas as pd
 import pytest
 import streamlit as st
 from streamlit.testing.v1 import AppTest
@@ -12,8 +13,8 @@ from metrics.engine.evaluation import evaluate
 from metrics.io.loaders import load_sample
 from metrics.review.compare import CompareOptions
 from metrics.review.drilldown import side_by_side
-from metrics.review.verdict import ReviewRequest, overall_rows, review_table, row_p
-from tests.app_support import APP
+from metrics.review.verdict import ReviewRequest, overall_rows, review_table, row_p, segment_rows
+from tests.app_support import APP, ROOT
 
 #: What the pages use unless the statistics options are changed (the CLI's defaults too).
 PAGE_OPTIONS = CompareOptions()
@@ -215,7 +216,7 @@ def test_small_segments_are_flagged_not_hidden():
     table = at.dataframe[0].value
     assert len(table) == 10
     assert table["queries"].str.endswith(" (small)").sum() == 3
-    assert any("3 segment(s) have fewer than 20 queries" in w.value for w in at.warning)
+    assert any("3 segments have fewer than 20 queries" in w.value for w in at.warning)
 
 
 def test_segments_page_runs_on_the_recommendations_sample():
@@ -331,3 +332,63 @@ def test_switching_the_data_set_resets_choices_that_no_longer_exist():
         or "109" in at.selectbox(key="w_cmp_query").options
     )
     assert len(at.dataframe[0].value) == 4  # the four sidebar measures for one candidate
+
+
+# --------------------------------------------------------------------------- missing segment values
+
+SAMPLE = ROOT / "sample_data" / "web_search"
+
+
+def segments_with_query_table(queries: pd.DataFrame) -> AppTest:
+    """The Segments page after uploading the sample run and judgments with ``queries``."""
+    at = open_review("1_Data")
+    at.radio(key="w_source").set_value("upload").run()
+    at.file_uploader(key="up_runs").set_value(
+        [("run.csv", (SAMPLE / "run.csv").read_bytes(), "text/csv")]
+    )
+    at.file_uploader(key="up_judgments").set_value(
+        ("qrels.csv", (SAMPLE / "qrels.csv").read_bytes(), "text/csv")
+    )
+    at.file_uploader(key="up_queries").set_value(
+        ("queries.csv", queries.to_csv(index=False).encode(), "text/csv")
+    )
+    at.run()
+    at.switch_page("pages/5_Segments.py")
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+@pytest.mark.slow
+def test_the_missing_segments_delta_is_the_difference_of_its_means_and_its_n_is_the_tables():
+    """Queries 1–20 absent from the query table and 21–50 with an empty query type are one
+    missing segment of 50 queries: in the means, the Δ, the corrected p and the exported rows."""
+    queries = pd.read_csv(SAMPLE / "queries.csv")
+    queries.loc[queries["query"] <= 50, "query_type"] = None
+    queries = queries[queries["query"] > 20]
+    at = segments_with_query_table(queries)
+    table = at.dataframe[0].value.set_index("query_type")
+    missing = table.loc["(missing)"]
+    assert missing["queries"] == "50"
+    for candidate in ("dense", "hybrid"):
+        assert missing[f"Δ {candidate}"] == pytest.approx(missing[candidate] - missing["lexical"])
+        assert missing[f"corrected p {candidate}"] != ""
+    data = load_sample("web_search")
+    segments = queries.assign(query=queries["query"].astype(str))
+    request = ReviewRequest(
+        "lexical", ("dense", "hybrid"), ("P@10",), ("query_type",), CompareOptions(resamples=1000)
+    )
+    exported = segment_rows(
+        review_table(evaluate(data.run, data.qrels, ["P@10"]), request, segments)
+    )
+    assert set(exported.loc[exported["segment"] == "query_type = (missing)", "n"]) == {50}
+    assert "Holm over 4 segments × 2 candidates (P@10)" in shown_text(at)
+
+
+@pytest.mark.slow
+def test_a_query_table_matching_no_query_of_the_run_says_so_and_counts_one_segment():
+    queries = pd.read_csv(SAMPLE / "queries.csv")
+    at = segments_with_query_table(queries.assign(query=queries["query"] + 1000))
+    assert at.dataframe[0].value["query_type"].tolist() == ["(missing)", "(all queries)"]
+    assert any("No query of the run is in the query table" in w.value for w in at.warning)
+    assert "Holm over 1 segment × 2 candidates (P@10)" in shown_text(at)

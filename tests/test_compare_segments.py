@@ -6,9 +6,11 @@ import pandas as pd
 import pytest
 
 from metrics import evaluate
+from metrics.engine.evaluation import Evaluation
 from metrics.io.loaders import load_sample
-from metrics.review.compare import CompareOptions
-from metrics.review.segments import overall_winner, reversals, segment_means
+from metrics.review.compare import MISSING, CompareOptions, compared_queries, queries_in_table
+from metrics.review.segments import overall_winner, reversal_sentence, reversals, segment_means
+from metrics.review.verdict import ReviewRequest, review_table, segment_rows
 
 FAST = CompareOptions(resamples=2_000)
 
@@ -99,3 +101,96 @@ def test_no_reversal_gives_an_empty_table_with_the_columns():
     segments = pd.DataFrame({"query": ["q1", "q2"], "kind": ["x", "y"]})
     table = reversals(evaluate(run, qrels, ["RR"]), segments, ["kind"], options=FAST)
     assert table.empty and "sentence" in table.columns
+
+
+# --------------------------------------------------------------------------- missing segment values
+
+
+def _partial_query_table(data):
+    """Queries 1–20 absent from the query table, queries 21–50 with an empty query type."""
+    table = data.segments.copy()
+    number = table["query"].astype(str).astype(int)
+    table.loc[number <= 50, "query_type"] = None
+    return table[number > 20].reset_index(drop=True)
+
+
+def _review(ev, segments, measures=("P@10",)):
+    request = ReviewRequest("lexical", ("dense", "hybrid"), measures, ("query_type",), FAST)
+    return review_table(ev, request, segments)
+
+
+def test_absent_queries_and_empty_values_are_one_missing_segment_everywhere(web):
+    data, ev = web
+    segments = _partial_query_table(data)
+    means = segment_means(ev, segments, ["query_type"], "P@10").set_index("query_type")
+    rows = segment_rows(_review(ev, segments), "P@10").set_index(["segment", "candidate"])
+    missing = means.loc[MISSING]
+    assert missing["n"] == 50
+    for candidate in ("dense", "hybrid"):
+        row = rows.loc[(f"query_type = {MISSING}", candidate)]
+        assert row["n"] == missing["n"]
+        assert row["delta"] == pytest.approx(missing[candidate] - missing["lexical"])
+    assert rows.loc[(f"query_type = {MISSING}", "hybrid"), "delta"] == pytest.approx(0.216)
+
+
+def test_queries_absent_from_the_query_table_are_tested_and_counted_in_the_family(web):
+    data, ev = web
+    segments = data.segments[data.segments["query"].astype(str).astype(int) > 20]
+    rows = segment_rows(_review(ev, segments), "P@10")
+    missing = rows[rows["segment"] == f"query_type = {MISSING}"]
+    assert missing["n"].tolist() == [20, 20] and missing["p_raw"].notna().all()
+    assert set(rows["family_size"]) == {8}  # four segments × two candidates
+
+
+def test_a_query_table_matching_no_query_of_the_run_leaves_one_missing_segment(web):
+    data, ev = web
+    segments = data.segments.assign(query=data.segments["query"].astype(str).astype(int) + 1000)
+    assert queries_in_table(segments, compared_queries(ev, ev.models)) == 0
+    rows = segment_rows(_review(ev, segments), "P@10")
+    assert set(rows["segment"]) == {f"query_type = {MISSING}"}
+    assert rows["n"].tolist() == [300, 300]
+    assert rows["family_text"].iloc[0] == (
+        "randomization test, Holm over 1 segment × 2 candidates (P@10)"
+    )
+
+
+def test_the_family_counts_only_segments_with_a_p_value():
+    per_query = pd.DataFrame(
+        {
+            "model": ["a"] * 6 + ["b"] * 6,
+            "query": ["q1", "q2", "q3", "q4", "q5", "q6"] * 2,
+            "M": [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.3, 0.4, 0.5, 0.6, 0.7, float("nan")],
+        }
+    )
+    ev = Evaluation(per_query, ["M"], {}, None, ["a", "b"])
+    segments = pd.DataFrame({"query": ["q1", "q2", "q3", "q4", "q5", "q6"], "kind": list("xxyyyz")})
+    request = ReviewRequest("a", ("b",), ("M",), ("kind",), FAST)
+    rows = segment_rows(review_table(ev, request, segments))
+    # z holds one query, undefined for b: no pair, no p-value, not in the family
+    assert rows.set_index("segment").loc["kind = z", "n"] == 0
+    assert rows["family"].iloc[0] == "segments:M:2x1"
+    assert (
+        rows["family_text"].iloc[0] == "randomization test, Holm over 2 segments × 1 candidate (M)"
+    )
+
+
+def test_a_reversal_in_a_one_query_segment_says_one_query():
+    row = {
+        "measure": "M",
+        "kind": "x",
+        "n": 1,
+        "small": True,
+        "winner": "a",
+        "beaten_by": "b",
+        "winner_mean": 0.1,
+        "other_mean": 0.9,
+        "delta": -0.8,
+        "ci_low": -0.8,
+        "ci_high": -0.8,
+        "p_adjusted": 1.0,
+        "significant": False,
+    }
+    assert reversal_sentence(row, ["kind"]).endswith(" Only 1 query: treat with care.")
+    assert reversal_sentence({**row, "n": 2}, ["kind"]).endswith(
+        " Only 2 queries: treat with care."
+    )

@@ -15,6 +15,7 @@ import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
 
+import numpy as np
 import pandas as pd
 import pytest
 from google.protobuf.json_format import MessageToDict
@@ -379,8 +380,6 @@ def test_the_english_check_finds_english_on_an_english_page():
 
 
 def test_every_figure_names_a_font_family_with_chinese_and_japanese_glyphs():
-    import plotly.graph_objects as go
-
     from ui.figures import FONT_FAMILY, curve_figure
 
     table = pd.DataFrame({"model": ["a"], "measure": ["P"], "k": [1], "mean": [0.5], "n": [3]})
@@ -391,7 +390,27 @@ def test_every_figure_names_a_font_family_with_chinese_and_japanese_glyphs():
     )
     assert spec["layout"]["template"]["layout"]["font"]["family"] == FONT_FAMILY
     assert "Noto Sans CJK SC" in FONT_FAMILY and "Noto Sans CJK JP" in FONT_FAMILY
-    assert go.Figure().layout.template.layout.font.family == FONT_FAMILY  # the default too
+
+
+def test_figures_keep_their_cjk_font_after_streamlit_sets_its_own_default_template():
+    import plotly.io as pio
+    import streamlit.elements.plotly_chart  # noqa: F401  (sets Streamlit's template as default)
+
+    from ui.figures import FONT_FAMILY, TEMPLATE, curve_figure, distribution_figure
+
+    previous = pio.templates.default
+    pio.templates.default = "streamlit"
+    try:
+        table = pd.DataFrame({"model": ["a"], "measure": ["P"], "k": [1], "mean": [0.5], "n": [3]})
+        figures = [
+            curve_figure(table, "P", title="t", x_label="K", y_label="y", queries_label="q"),
+            distribution_figure({"a": np.array([0.5])}, "P@1", kind="box", title="t", y_label="y"),
+        ]
+        for figure in figures:
+            assert figure.layout.template.layout.font.family == FONT_FAMILY
+            assert pio.templates[TEMPLATE].layout.font.family == FONT_FAMILY
+    finally:
+        pio.templates.default = previous
 
 
 def test_exported_png_draws_chinese_and_japanese_characters_not_empty_boxes():

@@ -25,8 +25,11 @@ from metrics.io.loaders import load_dataset, load_table
 from metrics.review.compare import CompareOptions
 from metrics.review.stakeholder_report import ReportInputs, build_report_html, report_tables
 from metrics.review.verdict import (
+    VERDICT_TEMPLATES,
     ReviewRequest,
+    callout_sentence,
     callouts,
+    family_text,
     format_p,
     leader,
     overall_rows,
@@ -36,6 +39,7 @@ from metrics.review.verdict import (
     segment_rows,
     verdict_sentences,
 )
+from ui.i18n import templates
 from ui.review.figures import pairwise_matrix_figure, segment_delta_figure
 from ui.review.tables import export_csv, export_json, review_display, segment_display
 
@@ -100,7 +104,7 @@ def test_jp_looks_significant_raw_but_not_after_holm_over_four_countries(held_ou
         False,
         False,
     )
-    assert jp["family_text"] == "randomization test, Holm over 4 segments × 1 candidates (RR@10)"
+    assert jp["family_text"] == "randomization test, Holm over 4 segments × 1 candidate (RR@10)"
 
 
 def test_call_out_gives_the_tables_corrected_p_and_does_not_call_anyone_best(held_out):
@@ -240,7 +244,7 @@ def test_corrected_p_of_a_clear_difference_is_marked_as_a_bound_with_its_family(
     assert row["p_raw"] == pytest.approx(1 / 2001) and bool(row["p_bound"])
     assert row["p_ttest"] < 1e-30  # the exact value stays in the table
     assert row_p(row) == "p < 0.0005"
-    assert row["family_text"] == "randomization test, Holm over 1 measures × 1 candidates"
+    assert row["family_text"] == "randomization test, Holm over 1 measure × 1 candidate"
 
 
 def test_the_family_everything_corrects_all_rows_together(held_out):
@@ -375,3 +379,64 @@ def assert_verdict_box_follows_the_codes(review: pd.DataFrame, words: dict[str, 
         assert not overall.set_index("candidate").loc[[best]].empty  # a candidate of the table
     if not (overall[overall["measure"] == "A"]["verdict"] == "better").any():
         assert closing == "No model is clearly ahead of base on A."
+
+
+# --------------------------------------------------------------------------- counts in sentences
+
+ONE_QUERY_SEGMENT = {
+    "candidate": "b",
+    "reference": "a",
+    "measure": "M",
+    "segment": "kind = x",
+    "n": 1,
+    "mean_a": 0.9,
+    "mean_b": 0.1,
+    "delta": -0.8,
+    "ci_low": -0.8,
+    "ci_high": -0.8,
+    "p_adjusted": 1.0,
+    "p_bound": False,
+    "test": "p_randomization",
+    "correction": "holm",
+    "family": "segments:M:1x2",
+    "family_size": 2,
+    "verdict": "unclear",
+}
+OVERALL = {**ONE_QUERY_SEGMENT, "segment": "(all)", "n": 30, "delta": 0.2, "verdict": "better"}
+
+
+def test_a_one_query_segment_is_called_one_query_in_the_call_out():
+    text = callout_sentence(OVERALL, ONE_QUERY_SEGMENT, "lower")
+    assert "-0.800 [-0.800, -0.800], 1 query, corrected p = 1.000" in text
+    assert "Holm over 1 segment × 2 candidates (M)" in text
+    assert text.endswith(" Only 1 query: treat with care.")
+    two = callout_sentence(OVERALL, {**ONE_QUERY_SEGMENT, "n": 2}, "lower")
+    assert ", 2 queries, corrected" in two and two.endswith(" Only 2 queries: treat with care.")
+
+
+def test_every_count_of_a_family_takes_its_own_plural_form():
+    def family(code):
+        return family_text({**ONE_QUERY_SEGMENT, "family": code})
+
+    assert family("overall:4x1") == "randomization test, Holm over 4 measures × 1 candidate"
+    assert family("overall:1x3") == "randomization test, Holm over 1 measure × 3 candidates"
+    assert family("pairwise:1x2").endswith("Holm over 1 candidate pair × 2 measures")
+    assert family("all:1").endswith("Holm over 1 comparison")
+    assert family("all:12").endswith("Holm over all 12 comparisons")
+
+
+@pytest.mark.parametrize(
+    ("lang", "family", "small"),
+    [
+        ("zh", "1 个分群 × 2 个候选模型（M）", "仅 1 个查询：请谨慎看待。"),
+        (
+            "ja",
+            "1 セグメント × 2 候補モデル（M）",
+            "クエリは 1 件だけなので、慎重に扱ってください。",
+        ),
+    ],
+)
+def test_chinese_and_japanese_counts_read_the_same_for_one_and_many(lang, family, small):
+    words = templates(VERDICT_TEMPLATES, lang)
+    assert family in family_text(ONE_QUERY_SEGMENT, words)
+    assert callout_sentence(OVERALL, ONE_QUERY_SEGMENT, "lower", words).endswith(small)

@@ -45,6 +45,30 @@ def cutoffs_within(k_from: int, k_to: int) -> list[int]:
     return ks or [k_to]
 
 
+def has_lists(dataset: object) -> bool:
+    """Whether the data set has ranked lists (a table of per-query values has none)."""
+    return not per_query_data.is_per_query(dataset)
+
+
+def table_cutoffs(dataset: Dataset, measures: tuple[str, ...], k_from: int, k_to: int) -> list[int]:
+    """The cutoffs of the Curves page's table: the standard ones inside ``[k_from, k_to]``, or,
+    for per-query values, the K inside it at which the table has any of ``measures`` (``k_to``
+    if none)."""
+    if per_query_data.is_per_query(dataset):
+        return per_query_data.cutoffs_between(dataset, tuple(measures), k_from, k_to) or [k_to]
+    return cutoffs_within(k_from, k_to)
+
+
+def distribution_cutoffs(
+    dataset: Dataset, measure: str, k_from: int, k_to: int
+) -> list[int] | None:
+    """The K at which per-query values of ``measure`` can be shown: ``None`` for every K in
+    ``[k_from, k_to]`` (ranked lists), the computed K inside it for per-query values."""
+    if per_query_data.is_per_query(dataset):
+        return per_query_data.cutoffs_between(dataset, (measure,), k_from, k_to)
+    return None
+
+
 def cutoff_name(measure: str, k: int) -> str:
     """``nDCG`` at 10 -> ``nDCG@10``."""
     return parse_measure(measure, k=k).name

@@ -12,12 +12,12 @@ sidebar from the session state.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 
 from metrics.io.validation import plural_form
-from metrics.review.compare import HEADLINE_TEMPLATES
+from metrics.review.compare import HEADLINE_TEMPLATES, Wording
 from metrics.review.segments import REVERSAL_TEMPLATES
 
 LOCALES = Path(__file__).resolve().parent / "locales"
@@ -92,20 +92,27 @@ def option_text(prefix: str) -> Callable[[object], str]:
     return lambda value: translate(f"{prefix}{value}", lang)
 
 
-def templates(defaults: Mapping[str, str], lang: str = DEFAULT_LANGUAGE) -> dict[str, str]:
+def templates(defaults: Wording, lang: str = DEFAULT_LANGUAGE) -> dict[str, Message]:
     """The catalog's wording of the engine's sentence ``defaults`` (same keys) in ``lang``.
 
-    Keys the catalog lacks, or holds as plural forms, keep the engine's English text.
+    A sentence that depends on a count is written as plural forms in the engine and in the
+    English catalog (the engine picks the form by the count); Chinese and Japanese write it as
+    one text. Keys the catalog lacks, or holds as plural forms where the engine expects one
+    text, keep the engine's English text.
     """
     messages = catalog(lang)
-    wording: dict[str, str] = {}
+    wording: dict[str, Message] = {}
     for key, text in defaults.items():
         message = messages.get(key)
-        wording[key] = message if isinstance(message, str) else text
+        plural_allowed = not isinstance(text, str)
+        if isinstance(message, str) or (isinstance(message, dict) and plural_allowed):
+            wording[key] = message
+        else:
+            wording[key] = text if isinstance(text, str) else dict(text)
     return wording
 
 
-def sentence_templates(lang: str | None = None) -> dict[str, str]:
+def sentence_templates(lang: str | None = None) -> dict[str, Message]:
     """Wording of :func:`metrics.review.compare.headline` and the reversal sentences of
     :mod:`metrics.review.segments` in ``lang`` (the session's language when ``None``)."""
     return templates(

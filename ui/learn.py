@@ -106,12 +106,22 @@ def measure_names(k: int) -> list[str]:
     return [parse_measure(m, k=k).name for m in EXPLAINED]
 
 
-def evaluate_list(rl: RankedList, k: int, settings: Settings) -> dict[str, float]:
-    """Values of the explained measures at ``k``, computed by :func:`metrics.evaluate`."""
+def list_values(rl: RankedList, names: list[str], settings: Settings) -> dict[str, float]:
+    """The measures ``names`` of one list, computed by :func:`metrics.evaluate`. A list with no
+    judged item is a query trec_eval leaves out; here it scores 0 on every measure (nothing
+    relevant is found), so that the page can still explain it."""
     run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
+    rows = evaluate(run, qrels, names, settings).per_query
+    if rows.empty:
+        return dict.fromkeys(names, 0.0)
+    return {name: float(rows.iloc[0][name]) for name in names}
+
+
+def evaluate_list(rl: RankedList, k: int, settings: Settings) -> dict[str, float]:
+    """Values of the explained measures at ``k`` (see :func:`list_values`)."""
     names = measure_names(k)
-    row = evaluate(run, qrels, names, settings).per_query.iloc[0]
-    return {m: float(row[name]) for m, name in zip(EXPLAINED, names)}
+    values = list_values(rl, names, settings)
+    return {m: values[name] for m, name in zip(EXPLAINED, names)}
 
 
 def explain(rl: RankedList, k: int, settings: Settings) -> ListExplanation:
@@ -136,12 +146,14 @@ def formulas(rl: RankedList, k: int, settings: Settings) -> pd.DataFrame:
 def list_curve(
     rl: RankedList, settings: Settings, k_max: int, measures: tuple[str, ...] = EXPLAINED
 ) -> pd.DataFrame:
-    """``measures`` at K = 1..k_max (``k`` column, one column per measure)."""
+    """``measures`` at K = 1..k_max (``k`` column, one column per measure); 0 everywhere for a
+    list with no judged item (see :func:`list_values`)."""
     run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
     lists = rank_run(run, qrels, settings)
-    out = {"k": np.arange(1, k_max + 1)}
+    out: dict[str, np.ndarray] = {"k": np.arange(1, k_max + 1)}
     for m in measures:
-        out[m] = curves(lists, m, k_max)[S.DEFAULT_MODEL][0]
+        values = curves(lists, m, k_max)[S.DEFAULT_MODEL]
+        out[m] = values[0] if len(values) else np.zeros(k_max)
     return pd.DataFrame(out)
 
 
@@ -202,6 +214,8 @@ def pitfalls(rl: RankedList, k: int, settings: Settings) -> list[tuple[str, dict
     """
     level = settings.relevance_level
     out: list[tuple[str, dict[str, object]]] = []
+    if rl.items and not any(x == x for x in (*rl.labels, *(x for _, x in rl.unretrieved))):
+        out.append(("nothing_judged", {}))
     for first, last in tied_ranks(rl):
         out.append(("ties", {"first": first, "last": last}))
     top = rl.labels[:k]

@@ -19,7 +19,7 @@ from metrics import evaluate, summarize
 from metrics.engine.explain import list_frames
 from metrics.engine.settings import Averaging, Settings, ShortLists, Ties
 from ui.handbuilt_list import RankedList
-from ui.learn import evaluate_list, ordered
+from ui.learn import evaluate_list, list_values, ordered
 
 NAN = float("nan")
 #: Parts of a lesson's text in the catalog (``lesson.<id>.<part>``).
@@ -47,9 +47,8 @@ def value(rl: RankedList, measure: str, k: int, settings: Settings) -> float:
     rl = ordered(rl, settings)
     if not rl.items:
         return 0.0
-    run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
     name = f"{measure}@{k}"
-    return float(evaluate(run, qrels, [name], settings).per_query.iloc[0][name])
+    return list_values(rl, [name], settings)[name]
 
 
 def model_means(

@@ -14,7 +14,7 @@ from metrics.engine.settings import POLICIES
 from ui import frame
 from ui import handbuilt as hb
 from ui.handbuilt_list import LinkError, RankedList, decode_lists, encode_lists, replace_list
-from ui.i18n import t
+from ui.i18n import option_text, t
 from ui.learn_lessons import BY_ID, LESSONS, Lesson
 
 SOURCE_KEY = "w_learn_source"
@@ -237,12 +237,13 @@ def lesson_menu() -> Lesson:
     if state.get(LESSON_KEY) not in BY_ID:
         state[LESSON_KEY] = LESSONS[0].id
     ids = [lesson.id for lesson in LESSONS]
+    title = option_text("lesson.")  # the session's language, fixed now
     st.selectbox(
         t("learn.lesson"),
         ids,
         key=LESSON_KEY,
         format_func=lambda i: (
-            f"{'✓ ' if i in finished else ''}{ids.index(i) + 1}. {t(f'lesson.{i}.title')}"
+            f"{'✓ ' if i in finished else ''}{ids.index(i) + 1}. {title(f'{i}.title')}"
         ),
         on_change=start_lesson,
     )

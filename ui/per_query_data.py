@@ -56,6 +56,21 @@ def available_at(dataset: PerQueryDataset, measures: tuple[str, ...], k: int) ->
     return list(dict.fromkeys(out))
 
 
+def split_at(
+    dataset: PerQueryDataset, measures: tuple[str, ...], k: int
+) -> tuple[list[str], list[str]]:
+    """``measures`` (families such as ``P``) split into those the table has a column for at
+    ``k`` and the columns it lacks (``R@10``), each in the given order."""
+    present, missing = [], []
+    for family in measures:
+        name = column_name(family, k)
+        if dataset.available(name):
+            present.append(family)
+        else:
+            missing.append(name)
+    return present, missing
+
+
 def macro_settings(settings: Settings) -> Settings:
     """Pooled (micro) averages need ranked lists: per-query tables average by macro."""
     return settings.with_(averaging="macro") if settings.averaging == "micro" else settings

@@ -71,12 +71,16 @@ def require_lists(dataset: object, key: str) -> None:
         st.stop()
 
 
-def require_columns(dataset: object, measures: tuple[str, ...], k: int) -> None:
-    """Stop the page with a plain message when a per-query table has none of ``measures`` at
-    ``k``."""
-    from ui.per_query_data import available_at, column_name, is_per_query
+def measures_at(dataset: object, measures: tuple[str, ...], k: int) -> tuple[str, ...]:
+    """The ``measures`` a page can compare at ``k``: all of them for ranked lists; for a
+    per-query table, those it has a column for at ``k``, with a note naming the columns it lacks.
+    Stops the page with a plain message when it has none of them."""
+    from ui.per_query_data import column_name, is_per_query, split_at
 
-    if is_per_query(dataset) and not available_at(dataset, tuple(measures), k):
+    if not is_per_query(dataset):
+        return tuple(measures)
+    present, missing = split_at(dataset, tuple(measures), k)
+    if not present:
         st.info(
             t(
                 "perquery.not_at_k",
@@ -86,3 +90,13 @@ def require_columns(dataset: object, measures: tuple[str, ...], k: int) -> None:
             )
         )
         st.stop()
+    if missing:
+        st.info(
+            t(
+                "perquery.missing_measures",
+                missing=", ".join(missing),
+                k=k,
+                shown=", ".join(column_name(m, k) for m in present),
+            )
+        )
+    return tuple(present)

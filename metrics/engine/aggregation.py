@@ -131,17 +131,18 @@ def summarize(
     for key, part in table.groupby(group_cols, sort=False, observed=True):
         key = key if isinstance(key, tuple) else (key,)
         model = key[0]
+        # Per-query values read from a table have no ranked lists: pooled (micro) averages need
+        # them, so such values are averaged per query.
+        lists = evaluation.lists.get(model)
         w = None if weights is None else weights[part.index.to_numpy()]
         for spec in evaluation.measures:
             stats = describe(part[spec.name].to_numpy(), w)
             idx = (
                 positions[model].get_indexer(part[S.QUERY])
-                if settings.averaging == "micro" and has_micro(spec)
+                if lists is not None and settings.averaging == "micro" and has_micro(spec)
                 else None
             )
-            value = average(
-                spec, part[spec.name].to_numpy(), settings, evaluation.lists[model], idx, w
-            )
+            value = average(spec, part[spec.name].to_numpy(), settings, lists, idx, w)
             rows.append(
                 {**dict(zip(group_cols, key)), "measure": spec.name, "value": value, **stats}
             )

@@ -17,7 +17,7 @@ The family of a multiple-testing correction is every row of one table.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,6 +28,7 @@ from metrics import schema as S
 from metrics.engine.evaluation import Evaluation, curves
 from metrics.engine.registry import parse_measure
 from metrics.errors import SettingsError
+from metrics.io.validation import Template, plural_form
 from metrics.review.statistics import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
@@ -40,6 +41,22 @@ from metrics.review.statistics import (
     compare_pairs,
     pair_values,
 )
+
+#: Wordings by key, as the ``templates`` arguments of the sentence functions take them: each
+#: one text, or plural forms by the count ``n`` (a :data:`~metrics.io.validation.Template`,
+#: ``{"one": "1 query", "other": "{n} queries"}``; see :func:`count_form`).
+Wording = Mapping[str, Template]
+
+
+def count_form(message: Template, n: int | None = None) -> str:
+    """The form of ``message`` for the count ``n``: a message of plural forms gives ``"one"``
+    for 1 and ``"other"`` otherwise (English; the Chinese and Japanese catalogs write one plain
+    text, its own only form), as :func:`metrics.io.validation.plural_form` does for the
+    catalogs."""
+    if isinstance(message, str):
+        return message
+    return plural_form(message, "en", {"n": n})
+
 
 #: Which p-value the correction and the "significant" flag use, by default.
 DEFAULT_TEST = "p_randomization"
@@ -162,30 +179,65 @@ def _direction(delta: float, significant: bool) -> str:
     return "better" if delta > 0 else "worse"
 
 
-def segment_of_query(segments: pd.DataFrame, by: list[str]) -> pd.DataFrame:
-    """Query id (as text) and the ``by`` columns as text (``(missing)`` for empty values)."""
-    missing = [c for c in by if c not in segments.columns]
-    if missing:
+#: Segment value of a query with no value in a segment column: a query absent from the query
+#: table and a query whose value is empty are both missing.
+MISSING = "(missing)"
+
+
+def segment_of_query(
+    segments: pd.DataFrame, by: list[str], queries: Sequence[object] | pd.Index | None = None
+) -> pd.DataFrame:
+    """Query id (as text) and the ``by`` columns as text, :data:`MISSING` where a query has no
+    value.
+
+    The one rule of a missing segment value, read by every segment table, test and export: with
+    ``queries`` (the queries that are compared, e.g. those of the run), the result has one row
+    per query of ``queries`` (first occurrence order) and those absent from ``segments`` are
+    :data:`MISSING` in every column, as are empty values; queries of ``segments`` outside
+    ``queries`` are left out. Without ``queries``, the rows of ``segments``.
+    """
+    absent = [c for c in by if c not in segments.columns]
+    if absent:
         raise SettingsError(
-            f"no segment column {missing[0]!r}; columns: "
+            f"no segment column {absent[0]!r}; columns: "
             f"{', '.join(c for c in segments.columns if c != S.QUERY)}."
         )
-    table = segments.drop_duplicates(S.QUERY)[[S.QUERY, *by]].copy()
+    table = segments[[S.QUERY, *by]].copy()
     table[S.QUERY] = table[S.QUERY].astype(str)
+    table = table.drop_duplicates(S.QUERY)
+    if queries is not None:
+        ids = pd.Series(pd.unique(pd.Series(list(queries), dtype=object).astype(str)))
+        table = pd.DataFrame({S.QUERY: ids}).merge(table, on=S.QUERY, how="left")
     for c in by:
-        table[c] = table[c].astype(object).where(table[c].notna(), "(missing)").astype(str)
-    return table
+        table[c] = table[c].astype(object).where(table[c].notna(), MISSING).astype(str)
+    return table.reset_index(drop=True)
+
+
+def queries_in_table(segments: pd.DataFrame, queries: Sequence[object] | pd.Index) -> int:
+    """How many of ``queries`` (ids compared as text) are in the query table ``segments``: 0
+    when the table's ids match none of them (every query's segment is then :data:`MISSING`)."""
+    ids = pd.Index(pd.unique(pd.Series(list(queries), dtype=object).astype(str)))
+    return int(ids.isin(segments[S.QUERY].astype(str)).sum())
+
+
+def compared_queries(evaluation: Evaluation, models: Sequence[str]) -> pd.Index:
+    """Query ids (as text) that at least one of ``models`` has a row for, in first occurrence
+    order: the queries a segment table of these models covers."""
+    table = evaluation.per_query
+    part = table.loc[table[S.MODEL].isin(list(models)), S.QUERY].astype(str)
+    return pd.Index(pd.unique(part))
 
 
 def _segment_groups(
-    segments: pd.DataFrame | None, by: list[str]
+    segments: pd.DataFrame | None, by: list[str], queries: pd.Index
 ) -> list[tuple[tuple[object, ...], pd.Index]]:
     if not by:
         return [((), None)]
     if segments is None:
         raise SettingsError("segment columns were given but there is no segment table.")
     groups = []
-    for key, part in segment_of_query(segments, by).groupby(by, sort=True, observed=True):
+    table = segment_of_query(segments, by, queries)
+    for key, part in table.groupby(by, sort=True, observed=True):
         key = key if isinstance(key, tuple) else (key,)
         groups.append((key, pd.Index(part[S.QUERY])))
     return groups
@@ -214,7 +266,9 @@ def comparison_table(
     measures:
         Measure names (columns of ``evaluation.per_query``); all when ``None``.
     segments, by:
-        Query-level table and one or two of its columns: one row per segment value.
+        Query-level table and one or two of its columns: one row per segment value of the
+        compared queries (:data:`MISSING` for those absent from the table or with an empty
+        value, see :func:`segment_of_query`).
     options:
         Missing-query policy, resamples, seed, confidence, correction, test, alpha.
 
@@ -235,7 +289,8 @@ def comparison_table(
         for measure in measures
     }
     rows = []
-    for key, queries in _segment_groups(segments, by):
+    compared = compared_queries(evaluation, [baseline, *candidates])
+    for key, queries in _segment_groups(segments, by, compared):
         for candidate in candidates:
             for measure in measures:
                 a, b = values[(baseline, measure)], values[(candidate, measure)]
@@ -399,14 +454,14 @@ HEADLINE_TEMPLATES: dict[str, str] = {
 }
 
 
-def _template(templates: Mapping[str, str] | None, key: str, defaults: Mapping[str, str]) -> str:
-    """``templates[key]`` when given, the English default otherwise."""
+def _template(templates: Wording | None, key: str, defaults: Wording) -> str:
+    """``templates[key]`` when given, the English default otherwise (one text)."""
     if templates is not None and key in templates:
-        return templates[key]
-    return defaults[key]
+        return count_form(templates[key])
+    return count_form(defaults[key])
 
 
-def format_p(p: float, templates: Mapping[str, str] | None = None) -> str:
+def format_p(p: float, templates: Wording | None = None) -> str:
     """A p-value for people: ``p < 0.001`` or ``p = 0.042`` (``p undefined`` when NaN).
 
     ``templates`` may word the undefined case (key ``sentence.p.undefined``).
@@ -419,7 +474,7 @@ def format_p(p: float, templates: Mapping[str, str] | None = None) -> str:
 def headline(
     table: pd.DataFrame,
     confidence: float = DEFAULT_CONFIDENCE,
-    templates: Mapping[str, str] | None = None,
+    templates: Wording | None = None,
 ) -> list[str]:
     """One plain sentence per row of a :func:`comparison_table` (without segment columns).
 
@@ -482,14 +537,20 @@ __all__ = [
     "DEFAULT_TEST",
     "DIRECTIONS",
     "HEADLINE_TEMPLATES",
+    "MISSING",
     "TESTS",
     "CompareOptions",
+    "Template",
+    "Wording",
     "biggest_movers",
+    "compared_queries",
     "comparison_table",
+    "count_form",
     "delta_curves",
     "format_p",
     "headline",
     "model_values",
+    "queries_in_table",
     "query_deltas",
     "segment_of_query",
 ]

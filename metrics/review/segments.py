@@ -17,7 +17,16 @@ import pandas as pd
 
 from metrics import schema as S
 from metrics.engine.evaluation import Evaluation
-from metrics.review.compare import CompareOptions, format_p, model_values, segment_of_query
+from metrics.review.compare import (
+    CompareOptions,
+    Template,
+    Wording,
+    compared_queries,
+    count_form,
+    format_p,
+    model_values,
+    segment_of_query,
+)
 from metrics.review.statistics import DEFAULT_CONFIDENCE, adjust_pvalues, compare_pairs, pair_values
 
 #: Segments with fewer queries than this are flagged as small (their numbers are shaky).
@@ -37,18 +46,18 @@ def segment_means(
     Returns
     -------
     DataFrame
-        Columns: the ``by`` columns, ``n`` (queries in the segment with a value for the first
-        model), ``small`` (``n < min_queries``), then one column per model; sorted by the
-        segment values, plus a last row ``(all)`` over every query.
+        Columns: the ``by`` columns (:data:`~metrics.review.compare.MISSING` for queries absent
+        from ``segments`` or with an empty value, see
+        :func:`~metrics.review.compare.segment_of_query`), ``n`` (queries in the segment with a
+        value for the first model), ``small`` (``n < min_queries``), then one column per
+        model; sorted by the segment values, plus a last row ``(all)`` over every query.
     """
     models = list(models or evaluation.models)
-    seg = segment_of_query(segments, by)
+    seg = segment_of_query(segments, by, compared_queries(evaluation, models))
     table = evaluation.per_query[[S.MODEL, S.QUERY, measure]].copy()
     table[S.QUERY] = table[S.QUERY].astype(str)
-    table = table.merge(seg, on=S.QUERY, how="left")
-    for c in by:
-        table[c] = table[c].fillna("(missing)")
     table = table[table[S.MODEL].isin(models)]
+    table = table.merge(seg, on=S.QUERY, how="left")
     wide = table.pivot_table(
         index=by, columns=S.MODEL, values=measure, aggfunc="mean", observed=True, sort=True
     )
@@ -80,7 +89,7 @@ def reversals(
     *,
     options: CompareOptions = CompareOptions(),
     min_queries: int = MIN_SEGMENT_QUERIES,
-    templates: Mapping[str, str] | None = None,
+    templates: Wording | None = None,
 ) -> pd.DataFrame:
     """Segment values where the overall winner of a measure is beaten by another model.
 
@@ -100,7 +109,7 @@ def reversals(
     """
     models = list(models or evaluation.models)
     measures = list(measures or evaluation.measure_names)
-    seg = segment_of_query(segments, by)
+    seg = segment_of_query(segments, by, compared_queries(evaluation, models))
     rows = []
     for measure in measures:
         winner = overall_winner(evaluation, measure, models)
@@ -175,7 +184,7 @@ def reversals(
 #: English wording of the reversal sentences; pass a mapping with the same keys (and the same
 #: ``{placeholders}``) to :func:`reversals` or :func:`reversal_sentence` to word them in
 #: another language. Numbers are formatted before they are put in.
-REVERSAL_TEMPLATES: dict[str, str] = {
+REVERSAL_TEMPLATES: dict[str, Template] = {
     "sentence.reversal.significant": (
         "{winner} is best overall on {measure} but loses to {other} where {where}: "
         "{winner_mean} vs {other_mean} ({delta}, {confidence} CI [{ci_low}, {ci_high}], "
@@ -188,7 +197,10 @@ REVERSAL_TEMPLATES: dict[str, str] = {
     ),
     "sentence.reversal.where": "{column} = {value}",
     "sentence.reversal.where_separator": ", ",
-    "sentence.reversal.small": " Only {n} queries: treat with care.",
+    "sentence.reversal.small": {
+        "one": " Only 1 query: treat with care.",
+        "other": " Only {n} queries: treat with care.",
+    },
 }
 
 
@@ -196,7 +208,7 @@ def reversal_sentence(
     row: Mapping[str, Any],
     by: list[str],
     confidence: float = DEFAULT_CONFIDENCE,
-    templates: Mapping[str, str] | None = None,
+    templates: Wording | None = None,
 ) -> str:
     """The plain sentence of one :func:`reversals` row.
 
@@ -209,20 +221,22 @@ def reversal_sentence(
     confidence:
         Level of the interval (shown as ``95%``).
     templates:
-        Wording by key (see :data:`REVERSAL_TEMPLATES`, and ``sentence.p.undefined`` of
-        :data:`metrics.review.compare.HEADLINE_TEMPLATES`); missing keys fall back to English.
+        Wording by key, a text or plural forms by the count (see :data:`REVERSAL_TEMPLATES`,
+        and ``sentence.p.undefined`` of :data:`metrics.review.compare.HEADLINE_TEMPLATES`);
+        missing keys fall back to English.
     """
 
-    def word(key: str) -> str:
+    def word(key: str, n: int | None = None) -> str:
         if templates is not None and key in templates:
-            return templates[key]
-        return REVERSAL_TEMPLATES[key]
+            return count_form(templates[key], n)
+        return count_form(REVERSAL_TEMPLATES[key], n)
 
     where = word("sentence.reversal.where_separator").join(
         word("sentence.reversal.where").format(column=c, value=row[c]) for c in by
     )
     kind = "significant" if row["significant"] else "not_significant"
-    small = word("sentence.reversal.small").format(n=row["n"]) if row["small"] else ""
+    n = int(row["n"])
+    small = word("sentence.reversal.small", n).format(n=n) if row["small"] else ""
     return word(f"sentence.reversal.{kind}").format(
         winner=row["winner"],
         measure=row["measure"],

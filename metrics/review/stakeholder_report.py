@@ -23,7 +23,7 @@ import io
 import json
 import math
 import zipfile
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any
@@ -35,7 +35,7 @@ from metrics.engine.registry import parse_measure
 from metrics.engine.settings import Settings
 from metrics.io.export import to_csv_bytes
 from metrics.io.text_safety import visible
-from metrics.review.compare import CompareOptions
+from metrics.review.compare import CompareOptions, Wording, count_form
 from metrics.review.verdict import (
     overall_rows,
     pairwise_rows,
@@ -214,13 +214,16 @@ class ReportInputs:
     generated_at: str = ""
     extra_provenance: dict[str, str] = field(default_factory=dict)
     settings_rows: list[tuple[str, str]] = field(default_factory=list)
-    words: Mapping[str, str] = field(default_factory=dict)
+    words: Wording = field(default_factory=dict)
     lang: str = "en"
     per_query: bool = False
     missing_curves: list[tuple[str, int, int]] = field(default_factory=list)
 
     def word(self, key: str, **values: object) -> str:
-        text = self.words.get(key, REPORT_TEMPLATES[key])
+        n = values.get("n")
+        text = count_form(
+            self.words.get(key, REPORT_TEMPLATES[key]), n if isinstance(n, int) else None
+        )
         return text.format(**values) if values else text
 
 
@@ -267,11 +270,11 @@ def _e(value: object) -> str:
     return html.escape(visible(value), quote=True)
 
 
-def _cell(value: object, column: str, words: Mapping[str, str] | None = None) -> tuple[str, bool]:
+def _cell(value: object, column: str, words: Wording | None = None) -> tuple[str, bool]:
     """Formatted cell text and whether it is numeric."""
     if isinstance(value, (bool, np.bool_)):
         key = "review_report.html.yes" if value else "review_report.html.no"
-        return (words or REPORT_TEMPLATES).get(key, REPORT_TEMPLATES[key]), False
+        return count_form((words or REPORT_TEMPLATES).get(key, REPORT_TEMPLATES[key])), False
     if isinstance(value, (int, np.integer)):
         return f"{int(value):,}", True
     if isinstance(value, (float, np.floating)):
@@ -292,7 +295,7 @@ def _cell(value: object, column: str, words: Mapping[str, str] | None = None) ->
 def html_table(
     frame: pd.DataFrame,
     row_class: Sequence[str] | None = None,
-    words: Mapping[str, str] | None = None,
+    words: Wording | None = None,
 ) -> str:
     """An HTML table of ``frame`` with every header and cell escaped; numbers right-aligned."""
     head = "".join(f"<th>{_e(c)}</th>" for c in frame.columns)

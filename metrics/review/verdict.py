@@ -38,6 +38,10 @@ from metrics.engine.registry import DEFAULT_REVIEW_K, DEFAULT_REVIEW_MEASURES
 from metrics.errors import SettingsError
 from metrics.review.compare import (
     CompareOptions,
+    Template,
+    Wording,
+    compared_queries,
+    count_form,
     model_values,
     segment_of_query,
 )
@@ -212,17 +216,19 @@ def _family_key(row: Mapping[str, object], family: str) -> tuple[object, ...]:
 def _family_code(key: tuple[object, ...], rows: pd.DataFrame) -> str:
     """The family's code with its counts: ``overall:4x2`` (measures × candidates),
     ``segments:nDCG@10:5x2`` (segments × candidates), ``pairwise:3x4`` (pairs × measures),
-    ``all:58``."""
-    n_measures = rows["measure"].nunique()
-    n_candidates = rows["candidate"].nunique()
+    ``all:58``. Only the comparisons that were tested count: a row without a p-value (no
+    paired query) is not in the correction."""
+    tested = rows[rows["p_raw"].notna()]
+    n_measures = tested["measure"].nunique()
+    n_candidates = tested["candidate"].nunique()
     if key[0] == "overall":
         return f"overall:{n_measures}x{n_candidates}"
     if key[0] == "segments":
-        return f"segments:{key[1]}:{rows['segment'].nunique()}x{n_candidates}"
+        return f"segments:{key[1]}:{tested['segment'].nunique()}x{n_candidates}"
     if key[0] == "pairwise":
-        pairs = rows[["reference", "candidate"]].drop_duplicates().shape[0]
+        pairs = tested[["reference", "candidate"]].drop_duplicates().shape[0]
         return f"pairwise:{pairs}x{n_measures}"
-    return f"all:{int(rows['p_raw'].notna().sum())}"
+    return f"all:{len(tested)}"
 
 
 def review_table(
@@ -263,7 +269,9 @@ def review_table(
         for model in [request.baseline, *request.candidates]
         for measure in request.measures
     }
-    groups = _groups(segments, by)
+    groups = _groups(
+        segments, by, compared_queries(evaluation, [request.baseline, *request.candidates])
+    )
 
     def compare(
         reference: str, candidate: str, measure: str, queries: pd.Index | None
@@ -323,14 +331,16 @@ def _check_request(
 
 
 def _groups(
-    segments: pd.DataFrame | None, by: list[str]
+    segments: pd.DataFrame | None, by: list[str], queries: pd.Index
 ) -> list[tuple[str, dict[str, str], pd.Index | None]]:
-    """(segment name, segment values, its queries) for all queries, then each segment."""
+    """(segment name, segment values, its queries) for all queries, then each segment of
+    ``queries`` (:func:`segment_of_query`: absent and empty values are one missing segment)."""
     groups: list[tuple[str, dict[str, str], pd.Index | None]] = [
         (ALL, dict.fromkeys(by, ALL), None)
     ]
     if by:
-        for key, part in segment_of_query(segments, by).groupby(by, sort=True, observed=True):
+        table = segment_of_query(segments, by, queries)
+        for key, part in table.groupby(by, sort=True, observed=True):
             key = key if isinstance(key, tuple) else (key,)
             named = dict(zip(by, map(str, key)))
             groups.append((segment_name(named, by), named, pd.Index(part["query"])))
@@ -421,23 +431,34 @@ def pairwise_rows(table: pd.DataFrame, measure: str | None = None) -> pd.DataFra
 #: English wording of the p-values, families and verdict sentences; pass a mapping with the
 #: same keys (and ``{placeholders}``) to word them in another language. Numbers are formatted
 #: before they are put in, so every language shows them the same way.
-VERDICT_TEMPLATES: dict[str, str] = {
+VERDICT_TEMPLATES: dict[str, Template] = {
     "sentence.p.value": "p = {value}",
     "sentence.p.below": "p < {value}",
     "sentence.p.undefined": "p undefined",
     "sentence.family.text": "{test}, {correction} over {family}",
     "sentence.family.none": "{test}, no correction",
-    "sentence.family.overall": "{measures} measures × {candidates} candidates",
-    "sentence.family.segments": "{segments} segments × {candidates} candidates ({measure})",
-    "sentence.family.pairwise": "{pairs} candidate pairs × {measures} measures",
-    "sentence.family.all": "all {n} comparisons",
+    "sentence.family.empty": "{test}, no comparison with a p-value to correct",
+    "sentence.family.overall": "{measures} × {candidates}",
+    "sentence.family.segments": "{segments} × {candidates} ({measure})",
+    "sentence.family.pairwise": "{pairs} × {measures}",
+    "sentence.family.all": {"one": "1 comparison", "other": "all {n} comparisons"},
+    "sentence.family.count.measures": {"one": "1 measure", "other": "{n} measures"},
+    "sentence.family.count.candidates": {"one": "1 candidate", "other": "{n} candidates"},
+    "sentence.family.count.segments": {"one": "1 segment", "other": "{n} segments"},
+    "sentence.family.count.pairs": {"one": "1 candidate pair", "other": "{n} candidate pairs"},
     "sentence.test.p_randomization": "randomization test",
     "sentence.test.p_ttest": "t-test",
     "sentence.test.p_wilcoxon": "Wilcoxon test",
     "sentence.correction.holm": "Holm",
     "sentence.correction.bh": "Benjamini–Hochberg",
-    "sentence.verdict.all_better": "{candidate} is better than {baseline} on all {n} measures",
-    "sentence.verdict.all_worse": "{candidate} is worse than {baseline} on all {n} measures",
+    "sentence.verdict.all_better": {
+        "one": "{candidate} is better than {baseline} on the one measure compared",
+        "other": "{candidate} is better than {baseline} on all {n} measures",
+    },
+    "sentence.verdict.all_worse": {
+        "one": "{candidate} is worse than {baseline} on the one measure compared",
+        "other": "{candidate} is worse than {baseline} on all {n} measures",
+    },
     "sentence.verdict.none": "{candidate} is not clearly different from {baseline} on any measure",
     "sentence.verdict.mixed": "{candidate} against {baseline}: {parts}",
     "sentence.verdict.part_better": "better on {measures}",
@@ -447,12 +468,26 @@ VERDICT_TEMPLATES: dict[str, str] = {
     "sentence.verdict.list_separator": ", ",
     "sentence.verdict.figure": "{measure} {delta} [{ci_low}, {ci_high}], corrected {p}",
     "sentence.verdict.first": "{summary}; {figure}.",
-    "sentence.verdict.loses": "It loses where {where} ({n} queries, {delta}, corrected {p}).",
-    "sentence.verdict.wins": "It wins where {where} ({n} queries, {delta}, corrected {p}).",
-    "sentence.verdict.lower": "It scores lower where {where} ({n} queries, {delta}), but not "
-    "significantly after correction ({p}).",
-    "sentence.verdict.higher": "It scores higher where {where} ({n} queries, {delta}), but not "
-    "significantly after correction ({p}).",
+    "sentence.verdict.loses": {
+        "one": "It loses where {where} (1 query, {delta}, corrected {p}).",
+        "other": "It loses where {where} ({n} queries, {delta}, corrected {p}).",
+    },
+    "sentence.verdict.wins": {
+        "one": "It wins where {where} (1 query, {delta}, corrected {p}).",
+        "other": "It wins where {where} ({n} queries, {delta}, corrected {p}).",
+    },
+    "sentence.verdict.lower": {
+        "one": "It scores lower where {where} (1 query, {delta}), but not significantly after "
+        "correction ({p}).",
+        "other": "It scores lower where {where} ({n} queries, {delta}), but not significantly "
+        "after correction ({p}).",
+    },
+    "sentence.verdict.higher": {
+        "one": "It scores higher where {where} (1 query, {delta}), but not significantly after "
+        "correction ({p}).",
+        "other": "It scores higher where {where} ({n} queries, {delta}), but not significantly "
+        "after correction ({p}).",
+    },
     "sentence.verdict.ship": "{candidate} is ahead of every other candidate on {measure} "
     "(significant after correction): the one to ship on this measure.",
     "sentence.verdict.no_leader": "No candidate is clearly ahead of the others on {measure}.",
@@ -469,16 +504,25 @@ VERDICT_TEMPLATES: dict[str, str] = {
     "not significant after correction: {numbers}.",
     "sentence.callout.higher": "{overall}; it scores higher where {where}, but the difference "
     "is not significant after correction: {numbers}.",
-    "sentence.callout.numbers": "{mean_b} vs {mean_a}, {delta} [{ci_low}, {ci_high}], "
-    "{n} queries, corrected {p} ({family})",
-    "sentence.callout.small": " Only {n} queries: treat with care.",
+    "sentence.callout.numbers": {
+        "one": "{mean_b} vs {mean_a}, {delta} [{ci_low}, {ci_high}], 1 query, corrected {p} "
+        "({family})",
+        "other": "{mean_b} vs {mean_a}, {delta} [{ci_low}, {ci_high}], {n} queries, corrected "
+        "{p} ({family})",
+    },
+    "sentence.callout.small": {
+        "one": " Only 1 query: treat with care.",
+        "other": " Only {n} queries: treat with care.",
+    },
 }
 
 
-def _word(templates: Mapping[str, str] | None, key: str) -> str:
+def _word(templates: Wording | None, key: str, n: int | None = None) -> str:
+    """The wording of ``key`` (English when ``templates`` lacks it); a message of plural forms
+    in the form of the count ``n`` (:func:`~metrics.review.compare.count_form`)."""
     if templates is not None and key in templates:
-        return templates[key]
-    return VERDICT_TEMPLATES[key]
+        return count_form(templates[key], n)
+    return count_form(VERDICT_TEMPLATES[key], n)
 
 
 def _round_up(value: float) -> str:
@@ -493,7 +537,7 @@ def _round_up(value: float) -> str:
     return f"{rounded:.{decimals}f}"
 
 
-def format_p(p: float, bound: bool = False, templates: Mapping[str, str] | None = None) -> str:
+def format_p(p: float, bound: bool = False, templates: Wording | None = None) -> str:
     """A p-value for people.
 
     ``bound`` (the p-value is at the floor of a resampling test, or a correction of it) gives
@@ -509,26 +553,41 @@ def format_p(p: float, bound: bool = False, templates: Mapping[str, str] | None 
     return _word(templates, "sentence.p.value").format(value=f"{p:.3f}")
 
 
-def row_p(row: Mapping[str, Any], templates: Mapping[str, str] | None = None) -> str:
+def row_p(row: Mapping[str, Any], templates: Wording | None = None) -> str:
     """The corrected p-value of a :func:`review_table` row, as :func:`format_p` words it."""
     return format_p(float(row["p_adjusted"]), bool(row["p_bound"]), templates)
 
 
-def family_text(row: Mapping[str, object], templates: Mapping[str, str] | None = None) -> str:
-    """``randomization test, Holm over 4 measures × 2 candidates`` for one row."""
+def family_text(row: Mapping[str, object], templates: Wording | None = None) -> str:
+    """``randomization test, Holm over 4 measures × 2 candidates`` for one row (each count in
+    its plural form: ``1 segment × 2 candidates``)."""
     test = _word(templates, f"sentence.test.{row['test']}")
     if row["correction"] == "none":
         return _word(templates, "sentence.family.none").format(test=test)
+    if row.get("family_size", 1) == 0:
+        return _word(templates, "sentence.family.empty").format(test=test)
     family = str(row["family"])
-    counts = _family_counts(row)
+    counts = family.rsplit(":", 1)[-1].split("x")
+
+    def count(name: str, value: str) -> str:
+        return _word(templates, f"sentence.family.count.{name}", int(value)).format(n=value)
+
     if family.startswith("overall"):
-        words = _word(templates, "sentence.family.overall").format(**counts)
+        words = _word(templates, "sentence.family.overall").format(
+            measures=count("measures", counts[0]), candidates=count("candidates", counts[1])
+        )
     elif family.startswith("segments"):
-        words = _word(templates, "sentence.family.segments").format(**counts)
+        words = _word(templates, "sentence.family.segments").format(
+            segments=count("segments", counts[0]),
+            candidates=count("candidates", counts[1]),
+            measure=row["measure"],
+        )
     elif family.startswith("pairwise"):
-        words = _word(templates, "sentence.family.pairwise").format(**counts)
+        words = _word(templates, "sentence.family.pairwise").format(
+            pairs=count("pairs", counts[0]), measures=count("measures", counts[1])
+        )
     else:
-        words = _word(templates, "sentence.family.all").format(**counts)
+        words = _word(templates, "sentence.family.all", int(counts[0])).format(n=counts[0])
     return _word(templates, "sentence.family.text").format(
         test=test,
         correction=_word(templates, f"sentence.correction.{row['correction']}"),
@@ -536,29 +595,16 @@ def family_text(row: Mapping[str, object], templates: Mapping[str, str] | None =
     )
 
 
-def _family_counts(row: Mapping[str, object]) -> dict[str, object]:
-    """Numbers of the family words, read from the family code (see :func:`_family_code`)."""
-    family = str(row["family"])
-    counts = family.rsplit(":", 1)[-1].split("x")
-    if family.startswith("overall"):
-        return {"measures": counts[0], "candidates": counts[1]}
-    if family.startswith("segments"):
-        return {"segments": counts[0], "candidates": counts[1], "measure": row["measure"]}
-    if family.startswith("pairwise"):
-        return {"pairs": counts[0], "measures": counts[1]}
-    return {"n": counts[0]}
-
-
-def p_with_family(row: Mapping[str, object], templates: Mapping[str, str] | None = None) -> str:
+def p_with_family(row: Mapping[str, object], templates: Wording | None = None) -> str:
     """``p = 0.137 (randomization test, Holm over 5 segments × 2 candidates (nDCG@10))``."""
     return f"{row_p(row, templates)} ({family_text(row, templates)})"
 
 
-def _join(items: Sequence[str], templates: Mapping[str, str] | None) -> str:
+def _join(items: Sequence[str], templates: Wording | None) -> str:
     return _word(templates, "sentence.verdict.list_separator").join(items)
 
 
-def _figure(row: Mapping[str, object], templates: Mapping[str, str] | None) -> str:
+def _figure(row: Mapping[str, object], templates: Wording | None) -> str:
     return _word(templates, "sentence.verdict.figure").format(
         measure=row["measure"],
         delta=f"{row['delta']:+.3f}",
@@ -568,19 +614,19 @@ def _figure(row: Mapping[str, object], templates: Mapping[str, str] | None) -> s
     )
 
 
-def _segment_clause(row: Mapping[str, Any], templates: Mapping[str, str] | None) -> str:
-    words = {
+def _segment_clause(row: Mapping[str, Any], templates: Wording | None) -> str:
+    words: dict[str, Any] = {
         "where": row["segment"],
         "n": int(row["n"]),
         "delta": f"{row['delta']:+.3f}",
         "p": row_p(row, templates),
     }
     if row["verdict"] == WORSE:
-        return _word(templates, "sentence.verdict.loses").format(**words)
+        return _word(templates, "sentence.verdict.loses", words["n"]).format(**words)
     if row["verdict"] == BETTER:
-        return _word(templates, "sentence.verdict.wins").format(**words)
+        return _word(templates, "sentence.verdict.wins", words["n"]).format(**words)
     kind = "lower" if row["delta"] < 0 else "higher"
-    return _word(templates, f"sentence.verdict.{kind}").format(**words)
+    return _word(templates, f"sentence.verdict.{kind}", words["n"]).format(**words)
 
 
 def _contrary_segments(
@@ -606,7 +652,7 @@ def _contrary_segments(
 
 
 def candidate_verdict(
-    table: pd.DataFrame, candidate: str, templates: Mapping[str, str] | None = None
+    table: pd.DataFrame, candidate: str, templates: Wording | None = None
 ) -> list[str]:
     """One or two plain sentences about ``candidate`` against the baseline.
 
@@ -623,9 +669,9 @@ def candidate_verdict(
     codes = list(rows["verdict"])
     names = {"candidate": candidate, "baseline": baseline, "n": len(rows)}
     if all(c == BETTER for c in codes):
-        summary = _word(templates, "sentence.verdict.all_better").format(**names)
+        summary = _word(templates, "sentence.verdict.all_better", len(rows)).format(**names)
     elif all(c == WORSE for c in codes):
-        summary = _word(templates, "sentence.verdict.all_worse").format(**names)
+        summary = _word(templates, "sentence.verdict.all_worse", len(rows)).format(**names)
     elif all(c == UNCLEAR for c in codes):
         summary = _word(templates, "sentence.verdict.none").format(**names)
     else:
@@ -685,7 +731,7 @@ def leader(table: pd.DataFrame, measure: str) -> str | None:
 
 
 def verdict_sentences(
-    table: pd.DataFrame, templates: Mapping[str, str] | None = None
+    table: pd.DataFrame, templates: Wording | None = None
 ) -> dict[str, list[str]]:
     """The verdict box: candidate -> its sentences, and ``""`` -> the closing sentence.
 
@@ -724,7 +770,7 @@ def verdict_sentences(
 def callouts(
     table: pd.DataFrame,
     measure: str,
-    templates: Mapping[str, str] | None = None,
+    templates: Wording | None = None,
     min_queries: int = 20,
 ) -> pd.DataFrame:
     """Segments where a candidate's difference from the baseline points against its overall
@@ -769,7 +815,7 @@ def callout_sentence(
     overall: Mapping[str, object],
     segment: Mapping[str, Any],
     kind: str,
-    templates: Mapping[str, str] | None = None,
+    templates: Wording | None = None,
     min_queries: int = 20,
 ) -> str:
     """The sentence of one :func:`callouts` row."""
@@ -780,7 +826,7 @@ def callout_sentence(
         delta=f"{overall['delta']:+.3f}",
         p=row_p(overall, templates),
     )
-    numbers = _word(templates, "sentence.callout.numbers").format(
+    numbers = _word(templates, "sentence.callout.numbers", int(segment["n"])).format(
         mean_b=f"{segment['mean_b']:.3f}",
         mean_a=f"{segment['mean_a']:.3f}",
         delta=f"{segment['delta']:+.3f}",
@@ -794,7 +840,9 @@ def callout_sentence(
         overall=overall_text, where=segment["segment"], numbers=numbers
     )
     if int(segment["n"]) < min_queries:
-        text += _word(templates, "sentence.callout.small").format(n=int(segment["n"]))
+        text += _word(templates, "sentence.callout.small", int(segment["n"])).format(
+            n=int(segment["n"])
+        )
     return text
 
 

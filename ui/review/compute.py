@@ -13,7 +13,15 @@ import streamlit as st
 from metrics.engine.evaluation import Evaluation
 from metrics.engine.settings import Settings
 from metrics.io.loaders import Dataset
-from metrics.review.compare import CompareOptions, comparison_table, delta_curves, query_deltas
+from metrics.review.compare import (
+    CompareOptions,
+    Wording,
+    compared_queries,
+    comparison_table,
+    delta_curves,
+    queries_in_table,
+    query_deltas,
+)
 from metrics.review.segments import reversals, segment_means
 from metrics.review.statistics import DEFAULT_RESAMPLES, MissingPolicy
 from metrics.review.verdict import ReviewRequest, review_table
@@ -293,7 +301,7 @@ def measure_pair_deltas(
     )
 
 
-def family_words(rows: pd.DataFrame, templates: dict[str, str] | None = None) -> str:
+def family_words(rows: pd.DataFrame, templates: Wording | None = None) -> str:
     """The family of the first row, in words (``randomization test, Holm over 4 measures × 2
     candidates``); empty without rows."""
     from metrics.review.verdict import family_text
@@ -312,11 +320,12 @@ def _segments(
     _dataset: Dataset,
     _settings: Settings,
     _options: CompareOptions,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
+) -> tuple[pd.DataFrame, pd.DataFrame, int]:
     evaluation = evaluation_at(_dataset, _settings, (measure,), k)
     means = segment_means(evaluation, _dataset.segments, list(by), evaluation.measure_names[0])
     found = reversals(evaluation, _dataset.segments, list(by), options=_options)
-    return means, found
+    matched = queries_in_table(_dataset.segments, compared_queries(evaluation, evaluation.models))
+    return means, found, matched
 
 
 def segment_results(
@@ -326,8 +335,9 @@ def segment_results(
     k: int,
     by: tuple[str, ...],
     options: CompareOptions,
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """(:func:`segment_means`, :func:`reversals`) of ``measure`` at ``k`` (cached)."""
+) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+    """(:func:`segment_means`, :func:`reversals`, how many of the run's queries are in the query
+    table) of ``measure`` at ``k`` (cached)."""
     return _segments(
         dataset.content_hash,
         settings_key(settings),

@@ -6,6 +6,7 @@ same baseline and K on all three review pages).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 import pandas as pd
@@ -19,7 +20,7 @@ from metrics.review.statistics import (
     MISSING_POLICIES,
 )
 from metrics.review.verdict import DEFAULT_FAMILY, DEFAULT_K, FAMILIES
-from ui.i18n import t
+from ui.i18n import Message, t
 from ui.review.compute import RESAMPLE_CHOICES
 from ui.view import K_LIMIT
 
@@ -266,7 +267,7 @@ def require_review_choice(models: list[str], k_range: tuple[int, int]) -> Review
 # --------------------------------------------------------------------------- verdict and drill-down
 
 
-def verdict_templates() -> dict[str, str]:
+def verdict_templates() -> dict[str, Message]:
     """Wording of :mod:`metrics.review.verdict` sentences in the session's language."""
     from metrics.review.verdict import VERDICT_TEMPLATES
     from ui.i18n import current_language, templates
@@ -274,7 +275,7 @@ def verdict_templates() -> dict[str, str]:
     return templates(VERDICT_TEMPLATES, current_language())
 
 
-def verdict_box(review: pd.DataFrame, words: dict[str, str]) -> None:
+def verdict_box(review: pd.DataFrame, words: Mapping[str, Message]) -> None:
     """The verdict at the top of the page: one or two sentences per candidate, then, with two or
     more candidates, which one is ahead (or that none clearly is)."""
     from metrics.review.verdict import verdict_sentences

@@ -15,6 +15,7 @@ import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
+from metrics.review.compare import Wording
 from metrics.review.verdict import BETTER as BETTER_CODE
 from metrics.review.verdict import (
     COLUMNS,
@@ -365,7 +366,7 @@ def segment_delta_figure(
     confidence: float = 0.95,
     colours: dict[str, str] | None = None,
     tr: Translate = ENGLISH,
-    templates: dict[str, str] | None = None,
+    templates: Wording | None = None,
 ) -> go.Figure:
     """Forest plot: delta vs baseline with its CI per segment, one colour per candidate.
 
@@ -470,7 +471,7 @@ def pairwise_matrix_figure(
     table: pd.DataFrame,
     measure: str,
     tr: Translate = ENGLISH,
-    templates: dict[str, str] | None = None,
+    templates: Wording | None = None,
 ) -> go.Figure:
     """Candidates against each other on ``measure``: the cell of row A and column B is A − B,
     with its corrected p (the pairwise family of the review table) and verdict; green where

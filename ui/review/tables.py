@@ -20,7 +20,7 @@ from pandas.io.formats.style import Styler
 
 from metrics.engine.settings import POLICIES, Settings
 from metrics.io.export import to_csv_bytes
-from metrics.review.compare import CompareOptions
+from metrics.review.compare import CompareOptions, Wording
 from metrics.review.verdict import ALL, COLUMNS, family_text, row_p, value_column
 from ui.i18n import translate
 
@@ -166,7 +166,7 @@ def segment_text(value: object, tr: Translate = ENGLISH) -> str:
 def review_display(
     rows: pd.DataFrame,
     tr: Translate = ENGLISH,
-    templates: Mapping[str, str] | None = None,
+    templates: Wording | None = None,
     *,
     full: bool = False,
     segment: bool = False,
@@ -247,7 +247,7 @@ def segment_display(
     models: list[str],
     candidates: list[str],
     tr: Translate = ENGLISH,
-    templates: Mapping[str, str] | None = None,
+    templates: Wording | None = None,
 ) -> pd.DataFrame:
     """One row per segment (and the last row over all queries): queries (``70 (small)`` for a
     small segment), each
