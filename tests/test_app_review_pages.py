@@ -14,7 +14,7 @@ from metrics.io.loaders import load_sample
 from metrics.review.compare import CompareOptions
 from metrics.review.drilldown import side_by_side
 from metrics.review.verdict import ReviewRequest, overall_rows, review_table, row_p, segment_rows
-from tests.app_support import APP, ROOT
+from tests.app_support import APP, ROOT, fresh_app, open_page
 
 #: What the pages use unless the statistics options are changed (the CLI's defaults too).
 PAGE_OPTIONS = CompareOptions()
@@ -392,3 +392,11 @@ def test_a_query_table_matching_no_query_of_the_run_says_so_and_counts_one_segme
     assert at.dataframe[0].value["query_type"].tolist() == ["(missing)", "(all queries)"]
     assert any("No query of the run is in the query table" in w.value for w in at.warning)
     assert "Holm over 1 segment × 2 candidates (P@10)" in shown_text(at)
+
+
+@pytest.mark.parametrize("page", ["compare", "learn"])
+def test_a_page_in_chinese_runs_again_with_its_menus_in_chinese(page):
+    at = open_page(fresh_app({"lang": "zh"}), page)
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert not [e for e in at.error if "error id" in e.value]

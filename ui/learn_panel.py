@@ -224,7 +224,7 @@ def policy_control(field: str) -> None:
         frame.policy_label(field),
         list(POLICIES[field].values),
         key=pick,
-        format_func=lambda v: frame.policy_text(field, v),
+        format_func=option_text(f"policy.{field}."),
         on_change=_mirror,
         args=(pick, f"w_{field}"),
     )

@@ -20,7 +20,7 @@ from metrics.review.statistics import (
     MISSING_POLICIES,
 )
 from metrics.review.verdict import DEFAULT_FAMILY, DEFAULT_K, FAMILIES
-from ui.i18n import Message, t
+from ui.i18n import Message, option_text, t
 from ui.review.compute import RESAMPLE_CHOICES
 from ui.view import K_LIMIT
 
@@ -194,26 +194,26 @@ def statistics_options() -> tuple[CompareOptions, str]:
             t("review.correction"),
             list(CORRECTIONS),
             key="w_review_correction",
-            format_func=lambda c: t(f"review.correction.{c}"),
+            format_func=option_text("review.correction."),
         )
         family = c2.selectbox(
             t("review.family"),
             list(FAMILIES),
             key="w_review_family",
-            format_func=lambda f: t(f"review.family.{f}"),
+            format_func=option_text("review.family."),
             help=t("review.family_help"),
         )
         test = c2.selectbox(
             t("review.test"),
             list(TESTS),
             key="w_review_test",
-            format_func=lambda name: t(f"review.test.{name}"),
+            format_func=option_text("review.test."),
         )
         policy = c3.selectbox(
             t("review.policy"),
             list(MISSING_POLICIES),
             key="w_review_policy",
-            format_func=lambda p: t(f"review.policy.{p}"),
+            format_func=option_text("review.policy."),
         )
         alpha = c3.selectbox(
             t("review.alpha"),
@@ -363,11 +363,12 @@ def drill_choice(candidates: list[str], measures: list[str], dataset) -> DrillCh
         key="w_cmp_query_measure",
         format_func=lambda m: f"{m}@{k}",
     )
+    everything = t("compare.all_queries")  # the session's language, fixed now
     chosen = c3.selectbox(
         t("compare.segment_filter"),
         options,
         key="w_cmp_segment",
-        format_func=lambda o: o.replace("=", " = ", 1) if o else t("compare.all_queries"),
+        format_func=lambda o: o.replace("=", " = ", 1) if o else everything,
     )
     column, _, value = chosen.partition("=")
     segment = (column, value) if chosen else None
