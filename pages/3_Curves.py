@@ -179,7 +179,7 @@ else:
         interpolated_label=t("curves.pr_interpolated"),
         raw_label=t("curves.pr_raw", k=k_to),
     )
-    figures["precision-recall"] = pr_fig
+    figures[t("curves.export.precision_recall")] = pr_fig
     st.plotly_chart(pr_fig, width="stretch", key="chart_precision_recall")
     st.caption(t("curves.pr_caption", k=k_to))
 

@@ -59,6 +59,8 @@ overall = overall_rows(review)
 verdict_box(review, words)
 
 st.subheader(t("compare.deltas"))
+if settings.averaging != "macro":
+    st.caption(review_compute.macro_note(settings))
 st.caption(
     t(
         "compare.table_caption",

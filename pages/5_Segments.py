@@ -35,6 +35,8 @@ segment_choice(columns)
 c1, c2 = st.columns([2, 1])
 by = c1.multiselect(t("segments.by"), columns, key="w_seg_by", max_selections=2)
 measures = measures_at(dataset, tuple(view.measures), k)
+if settings.averaging != "macro":
+    st.caption(review_compute.macro_note(settings))
 if st.session_state.get("w_seg_measure") not in measures:
     st.session_state["w_seg_measure"] = measures[0]
 measure = c2.selectbox(

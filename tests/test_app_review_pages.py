@@ -400,3 +400,12 @@ def test_a_page_in_chinese_runs_again_with_its_menus_in_chinese(page):
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     assert not [e for e in at.error if "error id" in e.value]
+
+
+@pytest.mark.parametrize("page", ["compare", "segments"])
+def test_with_micro_averaging_the_review_pages_say_they_compare_macro_means(page):
+    at = open_page(fresh_app(), page)
+    at.sidebar.selectbox(key="w_averaging").set_value("micro").run()
+    captions = " ".join(c.value for c in at.caption)
+    assert "mean of per-query values over the paired queries (macro)" in captions
+    assert "micro" in captions.split("(macro)")[1]

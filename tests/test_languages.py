@@ -514,18 +514,27 @@ class _ReportText(HTMLParser):
             self.texts.append(data)
 
 
-@pytest.mark.parametrize("lang", ["zh", "ja"])
-def test_the_html_report_is_written_in_the_session_language(lang, monkeypatch):
+@pytest.fixture
+def report_inputs(monkeypatch) -> list:
+    """Every ``ReportInputs`` the Report page builds, in order."""
     from metrics.review import stakeholder_report
 
     original = stakeholder_report.ReportInputs
-    made: list[stakeholder_report.ReportInputs] = []
+    made: list = []
 
     def recording(*args, **kwargs):
         made.append(original(*args, **kwargs))
         return made[-1]
 
     monkeypatch.setattr(stakeholder_report, "ReportInputs", recording)
+    return made
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_the_html_report_is_written_in_the_session_language(lang, report_inputs):
+    from metrics.review import stakeholder_report
+
+    made = report_inputs
     at = _with_data(fresh_app({"lang": lang}), "upload")
     at.session_state["w_seg_by"] = ["kind"]
     open_page(at, "report")
@@ -539,3 +548,15 @@ def test_the_html_report_is_written_in_the_session_language(lang, monkeypatch):
     assert len(texts) > 50
     assert english_in(texts) == []
     assert f'<html lang="{lang}">' in stakeholder_report.build_report_html(inputs)
+
+
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+def test_the_report_describes_a_sample_in_the_session_language(lang, report_inputs):
+    from metrics.review import stakeholder_report
+    from ui.i18n import translate
+
+    made = report_inputs
+    open_page(fresh_app({"lang": lang}), "report")
+    wanted = translate("sample.web_search.description", lang)
+    assert made[-1].description == wanted
+    assert wanted in stakeholder_report.build_report_html(made[-1])

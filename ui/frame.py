@@ -276,6 +276,13 @@ def measure_label(name: str, lang: str | None = None) -> str:
     return name if pretty == name else f"{name} · {pretty}"
 
 
+def dataset_description(dataset: object) -> str:
+    """A data set's description in the session's language: a sample's from the catalog
+    (``sample.<name>.description``), any other as it was given."""
+    key = f"sample.{getattr(dataset, 'name', '')}.description"
+    return t(key) if has(key) else str(getattr(dataset, "description", "") or "")
+
+
 def measure_text(name: str, part: str, lang: str | None = None) -> str:
     """``pretty``, ``description``, ``pitfall`` or ``latex`` (the formula) of a measure in
     ``lang`` (the session's by default), from the catalog or, where it has none, the

@@ -25,8 +25,9 @@ from metrics.review.compare import (
 from metrics.review.segments import reversals, segment_means
 from metrics.review.statistics import DEFAULT_RESAMPLES, MissingPolicy
 from metrics.review.verdict import ReviewRequest, review_table
-from ui import per_query_data
+from ui import frame, per_query_data
 from ui.compute import cutoff_evaluation_of, cutoff_name, ranked_lists, settings_key
+from ui.i18n import t
 
 #: Resample counts offered on the pages (the CLI accepts any); the default is the CLI's.
 RESAMPLE_CHOICES = tuple(sorted({1_000, 2_000, DEFAULT_RESAMPLES, 10_000}))
@@ -363,3 +364,9 @@ __all__ = [
     "review",
     "segment_results",
 ]
+
+
+def macro_note(settings: Settings) -> str:
+    """Why the review pages average per-query values (macro) whatever ``settings.averaging``
+    says, in the session's language."""
+    return t("review.macro_note", averaging=frame.policy_name("averaging", settings.averaging))
