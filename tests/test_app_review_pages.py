@@ -409,3 +409,16 @@ def test_with_micro_averaging_the_review_pages_say_they_compare_macro_means(page
     captions = " ".join(c.value for c in at.caption)
     assert "mean of per-query values over the paired queries (macro)" in captions
     assert "micro" in captions.split("(macro)")[1]
+
+
+def test_the_compare_filter_offers_the_missing_segment_of_queries_absent_from_the_table():
+    queries = pd.read_csv(SAMPLE / "queries.csv", dtype=str)
+    queries = queries[~queries["query"].isin([str(q) for q in range(1, 21)])]
+    at = segments_with_query_table(queries)
+    at.switch_page("pages/4_Compare.py")
+    at.run()
+    box = next(b for b in at.selectbox if b.key == "w_cmp_segment")
+    assert "query_type = (missing)" in box.options  # as shown
+    box.set_value("query_type=(missing)").run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.session_state["w_cmp_segment"] == "query_type=(missing)"

@@ -344,11 +344,15 @@ def drill_choice(candidates: list[str], measures: list[str], dataset) -> DrillCh
     """Candidate, measure and segment of the drill-down, from the link first; choices that no
     longer exist (another data set, other candidates) fall back to the first ones."""
     from metrics.review.compare import segment_of_query
+    from ui.per_query_data import is_per_query
 
     _sync_from_url()
     columns = list(dataset.segment_columns)
-    segments = (
-        segment_of_query(dataset.segments, columns) if columns else pd.DataFrame(columns=["query"])
+    compared = (dataset.per_query if is_per_query(dataset) else dataset.run)["query"]
+    segments = (  # the run's queries: those absent from the query table are (missing) too
+        segment_of_query(dataset.segments, columns, compared)
+        if columns
+        else pd.DataFrame(columns=["query"])
     )
     options = [""] + [f"{c}={v}" for c in columns for v in sorted(segments[c].unique())]
     _keep_valid("w_cmp_candidate", candidates, candidates[0])
