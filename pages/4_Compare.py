@@ -7,7 +7,13 @@ import streamlit as st
 
 from metrics.review.compare import biggest_movers, segment_of_query
 from metrics.review.drilldown import side_by_side
-from metrics.review.verdict import overall_rows, pairwise_rows
+from metrics.review.verdict import (
+    interval_text,
+    letter_groups,
+    overall_rows,
+    pairwise_rows,
+    segment_rows,
+)
 from ui import compute, frame
 from ui.i18n import t
 from ui.per_query_panel import measures_at, require_lists
@@ -34,6 +40,8 @@ from ui.review.tables import (
     drill_display,
     export_csv,
     export_json,
+    groups_display,
+    power_display,
     review_display,
     segment_text,
     style_drill_list,
@@ -46,12 +54,22 @@ dataset = ctx.require_dataset()
 warn_unknown_data(ctx.view.data)
 view, settings = ctx.view, ctx.settings
 models = dataset.models
-choice = require_review_choice(models, view.k_range)
+choice = require_review_choice(models, view.k_range, tuple(view.measures))
 options, k = choice.options, choice.k
 measures = measures_at(dataset, tuple(view.measures), k)
 by = segment_choice(dataset.segment_columns)
 review = review_compute.review(
-    dataset, settings, measures, k, choice.baseline, choice.candidates, options, by, choice.family
+    dataset,
+    settings,
+    measures,
+    k,
+    choice.baseline,
+    choice.candidates,
+    options,
+    by,
+    choice.family,
+    min_effect=choice.min_effect,
+    power=choice.power,
 )
 words = verdict_templates()
 overall = overall_rows(review)
@@ -66,7 +84,7 @@ st.caption(
         "compare.table_caption",
         baseline=f"**{frame.escape(choice.baseline)}**",
         k=k,
-        confidence=f"{options.confidence:.0%}",
+        interval=frame.escape(interval_text(overall, words)),
         family=frame.escape(review_compute.family_words(overall, words)),
         alpha=f"{options.alpha:g}",
     )
@@ -105,6 +123,26 @@ d2.download_button(
 )
 st.caption(t("review.export_caption", digits=CSV_DIGITS))
 
+st.subheader(t("compare.power_title"))
+st.caption(t("compare.power_caption", power=f"{choice.power:.0%}", alpha=f"{options.alpha:g}"))
+st.dataframe(
+    style_review_table(power_display(overall, t), ["unclear"] * len(overall), t),
+    hide_index=True,
+    width="stretch",
+    key="cmp_power",
+)
+segment_power = segment_rows(review)
+if len(segment_power):
+    with st.expander(t("compare.power_segments"), icon=":material/table_view:"):
+        st.dataframe(
+            style_review_table(
+                power_display(segment_power, t, segment=True), ["unclear"] * len(segment_power), t
+            ),
+            hide_index=True,
+            width="stretch",
+            key="cmp_power_segments",
+        )
+
 colours = model_colours(models)
 if len(choice.candidates) > 1:
     st.subheader(t("compare.matrix_title"))
@@ -117,6 +155,14 @@ if len(choice.candidates) > 1:
         width="stretch",
         key="cmp_matrix",
     )
+    st.markdown(t("compare.groups_title", measure=matrix_measure))
+    st.dataframe(
+        groups_display(letter_groups(review, matrix_measure), t),
+        hide_index=True,
+        key="cmp_groups",
+        column_config={t("review.col.mean"): st.column_config.NumberColumn(format="%.4f")},
+    )
+    st.caption(t("compare.groups_caption"))
     with st.expander(t("compare.matrix_table"), icon=":material/table_view:"):
         pairs = pairwise_rows(review)
         st.dataframe(

@@ -4,13 +4,14 @@ other way."""
 import streamlit as st
 
 from metrics.review.segments import MIN_SEGMENT_QUERIES
-from metrics.review.verdict import callouts, overall_rows, segment_rows
+from metrics.review.verdict import callouts, interval_text, overall_rows, segment_rows
 from ui import compute, frame
 from ui.i18n import t
 from ui.pages_registry import page_def
 from ui.per_query_panel import measures_at
 from ui.review import compute as review_compute
 from ui.review.controls import (
+    callout_box,
     require_review_choice,
     segment_choice,
     verdict_templates,
@@ -29,7 +30,7 @@ columns = dataset.segment_columns
 if not columns:
     st.info(t("segments.no_segments"))
     st.stop()
-choice = require_review_choice(models, view.k_range)
+choice = require_review_choice(models, view.k_range, tuple(view.measures))
 options, k = choice.options, choice.k
 segment_choice(columns)
 c1, c2 = st.columns([2, 1])
@@ -60,10 +61,10 @@ review = review_compute.review(
     options,
     tuple(by),
     choice.family,
+    min_effect=choice.min_effect,
+    power=choice.power,
 )
-means, _, matched = review_compute.segment_results(
-    dataset, settings, measure, k, tuple(by), options
-)
+means, matched = review_compute.segment_results(dataset, settings, measure, k, tuple(by), options)
 rows = segment_rows(review, name)
 overall = overall_rows(review)
 overall = overall[overall["measure"] == name]
@@ -73,8 +74,7 @@ found = callouts(review, name, words, MIN_SEGMENT_QUERIES)
 if len(found) == 0:
     st.success(t("segments.no_contrary", measure=name))
 for row in found.to_dict("records"):
-    show = st.error if row["callout"] == "worse" else st.warning if row["significant"] else st.info
-    show(frame.escape(row["sentence"]))
+    callout_box(row["callout"], bool(row["significant"]), row["sentence"])
 
 st.subheader(t("segments.table_title", measure=name))
 if not matched:
@@ -95,7 +95,7 @@ st.caption(
     t(
         "segments.table_caption",
         baseline=frame.escape(choice.baseline),
-        confidence=f"{options.confidence:.0%}",
+        interval=frame.escape(interval_text(rows, words)),
         family=frame.escape(review_compute.family_words(rows, words)),
     )
 )

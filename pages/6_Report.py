@@ -7,6 +7,7 @@ from typing import Literal
 import pandas as pd
 import streamlit as st
 
+from metrics.review.headline import verdict_sentences
 from metrics.review.segments import MIN_SEGMENT_QUERIES
 from metrics.review.stakeholder_report import (
     REPORT_TEMPLATES,
@@ -19,10 +20,12 @@ from metrics.review.stakeholder_report import (
 )
 from metrics.review.verdict import (
     callouts,
+    interval_text,
+    letter_groups,
+    measure_order,
     overall_rows,
     pairwise_rows,
     segment_rows,
-    verdict_sentences,
 )
 from ui import compute, frame, per_query_data
 from ui.findings_view import findings_frame
@@ -30,6 +33,7 @@ from ui.i18n import current_language, t, templates
 from ui.per_query_panel import measures_at
 from ui.review import compute as review_compute
 from ui.review.controls import (
+    callout_box,
     require_review_choice,
     segment_choice,
     verdict_box,
@@ -43,7 +47,13 @@ from ui.review.figures import (
     segment_delta_figure,
     win_tie_loss_figure,
 )
-from ui.review.tables import review_display, settings_rows, style_review_table
+from ui.review.tables import (
+    groups_display,
+    power_display,
+    review_display,
+    settings_rows,
+    style_review_table,
+)
 
 ctx = frame.page("report")
 st.title(t("review_report.title"))
@@ -51,7 +61,7 @@ dataset = ctx.require_dataset()
 warn_unknown_data(ctx.view.data)
 view, settings = ctx.view, ctx.settings
 models = dataset.models
-choice = require_review_choice(models, view.k_range)
+choice = require_review_choice(models, view.k_range, tuple(view.measures))
 options, k = choice.options, choice.k
 k_from, k_to = view.k_range
 columns = dataset.segment_columns
@@ -69,14 +79,31 @@ if columns:
 measures = measures_at(dataset, tuple(view.measures), k)
 names = [compute.cutoff_name(m, k) for m in measures]
 review = review_compute.review(
-    dataset, settings, measures, k, choice.baseline, choice.candidates, options, by, choice.family
+    dataset,
+    settings,
+    measures,
+    k,
+    choice.baseline,
+    choice.candidates,
+    options,
+    by,
+    choice.family,
+    min_effect=choice.min_effect,
+    power=choice.power,
 )
 words = verdict_templates()
 overall = overall_rows(review)
 pairs = pairwise_rows(review)
 segments = segment_rows(review)
 primary = names[0]
-found = callouts(review, primary, words, MIN_SEGMENT_QUERIES) if by else pd.DataFrame()
+found = (
+    pd.concat(
+        [callouts(review, m, words, MIN_SEGMENT_QUERIES) for m in measure_order(names)],
+        ignore_index=True,
+    )
+    if by
+    else pd.DataFrame()
+)
 
 colours = model_colours(models)
 per_query = per_query_data.is_per_query(dataset)
@@ -151,7 +178,7 @@ inputs = ReportInputs(
     family_texts={
         "overall": review_compute.family_words(overall, words),
         "pairwise": review_compute.family_words(pairs, words),
-        "segments": review_compute.family_words(segment_rows(review, primary), words),
+        "segments": review_compute.family_words(segments, words),
     },
     glossary=glossary,
     segment_by=list(by),
@@ -159,11 +186,23 @@ inputs = ReportInputs(
     figures=figures,
     generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     extra_provenance={t("review_report.prov.software"): software_versions()["Software"]},
-    settings_rows=settings_rows(settings, options, choice.family, t),
+    settings_rows=settings_rows(
+        settings, options, choice.family, t, min_effect=choice.min_effect, power=choice.power
+    ),
     words=templates(REPORT_TEMPLATES, lang),
     lang=lang,
     per_query=per_query,
     missing_curves=missing_curves,
+    power_display=power_display(overall, t),
+    groups=[(name, groups_display(letter_groups(review, name), t)) for name in measure_order(names)]
+    if len(choice.candidates) > 1
+    else [],
+    interval_texts={
+        "overall": interval_text(overall, words),
+        "segments": interval_text(segments, words),
+    },
+    min_effect=choice.min_effect,
+    power=choice.power,
 )
 
 d1, d2 = st.columns(2)
@@ -210,7 +249,21 @@ st.dataframe(
     width="stretch",
     key="report_table",
 )
-st.caption(t("review_report.family_caption", family=frame.escape(inputs.family_texts["overall"])))
+st.caption(
+    t(
+        "review_report.family_caption",
+        interval=frame.escape(inputs.interval_texts["overall"]),
+        family=frame.escape(inputs.family_texts["overall"]),
+    )
+)
+st.subheader(t("compare.power_title"))
+st.dataframe(inputs.power_display, hide_index=True, width="stretch", key="report_power")
+st.caption(t("compare.power_caption", power=f"{choice.power:.0%}", alpha=f"{options.alpha:g}"))
+for name, table in inputs.groups:
+    st.markdown(t("compare.groups_title", measure=name))
+    st.dataframe(table, hide_index=True, key=f"report_groups_{name}")
+if inputs.groups:
+    st.caption(t("compare.groups_caption"))
 if len(pairs):
     st.subheader(t("compare.matrix_title"))
     st.plotly_chart(
@@ -227,10 +280,7 @@ if by:
     if not len(found):
         st.success(t("segments.no_contrary", measure=primary))
     for row in found.to_dict("records"):
-        show = (
-            st.error if row["callout"] == "worse" else st.warning if row["significant"] else st.info
-        )
-        show(frame.escape(row["sentence"]))
+        callout_box(row["callout"], bool(row["significant"]), row["sentence"])
     if inputs.segment_display is not None:
         st.dataframe(
             style_review_table(inputs.segment_display, segments["verdict"], t),

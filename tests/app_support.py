@@ -58,3 +58,13 @@ def upload(at: AppTest, runs: list, judgments: tuple | None = None) -> AppTest:
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at
+
+
+def tables_with(at: AppTest, *columns: str) -> list:
+    """The tables (DataFrames) shown by ``st.dataframe`` that have all of ``columns``, in page
+    order."""
+    found = [d.value for d in at.dataframe if set(columns) <= set(d.value.columns)]
+    assert found, (
+        f"no table with {columns}; tables: {[list(d.value.columns) for d in at.dataframe]}"
+    )
+    return found

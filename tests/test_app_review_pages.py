@@ -14,7 +14,7 @@ from metrics.io.loaders import load_sample
 from metrics.review.compare import CompareOptions
 from metrics.review.drilldown import side_by_side
 from metrics.review.verdict import ReviewRequest, overall_rows, review_table, row_p, segment_rows
-from tests.app_support import APP, ROOT, fresh_app, open_page
+from tests.app_support import APP, ROOT, fresh_app, open_page, tables_with
 
 #: What the pages use unless the statistics options are changed (the CLI's defaults too).
 PAGE_OPTIONS = CompareOptions()
@@ -84,9 +84,15 @@ def test_compare_table_shows_the_shared_review_table_with_readable_columns(web_s
 def test_compare_verdict_box_says_hybrid_is_better_on_all_measures_and_ahead_of_dense():
     at = open_review("4_Compare")
     text = shown_text(at)
-    assert "hybrid is better than lexical on all 4 measures; P@10 +0.221 [" in text
-    assert "It loses where query_type = navigational (70 queries, -0.136, corrected p < 0.0" in text
-    assert "hybrid is ahead of every other candidate on P@10" in text
+    assert (
+        "hybrid against lexical, over all 300 queries: better on nDCG@10 (+0.233), P@10 (+0.221), "
+        "R@10 (+0.040) and RR@10 (+0.143), each p < 0.002." in text
+    )
+    assert "Where query_type = navigational: worse on nDCG@10 (-0.131), P@10 (-0.136)" in text
+    assert (
+        "hybrid is ahead of the baseline and of every other candidate on nDCG@10, P@10, R@10 "
+        "and RR@10." in text
+    )
 
 
 @pytest.mark.slow
@@ -105,7 +111,7 @@ def test_compare_drill_down_shows_both_top_lists_with_their_moves(web_search):
     at.selectbox(key="w_cmp_candidate").set_value("hybrid").run()
     at.selectbox(key="w_cmp_query_measure").set_value("nDCG").run()
     at.selectbox(key="w_cmp_query").set_value("109").run()
-    left, right = at.dataframe[-2].value, at.dataframe[-1].value
+    left, right = tables_with(at, "rank", "item")[-2:]
     expected_a, expected_b = side_by_side(
         ev.lists["lexical"], ev.lists["hybrid"], data.run, "109", 10
     )
@@ -128,7 +134,7 @@ def test_a_link_with_a_query_and_a_measure_reopens_that_query():
 def test_a_segment_link_limits_the_drill_down_to_that_segments_queries(web_search):
     data, _ = web_search
     at = open_review("4_Compare", {"qseg": "query_type=navigational"})
-    gained, lost = at.dataframe[3].value, at.dataframe[4].value
+    gained, lost = tables_with(at, "query", "Δ")[:2]
     assert set(gained["query_type"]) | set(lost["query_type"]) == {"navigational"}
     navigational = set(data.segments.loc[data.segments["query_type"] == "navigational", "query"])
     assert at.selectbox(key="w_cmp_query").value in {str(q) for q in navigational}
@@ -137,7 +143,7 @@ def test_a_segment_link_limits_the_drill_down_to_that_segments_queries(web_searc
 def test_compare_lists_the_queries_that_gained_and_lost_most_with_their_segments():
     at = open_review("4_Compare")
     at.selectbox(key="w_cmp_candidate").set_value("hybrid").run()
-    gained, lost = at.dataframe[3].value, at.dataframe[4].value
+    gained, lost = tables_with(at, "query", "Δ")[:2]
     assert len(gained) == 10 and (gained["Δ"] > 0).all() and gained["Δ"].is_monotonic_decreasing
     assert len(lost) == 10 and (lost["Δ"] < 0).all() and lost["Δ"].is_monotonic_increasing
     assert {"query_type", "traffic"} <= set(gained.columns)
@@ -145,7 +151,7 @@ def test_compare_lists_the_queries_that_gained_and_lost_most_with_their_segments
 
 def test_compare_lists_the_queries_where_ndcg_and_precision_disagree():
     at = open_review("4_Compare")
-    opposite = at.dataframe[5].value
+    opposite = tables_with(at, "Δ nDCG@10", "Δ P@10")[0]
     assert list(opposite.columns) == ["query", "Δ nDCG@10", "Δ P@10"]
     assert len(opposite) > 0
     assert ((opposite["Δ nDCG@10"] * opposite["Δ P@10"]) < 0).all()
@@ -181,15 +187,14 @@ def test_compare_follows_the_k_the_correction_and_its_family(web_search):
 def test_segments_call_out_gives_the_same_corrected_p_as_the_table():
     at = open_review("5_Segments")
     at.selectbox(key="w_seg_measure").set_value("nDCG").run()
-    errors = [re.sub(r"\\(.)", r"\1", e.value).replace("&lt;", "<") for e in at.error]
-    hybrid = [e for e in errors if e.startswith("hybrid is better than lexical overall on nDCG@10")]
-    assert (
-        hybrid
-        and "significantly worse where query_type = navigational: 0.754 vs 0.885" in (hybrid[0])
-    )
+    assert not at.error  # findings are not drawn as application errors
+    lines = shown_text(at).splitlines()
+    hybrid = [line for line in lines if "hybrid is better than lexical overall on nDCG@10" in line]
+    assert hybrid and hybrid[0].startswith(":material/trending_down: **Worse** · ")
+    assert "significantly worse where query_type = navigational: 0.754 vs 0.885" in hybrid[0]
     table = at.dataframe[0].value.set_index("query_type")
     assert table.loc["navigational", "corrected p hybrid"] in hybrid[0]
-    assert "Holm over 3 segments × 2 candidates (nDCG@10)" in hybrid[0]
+    assert "Holm over 3 segments × 4 measures × 2 candidates)" in hybrid[0]
 
 
 @pytest.mark.slow
@@ -242,15 +247,16 @@ def test_report_page_shows_verdict_figures_glossary_segments_health_and_provenan
     data, _ = web_search
     at = open_review("6_Report")
     text = shown_text(at)
-    assert "hybrid is better than lexical on all 4 measures" in text
+    assert "hybrid against lexical, over all 300 queries: better on nDCG@10 (+0.233)" in text
     assert "**P@10 · Precision**: Share of the top K results that are relevant." in text
     assert "significantly worse where query_type = navigational" in text
-    provenance = at.dataframe[-1].value.set_index("setting")["value"]
+    provenance = tables_with(at, "setting")[-1].set_index("setting")["value"]
     assert provenance["Content hash (SHA-256)"] == data.content_hash
     assert provenance["Baseline"] == "lexical"
     assert provenance["Random seed"] == "0"
-    assert provenance["Correction family"].startswith("Per view (overall")
-    findings = at.dataframe[-2].value
+    assert provenance["Correction family"].startswith("Per table (overall")
+    assert provenance["Power"] == "80%" and provenance["Smallest difference that matters"] == "none"
+    findings = tables_with(at, "severity")[-1]
     assert "severity" in findings.columns and len(findings) == len(data.health.findings)
     assert len(at.get("download_button")) == 2
 
@@ -261,13 +267,13 @@ def test_the_three_pages_show_the_same_corrected_p_for_hybrid_on_navigational_qu
     report = open_review("6_Report", {"m": "nDCG"})
     on_segments = segments.dataframe[0].value.set_index("query_type")
     p = on_segments.loc["navigational", "corrected p hybrid"]
-    report_rows = report.dataframe[1].value
+    report_rows = tables_with(report, "segment", "corrected p")[0]
     row = report_rows[
         (report_rows["segment"] == "query_type = navigational")
         & (report_rows["candidate"] == "hybrid")
     ]
     assert row["corrected p"].tolist() == [p]
-    assert f"corrected {p}" in shown_text(compare)
+    assert f"Where query_type = navigational: worse on nDCG@10 (-0.131, {p})" in shown_text(compare)
 
 
 def test_pages_explain_that_one_model_cannot_be_compared():
@@ -382,7 +388,7 @@ def test_the_missing_segments_delta_is_the_difference_of_its_means_and_its_n_is_
         review_table(evaluate(data.run, data.qrels, ["P@10"]), request, segments)
     )
     assert set(exported.loc[exported["segment"] == "query_type = (missing)", "n"]) == {50}
-    assert "Holm over 4 segments × 2 candidates (P@10)" in shown_text(at)
+    assert "Holm over 4 segments × 4 measures × 2 candidates" in shown_text(at)
 
 
 @pytest.mark.slow
@@ -391,7 +397,7 @@ def test_a_query_table_matching_no_query_of_the_run_says_so_and_counts_one_segme
     at = segments_with_query_table(queries.assign(query=queries["query"] + 1000))
     assert at.dataframe[0].value["query_type"].tolist() == ["(missing)", "(all queries)"]
     assert any("No query of the run is in the query table" in w.value for w in at.warning)
-    assert "Holm over 1 segment × 2 candidates (P@10)" in shown_text(at)
+    assert "Holm over 1 segment × 4 measures × 2 candidates" in shown_text(at)
 
 
 @pytest.mark.parametrize("page", ["compare", "learn"])

@@ -150,7 +150,7 @@ def test_a_query_table_matching_no_query_of_the_run_leaves_one_missing_segment(w
     assert set(rows["segment"]) == {f"query_type = {MISSING}"}
     assert rows["n"].tolist() == [300, 300]
     assert rows["family_text"].iloc[0] == (
-        "randomization test, Holm over 1 segment × 2 candidates (P@10)"
+        "randomization test, Holm over 1 segment × 1 measure × 2 candidates"
     )
 
 
@@ -168,9 +168,9 @@ def test_the_family_counts_only_segments_with_a_p_value():
     rows = segment_rows(review_table(ev, request, segments))
     # z holds one query, undefined for b: no pair, no p-value, not in the family
     assert rows.set_index("segment").loc["kind = z", "n"] == 0
-    assert rows["family"].iloc[0] == "segments:M:2x1"
-    assert (
-        rows["family_text"].iloc[0] == "randomization test, Holm over 2 segments × 1 candidate (M)"
+    assert rows["family"].iloc[0] == "segments:2x1x1"
+    assert rows["family_text"].iloc[0] == (
+        "randomization test, Holm over 2 segments × 1 measure × 1 candidate"
     )
 
 

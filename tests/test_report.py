@@ -105,6 +105,8 @@ def test_report_embeds_machine_readable_provenance(page, inputs):
         "correction": "bh",
         "test": "p_randomization",
         "alpha": 0.05,
+        "min_effect": {},
+        "power": 0.8,
     }
     assert document["family"] == "view"
     assert document["dataset"] == "web " + EVIL  # escaped for the script context, same value
@@ -125,7 +127,7 @@ def test_report_is_self_contained_with_plotly_inlined_once(page):
 def test_the_verdict_comes_first_then_figures_glossary_and_segment_findings(page):
     order = [
         "Executive summary",
-        "hybrid is better than lexical on all 2 measures; nDCG@10 +0.2",
+        "hybrid against lexical, over all 300 queries: better on nDCG@10 (+0.2",
         "Headline figures",
         "Candidates against each other",
         "Measures used",
@@ -136,7 +138,7 @@ def test_the_verdict_comes_first_then_figures_glossary_and_segment_findings(page
     ]
     places = [page.index(text) for text in order]
     assert places == sorted(places)
-    assert "is ahead of every other candidate on nDCG@10" in page
+    assert "hybrid is ahead of the baseline and of every other candidate on nDCG@10" in page
 
 
 def test_segment_findings_say_where_hybrid_loses_with_the_family_of_the_correction(page):
@@ -144,7 +146,10 @@ def test_segment_findings_say_where_hybrid_loses_with_the_family_of_the_correcti
         "hybrid is better than lexical overall on nDCG@10 (+0.2" in page
         and "but is significantly worse where query_type = navigational" in page
     )
-    assert "Holm" not in page or "Benjamini–Hochberg over 3 segments × 2 candidates" in page
+    assert (
+        "Holm" not in page
+        or "Benjamini–Hochberg over 3 segments × 2 measures × 2 candidates" in page
+    )
     assert 'class="callout"' in page
 
 
@@ -155,7 +160,8 @@ def test_rows_are_coloured_by_verdict(page):
 def test_the_report_is_written_in_the_language_it_is_given(inputs):
     from dataclasses import replace
 
-    from metrics.review.verdict import VERDICT_TEMPLATES, verdict_sentences
+    from metrics.review.headline import verdict_sentences
+    from metrics.review.verdict import VERDICT_TEMPLATES
 
     words = templates({**VERDICT_TEMPLATES}, "ja")
     japanese = replace(
@@ -167,7 +173,7 @@ def test_the_report_is_written_in_the_language_it_is_given(inputs):
     )
     page = build_report_html(japanese)
     assert '<html lang="ja">' in page
-    for text in ("要約", "主な数値", "使用した指標", "設定と出所", "hybrid は 2 指標すべてで"):
+    for text in ("要約", "主な数値", "使用した指標", "設定と出所", "hybrid と lexical の比較"):
         assert text in page, text
     assert "Executive summary" not in page and "Headline figures" not in page
 

@@ -1,9 +1,10 @@
 """One comparison result read everywhere: the same corrected p and verdict on every surface.
 
-The held-out situation of the review issue: two models, 50 queries, a ``country`` column. In JP
-the candidate loses 9 of 10 queries (raw p = 22/1024 ≈ 0.021 by exact enumeration), which looks
-significant, but after Holm over 4 countries it is 0.086: not significant. Overall the two models
-are not clearly different. Every surface must say so with the same number.
+Two models, 50 queries, a ``country`` column. In JP the candidate loses 9 of 10 queries (raw
+p = 22/1024 ≈ 0.021 by exact enumeration), which looks significant, but after Holm over 4
+countries (each measure its own family) it is 0.086: not significant. Overall the two models are
+not clearly different. Every surface must say so with the same number, and say why a JP
+interval that excludes 0 is still "no clear difference".
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from metrics.cli.compare import main as compare_main
 from metrics.errors import SettingsError
 from metrics.io.loaders import load_dataset, load_table
 from metrics.review.compare import CompareOptions
+from metrics.review.headline import leaders, verdict_sentences
 from metrics.review.stakeholder_report import ReportInputs, build_report_html, report_tables
 from metrics.review.verdict import (
     VERDICT_TEMPLATES,
@@ -31,13 +33,11 @@ from metrics.review.verdict import (
     callouts,
     family_text,
     format_p,
-    leader,
     overall_rows,
     pairwise_rows,
     review_table,
     row_p,
     segment_rows,
-    verdict_sentences,
 )
 from ui.i18n import templates
 from ui.review.figures import pairwise_matrix_figure, segment_delta_figure
@@ -89,7 +89,9 @@ def held_out(tmp_path_factory):
         load_table(query_table, "queries.csv"),
     )
     ev = evaluate(data.run, data.qrels, ["RR@10", "P@1"])
-    request = ReviewRequest("lexical", ("hybrid",), ("RR@10", "P@1"), ("country",), OPTIONS)
+    request = ReviewRequest(
+        "lexical", ("hybrid",), ("RR@10", "P@1"), ("country",), OPTIONS, family="measure"
+    )
     review = review_table(ev, request, data.segments)
     jp = segment_rows(review, "RR@10").set_index("country").loc["JP"]
     return paths, data, ev, review, jp
@@ -120,15 +122,18 @@ def test_call_out_gives_the_tables_corrected_p_and_does_not_call_anyone_best(hel
 def test_the_verdict_box_says_no_model_is_clearly_ahead(held_out):
     *_, review, _ = held_out
     sentences = verdict_sentences(review)
-    assert sentences[""] == ["No model is clearly ahead of lexical on RR@10."]
-    assert sentences["hybrid"][0].startswith(
-        "hybrid is not clearly different from lexical on any measure; RR@10 -0.020"
+    assert sentences[""] == ["No candidate is clearly better than lexical on any measure."]
+    assert sentences["hybrid"][0] == (
+        "hybrid is not clearly different from lexical on any measure over all 50 queries."
     )
-    assert (
-        "scores lower where country = JP (10 queries, -0.400), but not significantly"
-        in (sentences["hybrid"][1])
-    )
-    assert leader(review, "RR@10") is None
+    jp = [s for s in sentences["hybrid"] if s.startswith("Where country = JP")]
+    assert jp == [
+        "Where country = JP: no clear difference on P@1 and RR@10 (significant before the "
+        "correction for its family (raw p = 0.021), not after; its adjusted interval excludes 0, "
+        "but the test after correction does not find the difference)."
+    ]
+    assert sentences["hybrid"][-1] == "In the other 3 segments, no clear difference."
+    assert leaders(review) == {}
 
 
 def test_segment_table_forest_plot_csv_and_json_carry_the_same_corrected_p(held_out):
@@ -149,6 +154,7 @@ def test_segment_table_forest_plot_csv_and_json_carry_the_same_corrected_p(held_
     ).set_index("country")
     assert table.loc["JP", "corrected p hybrid"] == text
     assert table.loc["JP", "hybrid vs baseline"] == "no clear difference"
+    assert table.loc["JP", "why hybrid"].startswith("significant before the correction")
 
     figure = segment_delta_figure(segment_rows(review), ["country"], "RR@10")
     trace = figure.data[0]
@@ -170,14 +176,17 @@ def test_compare_command_reports_the_same_jp_row(held_out):
     (qrels, lexical, hybrid, query_table), *_, jp = held_out
     out, err = io.StringIO(), io.StringIO()
     args = [qrels, lexical, hybrid, "-m", "RR@10", "-m", "P@1", "--resamples", "2000"]
-    args += ["--queries", query_table, "--by", "country", "--format", "json"]
+    args += ["--queries", query_table, "--by", "country", "--format", "json", "--family", "measure"]
     assert compare_main(args, out=out, err=err) == 0, err.getvalue()
     document = json.loads(out.getvalue())
-    row = next(r for r in document["segments"] if r["segment"] == "country = JP")
-    assert row["measure"] == "RR@10"
+    row = next(
+        r
+        for r in document["segments"]
+        if r["segment"] == "country = JP" and r["measure"] == "RR@10"
+    )
     assert row["p_adjusted"] == pytest.approx(jp["p_adjusted"])
     assert (row["verdict"], row["family_text"]) == ("unclear", jp["family_text"])
-    assert document["verdict"][""] == ["No model is clearly ahead of lexical on RR@10."]
+    assert document["verdict"] == verdict_sentences(held_out[3])
 
 
 def test_report_states_the_same_corrected_p_and_verdict_for_jp(held_out):
@@ -203,7 +212,7 @@ def test_report_states_the_same_corrected_p_and_verdict_for_jp(held_out):
     assert summary < page.index("Headline figures") < page.index("Measures used")
     assert page.index("Measures used") < page.index("Segment findings")
     assert page.index("Segment findings") < page.index("Settings and provenance")
-    assert "No model is clearly ahead of lexical on RR@10." in page
+    assert "No candidate is clearly better than lexical on any measure." in page
     jp_sentence = found.set_index("country").loc["JP", "sentence"]
     assert jp_sentence.replace("<", "&lt;") in page
     segments = page[page.index("Segment findings") :]
@@ -262,7 +271,7 @@ def test_a_request_naming_an_unknown_model_or_family_is_refused(held_out):
     _, _, ev, _, _ = held_out
     with pytest.raises(SettingsError, match="no model named 'bm25'"):
         review_table(ev, ReviewRequest("lexical", ("bm25",), ("RR@10",)))
-    with pytest.raises(SettingsError, match="family must be one of view, all"):
+    with pytest.raises(SettingsError, match="family must be one of view, measure, all"):
         ReviewRequest("lexical", ("hybrid",), ("RR@10",), family="page")
 
 
@@ -279,8 +288,12 @@ def test_two_candidates_are_compared_with_each_other_in_their_own_family():
     pairs = pairwise_rows(review)
     assert list(zip(pairs["reference"], pairs["candidate"])) == [("dense", "hybrid")] * 2
     assert set(pairs["family"]) == {"pairwise:1x2"}
-    assert leader(review, "nDCG@10") == "hybrid"
-    assert verdict_sentences(review)[""][0].startswith("hybrid is ahead of every other candidate")
+    assert leaders(review) == {"hybrid": ["nDCG@10", "RR@10"]}
+    closing = verdict_sentences(review)[""]
+    assert closing[0].startswith("hybrid against dense: better on nDCG@10 (+0.145)")
+    assert closing[1] == (
+        "hybrid is ahead of the baseline and of every other candidate on nDCG@10 and RR@10."
+    )
     figure = pairwise_matrix_figure(review, "nDCG@10")
     assert figure.data[0].text[1][0].startswith("+0.145") and "better" in figure.data[0].text[1][0]
     assert figure.data[0].text[0][1].startswith("-0.145") and "worse" in figure.data[0].text[0][1]
@@ -306,8 +319,8 @@ def reviews(draw):
     segments = pd.DataFrame(
         {"query": [f"q{q}" for q in range(n)], "kind": [("x", "y", "z")[q % 3] for q in range(n)]}
     )
-    family = draw(st.sampled_from(["view", "all"]))
-    correction = draw(st.sampled_from(["holm", "bh", "none"]))
+    family = draw(st.sampled_from(["view", "measure", "all"]))
+    correction = draw(st.sampled_from(["holm", "bh", "none", "tukey"]))
     return per_query, segments, family, correction
 
 
@@ -330,7 +343,7 @@ def test_every_surface_says_the_verdict_of_the_shared_result(case):
 
     # tables: the verdict column says the code's word, the corrected p its text
     shown = review_display(review, segment=True)
-    assert list(shown["verdict"]) == [words[v] for v in review["verdict"]]
+    assert [v.split(" · ")[0] for v in shown["verdict"]] == [words[v] for v in review["verdict"]]
     assert list(shown["corrected p"]) == [row_p(r) for r in review.to_dict("records")]
     # exports carry the codes
     csv = pd.read_csv(io.BytesIO(export_csv(review)), encoding="utf-8-sig")
@@ -357,28 +370,26 @@ def test_every_surface_says_the_verdict_of_the_shared_result(case):
 
 
 def assert_verdict_box_follows_the_codes(review: pd.DataFrame, words: dict[str, str]) -> None:
-    """'better on all' / 'worse on all' / 'not clearly different' follow the overall codes; a
-    candidate is named the one to ship only when it leads significantly."""
+    """Each candidate's first sentence says better / worse on exactly the measures its overall
+    rows call so; a candidate is said to be ahead only on the measures it leads on."""
     overall = overall_rows(review)
     sentences = verdict_sentences(review)
     for candidate in ("c1", "c2"):
-        codes = set(overall.loc[overall["candidate"] == candidate, "verdict"])
+        rows = overall[overall["candidate"] == candidate]
         first = sentences[candidate][0]
-        if codes == {"better"}:
-            assert "is better than base on all 2 measures" in first
-        elif codes == {"worse"}:
-            assert "is worse than base on all 2 measures" in first
-        elif codes == {"unclear"}:
+        if set(rows["verdict"]) == {"unclear"} and "(" not in first:
             assert "is not clearly different from base on any measure" in first
-        else:
-            assert all(f"{words[c]} on" in first for c in codes)
-    closing = sentences.get("", [""])[0]
-    if "ahead of every other candidate" in closing:
-        best = leader(review, "A")
-        assert best is not None and closing.startswith(best)
-        assert not overall.set_index("candidate").loc[[best]].empty  # a candidate of the table
-    if not (overall[overall["measure"] == "A"]["verdict"] == "better").any():
-        assert closing == "No model is clearly ahead of base on A."
+        for code in ("better", "worse"):
+            if (rows["verdict"] == code).any():
+                assert f"{code} on" in first
+            else:
+                assert f"; {code} on" not in first and f": {code} on" not in first
+    ahead = leaders(review)
+    for line in sentences.get("", []):
+        if "is ahead of the baseline" in line:
+            assert any(line.startswith(c) for c in ahead)
+    if not (overall["verdict"] == "better").any():
+        assert sentences[""][-1] == "No candidate is clearly better than base on any measure."
 
 
 # --------------------------------------------------------------------------- counts in sentences
@@ -394,11 +405,14 @@ ONE_QUERY_SEGMENT = {
     "delta": -0.8,
     "ci_low": -0.8,
     "ci_high": -0.8,
+    "ci_adj_low": -0.8,
+    "ci_adj_high": -0.8,
+    "reason": "",
     "p_adjusted": 1.0,
     "p_bound": False,
     "test": "p_randomization",
     "correction": "holm",
-    "family": "segments:M:1x2",
+    "family": "segments-measure:1x2",
     "family_size": 2,
     "verdict": "unclear",
 }
@@ -421,6 +435,9 @@ def test_every_count_of_a_family_takes_its_own_plural_form():
     assert family("overall:4x1") == "randomization test, Holm over 4 measures × 1 candidate"
     assert family("overall:1x3") == "randomization test, Holm over 1 measure × 3 candidates"
     assert family("pairwise:1x2").endswith("Holm over 1 candidate pair × 2 measures")
+    assert family("segments:5x1x1").endswith("Holm over 5 segments × 1 measure × 1 candidate")
+    assert family("segments-measure:1x1").endswith("Holm over 1 segment × 1 candidate (M)")
+    assert family("tukey:3").startswith("randomized Tukey HSD over all pairs of 3 models (M, kind")
     assert family("all:1").endswith("Holm over 1 comparison")
     assert family("all:12").endswith("Holm over all 12 comparisons")
 

@@ -405,11 +405,11 @@ def _write_json(
     args: argparse.Namespace,
     out: TextIO,
 ) -> None:
+    from metrics.review.headline import verdict_sentences
     from metrics.review.verdict import (
         overall_rows,
         pairwise_rows,
         segment_rows,
-        verdict_sentences,
     )
 
     document = {

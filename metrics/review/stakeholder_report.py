@@ -36,12 +36,14 @@ from metrics.engine.settings import Settings
 from metrics.io.export import to_csv_bytes
 from metrics.io.text_safety import visible
 from metrics.review.compare import CompareOptions, Wording, count_form
+from metrics.review.headline import verdict_sentences
 from metrics.review.verdict import (
+    family_caption,
+    interval_text,
     overall_rows,
     pairwise_rows,
     row_p,
     segment_rows,
-    verdict_sentences,
 )
 
 _CSS = """
@@ -71,8 +73,16 @@ REPORT_TEMPLATES: dict[str, str] = {
     "review_report.html.summary": "Executive summary",
     "review_report.html.figures": "Headline figures",
     "review_report.html.figures_note": "Green rows: significantly better than the baseline, red: "
-    "significantly worse (corrected p < {alpha}); no colour: no clear difference. Intervals are "
-    "{confidence} paired bootstrap intervals of the difference. Corrected p: {family}.",
+    "significantly worse (corrected p < {alpha}); no colour: no clear difference. Intervals: "
+    "{interval}, from the paired bootstrap over queries. Corrected p: {family}.",
+    "review_report.html.power": "Were there enough queries?",
+    "review_report.html.power_note": "Minimum detectable effect: the smallest true difference "
+    "these queries would show with {power} power, at the level each row's family gives it "
+    "(Bonferroni's level, from the spread of the per-query differences). Queries needed: for "
+    "the difference that matters, or for the observed difference when none is set.",
+    "review_report.html.groups": "Models that cannot be told apart ({measure})",
+    "review_report.html.groups_note": "Models sharing a letter are not significantly different "
+    "after the correction; a is the group of the best mean.",
     "review_report.html.pairwise": "Candidates against each other",
     "review_report.html.pairwise_note": (
         "Each row: the candidate minus the reference. Corrected p: {family}."
@@ -83,7 +93,7 @@ REPORT_TEMPLATES: dict[str, str] = {
         "In every segment, each candidate's difference from the baseline points the same way "
         "as overall on {measure}."
     ),
-    "review_report.html.segments_note": "Corrected p: {family}.",
+    "review_report.html.segments_note": "Intervals: {interval}. Corrected p: {family}.",
     "review_report.html.charts": "Charts",
     "review_report.html.health": "Data health",
     "review_report.html.health_ok": "No problems were found in the data.",
@@ -186,6 +196,17 @@ class ReportInputs:
     missing_curves:
         ``(measure, k_from, k_to)`` of each Δ curve left out because the per-query table has
         the measure at fewer than two K in that range.
+    power_display:
+        Worded power table of the overall rows (minimum detectable effect, queries needed);
+        left out when ``None``.
+    groups:
+        ``(measure, worded letter table)`` of the compact letter display of each measure, for
+        reviews of three or more models.
+    interval_texts:
+        How the intervals of the overall and segment rows were made, in words (``overall``,
+        ``segments`` keys); from ``review`` in English when empty.
+    min_effect, power:
+        The smallest differences that matter and the power of the review (for the provenance).
     """
 
     dataset_name: str
@@ -218,6 +239,11 @@ class ReportInputs:
     lang: str = "en"
     per_query: bool = False
     missing_curves: list[tuple[str, int, int]] = field(default_factory=list)
+    power_display: pd.DataFrame | None = None
+    groups: list[tuple[str, pd.DataFrame]] = field(default_factory=list)
+    interval_texts: dict[str, str] = field(default_factory=dict)
+    min_effect: tuple[tuple[str, float], ...] = ()
+    power: float = 0.8
 
     def word(self, key: str, **values: object) -> str:
         n = values.get("n")
@@ -379,6 +405,8 @@ def _provenance_json(inputs: ReportInputs) -> str:
             "correction": inputs.options.correction,
             "test": inputs.options.test,
             "alpha": inputs.options.alpha,
+            "min_effect": dict(inputs.min_effect),
+            "power": inputs.power,
         },
         "family": inputs.family,
         "segments": list(inputs.segment_by),
@@ -440,7 +468,13 @@ def _plain_display(rows: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
 def _family_of(inputs: ReportInputs, name: str, rows: pd.DataFrame) -> str:
     if name in inputs.family_texts:
         return inputs.family_texts[name]
-    return str(rows["family_text"].iloc[0]) if len(rows) else ""
+    return family_caption(rows)
+
+
+def _interval_of(inputs: ReportInputs, name: str, rows: pd.DataFrame) -> str:
+    if name in inputs.interval_texts:
+        return inputs.interval_texts[name]
+    return interval_text(rows)
 
 
 def _summary_html(inputs: ReportInputs) -> list[str]:
@@ -469,7 +503,7 @@ def _figures_html(inputs: ReportInputs) -> list[str]:
             inputs.word(
                 "review_report.html.figures_note",
                 alpha=f"{inputs.options.alpha:g}",
-                confidence=f"{inputs.options.confidence:.0%}",
+                interval=_interval_of(inputs, "overall", overall),
                 family=_family_of(inputs, "overall", overall),
             )
         )
@@ -491,6 +525,28 @@ def _figures_html(inputs: ReportInputs) -> list[str]:
             )
             + "</p>"
         )
+    return parts
+
+
+def _power_html(inputs: ReportInputs) -> list[str]:
+    if inputs.power_display is None or not len(inputs.power_display):
+        return []
+    return [
+        f"<h2>{_e(inputs.word('review_report.html.power'))}</h2>",
+        html_table(inputs.power_display, words=inputs.words),
+        '<p class="muted">'
+        + _e(inputs.word("review_report.html.power_note", power=f"{inputs.power:.0%}"))
+        + "</p>",
+    ]
+
+
+def _groups_html(inputs: ReportInputs) -> list[str]:
+    parts = []
+    for measure, table in inputs.groups:
+        parts.append(f"<h3>{_e(inputs.word('review_report.html.groups', measure=measure))}</h3>")
+        parts.append(html_table(table, words=inputs.words))
+    if parts:
+        parts.append(f'<p class="muted">{_e(inputs.word("review_report.html.groups_note"))}</p>')
     return parts
 
 
@@ -524,7 +580,9 @@ def _segments_html(inputs: ReportInputs) -> list[str]:
         '<p class="muted">'
         + _e(
             inputs.word(
-                "review_report.html.segments_note", family=_family_of(inputs, "segments", segments)
+                "review_report.html.segments_note",
+                interval=_interval_of(inputs, "segments", segments),
+                family=_family_of(inputs, "segments", segments),
             )
         )
         + "</p>"
@@ -585,6 +643,8 @@ def build_report_html(inputs: ReportInputs) -> str:
     parts += _summary_html(inputs)
     parts += _left_out_html(inputs)
     parts += _figures_html(inputs)
+    parts += _groups_html(inputs)
+    parts += _power_html(inputs)
     parts += _glossary_html(inputs)
     parts += _segments_html(inputs)
     if inputs.figures:

@@ -11,31 +11,39 @@ difference ``d = b - a``. From the ``n`` differences:
 * **randomization test** (paired, sign-flip): under "no difference" each ``d_i`` is as likely to be
   ``-d_i``; the two-sided p-value is the share of sign assignments with ``|mean(±d)| ≥ |mean(d)|``
   — exact by enumeration when ``2**n`` is small, Monte Carlo ``(hits + 1) / (R + 1)`` otherwise;
-* **paired t-test** (:func:`scipy.stats.ttest_rel`) and **Wilcoxon signed-rank**
-  (:func:`scipy.stats.wilcoxon`, zero differences dropped);
+* **paired t-test** (the two-sided p-value of :func:`scipy.stats.ttest_rel`) and **Wilcoxon
+  signed-rank** (that of :func:`scipy.stats.wilcoxon` with its default ``method="auto"``, zero
+  differences dropped), computed from :mod:`metrics.review.distributions` without importing
+  scipy;
 * **wins / ties / losses**: queries where the candidate is higher / equal / lower;
 * **effect size**: paired Cohen's d, ``mean(d) / sd(d)``.
 
 Across many tests (measures × segments × candidates) p-values are corrected with
 :func:`adjust_pvalues` (Holm by default, Benjamini–Hochberg as an option).
 
-Everything is deterministic given ``seed``.
+Everything is deterministic given ``seed``. :func:`compare_many` computes many comparisons at
+once: every comparison of ``n`` pairs reads the same resampling matrices (one bootstrap index
+matrix and one sign-flip matrix per ``seed`` and ``n``, drawn once in chunks and applied to all
+of them as one matrix product), so a review of dozens of rows costs about what one row costs.
+The draws are those :func:`bootstrap_means` and :func:`randomization_pvalue` make for one
+comparison, so the numbers do not depend on how many rows are computed together.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
 import numpy as np
 import pandas as pd
-from scipy import stats as _scipy_stats
 
 from metrics.errors import SettingsError
+from metrics.review.distributions import norm_sf, t_sf_two_sided, wilcoxon_counts
 
 MissingPolicy = Literal["intersection", "zero"]
-Correction = Literal["holm", "bh", "none"]
+Correction = Literal["holm", "bh", "none", "tukey"]
 
 #: Queries scored by only one of the two models — every value explained (for menus and help).
 MISSING_POLICIES: dict[MissingPolicy, str] = {
@@ -50,7 +58,12 @@ CORRECTIONS: dict[Correction, str] = {
     "bh": "Benjamini–Hochberg: controls the expected share of false positives (false discovery "
     "rate); less strict",
     "none": "no correction: each p-value on its own",
+    "tukey": "randomized Tukey HSD: all pairs of models of one measure tested at once (one "
+    "maximum over the family), for three or more models",
 }
+#: Corrections that adjust a list of p-values (:func:`adjust_pvalues`); ``tukey`` is a test of
+#: its own (:mod:`metrics.review.tukey`).
+P_CORRECTIONS = ("holm", "bh", "none")
 
 #: Resamples of the bootstrap and the randomization test, the same in the app and the CLI.
 DEFAULT_RESAMPLES = 5_000
@@ -264,6 +277,40 @@ def _all_sign_vectors(n: int) -> np.ndarray:
     return bits.astype(np.float64) * 2 - 1
 
 
+def randomization_pvalues(
+    diffs: np.ndarray, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
+) -> np.ndarray:
+    """Two-sided p-values of the paired randomization (sign-flip) test of ``mean = 0`` for each
+    column of ``diffs`` (shape ``(n, r)``: ``r`` comparisons of ``n`` pairs each).
+
+    Exact (all ``2**n`` sign vectors) when ``2**n <= resamples``; otherwise Monte Carlo with the
+    ``(hits + 1) / (resamples + 1)`` estimate, which is never 0. Every column reads the same
+    sign vectors (one matrix drawn from ``seed``, in chunks), as :func:`randomization_pvalue`
+    draws them for one column.
+    """
+    diffs = np.asarray(diffs, dtype=np.float64)
+    n, r = diffs.shape
+    if n == 0:
+        return np.full(r, np.nan)
+    observed = np.abs(diffs.mean(axis=0))
+    threshold = observed - 1e-12 * np.maximum(1.0, observed)
+    if 2 ** min(n, 62) <= resamples:
+        means = np.abs(_all_sign_vectors(n) @ diffs) / n
+        out: np.ndarray = np.mean(means >= threshold, axis=0)
+        return out
+    rng = np.random.default_rng(seed)
+    total = diffs.sum(axis=0)
+    hits = np.zeros(r, dtype=np.int64)
+    for size in _chunks(resamples, n):
+        bits = np.unpackbits(
+            rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8), axis=1, count=n
+        )
+        means = np.abs(2 * (bits.astype(np.float64) @ diffs) - total) / n
+        hits += np.count_nonzero(means >= threshold, axis=0)
+    pvalues: np.ndarray = (hits + 1) / (resamples + 1)
+    return pvalues
+
+
 def randomization_pvalue(
     diff: np.ndarray, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
 ) -> float:
@@ -278,41 +325,79 @@ def randomization_pvalue(
         ``NaN`` without pairs.
     """
     diff = np.asarray(diff, dtype=np.float64)
-    n = len(diff)
-    if n == 0:
-        return math.nan
-    observed = abs(diff.mean())
-    threshold = observed - 1e-12 * max(1.0, observed)
-    if 2 ** min(n, 62) <= resamples:
-        means = np.abs(_all_sign_vectors(n) @ diff) / n
-        return float(np.mean(means >= threshold))
-    rng = np.random.default_rng(seed)
-    total, hits = float(diff.sum()), 0
-    for size in _chunks(resamples, n):
-        bits = np.unpackbits(
-            rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8), axis=1, count=n
-        )
-        means = np.abs(2 * (bits.astype(np.float64) @ diff) - total) / n
-        hits += int(np.count_nonzero(means >= threshold))
-    return (hits + 1) / (resamples + 1)
+    return float(randomization_pvalues(diff[:, None], resamples, seed)[0])
 
 
 def ttest_pvalue(diff: np.ndarray) -> float:
-    """Two-sided p-value of the paired t-test (``scipy.stats.ttest_rel``).
+    """Two-sided p-value of the paired t-test (that of ``scipy.stats.ttest_rel``):
+    ``t = mean(d) / (sd(d) / √n)`` against Student's t with ``n − 1`` degrees of freedom.
 
     When all differences are equal the statistic is undefined: ``1.0`` if they are all zero,
     ``0.0`` otherwise. ``NaN`` with fewer than two pairs.
     """
     diff = np.asarray(diff, dtype=np.float64)
-    if len(diff) < 2:
+    n = len(diff)
+    if n < 2:
         return math.nan
     if np.ptp(diff) <= TIE_TOLERANCE:
         return 1.0 if abs(diff[0]) <= TIE_TOLERANCE else 0.0
-    return float(_scipy_stats.ttest_1samp(diff, 0.0).pvalue)
+    mean = float(diff.mean())
+    sd = float(diff.std(ddof=1))
+    if sd == 0.0:
+        return 1.0 if mean == 0.0 else 0.0
+    return t_sf_two_sided(mean / (sd / math.sqrt(n)), n - 1)
+
+
+#: Largest number of pairs for which the Wilcoxon test is exact (as scipy's ``method="auto"``):
+#: the exact null distribution without ties or zeros; with them, every sign assignment up to
+#: :data:`WILCOXON_ENUMERATED` pairs; the normal approximation otherwise.
+WILCOXON_EXACT = 50
+WILCOXON_ENUMERATED = 13
+
+
+def _average_ranks(values: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Ranks of ``values`` (1 = smallest, ties share their average rank) and the sizes of the
+    groups of tied values."""
+    _, inverse, counts = np.unique(values, return_inverse=True, return_counts=True)
+    upper = np.cumsum(counts)
+    average = upper - (counts - 1) / 2.0
+    return average[inverse], counts
+
+
+def wilcoxon_method(diff: np.ndarray) -> str:
+    """Which form of the Wilcoxon test :func:`wilcoxon_pvalue` uses for ``diff``: ``exact``
+    (null distribution of the rank sum, no ties or zeros, at most 50 pairs), ``enumerated``
+    (every sign assignment, with ties or zeros, at most 13 pairs) or ``normal`` (normal
+    approximation with the tie correction, no continuity correction), as scipy's
+    ``method="auto"`` decides."""
+    d = _wilcoxon_input(np.asarray(diff, dtype=np.float64))
+    nonzero = d[d != 0]
+    if len(d) > WILCOXON_EXACT:
+        return "normal"
+    ties = len(np.unique(np.abs(nonzero))) < len(nonzero)
+    if not ties and len(nonzero) == len(d):
+        return "exact"
+    return "enumerated" if len(d) <= WILCOXON_ENUMERATED else "normal"
+
+
+def _wilcoxon_input(diff: np.ndarray) -> np.ndarray:
+    return np.where(np.abs(diff) <= TIE_TOLERANCE, 0.0, np.round(diff, 12))
 
 
 def wilcoxon_pvalue(diff: np.ndarray) -> float:
-    """Two-sided p-value of the Wilcoxon signed-rank test (zero differences dropped).
+    """Two-sided p-value of the Wilcoxon signed-rank test (zero differences dropped), equal to
+    ``scipy.stats.wilcoxon(d, zero_method="wilcox")`` (its ``method="auto"``).
+
+    With ``W⁺`` the sum of the ranks of ``|d|`` (average ranks for ties) over positive
+    differences and ``m`` nonzero differences of ``N``:
+
+    * ``N ≤ 50`` without ties or zeros: exact, ``p = 2 min(P(W ≥ ⌊W⁺⌋), P(W ≤ ⌈W⁺⌉))`` under
+      the null distribution of the rank sum (:func:`~metrics.review.distributions.wilcoxon_counts`);
+    * ``N ≤ 13`` with ties or zeros: every sign assignment of the ``m`` ranks counted, the same
+      ``2 min(·, ·)``;
+    * otherwise the normal approximation ``z = (W⁺ − m(m+1)/4) / σ``,
+      ``σ² = (m(m+1)(2m+1) − Σ(t³ − t)/2) / 24`` over the groups of ``t`` tied values, without
+      continuity correction; ``p = 2 P(Z ≥ |z|)``.
 
     Differences are rounded to 12 decimals first: differences within :data:`TIE_TOLERANCE` of
     zero are ties (as in :func:`win_tie_loss`), and differences equal but for the last bits of
@@ -321,12 +406,40 @@ def wilcoxon_pvalue(diff: np.ndarray) -> float:
     ``1.0`` when every difference is zero; ``NaN`` without pairs.
     """
     diff = np.asarray(diff, dtype=np.float64)
-    if len(diff) == 0:
+    size = len(diff)
+    if size == 0:
         return math.nan
     if np.all(np.abs(diff) <= TIE_TOLERANCE):
         return 1.0
-    diff = np.where(np.abs(diff) <= TIE_TOLERANCE, 0.0, np.round(diff, 12))
-    return float(_scipy_stats.wilcoxon(diff, zero_method="wilcox").pvalue)
+    d = _wilcoxon_input(diff)
+    nonzero = d[d != 0]
+    m = len(nonzero)
+    ranks, ties = _average_ranks(np.abs(nonzero))
+    positive = nonzero > 0
+    w_plus = float(ranks[positive].sum())
+    tied = bool((ties > 1).any())
+    if size <= WILCOXON_EXACT and not tied and m == size:
+        counts = wilcoxon_counts(m)
+        total = 2.0**m
+        low = math.ceil(w_plus - 1e-9)
+        high = math.floor(w_plus + 1e-9)
+        p = 2.0 * min(float(counts[high:].sum()), float(counts[: low + 1].sum())) / total
+        return min(p, 1.0)
+    if size <= WILCOXON_ENUMERATED:
+        # rank sums in half ranks are whole numbers: count every sign assignment exactly
+        doubled = np.rint(2.0 * ranks).astype(np.int64)
+        sums = np.zeros(int(doubled.sum()) + 1, dtype=np.int64)
+        sums[0] = 1
+        for value in doubled:
+            sums[value:] = sums[value:] + sums[: len(sums) - value]
+        observed = round(2.0 * w_plus)
+        total = float(sums.sum())
+        p = 2.0 * min(float(sums[: observed + 1].sum()), float(sums[observed:].sum())) / total
+        return min(p, 1.0)
+    mean = m * (m + 1) / 4.0
+    variance = (m * (m + 1) * (2 * m + 1) - float((ties**3 - ties).sum()) / 2.0) / 24.0
+    z = (w_plus - mean) / math.sqrt(variance)
+    return min(2.0 * norm_sf(abs(z)), 1.0)
 
 
 def win_tie_loss(diff: np.ndarray) -> tuple[int, int, int]:
@@ -353,7 +466,11 @@ def cohens_d(diff: np.ndarray) -> float:
 
 @dataclass(frozen=True)
 class PairedResult:
-    """Everything known about one candidate-vs-baseline difference on one measure."""
+    """Everything known about one candidate-vs-baseline difference on one measure.
+
+    ``sd`` is the sample standard deviation of the per-query differences (``ddof = 1``), the
+    spread the power analysis reads; ``effect_size`` is ``delta / sd`` (paired Cohen's d).
+    """
 
     n: int
     mean_a: float
@@ -369,12 +486,86 @@ class PairedResult:
     ties: int
     losses: int
     effect_size: float
+    sd: float = math.nan
     only_in_baseline: tuple[str, ...] = field(default=(), repr=False)
     only_in_candidate: tuple[str, ...] = field(default=(), repr=False)
     undefined: tuple[str, ...] = field(default=(), repr=False)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
+
+
+def compare_many(
+    pairs: Sequence[Pairs],
+    *,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> tuple[list[PairedResult], list[np.ndarray]]:
+    """All statistics of :mod:`metrics.review.statistics` for many sets of pairs at once.
+
+    The sets with the same number of pairs ``n`` share one bootstrap matrix and one sign-flip
+    matrix (drawn from ``seed`` as for a single comparison), applied to all their differences
+    in one matrix product per chunk; the t-test and the Wilcoxon test need no resampling.
+
+    Returns
+    -------
+    (results, bootstrap means)
+        One :class:`PairedResult` per set, in order, and each set's ``resamples`` bootstrap
+        means of the differences (empty for a set without pairs): intervals at other levels
+        (adjusted for a family) are quantiles of them.
+    """
+    if not 0 < confidence < 1:
+        raise SettingsError(f"confidence must be between 0 and 1; got {confidence!r}.")
+    diffs = [p.diff for p in pairs]
+    boot: list[np.ndarray] = [np.empty(0)] * len(pairs)
+    p_random = np.full(len(pairs), np.nan)
+    by_size: dict[int, list[int]] = {}
+    for i, d in enumerate(diffs):
+        by_size.setdefault(len(d), []).append(i)
+    for n, members in by_size.items():
+        if n == 0:
+            continue
+        stacked = np.column_stack([diffs[i] for i in members])
+        means = bootstrap_means(stacked, resamples, seed)
+        for j, i in enumerate(members):
+            boot[i] = means[:, j]
+        p_random[members] = randomization_pvalues(stacked, resamples, seed)
+    tail = (1 - confidence) / 2 * 100
+    results = []
+    for i, pair in enumerate(pairs):
+        d, n = diffs[i], pair.n
+        mean_a = float(pair.a.mean()) if n else math.nan
+        mean_b = float(pair.b.mean()) if n else math.nan
+        delta = mean_b - mean_a
+        if n:
+            low, high = (float(v) for v in np.percentile(boot[i], [tail, 100 - tail]))
+        else:
+            low = high = math.nan
+        wins, ties, losses = win_tie_loss(d)
+        results.append(
+            PairedResult(
+                n=n,
+                mean_a=mean_a,
+                mean_b=mean_b,
+                delta=delta,
+                relative_delta=delta / mean_a if n and mean_a != 0 else math.nan,
+                ci_low=low,
+                ci_high=high,
+                p_randomization=float(p_random[i]),
+                p_ttest=ttest_pvalue(d),
+                p_wilcoxon=wilcoxon_pvalue(d),
+                wins=wins,
+                ties=ties,
+                losses=losses,
+                effect_size=cohens_d(d),
+                sd=float(d.std(ddof=1)) if n >= 2 else math.nan,
+                only_in_baseline=pair.only_in_baseline,
+                only_in_candidate=pair.only_in_candidate,
+                undefined=pair.undefined,
+            )
+        )
+    return results, boot
 
 
 def compare_pairs(
@@ -385,32 +576,8 @@ def compare_pairs(
     confidence: float = DEFAULT_CONFIDENCE,
 ) -> PairedResult:
     """All statistics of :mod:`metrics.review.statistics` for one set of pairs."""
-    d = pairs.diff
-    n = pairs.n
-    mean_a = float(pairs.a.mean()) if n else math.nan
-    mean_b = float(pairs.b.mean()) if n else math.nan
-    delta = mean_b - mean_a
-    low, high = bootstrap_ci(d, resamples, seed, confidence) if n else (math.nan, math.nan)
-    wins, ties, losses = win_tie_loss(d)
-    return PairedResult(
-        n=n,
-        mean_a=mean_a,
-        mean_b=mean_b,
-        delta=delta,
-        relative_delta=delta / mean_a if n and mean_a != 0 else math.nan,
-        ci_low=float(low),
-        ci_high=float(high),
-        p_randomization=randomization_pvalue(d, resamples, seed),
-        p_ttest=ttest_pvalue(d),
-        p_wilcoxon=wilcoxon_pvalue(d),
-        wins=wins,
-        ties=ties,
-        losses=losses,
-        effect_size=cohens_d(d),
-        only_in_baseline=pairs.only_in_baseline,
-        only_in_candidate=pairs.only_in_candidate,
-        undefined=pairs.undefined,
-    )
+    results, _ = compare_many([pairs], resamples=resamples, seed=seed, confidence=confidence)
+    return results[0]
 
 
 def compare_values(
@@ -464,8 +631,15 @@ def adjust_pvalues(pvalues: np.ndarray | list[float], method: Correction = "holm
     >>> adjust_pvalues([0.01, 0.04, 0.03], "bh").round(4).tolist()
     [0.03, 0.04, 0.04]
     """
-    if method not in CORRECTIONS:
-        raise SettingsError(f"correction must be one of {', '.join(CORRECTIONS)}; got {method!r}.")
+    if method not in P_CORRECTIONS:
+        raise SettingsError(
+            f"correction must be one of {', '.join(P_CORRECTIONS)}; got {method!r}"
+            + (
+                " (the Tukey HSD is a test of its own: metrics.review.tukey)."
+                if method == "tukey"
+                else "."
+            )
+        )
     p = np.asarray(pvalues, dtype=np.float64)
     out = np.full(p.shape, np.nan)
     valid = np.flatnonzero(~np.isnan(p))
@@ -493,6 +667,7 @@ __all__ = [
     "DEFAULT_SEED",
     "MAX_RESAMPLES",
     "MISSING_POLICIES",
+    "P_CORRECTIONS",
     "PairedResult",
     "Pairs",
     "adjust_pvalues",
@@ -500,11 +675,14 @@ __all__ = [
     "bootstrap_means",
     "check_resamples",
     "cohens_d",
+    "compare_many",
     "compare_pairs",
     "compare_values",
     "pair_values",
     "randomization_pvalue",
+    "randomization_pvalues",
     "ttest_pvalue",
+    "wilcoxon_method",
     "wilcoxon_pvalue",
     "win_tie_loss",
 ]

@@ -1,23 +1,39 @@
 """One comparison result, computed once and read by every review surface.
 
 :func:`review_table` computes, for one :class:`ReviewRequest` (baseline, candidates, measures,
-segment columns, test, correction, resamples, seed, correction family), one table of paired
-comparisons. Each row is a (kind, reference, candidate, measure, segment) with ``n``, means,
-delta, CI, the three raw p-values, the p-value of the chosen test (``p_raw``), the corrected
-p-value, the family it was corrected in (code, size and words) and the verdict code
-(``better`` / ``worse`` / ``unclear``). The Compare and Segments pages, the CSV and JSON
-exports, ``python -m metrics compare`` and the HTML report all read this table, so the same
-comparison shows the same numbers everywhere.
+segment columns, test, correction, resamples, seed, correction family, the smallest difference
+that matters, power), one table of paired comparisons. Each row is a (kind, reference,
+candidate, measure, segment) with ``n``, means, delta, the unadjusted interval and the interval
+adjusted for the row's family, the three raw p-values, the p-value of the chosen test
+(``p_raw``), the corrected p-value, the family it was corrected in (code, size and words), the
+verdict code (``better`` / ``worse`` / ``unclear``), the reason in words when interval and test
+seem to disagree, the size of the difference against the one that matters, and how large a
+difference the data could detect (minimum detectable effect, queries needed). The Compare,
+Segments and Report pages, the CSV and JSON exports and ``python -m metrics compare`` all read
+this table, and the headline (:mod:`metrics.review.headline`) is generated from it, so the same
+comparison shows the same numbers and the same verdict everywhere.
 
 Row kinds: ``baseline`` (a candidate against the baseline, over all queries or one segment)
 and ``pairwise`` (two candidates against each other, over all queries).
 
-Correction families (:data:`FAMILIES`):
+Correction families (:data:`FAMILIES`), the same on every surface and named on every row:
 
-* ``view`` (default): one family per view — the overall table (measures × candidates), the
-  segment table of each measure (segments × candidates) and the candidate matrix
-  (pairs × measures);
+* ``view`` (default): one family per table a reader sees — the overall table (measures ×
+  candidates), the segment table (segments × measures × candidates: every measure, as the
+  segment table, its exports and the headline show them) and the candidate pairs (pairs ×
+  measures);
+* ``measure``: the same tables, each measure its own family;
 * ``all``: every row of the table in one family.
+
+With the ``tukey`` correction the randomized Tukey HSD (:mod:`metrics.review.tukey`) tests all
+pairs of models of one measure (within one segment) at once: that is its family.
+
+Intervals: ``ci_low``/``ci_high`` are the unadjusted percentile bootstrap interval at the
+chosen confidence; ``ci_adj_low``/``ci_adj_high`` hold the interval of the same family as the
+corrected p-value (``ci_adj_method``): Bonferroni level ``1 − α/m`` for Holm, the
+false-coverage-rate level ``1 − α R/m`` of Benjamini and Yekutieli (2005) for
+Benjamini–Hochberg (``R`` significant rows of ``m``), ``1 − α`` without correction, and the
+Tukey HSD's simultaneous half width for ``tukey``.
 
 A Monte Carlo randomization p-value cannot be smaller than ``1 / (resamples + 1)``; rows at that
 floor carry ``p_bound = True`` and :func:`format_p` prints them as a bound (``p < 0.0005``).
@@ -34,8 +50,8 @@ import numpy as np
 import pandas as pd
 
 from metrics.engine.evaluation import Evaluation
-from metrics.engine.registry import DEFAULT_REVIEW_K, DEFAULT_REVIEW_MEASURES
-from metrics.errors import SettingsError
+from metrics.engine.registry import DEFAULT_REVIEW_K, DEFAULT_REVIEW_MEASURES, parse_measure
+from metrics.errors import MetricsError, SettingsError
 from metrics.review.compare import (
     CompareOptions,
     Template,
@@ -45,9 +61,10 @@ from metrics.review.compare import (
     model_values,
     segment_of_query,
 )
-from metrics.review.statistics import PairedResult, adjust_pvalues, compare_pairs, pair_values
+from metrics.review.power import DEFAULT_POWER, minimum_detectable_effect, queries_needed
+from metrics.review.statistics import Pairs, adjust_pvalues, compare_many, pair_values
 
-Family = Literal["view", "all"]
+Family = Literal["view", "measure", "all"]
 
 #: Defaults shared by the app and ``python -m metrics compare``: the measures (at
 #: :data:`DEFAULT_K`) and the statistics (:class:`CompareOptions` defaults: 5,000 resamples,
@@ -57,8 +74,10 @@ DEFAULT_K = DEFAULT_REVIEW_K
 
 #: Correction families — every value explained.
 FAMILIES: dict[str, str] = {
-    "view": "one family per view: the overall table, each measure's segment table, the "
-    "candidate matrix",
+    "view": "one family per table: the overall table (measures × candidates), the segment "
+    "table (segments × measures × candidates), the candidate pairs (pairs × measures)",
+    "measure": "one family per table and measure: each measure's overall rows, segment rows "
+    "and candidate pairs apart",
     "all": "every comparison of the review in one family",
 }
 DEFAULT_FAMILY: Family = "view"
@@ -73,6 +92,20 @@ PAIRWISE_KIND = "pairwise"
 BETTER, WORSE, UNCLEAR = "better", "worse", "unclear"
 VERDICTS = (BETTER, WORSE, UNCLEAR)
 
+#: Why a row's interval and its verdict may seem to disagree (``reason``; words in catalogs):
+#: ``interval`` — no clear difference, though the adjusted interval excludes 0 (the bootstrap
+#: interval and the test differ at the edge); ``correction`` — significant before the correction
+#: for its family, not after; ``unadjusted`` — no clear difference, though the unadjusted
+#: interval excludes 0 (the adjusted one does not); ``test`` — significant, though the
+#: adjusted interval reaches 0.
+REASONS = ("interval", "correction", "unadjusted", "test")
+#: The difference against the one that matters (``magnitude``): ``above`` — significant and at
+#: least as large; ``below`` — significant but smaller; ``within`` — no clear difference and
+#: the adjusted interval inside ``± min_effect`` (no difference that matters); empty otherwise.
+MAGNITUDES = ("above", "below", "within")
+#: How the adjusted interval was made (``ci_adj_method``).
+INTERVAL_METHODS = ("bonferroni", "fcr", "unadjusted", "tukey")
+
 #: Short test names used in sentences.
 TEST_NAMES: dict[str, str] = {
     "p_randomization": "randomization test",
@@ -80,6 +113,7 @@ TEST_NAMES: dict[str, str] = {
     "p_wilcoxon": "Wilcoxon test",
 }
 
+#: The columns of the review table, in order: the one schema every surface reads.
 COLUMNS = [
     "kind",
     "reference",
@@ -93,6 +127,10 @@ COLUMNS = [
     "relative_delta",
     "ci_low",
     "ci_high",
+    "ci_adj_low",
+    "ci_adj_high",
+    "ci_adj_level",
+    "ci_adj_method",
     "p_randomization",
     "p_ttest",
     "p_wilcoxon",
@@ -108,14 +146,38 @@ COLUMNS = [
     "alpha",
     "significant",
     "verdict",
+    "reason",
+    "min_effect",
+    "magnitude",
     "wins",
     "ties",
     "losses",
     "effect_size",
+    "sd",
+    "power",
+    "power_alpha",
+    "mde",
+    "queries_needed",
     "only_in_baseline",
     "only_in_candidate",
     "undefined",
 ]
+
+
+def _min_effect_items(
+    values: Mapping[str, float] | Sequence[tuple[str, float]],
+) -> tuple[tuple[str, float], ...]:
+    items = values.items() if isinstance(values, Mapping) else values
+    out = []
+    for name, value in items:
+        value = float(value)
+        if not math.isfinite(value) or value < 0:
+            raise SettingsError(
+                f"the smallest difference that matters must be a number of 0 or more; got "
+                f"{value!r} for {name!r}."
+            )
+        out.append((str(name), value))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -129,14 +191,20 @@ class ReviewRequest:
     candidates:
         Models compared with it (and, when two or more, with each other).
     measures:
-        Measure columns of the evaluation (e.g. ``nDCG@10``); the first is the primary one of
-        the verdict sentences.
+        Measure columns of the evaluation (e.g. ``nDCG@10``). Their order does not change any
+        number or sentence.
     by:
         Segment columns (one or two, combined); empty for no segment rows.
     options:
         Missing-query policy, resamples, seed, confidence, correction, test, alpha.
     family:
         Correction family, a key of :data:`FAMILIES`.
+    min_effect:
+        The smallest difference that matters, per measure: ``(name, value)`` pairs where the
+        name is a measure column (``nDCG@10``), a measure at every cutoff (``nDCG``) or ``*``
+        (every measure). Empty: none (verdicts by significance alone).
+    power:
+        The power of the minimum detectable effect and of the queries needed.
     """
 
     baseline: str
@@ -145,6 +213,8 @@ class ReviewRequest:
     by: tuple[str, ...] = ()
     options: CompareOptions = field(default_factory=CompareOptions)
     family: str = DEFAULT_FAMILY
+    min_effect: tuple[tuple[str, float], ...] = ()
+    power: float = DEFAULT_POWER
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
@@ -158,6 +228,31 @@ class ReviewRequest:
             )
         if len(self.by) > 2:
             raise SettingsError(f"at most two segment columns; got {', '.join(self.by)}.")
+        if not 0 < self.power < 1:
+            raise SettingsError(f"power must be between 0 and 1 (e.g. 0.8); got {self.power!r}.")
+        object.__setattr__(self, "min_effect", _min_effect_items(self.min_effect))
+
+    def min_effect_of(self, measure: str) -> float:
+        """The smallest difference that matters for the measure column ``measure`` (``NaN``
+        when none is set): its own entry, else its measure's at every cutoff, else ``*``."""
+        given = dict(self.min_effect)
+        if measure in given:
+            return given[measure]
+        base = _measure_base(measure)
+        for name, value in given.items():
+            if name != "*" and _measure_base(name) == base and "@" not in name:
+                return value
+        return given.get("*", math.nan)
+
+
+def _measure_base(name: str) -> str:
+    """The measure of a column name at any cutoff, lower case (``ndcg`` for ``nDCG@10`` and
+    for ``ndcg``)."""
+    head = name.split("@", 1)[0]
+    try:
+        return parse_measure(head, for_curve=True).definition.name.lower()
+    except MetricsError:  # not a measure of the registry (a per-query table's column)
+        return head.lower()
 
 
 def value_column(column: str) -> str:
@@ -171,30 +266,6 @@ def segment_name(values: Mapping[str, object], by: Sequence[str]) -> str:
     return ", ".join(f"{c} = {values[c]}" for c in by)
 
 
-def _row(
-    kind: str,
-    reference: str,
-    candidate: str,
-    measure: str,
-    segment: str,
-    result: PairedResult,
-    test: str,
-) -> dict[str, object]:
-    data: dict[str, Any] = result.to_dict()
-    for name in ("only_in_baseline", "only_in_candidate", "undefined"):
-        data[name] = len(data[name])
-    return {
-        "kind": kind,
-        "reference": reference,
-        "candidate": candidate,
-        "measure": measure,
-        "segment": segment,
-        **data,
-        "test": test,
-        "p_raw": data[test],
-    }
-
-
 def p_floor(n: int, resamples: int, test: str) -> float:
     """Smallest p-value the test can give: ``1 / (resamples + 1)`` for a Monte Carlo
     randomization test, ``NaN`` for exact tests (enumeration, t-test, Wilcoxon)."""
@@ -203,32 +274,113 @@ def p_floor(n: int, resamples: int, test: str) -> float:
     return 1.0 / (resamples + 1)
 
 
-def _family_key(row: Mapping[str, object], family: str) -> tuple[object, ...]:
+def measure_order(names: Sequence[str]) -> list[str]:
+    """Measure columns in one order whatever order they were chosen in (by name, then cutoff):
+    the headline lists them so, so that its wording never depends on the menu's order."""
+
+    def key(name: str) -> tuple[str, float, str]:
+        base, _, cut = name.partition("@")
+        try:
+            k = float(cut) if cut else -1.0
+        except ValueError:
+            k = math.inf
+        return (base.lower(), k, name)
+
+    return sorted(dict.fromkeys(names), key=key)
+
+
+# --------------------------------------------------------------------------- families
+
+
+def _family_key(row: Mapping[str, object], family: str, correction: str) -> tuple[object, ...]:
+    if correction == "tukey":
+        return ("tukey", row["measure"], row["segment"])
     if family == "all":
         return ("all",)
     if row["kind"] == PAIRWISE_KIND:
-        return ("pairwise",)
-    if row["segment"] == ALL:
-        return ("overall",)
-    return ("segments", row["measure"])
+        scope = "pairwise"
+    elif row["segment"] == ALL:
+        scope = "overall"
+    else:
+        scope = "segments"
+    return (scope, row["measure"]) if family == "measure" else (scope,)
 
 
-def _family_code(key: tuple[object, ...], rows: pd.DataFrame) -> str:
-    """The family's code with its counts: ``overall:4x2`` (measures × candidates),
-    ``segments:nDCG@10:5x2`` (segments × candidates), ``pairwise:3x4`` (pairs × measures),
-    ``all:58``. Only the comparisons that were tested count: a row without a p-value (no
-    paired query) is not in the correction."""
+def _family_code(key: tuple[object, ...], rows: pd.DataFrame, models: int) -> str:
+    """The family's code with its counts. Only the comparisons that were tested count: a row
+    without a p-value (no paired query) is not in the correction.
+
+    ``overall:4x2`` (measures × candidates), ``segments:5x4x2`` (segments × measures ×
+    candidates), ``pairwise:3x4`` (candidate pairs × measures); restricted to the row's own
+    measure: ``overall-measure:2``, ``segments-measure:5x2``, ``pairwise-measure:3``;
+    ``all:58``; ``tukey:3`` (all pairs of 3 models, the row's measure and segment).
+    """
     tested = rows[rows["p_raw"].notna()]
     n_measures = tested["measure"].nunique()
     n_candidates = tested["candidate"].nunique()
-    if key[0] == "overall":
-        return f"overall:{n_measures}x{n_candidates}"
-    if key[0] == "segments":
-        return f"segments:{key[1]}:{tested['segment'].nunique()}x{n_candidates}"
-    if key[0] == "pairwise":
-        pairs = tested[["reference", "candidate"]].drop_duplicates().shape[0]
-        return f"pairwise:{pairs}x{n_measures}"
-    return f"all:{len(tested)}"
+    n_segments = tested["segment"].nunique()
+    n_pairs = tested[["reference", "candidate"]].drop_duplicates().shape[0]
+    scope, one_measure = key[0], len(key) > 1
+    if scope == "tukey":
+        return f"tukey:{models}"
+    if scope == "all":
+        return f"all:{len(tested)}"
+    if scope == "overall":
+        return (
+            f"overall-measure:{n_candidates}"
+            if one_measure
+            else (f"overall:{n_measures}x{n_candidates}")
+        )
+    if scope == "segments":
+        return (
+            f"segments-measure:{n_segments}x{n_candidates}"
+            if one_measure
+            else (f"segments:{n_segments}x{n_measures}x{n_candidates}")
+        )
+    return f"pairwise-measure:{n_pairs}" if one_measure else f"pairwise:{n_pairs}x{n_measures}"
+
+
+def family_restricts_measure(code: str) -> bool:
+    """Whether the family of ``code`` holds only its row's measure (``*-measure``, ``tukey``)."""
+    scope = code.split(":", 1)[0]
+    return scope.endswith("-measure") or scope == "tukey"
+
+
+# --------------------------------------------------------------------------- the table
+
+
+@dataclass
+class _Spec:
+    kind: str
+    reference: str
+    candidate: str
+    measure: str
+    segment: str
+    named: dict[str, str]
+    queries: pd.Index | None
+
+
+def _specs(
+    request: ReviewRequest,
+    measures: Sequence[str],
+    groups: Sequence[tuple[str, dict[str, str], pd.Index | None]],
+    by: Sequence[str],
+) -> list[_Spec]:
+    """The rows of a review: each candidate against the baseline on each measure over all
+    queries and in each segment, then each pair of candidates over all queries."""
+    specs = [
+        _Spec(BASELINE_KIND, request.baseline, candidate, measure, segment, named, queries)
+        for segment, named, queries in groups
+        for candidate in request.candidates
+        for measure in measures
+    ]
+    for i, first in enumerate(request.candidates):
+        specs += [
+            _Spec(PAIRWISE_KIND, first, second, measure, ALL, dict.fromkeys(by, ALL), None)
+            for second in request.candidates[i + 1 :]
+            for measure in measures
+        ]
+    return specs
 
 
 def review_table(
@@ -252,7 +404,7 @@ def review_table(
         Columns :data:`COLUMNS`, then one column per ``by`` column (the segment values,
         :data:`ALL` on rows over every query; named by :func:`value_column`). Rows: baseline
         comparisons over all queries (candidate × measure), then per segment, then the pairwise
-        candidate comparisons.
+        candidate comparisons; measures in the order of :func:`measure_order`.
 
     Raises
     ------
@@ -263,53 +415,54 @@ def review_table(
     options = request.options
     by = list(request.by)
     _check_request(evaluation, request, segments)
+    measures = measure_order(request.measures)
+    models = [request.baseline, *request.candidates]
     stored = [value_column(c) for c in by]
     values = {
         (model, measure): model_values(evaluation, model, measure)
-        for model in [request.baseline, *request.candidates]
-        for measure in request.measures
+        for model in models
+        for measure in measures
     }
-    groups = _groups(
-        segments, by, compared_queries(evaluation, [request.baseline, *request.candidates])
+    groups = _groups(segments, by, compared_queries(evaluation, models))
+    specs = _specs(request, measures, groups, by)
+
+    def pairs_of(spec: _Spec) -> Pairs:
+        a, b = values[(spec.reference, spec.measure)], values[(spec.candidate, spec.measure)]
+        if spec.queries is not None:
+            a, b = a[a.index.isin(spec.queries)], b[b.index.isin(spec.queries)]
+        return pair_values(a, b, options.policy)
+
+    results, boot = compare_many(
+        [pairs_of(s) for s in specs],
+        resamples=options.resamples,
+        seed=options.seed,
+        confidence=options.confidence,
     )
-
-    def compare(
-        reference: str, candidate: str, measure: str, queries: pd.Index | None
-    ) -> PairedResult:
-        a, b = values[(reference, measure)], values[(candidate, measure)]
-        if queries is not None:
-            a, b = a[a.index.isin(queries)], b[b.index.isin(queries)]
-        return compare_pairs(
-            pair_values(a, b, options.policy),
-            resamples=options.resamples,
-            seed=options.seed,
-            confidence=options.confidence,
-        )
-
     rows = []
-    for segment, named, queries in groups:
-        for candidate in request.candidates:
-            for measure in request.measures:
-                result = compare(request.baseline, candidate, measure, queries)
-                row = _row(
-                    BASELINE_KIND,
-                    request.baseline,
-                    candidate,
-                    measure,
-                    segment,
-                    result,
-                    options.test,
-                )
-                rows.append(row | dict(zip(stored, named.values())))
-    for i, first in enumerate(request.candidates):
-        for second in request.candidates[i + 1 :]:
-            for measure in request.measures:
-                result = compare(first, second, measure, None)
-                row = _row(PAIRWISE_KIND, first, second, measure, ALL, result, options.test)
-                rows.append(row | dict.fromkeys(stored, ALL))
-    out = pd.DataFrame(rows, columns=[c for c in COLUMNS if c in _row_columns()] + stored)
+    for spec, result in zip(specs, results):
+        data: dict[str, Any] = result.to_dict()
+        for name in ("only_in_baseline", "only_in_candidate", "undefined"):
+            data[name] = len(data[name])
+        rows.append(
+            {
+                "kind": spec.kind,
+                "reference": spec.reference,
+                "candidate": spec.candidate,
+                "measure": spec.measure,
+                "segment": spec.segment,
+                **data,
+                "test": options.test,
+                "p_raw": data[options.test],
+            }
+            | dict(zip(stored, spec.named.values()))
+        )
+    out = pd.DataFrame(rows)
+    if out.empty:
+        return pd.DataFrame(columns=COLUMNS + stored)
     out["p_floor"] = [p_floor(int(n), options.resamples, options.test) for n in out["n"]]
-    return _correct(out, request)[COLUMNS + stored].reset_index(drop=True)
+    tukey = _tukey(values, specs, models, request) if options.correction == "tukey" else None
+    out = _correct(out, request, boot, tukey, len(models))
+    return out[COLUMNS + stored].reset_index(drop=True)
 
 
 def _check_request(
@@ -347,21 +500,79 @@ def _groups(
     return groups
 
 
-def _correct(out: pd.DataFrame, request: ReviewRequest) -> pd.DataFrame:
-    """Corrected p-values, families, bounds, significance and verdicts of the raw rows."""
+def _tukey(
+    values: Mapping[tuple[str, str], pd.Series],
+    specs: Sequence[_Spec],
+    models: Sequence[str],
+    request: ReviewRequest,
+) -> dict[tuple[str, str], tuple[dict[tuple[str, str], float], float]]:
+    """(measure, segment) -> ({(reference, candidate): HSD p}, simultaneous half width): the
+    randomized Tukey HSD of every model of the review on the queries they all have (each
+    model's missing queries scored 0 under the ``zero`` policy)."""
+    from metrics.review.tukey import tukey_hsd
+
     options = request.options
-    keys = [_family_key(r, request.family) for r in out.to_dict("records")]
+    out = {}
+    seen: set[tuple[str, str]] = set()
+    for spec in specs:
+        key = (spec.measure, spec.segment)
+        if key in seen:
+            continue
+        seen.add(key)
+        columns = []
+        for model in models:
+            series = values[(model, spec.measure)]
+            if spec.queries is not None:
+                series = series[series.index.isin(spec.queries)]
+            columns.append(series[~series.index.duplicated()].rename(model))
+        frame = pd.concat(columns, axis=1, join="outer" if options.policy == "zero" else "inner")
+        frame = frame.fillna(0.0) if options.policy == "zero" else frame
+        frame = frame.dropna()
+        result = tukey_hsd(frame.to_numpy(dtype=np.float64), options.resamples, options.seed)
+        p = {
+            (first, second): float(result.pvalues[i, j])
+            for i, first in enumerate(models)
+            for j, second in enumerate(models)
+            if i != j
+        }
+        out[key] = (p, result.half_width(options.alpha) if len(frame) else math.nan)
+    return out
+
+
+def _correct(
+    out: pd.DataFrame,
+    request: ReviewRequest,
+    boot: Sequence[np.ndarray],
+    tukey: Mapping[tuple[str, str], tuple[dict[tuple[str, str], float], float]] | None,
+    n_models: int,
+) -> pd.DataFrame:
+    """Corrected p-values, families, intervals, significance, verdicts, reasons, magnitudes and
+    power of the raw rows."""
+    options = request.options
+    alpha = options.alpha
+    records = out.to_dict("records")
+    keys = [_family_key(r, request.family, options.correction) for r in records]
     out["correction"] = options.correction
     adjusted = np.full(len(out), np.nan)
     size = np.zeros(len(out), dtype=int)
     codes = [""] * len(out)
+    where_of: dict[tuple[object, ...], np.ndarray] = {}
     for key in dict.fromkeys(keys):
         where = np.flatnonzero([k == key for k in keys])
+        where_of[key] = where
         part = out.iloc[where]
         p = part["p_raw"].to_numpy(dtype=np.float64)
-        adjusted[where] = adjust_pvalues(p, options.correction)
-        size[where] = int(np.count_nonzero(~np.isnan(p)))
-        code = _family_code(key, part)
+        tested = ~np.isnan(p)
+        if tukey is not None:
+            hsd, _ = tukey[(str(key[1]), str(key[2]))]
+            adjusted[where] = [
+                hsd.get((r, c), math.nan) if ok else math.nan
+                for r, c, ok in zip(part["reference"], part["candidate"], tested)
+            ]
+        else:
+            adjusted[where] = adjust_pvalues(p, options.correction)
+        size[where] = int(np.count_nonzero(tested))
+        code = _family_code(key, part, n_models)
         for i in where:
             codes[i] = code
     out["p_adjusted"] = adjusted
@@ -371,26 +582,110 @@ def _correct(out: pd.DataFrame, request: ReviewRequest) -> pd.DataFrame:
     # A corrected p computed from raw p-values at the floor is an upper bound, never exact.
     floor = out["p_floor"].to_numpy(dtype=np.float64)
     at_floor = ~np.isnan(floor) & (out["p_raw"].to_numpy(dtype=np.float64) <= floor * (1 + 1e-9))
-    out["p_bound"] = at_floor
-    out["alpha"] = options.alpha
-    out["significant"] = out["p_adjusted"] < options.alpha
+    out["p_bound"] = at_floor & (options.correction != "tukey")
+    out["alpha"] = alpha
+    out["significant"] = out["p_adjusted"] < alpha
     out["verdict"] = [verdict_code(d, s) for d, s in zip(out["delta"], out["significant"])]
+    _adjusted_intervals(out, keys, where_of, boot, tukey, request)
+    out["min_effect"] = [request.min_effect_of(str(m)) for m in out["measure"]]
+    out["reason"] = [_reason(r) for r in out.to_dict("records")]
+    out["magnitude"] = [_magnitude(r) for r in out.to_dict("records")]
+    out["power"] = request.power
+    out["power_alpha"] = [
+        alpha / max(1, int(s)) if options.correction != "none" else alpha for s in size
+    ]
+    out["mde"] = [
+        minimum_detectable_effect(float(sd), int(n), float(a), request.power)
+        for sd, n, a in zip(out["sd"], out["n"], out["power_alpha"])
+    ]
+    out["queries_needed"] = [
+        queries_needed(
+            float(sd), float(e) if not math.isnan(e) else float(d), float(a), request.power
+        )
+        for sd, e, d, a in zip(out["sd"], out["min_effect"], out["delta"], out["power_alpha"])
+    ]
     return out
 
 
-def _row_columns() -> set[str]:
-    return set(COLUMNS) - {
-        "p_floor",
-        "p_adjusted",
-        "p_bound",
-        "correction",
-        "family",
-        "family_size",
-        "family_text",
-        "alpha",
-        "significant",
-        "verdict",
-    }
+def _adjusted_intervals(
+    out: pd.DataFrame,
+    keys: Sequence[tuple[object, ...]],
+    where_of: Mapping[tuple[object, ...], np.ndarray],
+    boot: Sequence[np.ndarray],
+    tukey: Mapping[tuple[str, str], tuple[dict[tuple[str, str], float], float]] | None,
+    request: ReviewRequest,
+) -> None:
+    """``ci_adj_low``, ``ci_adj_high``, ``ci_adj_level`` and ``ci_adj_method`` of every row:
+    the interval of the same family as its corrected p-value."""
+    alpha, correction = request.options.alpha, request.options.correction
+    low = np.full(len(out), np.nan)
+    high = np.full(len(out), np.nan)
+    level = np.full(len(out), np.nan)
+    method = {"holm": "bonferroni", "bh": "fcr", "none": "unadjusted", "tukey": "tukey"}[correction]
+    significant = out["significant"].to_numpy(dtype=bool)
+    delta = out["delta"].to_numpy(dtype=np.float64)
+    for key, where in where_of.items():
+        m = int(out["family_size"].iloc[where[0]]) if len(where) else 0
+        if correction == "tukey":
+            _, half = tukey[(str(key[1]), str(key[2]))] if tukey else ({}, math.nan)
+            low[where] = delta[where] - half
+            high[where] = delta[where] + half
+            level[where] = 1 - alpha
+            continue
+        if correction == "holm":
+            tail = alpha / max(m, 1)
+        elif correction == "bh":
+            tail = alpha * max(int(significant[where].sum()), 1) / max(m, 1)
+        else:
+            tail = alpha
+        for i in where:
+            if len(boot[i]) == 0:
+                continue
+            low[i], high[i] = np.quantile(boot[i], [tail / 2, 1 - tail / 2])
+            level[i] = 1 - tail
+    out["ci_adj_low"] = low
+    out["ci_adj_high"] = high
+    out["ci_adj_level"] = level
+    out["ci_adj_method"] = method
+
+
+def _excludes_zero(low: float, high: float) -> bool:
+    return not (math.isnan(low) or math.isnan(high)) and (low > 0 or high < 0)
+
+
+def _reason(row: Mapping[str, Any]) -> str:
+    """The :data:`REASONS` codes of one row, comma-separated (empty when interval and verdict
+    agree): a significant row whose adjusted interval reaches 0 is ``test``; a row without a
+    clear difference is ``correction`` when its raw p was below alpha, ``interval`` when its
+    adjusted interval excludes 0 (both may hold), else ``unadjusted`` when only the unadjusted
+    interval excludes 0."""
+    if row["n"] == 0 or math.isnan(float(row["p_adjusted"])):
+        return ""
+    adjusted = _excludes_zero(float(row["ci_adj_low"]), float(row["ci_adj_high"]))
+    if row["verdict"] != UNCLEAR:
+        return "" if adjusted else "test"
+    codes = []
+    if float(row["p_raw"]) < float(row["alpha"]) and row["correction"] != "none":
+        codes.append("correction")
+    if adjusted:
+        codes.append("interval")
+    elif _excludes_zero(float(row["ci_low"]), float(row["ci_high"])):
+        codes.append("unadjusted")
+    return ",".join(codes)
+
+
+def _magnitude(row: Mapping[str, Any]) -> str:
+    """The :data:`MAGNITUDES` code of one row (empty without a smallest difference that
+    matters)."""
+    effect = float(row["min_effect"])
+    if math.isnan(effect) or row["n"] == 0:
+        return ""
+    if row["verdict"] != UNCLEAR:
+        return "above" if abs(float(row["delta"])) >= effect else "below"
+    low, high = float(row["ci_adj_low"]), float(row["ci_adj_high"])
+    if not (math.isnan(low) or math.isnan(high)) and -effect < low and high < effect:
+        return "within"
+    return ""
 
 
 def verdict_code(delta: float, significant: bool) -> str:
@@ -426,11 +721,44 @@ def pairwise_rows(table: pd.DataFrame, measure: str | None = None) -> pd.DataFra
     return part.reset_index(drop=True)
 
 
+def letter_groups(table: pd.DataFrame, measure: str) -> pd.DataFrame:
+    """The compact letter display of every model of the review on ``measure`` over all queries
+    (:func:`metrics.review.tukey.letter_display`): models sharing a letter are not
+    significantly different after the correction (the baseline rows and the candidate pairs of
+    the table decide), ``a`` for the group of the best mean.
+
+    Returns
+    -------
+    DataFrame
+        ``model``, ``mean`` (over the queries each row paired), ``letters``; best mean first.
+    """
+    from metrics.review.tukey import letter_display
+
+    rows = table[(table["segment"] == ALL) & (table["measure"] == measure)]
+    means: dict[str, float] = {}
+    different: set[frozenset[str]] = set()
+    for row in rows.to_dict("records"):
+        means.setdefault(str(row["reference"]), float(row["mean_a"]))
+        means.setdefault(str(row["candidate"]), float(row["mean_b"]))
+        if row["verdict"] != UNCLEAR:
+            different.add(frozenset((str(row["reference"]), str(row["candidate"]))))
+    models = sorted(means, key=lambda m: (-means[m] if not math.isnan(means[m]) else math.inf, m))
+    letters = letter_display(models, means, different)
+    return pd.DataFrame(
+        {
+            "model": models,
+            "mean": [means[m] for m in models],
+            "letters": [letters[m] for m in models],
+        }
+    )
+
+
 # --------------------------------------------------------------------------- words
 
-#: English wording of the p-values, families and verdict sentences; pass a mapping with the
-#: same keys (and ``{placeholders}``) to word them in another language. Numbers are formatted
-#: before they are put in, so every language shows them the same way.
+#: English wording of the p-values, families, intervals, reasons and sentences of the review
+#: (the headline's in :mod:`metrics.review.headline`); pass a mapping with the same keys (and
+#: ``{placeholders}``) to word them in another language. Numbers are formatted before they are
+#: put in, so every language shows them the same way.
 VERDICT_TEMPLATES: dict[str, Template] = {
     "sentence.p.value": "p = {value}",
     "sentence.p.below": "p < {value}",
@@ -438,60 +766,89 @@ VERDICT_TEMPLATES: dict[str, Template] = {
     "sentence.family.text": "{test}, {correction} over {family}",
     "sentence.family.none": "{test}, no correction",
     "sentence.family.empty": "{test}, no comparison with a p-value to correct",
+    "sentence.family.tukey": "randomized Tukey HSD over all pairs of {models}{scope}",
     "sentence.family.overall": "{measures} × {candidates}",
-    "sentence.family.segments": "{segments} × {candidates} ({measure})",
+    "sentence.family.overall_measure": "{candidates}",
+    "sentence.family.segments": "{segments} × {measures} × {candidates}",
+    "sentence.family.segments_measure": "{segments} × {candidates}",
     "sentence.family.pairwise": "{pairs} × {measures}",
+    "sentence.family.pairwise_measure": "{pairs}",
     "sentence.family.all": {"one": "1 comparison", "other": "all {n} comparisons"},
+    "sentence.family.of_measure": " ({measure})",
+    "sentence.family.of_measure_segment": " ({measure}, {segment})",
+    "sentence.family.each_measure": ", within each measure",
+    "sentence.family.each_measure_segment": ", within each measure and segment",
     "sentence.family.count.measures": {"one": "1 measure", "other": "{n} measures"},
     "sentence.family.count.candidates": {"one": "1 candidate", "other": "{n} candidates"},
     "sentence.family.count.segments": {"one": "1 segment", "other": "{n} segments"},
     "sentence.family.count.pairs": {"one": "1 candidate pair", "other": "{n} candidate pairs"},
+    "sentence.family.count.models": {"one": "1 model", "other": "{n} models"},
     "sentence.test.p_randomization": "randomization test",
     "sentence.test.p_ttest": "t-test",
     "sentence.test.p_wilcoxon": "Wilcoxon test",
     "sentence.correction.holm": "Holm",
     "sentence.correction.bh": "Benjamini–Hochberg",
-    "sentence.verdict.all_better": {
-        "one": "{candidate} is better than {baseline} on the one measure compared",
-        "other": "{candidate} is better than {baseline} on all {n} measures",
-    },
-    "sentence.verdict.all_worse": {
-        "one": "{candidate} is worse than {baseline} on the one measure compared",
-        "other": "{candidate} is worse than {baseline} on all {n} measures",
-    },
-    "sentence.verdict.none": "{candidate} is not clearly different from {baseline} on any measure",
-    "sentence.verdict.mixed": "{candidate} against {baseline}: {parts}",
-    "sentence.verdict.part_better": "better on {measures}",
-    "sentence.verdict.part_worse": "worse on {measures}",
-    "sentence.verdict.part_unclear": "no clear difference on {measures}",
+    "sentence.interval.bonferroni": "{level} intervals at the Bonferroni level of the family",
+    "sentence.interval.fcr": "{level} false-coverage-rate intervals of the family "
+    "(Benjamini–Yekutieli)",
+    "sentence.interval.unadjusted": "{level} intervals, not adjusted",
+    "sentence.interval.tukey": "{level} simultaneous intervals of the Tukey HSD",
+    "sentence.interval.mixed": "intervals at the level of each row's family",
+    "sentence.reason.interval": "its adjusted interval excludes 0, but the test after "
+    "correction does not find the difference",
+    "sentence.reason.correction": "significant before the correction for its family (raw "
+    "{p_raw}), not after",
+    "sentence.reason.unadjusted": "the unadjusted interval excludes 0; the interval adjusted "
+    "for the family does not",
+    "sentence.reason.test": "significant, though the adjusted interval reaches 0",
+    "sentence.magnitude.above": "at least the {min_effect} that matters",
+    "sentence.magnitude.below": "smaller than the {min_effect} that matters",
+    "sentence.magnitude.within": "within ±{min_effect}: no difference that matters",
+    "sentence.verdict.item": "{measure} ({delta}, {p})",
+    "sentence.verdict.item_note": "{measure} ({delta}, {p}; {note})",
+    "sentence.verdict.item_delta": "{measure} ({delta})",
+    "sentence.verdict.items_same_p": "{items}, each {p}",
+    "sentence.verdict.unclear_note": "{measure} ({note})",
+    "sentence.verdict.part_better": "better on {items}",
+    "sentence.verdict.part_worse": "worse on {items}",
+    "sentence.verdict.part_unclear": "no clear difference on {items}",
     "sentence.verdict.part_separator": "; ",
     "sentence.verdict.list_separator": ", ",
-    "sentence.verdict.figure": "{measure} {delta} [{ci_low}, {ci_high}], corrected {p}",
-    "sentence.verdict.first": "{summary}; {figure}.",
-    "sentence.verdict.loses": {
-        "one": "It loses where {where} (1 query, {delta}, corrected {p}).",
-        "other": "It loses where {where} ({n} queries, {delta}, corrected {p}).",
+    "sentence.verdict.list_last": " and ",
+    "sentence.verdict.overall": {
+        "one": "{candidate} against {baseline}, over 1 query: {parts}.",
+        "other": "{candidate} against {baseline}, over all {n} queries: {parts}.",
     },
-    "sentence.verdict.wins": {
-        "one": "It wins where {where} (1 query, {delta}, corrected {p}).",
-        "other": "It wins where {where} ({n} queries, {delta}, corrected {p}).",
+    "sentence.verdict.none": {
+        "one": "{candidate} is not clearly different from {baseline} on any measure over 1 query.",
+        "other": "{candidate} is not clearly different from {baseline} on any measure over all "
+        "{n} queries.",
     },
-    "sentence.verdict.lower": {
-        "one": "It scores lower where {where} (1 query, {delta}), but not significantly after "
-        "correction ({p}).",
-        "other": "It scores lower where {where} ({n} queries, {delta}), but not significantly "
-        "after correction ({p}).",
+    "sentence.verdict.no_shared": "{candidate} and {baseline} share no query.",
+    "sentence.verdict.segment": "Where {where}: {parts}.",
+    "sentence.verdict.elsewhere": {
+        "one": "In the other segment, no clear difference.",
+        "other": "In the other {n} segments, no clear difference.",
     },
-    "sentence.verdict.higher": {
-        "one": "It scores higher where {where} (1 query, {delta}), but not significantly after "
-        "correction ({p}).",
-        "other": "It scores higher where {where} ({n} queries, {delta}), but not significantly "
-        "after correction ({p}).",
+    "sentence.verdict.no_segment": {
+        "one": "The one segment shows no clear difference after correction.",
+        "other": "No segment differs clearly after correction ({n} segments).",
     },
-    "sentence.verdict.ship": "{candidate} is ahead of every other candidate on {measure} "
-    "(significant after correction): the one to ship on this measure.",
-    "sentence.verdict.no_leader": "No candidate is clearly ahead of the others on {measure}.",
-    "sentence.verdict.no_winner": "No model is clearly ahead of {baseline} on {measure}.",
+    "sentence.verdict.power": {
+        "one": "With 1 query, differences smaller than about {items} would likely go "
+        "unnoticed ({power} power).",
+        "other": "With {n} queries, differences smaller than about {items} would likely go "
+        "unnoticed ({power} power).",
+    },
+    "sentence.verdict.power_item": "{mde} on {measure}",
+    "sentence.verdict.needed": "Queries needed to detect the difference that matters "
+    "({power} power): {items}.",
+    "sentence.verdict.needed_item": "{queries} for {min_effect} on {measure}",
+    "sentence.verdict.pair": "{candidate} against {reference}: {parts}.",
+    "sentence.verdict.ahead": "{candidate} is ahead of the baseline and of every other "
+    "candidate on {measures}.",
+    "sentence.verdict.no_leader": "No candidate is clearly ahead of all the others on any measure.",
+    "sentence.verdict.no_winner": "No candidate is clearly better than {baseline} on any measure.",
     "sentence.callout.overall_better": "{candidate} is better than {baseline} overall on "
     "{measure} ({delta}, corrected {p})",
     "sentence.callout.overall_worse": "{candidate} is worse than {baseline} overall on "
@@ -558,36 +915,71 @@ def row_p(row: Mapping[str, Any], templates: Wording | None = None) -> str:
     return format_p(float(row["p_adjusted"]), bool(row["p_bound"]), templates)
 
 
-def family_text(row: Mapping[str, object], templates: Wording | None = None) -> str:
+#: Family scope -> (its wording, the names of its counts in order).
+_FAMILY_COUNTS: dict[str, tuple[str, tuple[str, ...]]] = {
+    "overall": ("sentence.family.overall", ("measures", "candidates")),
+    "overall-measure": ("sentence.family.overall_measure", ("candidates",)),
+    "segments": ("sentence.family.segments", ("segments", "measures", "candidates")),
+    "segments-measure": ("sentence.family.segments_measure", ("segments", "candidates")),
+    "pairwise": ("sentence.family.pairwise", ("pairs", "measures")),
+    "pairwise-measure": ("sentence.family.pairwise_measure", ("pairs",)),
+}
+
+
+def _count(templates: Wording | None, name: str, value: str) -> str:
+    return _word(templates, f"sentence.family.count.{name}", int(value)).format(n=value)
+
+
+def family_text(
+    row: Mapping[str, object], templates: Wording | None = None, *, each: bool = False
+) -> str:
     """``randomization test, Holm over 4 measures × 2 candidates`` for one row (each count in
-    its plural form: ``1 segment × 2 candidates``)."""
+    its plural form: ``1 segment × 2 candidates``).
+
+    A family restricted to the row's own measure names it (``… over 5 segments × 1 candidate
+    (nDCG@10)``); with ``each`` (the caption of a table of several measures) it says ``…,
+    within each measure`` instead, so that a caption never names a measure its table does not
+    restrict to.
+    """
     test = _word(templates, f"sentence.test.{row['test']}")
     if row["correction"] == "none":
         return _word(templates, "sentence.family.none").format(test=test)
     if row.get("family_size", 1) == 0:
         return _word(templates, "sentence.family.empty").format(test=test)
     family = str(row["family"])
-    counts = family.rsplit(":", 1)[-1].split("x")
-
-    def count(name: str, value: str) -> str:
-        return _word(templates, f"sentence.family.count.{name}", int(value)).format(n=value)
-
-    if family.startswith("overall"):
-        words = _word(templates, "sentence.family.overall").format(
-            measures=count("measures", counts[0]), candidates=count("candidates", counts[1])
+    scope_code, _, counts_text = family.partition(":")
+    counts = counts_text.split("x")
+    segment = str(row.get("segment", ALL))
+    if scope_code == "tukey":
+        if each:
+            scope = _word(
+                templates,
+                "sentence.family.each_measure"
+                if segment == ALL
+                else "sentence.family.each_measure_segment",
+            )
+        elif segment == ALL:
+            scope = _word(templates, "sentence.family.of_measure").format(measure=row["measure"])
+        else:
+            scope = _word(templates, "sentence.family.of_measure_segment").format(
+                measure=row["measure"], segment=segment
+            )
+        return _word(templates, "sentence.family.tukey").format(
+            models=_count(templates, "models", counts[0]), scope=scope
         )
-    elif family.startswith("segments"):
-        words = _word(templates, "sentence.family.segments").format(
-            segments=count("segments", counts[0]),
-            candidates=count("candidates", counts[1]),
-            measure=row["measure"],
-        )
-    elif family.startswith("pairwise"):
-        words = _word(templates, "sentence.family.pairwise").format(
-            pairs=count("pairs", counts[0]), measures=count("measures", counts[1])
+    if scope_code in _FAMILY_COUNTS:
+        key, names = _FAMILY_COUNTS[scope_code]
+        words = _word(templates, key).format(
+            **{name: _count(templates, name, value) for name, value in zip(names, counts)}
         )
     else:
         words = _word(templates, "sentence.family.all", int(counts[0])).format(n=counts[0])
+    if family_restricts_measure(family):
+        words += (
+            _word(templates, "sentence.family.each_measure")
+            if each
+            else _word(templates, "sentence.family.of_measure").format(measure=row["measure"])
+        )
     return _word(templates, "sentence.family.text").format(
         test=test,
         correction=_word(templates, f"sentence.correction.{row['correction']}"),
@@ -595,38 +987,57 @@ def family_text(row: Mapping[str, object], templates: Wording | None = None) -> 
     )
 
 
-def p_with_family(row: Mapping[str, object], templates: Wording | None = None) -> str:
-    """``p = 0.137 (randomization test, Holm over 5 segments × 2 candidates (nDCG@10))``."""
-    return f"{row_p(row, templates)} ({family_text(row, templates)})"
+def family_caption(rows: pd.DataFrame, templates: Wording | None = None) -> str:
+    """The family of a table's ``rows`` in words, for its caption: the one family text when all
+    rows share it; a family restricted to each row's measure (or segment) is said to hold
+    "within each measure" when the table has several, so that the caption names no measure it
+    does not restrict to; several different families are listed. Empty without rows."""
+    if not len(rows):
+        return ""
+    records = rows.to_dict("records")
+    several = rows["measure"].nunique() > 1 or (
+        str(records[0]["family"]).startswith("tukey") and rows["segment"].nunique() > 1
+    )
+    texts = list(dict.fromkeys(family_text(r, templates, each=several) for r in records))
+    return "; ".join(texts)
 
 
-def _join(items: Sequence[str], templates: Wording | None) -> str:
-    return _word(templates, "sentence.verdict.list_separator").join(items)
+def interval_text(rows: pd.DataFrame, templates: Wording | None = None) -> str:
+    """How the adjusted intervals of ``rows`` were made, in words (``98.75% intervals at the
+    Bonferroni level of the family``); rows of families of different levels are said to hold
+    the level of their own family. Empty without rows."""
+    if not len(rows):
+        return ""
+    method = str(rows["ci_adj_method"].iloc[0])
+    levels = rows["ci_adj_level"].dropna().unique()
+    if len(levels) != 1:
+        return _word(templates, "sentence.interval.mixed")
+    level = f"{float(levels[0]) * 100:.2f}".rstrip("0").rstrip(".") + "%"
+    return _word(templates, f"sentence.interval.{method}").format(level=level)
 
 
-def _figure(row: Mapping[str, object], templates: Wording | None) -> str:
-    return _word(templates, "sentence.verdict.figure").format(
-        measure=row["measure"],
-        delta=f"{row['delta']:+.3f}",
-        ci_low=f"{row['ci_low']:+.3f}",
-        ci_high=f"{row['ci_high']:+.3f}",
-        p=row_p(row, templates),
+def reason_text(row: Mapping[str, Any], templates: Wording | None = None) -> str:
+    """The :data:`REASONS` code of a row in words (empty when there is none)."""
+    codes = [c for c in str(row.get("reason") or "").split(",") if c]
+    if not codes:
+        return ""
+    values = {"p_raw": format_p(float(row["p_raw"]), False, templates), "p": row_p(row, templates)}
+    return "; ".join(_word(templates, f"sentence.reason.{code}").format(**values) for code in codes)
+
+
+def magnitude_text(row: Mapping[str, Any], templates: Wording | None = None) -> str:
+    """The :data:`MAGNITUDES` code of a row in words (empty when there is none)."""
+    code = str(row.get("magnitude") or "")
+    if not code:
+        return ""
+    return _word(templates, f"sentence.magnitude.{code}").format(
+        min_effect=f"{float(row['min_effect']):g}"
     )
 
 
-def _segment_clause(row: Mapping[str, Any], templates: Wording | None) -> str:
-    words: dict[str, Any] = {
-        "where": row["segment"],
-        "n": int(row["n"]),
-        "delta": f"{row['delta']:+.3f}",
-        "p": row_p(row, templates),
-    }
-    if row["verdict"] == WORSE:
-        return _word(templates, "sentence.verdict.loses", words["n"]).format(**words)
-    if row["verdict"] == BETTER:
-        return _word(templates, "sentence.verdict.wins", words["n"]).format(**words)
-    kind = "lower" if row["delta"] < 0 else "higher"
-    return _word(templates, f"sentence.verdict.{kind}", words["n"]).format(**words)
+def p_with_family(row: Mapping[str, object], templates: Wording | None = None) -> str:
+    """``p = 0.137 (randomization test, Holm over 5 segments × 2 candidates (nDCG@10))``."""
+    return f"{row_p(row, templates)} ({family_text(row, templates)})"
 
 
 def _contrary_segments(
@@ -649,119 +1060,6 @@ def _contrary_segments(
         "records"
     )
     return records
-
-
-def candidate_verdict(
-    table: pd.DataFrame, candidate: str, templates: Wording | None = None
-) -> list[str]:
-    """One or two plain sentences about ``candidate`` against the baseline.
-
-    The first says on which measures it is better / worse / not clearly different (significance
-    after correction decides) with the primary measure's delta, CI and corrected p; the second,
-    when there are segment rows, names the segment of the primary measure that points most
-    clearly against the overall verdict (only a significant one is called a loss or a win).
-    """
-    rows = overall_rows(table)
-    rows = rows[rows["candidate"] == candidate]
-    if rows.empty:
-        return []
-    baseline = str(rows["reference"].iloc[0])
-    codes = list(rows["verdict"])
-    names = {"candidate": candidate, "baseline": baseline, "n": len(rows)}
-    if all(c == BETTER for c in codes):
-        summary = _word(templates, "sentence.verdict.all_better", len(rows)).format(**names)
-    elif all(c == WORSE for c in codes):
-        summary = _word(templates, "sentence.verdict.all_worse", len(rows)).format(**names)
-    elif all(c == UNCLEAR for c in codes):
-        summary = _word(templates, "sentence.verdict.none").format(**names)
-    else:
-        parts = []
-        for code in VERDICTS:
-            chosen = list(rows.loc[rows["verdict"] == code, "measure"])
-            if chosen:
-                parts.append(
-                    _word(templates, f"sentence.verdict.part_{code}").format(
-                        measures=_join(chosen, templates)
-                    )
-                )
-        summary = _word(templates, "sentence.verdict.mixed").format(
-            **names, parts=_word(templates, "sentence.verdict.part_separator").join(parts)
-        )
-    primary = rows.iloc[0].to_dict()
-    sentences = [
-        _word(templates, "sentence.verdict.first").format(
-            summary=summary, figure=_figure(primary, templates)
-        )
-    ]
-    contrary = _contrary_segments(table, candidate, primary["measure"], primary["verdict"])
-    if contrary:
-        sentences.append(_segment_clause(contrary[0], templates))
-    return sentences
-
-
-def leader(table: pd.DataFrame, measure: str) -> str | None:
-    """The candidate significantly better than the baseline and than every other candidate on
-    ``measure`` (after correction), or ``None`` when no candidate is clearly ahead."""
-    overall = overall_rows(table)
-    overall = overall[overall["measure"] == measure]
-    pairs = pairwise_rows(table, measure)
-    for candidate in overall["candidate"]:
-        row = overall[overall["candidate"] == candidate].iloc[0]
-        if row["verdict"] != BETTER:
-            continue
-        beaten = True
-        for other in overall["candidate"]:
-            if other == candidate:
-                continue
-            ahead = (
-                (pairs["reference"] == other)
-                & (pairs["candidate"] == candidate)
-                & (pairs["verdict"] == BETTER)
-            ) | (
-                (pairs["reference"] == candidate)
-                & (pairs["candidate"] == other)
-                & (pairs["verdict"] == WORSE)
-            )
-            if not ahead.any():
-                beaten = False
-                break
-        if beaten:
-            return str(candidate)
-    return None
-
-
-def verdict_sentences(
-    table: pd.DataFrame, templates: Wording | None = None
-) -> dict[str, list[str]]:
-    """The verdict box: candidate -> its sentences, and ``""`` -> the closing sentence.
-
-    The closing sentence names the candidate to ship on the primary measure only when it is
-    significantly ahead of the baseline and of every other candidate; otherwise it says that no
-    model (or no candidate) is clearly ahead.
-    """
-    overall = overall_rows(table)
-    out: dict[str, list[str]] = {}
-    for candidate in pd.unique(overall["candidate"]):
-        out[str(candidate)] = candidate_verdict(table, str(candidate), templates)
-    if overall.empty:
-        return out
-    measure = str(overall["measure"].iloc[0])
-    baseline = str(overall["reference"].iloc[0])
-    best = leader(table, measure)
-    primary = overall[overall["measure"] == measure]
-    if best is not None and primary["candidate"].nunique() > 1:
-        out[""] = [
-            _word(templates, "sentence.verdict.ship").format(candidate=best, measure=measure)
-        ]
-    elif not (primary["verdict"] == BETTER).any():
-        out[""] = [
-            _word(templates, "sentence.verdict.no_winner").format(
-                baseline=baseline, measure=measure
-            )
-        ]
-    elif primary["candidate"].nunique() > 1:
-        out[""] = [_word(templates, "sentence.verdict.no_leader").format(measure=measure)]
-    return out
 
 
 # --------------------------------------------------------------------------- segment call-outs
@@ -830,8 +1128,8 @@ def callout_sentence(
         mean_b=f"{segment['mean_b']:.3f}",
         mean_a=f"{segment['mean_a']:.3f}",
         delta=f"{segment['delta']:+.3f}",
-        ci_low=f"{segment['ci_low']:+.3f}",
-        ci_high=f"{segment['ci_high']:+.3f}",
+        ci_low=f"{segment['ci_adj_low']:+.3f}",
+        ci_high=f"{segment['ci_adj_high']:+.3f}",
         n=int(segment["n"]),
         p=row_p(segment, templates),
         family=family_text(segment, templates),
@@ -839,6 +1137,9 @@ def callout_sentence(
     text = _word(templates, f"sentence.callout.{kind}").format(
         overall=overall_text, where=segment["segment"], numbers=numbers
     )
+    reason = reason_text(segment, templates)
+    if reason:
+        text += " " + reason[0].upper() + reason[1:] + "."
     if int(segment["n"]) < min_queries:
         text += _word(templates, "sentence.callout.small", int(segment["n"])).format(
             n=int(segment["n"])
@@ -855,7 +1156,10 @@ __all__ = [
     "DEFAULT_K",
     "DEFAULT_MEASURES",
     "FAMILIES",
+    "INTERVAL_METHODS",
+    "MAGNITUDES",
     "PAIRWISE_KIND",
+    "REASONS",
     "UNCLEAR",
     "VERDICTS",
     "VERDICT_TEMPLATES",
@@ -863,19 +1167,23 @@ __all__ = [
     "ReviewRequest",
     "callout_sentence",
     "callouts",
-    "candidate_verdict",
+    "family_caption",
+    "family_restricts_measure",
     "family_text",
     "format_p",
-    "leader",
+    "interval_text",
+    "letter_groups",
+    "magnitude_text",
+    "measure_order",
     "overall_rows",
     "p_floor",
     "p_with_family",
     "pairwise_rows",
+    "reason_text",
     "review_table",
     "row_p",
     "segment_name",
     "segment_rows",
     "value_column",
     "verdict_code",
-    "verdict_sentences",
 ]

@@ -22,7 +22,8 @@ from metrics.review.compare import (
     queries_in_table,
     query_deltas,
 )
-from metrics.review.segments import reversals, segment_means
+from metrics.review.power import DEFAULT_POWER
+from metrics.review.segments import segment_means
 from metrics.review.statistics import DEFAULT_RESAMPLES, MissingPolicy
 from metrics.review.verdict import ReviewRequest, review_table
 from ui import frame, per_query_data
@@ -69,13 +70,15 @@ def _review(
     by: tuple[str, ...],
     okey: tuple,
     family: str,
+    min_effect: tuple[tuple[str, float], ...],
+    power: float,
     _dataset: Dataset,
     _settings: Settings,
     _options: CompareOptions,
 ) -> pd.DataFrame:
     evaluation = evaluation_at(_dataset, _settings, measures, k)
     names = tuple(cutoff_name(m, k) for m in measures)
-    request = ReviewRequest(baseline, candidates, names, by, _options, family)
+    request = ReviewRequest(baseline, candidates, names, by, _options, family, min_effect, power)
     return review_table(evaluation, request, _dataset.segments if by else None)
 
 
@@ -89,6 +92,8 @@ def review(
     options: CompareOptions,
     by: tuple[str, ...] = (),
     family: str = "view",
+    min_effect: tuple[tuple[str, float], ...] = (),
+    power: float = DEFAULT_POWER,
 ) -> pd.DataFrame:
     """The one review table (:func:`metrics.review.verdict.review_table`) of ``measures`` at
     ``k``: every page reads its numbers from it (cached)."""
@@ -102,6 +107,8 @@ def review(
         tuple(by),
         options_key(options),
         family,
+        tuple(min_effect),
+        float(power),
         dataset,
         settings,
         options,
@@ -303,11 +310,11 @@ def measure_pair_deltas(
 
 
 def family_words(rows: pd.DataFrame, templates: Wording | None = None) -> str:
-    """The family of the first row, in words (``randomization test, Holm over 4 measures × 2
-    candidates``); empty without rows."""
-    from metrics.review.verdict import family_text
+    """The family of a table's rows, in words (``randomization test, Holm over 4 measures × 2
+    candidates``; :func:`metrics.review.verdict.family_caption`); empty without rows."""
+    from metrics.review.verdict import family_caption
 
-    return family_text(rows.iloc[0].to_dict(), templates) if len(rows) else ""
+    return family_caption(rows, templates)
 
 
 @st.cache_data(max_entries=32, ttl=600, show_spinner=False)
@@ -321,12 +328,11 @@ def _segments(
     _dataset: Dataset,
     _settings: Settings,
     _options: CompareOptions,
-) -> tuple[pd.DataFrame, pd.DataFrame, int]:
+) -> tuple[pd.DataFrame, int]:
     evaluation = evaluation_at(_dataset, _settings, (measure,), k)
     means = segment_means(evaluation, _dataset.segments, list(by), evaluation.measure_names[0])
-    found = reversals(evaluation, _dataset.segments, list(by), options=_options)
     matched = queries_in_table(_dataset.segments, compared_queries(evaluation, evaluation.models))
-    return means, found, matched
+    return means, matched
 
 
 def segment_results(
@@ -336,9 +342,9 @@ def segment_results(
     k: int,
     by: tuple[str, ...],
     options: CompareOptions,
-) -> tuple[pd.DataFrame, pd.DataFrame, int]:
-    """(:func:`segment_means`, :func:`reversals`, how many of the run's queries are in the query
-    table) of ``measure`` at ``k`` (cached)."""
+) -> tuple[pd.DataFrame, int]:
+    """(:func:`segment_means`, how many of the run's queries are in the query table) of
+    ``measure`` at ``k`` (cached)."""
     return _segments(
         dataset.content_hash,
         settings_key(settings),

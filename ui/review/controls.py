@@ -13,6 +13,7 @@ import pandas as pd
 import streamlit as st
 
 from metrics.review.compare import TESTS, CompareOptions
+from metrics.review.power import DEFAULT_POWER
 from metrics.review.statistics import (
     CORRECTIONS,
     DEFAULT_RESAMPLES,
@@ -33,8 +34,15 @@ URL_PARAMS = {
     "w_review_seed": "seed",
     "w_review_correction": "corr",
     "w_review_family": "fam",
+    "w_review_power": "pow",
     "w_seg_by": "seg",
 }
+#: URL parameter of the smallest differences that matter (``nDCG:0.02,P:0.01``).
+MIN_EFFECT_PARAM = "eff"
+#: Powers offered for the minimum detectable effect and the queries needed.
+POWER_CHOICES = (0.8, 0.9, 0.95)
+#: Session-state key prefix of the smallest difference that matters of one measure.
+MIN_EFFECT_KEY = "w_review_eff_"
 
 
 @dataclass(frozen=True)
@@ -46,6 +54,8 @@ class ReviewChoice:
     k: int
     options: CompareOptions
     family: str = DEFAULT_FAMILY
+    min_effect: tuple[tuple[str, float], ...] = ()
+    power: float = DEFAULT_POWER
 
 
 def _keep_valid(key: str, allowed: list, fallback) -> None:
@@ -100,6 +110,36 @@ def seed_from_url(models: list[str]) -> None:
         state["w_review_correction"] = params["corr"]
     if params.get("fam") in FAMILIES:
         state["w_review_family"] = params["fam"]
+    _power_and_effects_from_url()
+
+
+def _power_and_effects_from_url() -> None:
+    """The power and the smallest differences that matter of the link (``pow``, ``eff``)."""
+    state, params = st.session_state, st.query_params
+    power = _number(str(params.get("pow", "")))
+    if power in POWER_CHOICES:
+        state["w_review_power"] = power
+    for name, value in _min_effects_of_url(str(params.get(MIN_EFFECT_PARAM, ""))):
+        state[MIN_EFFECT_KEY + name] = value
+
+
+def _number(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:
+        return None
+
+
+def _min_effects_of_url(text: str) -> list[tuple[str, float]]:
+    """``nDCG:0.02,P:0.01`` -> ``[("nDCG", 0.02), ("P", 0.01)]`` (unreadable entries left
+    out)."""
+    out = []
+    for item in text.split(","):
+        name, _, value = item.partition(":")
+        number = _number(value)
+        if name and number is not None and 0 <= number < 1e6:
+            out.append((name, number))
+    return out
 
 
 def write_url(choice: ReviewChoice) -> None:
@@ -111,7 +151,13 @@ def write_url(choice: ReviewChoice) -> None:
         "seed": str(choice.options.seed),
         "corr": choice.options.correction,
         "fam": choice.family,
+        "pow": f"{choice.power:g}",
     }
+    effects = ",".join(f"{m}:{v:g}" for m, v in choice.min_effect if "," not in m and ":" not in m)
+    if effects:
+        wanted[MIN_EFFECT_PARAM] = effects
+    elif MIN_EFFECT_PARAM in st.query_params:
+        del st.query_params[MIN_EFFECT_PARAM]
     if all("," not in c for c in choice.candidates):
         wanted["cand"] = ",".join(choice.candidates)
     for name, value in wanted.items():
@@ -120,7 +166,11 @@ def write_url(choice: ReviewChoice) -> None:
 
 
 def review_controls(
-    models: list[str], k_range: tuple[int, int], *, several_candidates: bool = True
+    models: list[str],
+    k_range: tuple[int, int],
+    *,
+    several_candidates: bool = True,
+    measures: tuple[str, ...] = (),
 ) -> ReviewChoice:
     """Baseline, candidates and K in one row; statistics options in an expander.
 
@@ -157,20 +207,29 @@ def review_controls(
         key="w_review_k",
         help=t("review.k_help"),
     )
-    options, family = statistics_options()
-    choice = ReviewChoice(baseline, tuple(candidates), int(k), options, family)
+    options, family, min_effect, power = statistics_options(measures)
+    choice = ReviewChoice(baseline, tuple(candidates), int(k), options, family, min_effect, power)
     write_url(choice)
     return choice
 
 
-def statistics_options() -> tuple[CompareOptions, str]:
+def statistics_options(
+    measures: tuple[str, ...] = (),
+) -> tuple[CompareOptions, str, tuple[tuple[str, float], ...], float]:
     """The statistics expander: resamples, seed, correction and its family, test,
-    missing-query policy. The defaults are those of ``python -m metrics compare``."""
+    missing-query policy, significance level, power and the smallest difference that matters
+    of each measure (0: none). The defaults are those of ``python -m metrics compare``.
+
+    Returns
+    -------
+    (options, family, smallest differences that matter, power)
+    """
     for key, value in (
         ("w_review_resamples", DEFAULT_RESAMPLES),
         ("w_review_seed", DEFAULT_SEED),
         ("w_review_alpha", 0.05),
         ("w_review_family", DEFAULT_FAMILY),
+        ("w_review_power", DEFAULT_POWER),
     ):
         st.session_state.setdefault(key, value)
     with st.expander(t("review.stats"), icon=":material/tune:"):
@@ -221,6 +280,14 @@ def statistics_options() -> tuple[CompareOptions, str]:
             key="w_review_alpha",
             format_func=lambda a: f"{a:g}",
         )
+        power = c3.selectbox(
+            t("review.power"),
+            POWER_CHOICES,
+            key="w_review_power",
+            format_func=lambda p: f"{p:.0%}",
+            help=t("review.power_help"),
+        )
+        min_effect = _min_effect_inputs(measures)
     options = CompareOptions(
         policy=policy,
         resamples=int(resamples),
@@ -229,7 +296,24 @@ def statistics_options() -> tuple[CompareOptions, str]:
         test=test,
         alpha=float(alpha),
     )
-    return options, family
+    return options, family, min_effect, float(power)
+
+
+def _min_effect_inputs(measures: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
+    """One number per measure: the smallest difference that matters (0 for none)."""
+    if not measures:
+        return ()
+    st.markdown(t("review.min_effect"), help=t("review.min_effect_help"))
+    chosen = []
+    for column, measure in zip(st.columns(min(len(measures), 4)) * len(measures), measures):
+        key = MIN_EFFECT_KEY + measure
+        st.session_state.setdefault(key, 0.0)
+        value = column.number_input(
+            measure, min_value=0.0, max_value=1e6, step=0.005, format="%.3f", key=key
+        )
+        if value > 0:
+            chosen.append((measure, float(value)))
+    return tuple(chosen)
 
 
 def segment_choice(columns: list[str]) -> tuple[str, ...]:
@@ -251,13 +335,16 @@ def segment_choice(columns: list[str]) -> tuple[str, ...]:
     return by
 
 
-def require_review_choice(models: list[str], k_range: tuple[int, int]) -> ReviewChoice:
+def require_review_choice(
+    models: list[str], k_range: tuple[int, int], measures: tuple[str, ...] = ()
+) -> ReviewChoice:
     """The review controls, stopping the page with a hint when there is nothing to compare
-    (fewer than two models, or no candidate chosen)."""
+    (fewer than two models, or no candidate chosen); ``measures`` (names without K) get each a
+    smallest difference that matters."""
     if len(models) < 2:
         st.info(t("review.need_two_models"))
         st.stop()
-    choice = review_controls(models, k_range)
+    choice = review_controls(models, k_range, measures=measures)
     if not choice.candidates:
         st.info(t("review.need_candidate"))
         st.stop()
@@ -278,7 +365,7 @@ def verdict_templates() -> dict[str, Message]:
 def verdict_box(review: pd.DataFrame, words: Mapping[str, Message]) -> None:
     """The verdict at the top of the page: one or two sentences per candidate, then, with two or
     more candidates, which one is ahead (or that none clearly is)."""
-    from metrics.review.verdict import verdict_sentences
+    from metrics.review.headline import verdict_sentences
     from ui import frame
 
     sentences = verdict_sentences(review, words)
@@ -292,6 +379,28 @@ def verdict_box(review: pd.DataFrame, words: Mapping[str, Message]) -> None:
         for line in sentences.get("", []):
             st.markdown(f"**{frame.escape(line)}**")
         st.caption(t("review.verdict_caption"))
+
+
+#: Call-out kind -> (icon, colour of its mark): findings, not application errors, so they are
+#: drawn in a box of their own (no error red).
+CALLOUT_STYLES = {
+    "worse": (":material/trending_down:", "#cf222e"),
+    "better": (":material/trending_up:", "#1a7f37"),
+    "lower": (":material/south_east:", "#9a6700"),
+    "higher": (":material/north_east:", "#9a6700"),
+}
+
+
+def callout_box(kind: str, significant: bool, sentence: str) -> None:
+    """One segment finding (:func:`metrics.review.verdict.callouts`) in a bordered box with an
+    icon of its direction; significant findings carry the word in bold."""
+    from ui import frame
+
+    icon, _ = CALLOUT_STYLES.get(kind, (":material/info:", "#57606a"))
+    with st.container(border=True):
+        label = t(f"segments.callout.{kind}")
+        text = frame.escape(sentence)
+        st.markdown(f"{icon} **{label}** · {text}" if significant else f"{icon} {label} · {text}")
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,14 @@ from pandas.io.formats.style import Styler
 from metrics.engine.settings import POLICIES, Settings
 from metrics.io.export import to_csv_bytes
 from metrics.review.compare import CompareOptions, Wording
-from metrics.review.verdict import ALL, COLUMNS, family_text, row_p, value_column
+from metrics.review.verdict import (
+    ALL,
+    COLUMNS,
+    family_text,
+    reason_text,
+    row_p,
+    value_column,
+)
 from ui.i18n import translate
 
 Translate = Callable[..., str]
@@ -150,9 +157,25 @@ def _fmt(value: float, spec: str) -> str:
     )
 
 
-def _ci(row: Mapping[str, Any]) -> str:
-    low, high = float(row["ci_low"]), float(row["ci_high"])
-    return "—" if math.isnan(low) else f"[{low:+.3f}, {high:+.3f}]"
+def _ci(row: Mapping[str, Any], adjusted: bool = False) -> str:
+    prefix = "ci_adj_" if adjusted else "ci_"
+    low, high = float(row[prefix + "low"]), float(row[prefix + "high"])
+    return "—" if math.isnan(low) or math.isnan(high) else f"[{low:+.3f}, {high:+.3f}]"
+
+
+def verdict_words(row: Mapping[str, Any], tr: Translate = ENGLISH) -> str:
+    """The verdict of a review-table row for people: ``better``, ``worse``, ``no clear
+    difference``, with the size against the difference that matters when one is set
+    (``better · smaller than what matters``)."""
+    text = tr(f"review.verdict.{row['verdict']}")
+    magnitude = str(row.get("magnitude") or "")
+    return f"{text} · {tr(f'review.magnitude.{magnitude}')}" if magnitude else text
+
+
+def _queries(value: float) -> str:
+    if value is None or math.isnan(value):
+        return "—"
+    return "> 10,000,000" if math.isinf(value) else f"{int(value):,}"
 
 
 def segment_text(value: object, tr: Translate = ENGLISH) -> str:
@@ -175,12 +198,14 @@ def review_display(
     """Rows of the review table as people read them, with translated column names.
 
     The brief form fits the page: candidate (and reference for candidate pairs), measure,
-    queries, both means, Δ, relative Δ, the interval as text, the corrected p as text (a bound
-    ``< 0.0005`` at the floor of the resampling test), the verdict and wins / ties / losses.
-    ``full`` adds the test and family, the raw p of the chosen test, the exact t-test and
-    Wilcoxon p-values, the randomization p and the effect size (numbers). ``compact`` (segment
-    rows) leaves out the two means, the relative Δ and wins / ties / losses, so that the segment
-    name fits.
+    queries, both means, Δ, relative Δ, the interval of the row's family as text, the corrected
+    p as text (a bound ``< 0.0005`` at the floor of the resampling test), the verdict (with the
+    size against the difference that matters), why interval and verdict seem to disagree, and
+    wins / ties / losses. ``full`` adds the test and family, the unadjusted interval, the raw p
+    of the chosen test, the t-test, Wilcoxon and randomization p-values, the effect size (paired
+    d), the spread of the differences, the minimum detectable effect and the queries needed.
+    ``compact`` (segment rows) leaves out the two means, the relative Δ and wins / ties /
+    losses, so that the segment name fits.
     """
     out: dict[str, list] = {}
 
@@ -202,19 +227,60 @@ def review_display(
     out[col("delta")] = [float(r["delta"]) for r in records]
     if not compact:
         out[col("relative_delta")] = [float(r["relative_delta"]) for r in records]
-    out[col("ci")] = [_ci(r) for r in records]
+    out[col("ci_adj")] = [_ci(r, adjusted=True) for r in records]
     out[col("p_adjusted")] = [row_p(r, templates) for r in records]
-    out[col("verdict")] = [tr(f"review.verdict.{r['verdict']}") for r in records]
+    out[col("verdict")] = [verdict_words(r, tr) for r in records]
+    notes = [reason_text(r, templates) for r in records]
+    if any(notes) or full:
+        out[col("note")] = notes
     if not compact:
         out[col("wtl")] = [f"{r['wins']} / {r['ties']} / {r['losses']}" for r in records]
     if full:
         out[col("test")] = [tr(f"review.test.{r['test']}") for r in records]
         out[col("family")] = [family_text(r, templates) for r in records]
+        out[col("ci")] = [_ci(r) for r in records]
         out[col("p_raw")] = [float(r["p_raw"]) for r in records]
         out[col("p_randomization")] = [float(r["p_randomization"]) for r in records]
         out[col("p_ttest")] = [float(r["p_ttest"]) for r in records]
         out[col("p_wilcoxon")] = [float(r["p_wilcoxon"]) for r in records]
         out[col("effect_size")] = [float(r["effect_size"]) for r in records]
+        out[col("sd")] = [float(r["sd"]) for r in records]
+        out[col("mde")] = [float(r["mde"]) for r in records]
+        out[col("queries_needed")] = [_queries(float(r["queries_needed"])) for r in records]
+    return pd.DataFrame(out)
+
+
+def power_display(
+    rows: pd.DataFrame, tr: Translate = ENGLISH, *, segment: bool = False
+) -> pd.DataFrame:
+    """Were there enough queries? Per row: candidate, (segment,) measure, queries, the spread of
+    the per-query differences, the minimum detectable effect at the row's level and power, the
+    difference it is asked for (the one that matters, else the observed |Δ|) and the queries
+    that difference needs."""
+    records = rows.to_dict("records")
+
+    def col(name: str) -> str:
+        return tr(f"review.col.{name}")
+
+    out: dict[str, list] = {col("candidate"): [r["candidate"] for r in records]}
+    if segment:
+        out[col("segment")] = [segment_text(r["segment"], tr) for r in records]
+    out[col("measure")] = [r["measure"] for r in records]
+    out[col("n")] = [int(r["n"]) for r in records]
+    out[col("sd")] = [float(r["sd"]) for r in records]
+    out[col("power_alpha")] = [float(r["power_alpha"]) for r in records]
+    out[col("mde")] = [float(r["mde"]) for r in records]
+    out[col("target")] = [
+        float(r["min_effect"]) if not math.isnan(float(r["min_effect"])) else abs(float(r["delta"]))
+        for r in records
+    ]
+    out[col("target_kind")] = [
+        tr("review.target.min_effect")
+        if not math.isnan(float(r["min_effect"]))
+        else tr("review.target.observed")
+        for r in records
+    ]
+    out[col("queries_needed")] = [_queries(float(r["queries_needed"])) for r in records]
     return pd.DataFrame(out)
 
 
@@ -223,7 +289,11 @@ def style_review_table(
 ) -> Styler:
     """Rows coloured by verdict code (green significantly better, red significantly worse);
     numbers rounded for reading (the exports keep more digits)."""
-    formats = {tr(f"review.col.{c}"): "{:.4f}" for c in ("mean_a", "mean_b", "effect_size")}
+    formats = {
+        tr(f"review.col.{c}"): "{:.4f}"
+        for c in ("mean_a", "mean_b", "effect_size", "sd", "mde", "target")
+    }
+    formats[tr("review.col.power_alpha")] = "{:.4g}"
     formats[tr("review.col.delta")] = "{:+.4f}"
     formats[tr("review.col.relative_delta")] = "{:+.1%}"
     formats.update(
@@ -295,9 +365,13 @@ def segment_display(
             row_p(r, templates) if isinstance(r["verdict"], str) else "" for r in records
         ]
         out[tr("review.col.verdict_of", model=candidate)] = [
-            tr(f"review.verdict.{r['verdict']}") if isinstance(r["verdict"], str) else ""
-            for r in records
+            verdict_words(r, tr) if isinstance(r["verdict"], str) else "" for r in records
         ]
+        notes = [
+            reason_text(r, templates) if isinstance(r["verdict"], str) else "" for r in records
+        ]
+        if any(notes):
+            out[tr("review.col.note_of", model=candidate)] = notes
     return out
 
 
@@ -367,8 +441,25 @@ def style_drill_list(
     )
 
 
+def groups_display(groups: pd.DataFrame, tr: Translate = ENGLISH) -> pd.DataFrame:
+    """:func:`metrics.review.verdict.letter_groups` with translated column names."""
+    return groups.rename(
+        columns={
+            "model": tr("review.col.model"),
+            "mean": tr("review.col.mean"),
+            "letters": tr("review.col.letters"),
+        }
+    )
+
+
 def settings_rows(
-    settings: Settings, options: CompareOptions, family: str, tr: Translate
+    settings: Settings,
+    options: CompareOptions,
+    family: str,
+    tr: Translate,
+    *,
+    min_effect: Sequence[tuple[str, float]] = (),
+    power: float = 0.8,
 ) -> list[tuple[str, str]]:
     """The report's settings and comparison options as worded ``(label, value)`` rows: the
     words of :meth:`Settings.describe` and :meth:`CompareOptions.describe` from the catalogs
@@ -414,6 +505,11 @@ def settings_rows(
         (tr("review.alpha"), tr("review_report.prov.alpha_value", alpha=f"{options.alpha:g}")),
         (tr("review.seed"), str(options.seed)),
         (tr("review_report.html.prov.family"), tr(f"review.family.{family}")),
+        (tr("review.power"), f"{power:.0%}"),
+        (
+            tr("review.min_effect"),
+            ", ".join(f"{m} {v:g}" for m, v in min_effect) or tr("review.min_effect_none"),
+        ),
     ]
     return rows
 
@@ -427,7 +523,9 @@ __all__ = [
     "drill_display",
     "export_csv",
     "export_json",
+    "groups_display",
     "label_colour",
+    "power_display",
     "review_display",
     "segment_display",
     "segment_text",
@@ -436,4 +534,5 @@ __all__ = [
     "style_drill_list",
     "style_ranked_list",
     "style_review_table",
+    "verdict_words",
 ]

@@ -1,0 +1,350 @@
+"""The headline of a review: every significant row of the one review table, in a few sentences.
+
+:func:`headline` reads a :func:`metrics.review.verdict.review_table` and says, per candidate:
+
+1. over all queries, on which measures it is better and worse than the baseline (each with its
+   delta and corrected p) and on which there is no clear difference (with the reason in words
+   when the interval seems to say otherwise);
+2. when some difference is unclear, how small a difference these queries could have shown
+   (minimum detectable effect) and, with a smallest difference that matters, how many queries
+   it would take;
+3. each segment where it is significantly better or worse, on which measures, and that the
+   other segments show no clear difference;
+
+then, with two or more candidates, every significant difference between candidates and which
+candidate is ahead of the baseline and of all the others on which measures.
+
+Every significant row is named exactly once (:attr:`Headline.named`), whatever the order of
+the measures in the request: measures are listed in :func:`~metrics.review.verdict.measure_order`.
+The Compare and Report pages, the HTML report, the JSON export and ``python -m metrics compare``
+all print these sentences.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from metrics.review.compare import Wording
+from metrics.review.verdict import (
+    ALL,
+    BASELINE_KIND,
+    BETTER,
+    PAIRWISE_KIND,
+    UNCLEAR,
+    WORSE,
+    _word,
+    magnitude_text,
+    measure_order,
+    reason_text,
+    row_p,
+)
+
+
+@dataclass(frozen=True)
+class Headline:
+    """The sentences of a review's headline and the rows they name.
+
+    Attributes
+    ----------
+    sentences:
+        Candidate -> its sentences, in the table's order of candidates; ``""`` -> the closing
+        sentences (candidates against each other, who is ahead).
+    named:
+        Index labels of the table rows named as significant findings (each once).
+    """
+
+    sentences: dict[str, list[str]] = field(default_factory=dict)
+    named: list[int] = field(default_factory=list)
+
+
+def _join(items: Sequence[str], templates: Wording | None) -> str:
+    """``A``, ``A and B``, ``A, B and C`` in the language of ``templates``."""
+    if len(items) <= 1:
+        return "".join(items)
+    head = _word(templates, "sentence.verdict.list_separator").join(items[:-1])
+    return head + _word(templates, "sentence.verdict.list_last") + items[-1]
+
+
+def _item(row: Mapping[str, Any], templates: Wording | None) -> str:
+    """``nDCG@10 (+0.052, p = 0.003)``, with the size against the difference that matters and
+    a disagreeing interval in words."""
+    notes = [t for t in (magnitude_text(row, templates), reason_text(row, templates)) if t]
+    values = {
+        "measure": row["measure"],
+        "delta": f"{row['delta']:+.3f}",
+        "p": row_p(row, templates),
+    }
+    if notes:
+        return _word(templates, "sentence.verdict.item_note").format(
+            **values, note="; ".join(notes)
+        )
+    return _word(templates, "sentence.verdict.item").format(**values)
+
+
+def _items(records: Sequence[Mapping[str, Any]], templates: Wording | None) -> str:
+    """The significant rows of one part: ``A (+0.1, p = 0.01) and B (+0.2, p = 0.03)``; when
+    two or more share their p and need no note, the p once: ``A (+0.1), B (+0.2), each
+    p < 0.005``."""
+    shared = {row_p(r, templates) for r in records}
+    noted = any(magnitude_text(r, templates) or reason_text(r, templates) for r in records)
+    if len(records) < 2 or len(shared) != 1 or noted:
+        return _join([_item(r, templates) for r in records], templates)
+    items = [
+        _word(templates, "sentence.verdict.item_delta").format(
+            measure=r["measure"], delta=f"{r['delta']:+.3f}"
+        )
+        for r in records
+    ]
+    return _word(templates, "sentence.verdict.items_same_p").format(
+        items=_join(items, templates), p=shared.pop()
+    )
+
+
+def _ordered(rows: pd.DataFrame) -> pd.DataFrame:
+    order = {m: i for i, m in enumerate(measure_order(list(rows["measure"])))}
+    return rows.assign(_order=rows["measure"].map(order)).sort_values("_order", kind="stable")
+
+
+def _parts(
+    rows: pd.DataFrame, templates: Wording | None, *, unclear: str
+) -> tuple[list[str], list[int]]:
+    """The ``better on …``, ``worse on …`` and ``no clear difference on …`` parts of ``rows``
+    and the index labels of the significant rows they name. ``unclear``: ``all`` lists every
+    unclear measure, ``noted`` those whose interval or size needs words, ``none`` none. Unclear
+    measures that share a note are listed together with it once."""
+    rows = _ordered(rows)
+    parts, named = [], []
+    for code in (BETTER, WORSE):
+        chosen = rows[rows["verdict"] == code]
+        if len(chosen):
+            parts.append(
+                _word(templates, f"sentence.verdict.part_{code}").format(
+                    items=_items(chosen.to_dict("records"), templates)
+                )
+            )
+            named += list(chosen.index)
+    rest = rows[(rows["verdict"] == UNCLEAR) & (rows["n"] > 0)].to_dict("records")
+    by_note: dict[str, list[str]] = {}
+    for row in rest:
+        notes = [t for t in (magnitude_text(row, templates), reason_text(row, templates)) if t]
+        if notes or unclear == "all":
+            by_note.setdefault("; ".join(notes), []).append(str(row["measure"]))
+    if unclear != "none" and by_note:
+        items = [
+            _join(measures, templates)
+            if not note
+            else _word(templates, "sentence.verdict.unclear_note").format(
+                measure=_join(measures, templates), note=note
+            )
+            for note, measures in by_note.items()
+        ]
+        parts.append(
+            _word(templates, "sentence.verdict.part_unclear").format(
+                items=_word(templates, "sentence.verdict.list_separator").join(items)
+            )
+        )
+    return parts, named
+
+
+def _overall(
+    rows: pd.DataFrame, candidate: str, baseline: str, templates: Wording | None
+) -> tuple[list[str], list[int]]:
+    names = {"candidate": candidate, "baseline": baseline}
+    if not (rows["n"] > 0).any():
+        return [_word(templates, "sentence.verdict.no_shared").format(**names)], []
+    n = int(rows["n"].max())
+    parts, named = _parts(rows, templates, unclear="all")
+    noted = any(
+        reason_text(r, templates) or magnitude_text(r, templates) for r in rows.to_dict("records")
+    )
+    if not named and not noted:
+        return [_word(templates, "sentence.verdict.none", n).format(**names, n=n)], []
+    separator = _word(templates, "sentence.verdict.part_separator")
+    sentence = _word(templates, "sentence.verdict.overall", n).format(
+        **names, n=n, parts=separator.join(parts)
+    )
+    return [sentence], named
+
+
+def _power(rows: pd.DataFrame, templates: Wording | None) -> list[str]:
+    """How small a difference the queries of the unclear overall rows could have shown, and the
+    queries the difference that matters needs."""
+    unclear = _ordered(rows[(rows["verdict"] == UNCLEAR) & (rows["n"] >= 2)])
+    unclear = unclear[unclear["mde"].notna()]
+    if unclear.empty:
+        return []
+    n = int(unclear["n"].max())
+    power = f"{float(unclear['power'].iloc[0]):.0%}"
+    items = [
+        _word(templates, "sentence.verdict.power_item").format(
+            mde=f"{float(r['mde']):.3f}", measure=r["measure"]
+        )
+        for r in unclear.to_dict("records")
+    ]
+    out = [
+        _word(templates, "sentence.verdict.power", n).format(
+            n=n, items=_join(items, templates), power=power
+        )
+    ]
+    wanted = unclear[unclear["min_effect"].notna() & (unclear["min_effect"] > 0)]
+    wanted = wanted[wanted["queries_needed"].notna()]
+    if len(wanted):
+        needed = [
+            _word(templates, "sentence.verdict.needed_item").format(
+                queries=_queries(float(r["queries_needed"])),
+                min_effect=f"{float(r['min_effect']):g}",
+                measure=r["measure"],
+            )
+            for r in wanted.to_dict("records")
+        ]
+        out.append(
+            _word(templates, "sentence.verdict.needed").format(
+                power=power, items=_join(needed, templates)
+            )
+        )
+    return out
+
+
+def _queries(value: float) -> str:
+    return "> 10,000,000" if value == float("inf") else f"{int(value):,}"
+
+
+def _segments(
+    rows: pd.DataFrame, candidate: str, templates: Wording | None
+) -> tuple[list[str], list[int]]:
+    if rows.empty:
+        return [], []
+    out, named = [], []
+    quiet = 0
+    for segment in pd.unique(rows["segment"]):
+        part = rows[rows["segment"] == segment]
+        parts, found = _parts(part, templates, unclear="noted")
+        if not parts:
+            quiet += 1
+            continue
+        out.append(
+            _word(templates, "sentence.verdict.segment").format(
+                where=segment,
+                candidate=candidate,
+                parts=_word(templates, "sentence.verdict.part_separator").join(parts),
+            )
+        )
+        named += found
+    if out and quiet:
+        out.append(_word(templates, "sentence.verdict.elsewhere", quiet).format(n=quiet))
+    elif not out:
+        out.append(_word(templates, "sentence.verdict.no_segment", quiet).format(n=quiet))
+    return out, named
+
+
+def leaders(table: pd.DataFrame) -> dict[str, list[str]]:
+    """Candidate -> the measures on which it is significantly better than the baseline and
+    than every other candidate (after correction), in :func:`measure_order`."""
+    overall = table[(table["kind"] == BASELINE_KIND) & (table["segment"] == ALL)]
+    pairs = table[table["kind"] == PAIRWISE_KIND]
+    candidates = list(pd.unique(overall["candidate"]))
+    out: dict[str, list[str]] = {}
+    for measure in measure_order(list(overall["measure"])):
+        on = pairs[pairs["measure"] == measure]
+        for candidate in candidates:
+            row = overall[(overall["candidate"] == candidate) & (overall["measure"] == measure)]
+            if row.empty or row["verdict"].iloc[0] != BETTER:
+                continue
+            beaten = all(
+                (
+                    (on["reference"] == other)
+                    & (on["candidate"] == candidate)
+                    & (on["verdict"] == BETTER)
+                ).any()
+                or (
+                    (on["reference"] == candidate)
+                    & (on["candidate"] == other)
+                    & (on["verdict"] == WORSE)
+                ).any()
+                for other in candidates
+                if other != candidate
+            )
+            if beaten:
+                out.setdefault(str(candidate), []).append(measure)
+    return out
+
+
+def _closing(
+    overall: pd.DataFrame,
+    pairs: pd.DataFrame,
+    table: pd.DataFrame,
+    candidates: Sequence[str],
+    templates: Wording | None,
+) -> tuple[list[str], list[int]]:
+    """The closing sentences: the significant differences between candidates, who is ahead on
+    which measures, or that nobody is."""
+    closing: list[str] = []
+    named: list[int] = []
+    for (reference, candidate), part in pairs.groupby(["reference", "candidate"], sort=False):
+        parts, found = _parts(part, templates, unclear="none")
+        if found:
+            closing.append(
+                _word(templates, "sentence.verdict.pair").format(
+                    candidate=candidate,
+                    reference=reference,
+                    parts=_word(templates, "sentence.verdict.part_separator").join(parts),
+                )
+            )
+            named += found
+    if not candidates:
+        return closing, named
+    baseline = str(overall["reference"].iloc[0])
+    ahead = leaders(table)
+    if len(candidates) > 1:
+        closing += [
+            _word(templates, "sentence.verdict.ahead").format(
+                candidate=c, measures=_join(ahead[c], templates)
+            )
+            for c in candidates
+            if c in ahead
+        ]
+    if not (overall["verdict"] == BETTER).any():
+        closing.append(_word(templates, "sentence.verdict.no_winner").format(baseline=baseline))
+    elif len(candidates) > 1 and not ahead:
+        closing.append(_word(templates, "sentence.verdict.no_leader"))
+    return closing, named
+
+
+def headline(table: pd.DataFrame, templates: Wording | None = None) -> Headline:
+    """The headline of a review table (see the module docstring)."""
+    overall = table[(table["kind"] == BASELINE_KIND) & (table["segment"] == ALL)]
+    segments = table[(table["kind"] == BASELINE_KIND) & (table["segment"] != ALL)]
+    pairs = table[table["kind"] == PAIRWISE_KIND]
+    sentences: dict[str, list[str]] = {}
+    named: list[int] = []
+    candidates = [str(c) for c in pd.unique(overall["candidate"])]
+    for candidate in candidates:
+        rows = overall[overall["candidate"] == candidate]
+        baseline = str(rows["reference"].iloc[0])
+        lines, found = _overall(rows, candidate, baseline, templates)
+        lines += _power(rows, templates)
+        seg_lines, seg_found = _segments(
+            segments[segments["candidate"] == candidate], candidate, templates
+        )
+        sentences[candidate] = lines + seg_lines
+        named += found + seg_found
+    closing, found = _closing(overall, pairs, table, candidates, templates)
+    named += found
+    if closing:
+        sentences[""] = closing
+    return Headline(sentences, [int(i) for i in named])
+
+
+def verdict_sentences(
+    table: pd.DataFrame, templates: Wording | None = None
+) -> dict[str, list[str]]:
+    """The verdict box: candidate -> its sentences, and ``""`` -> the closing sentences
+    (:func:`headline`)."""
+    return headline(table, templates).sentences
+
+
+__all__ = ["Headline", "headline", "leaders", "verdict_sentences"]
