@@ -7,6 +7,8 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as hyp
 from scipy import stats
 
 from metrics.errors import SettingsError
@@ -275,3 +277,82 @@ def test_wilcoxon_ranks_differences_equal_but_for_the_last_bits_as_ties():
     noisy = exact + np.array([0, 0, 1, -1, 1, 0, 0, -1, 1, 1]) * 2e-17 * 8
     noisy[-1] = 3e-13  # within the tie tolerance: no difference
     assert wilcoxon_pvalue(noisy) == wilcoxon_pvalue(exact)
+
+
+# --------------------------------------------------------------------------- one pass for all rows
+
+#: Per-query differences as the measures give them: few distinct values (ties), zeros, and
+#: sizes across every form of the Wilcoxon test (exact, enumerated, normal approximation).
+DIFFERENCES = hyp.lists(
+    hyp.sampled_from([0.0, 0.0, 0.1, -0.1, 0.2, -0.25, 1 / 3, -0.5, 0.75, 1.0, -1.0]),
+    min_size=2,
+    max_size=70,
+).map(np.array)
+SPREAD = hyp.lists(
+    hyp.floats(-1, 1, allow_nan=False).map(lambda x: round(x, 6)), min_size=2, max_size=70
+).map(np.array)
+
+
+@settings(max_examples=300, deadline=None)
+@given(hyp.one_of(DIFFERENCES, SPREAD))
+def test_wilcoxon_equals_scipys_auto_method_with_ties_and_zeros(diff):
+    from metrics.review.statistics import _wilcoxon_input, wilcoxon_method
+
+    assume(not np.all(np.abs(diff) <= 1e-12))
+    expected = float(stats.wilcoxon(_wilcoxon_input(diff), zero_method="wilcox").pvalue)
+    assert wilcoxon_pvalue(diff) == pytest.approx(expected, abs=1e-9, rel=0)
+    assert wilcoxon_method(diff) in ("exact", "enumerated", "normal")
+
+
+@settings(max_examples=300, deadline=None)
+@given(hyp.one_of(DIFFERENCES, SPREAD))
+def test_ttest_equals_scipys_ttest_rel(diff):
+    assume(np.ptp(diff) > 1e-12)
+    expected = float(stats.ttest_1samp(diff, 0.0).pvalue)
+    if len(diff) == 2:  # scipy loses digits in the Cauchy tail; the closed form decides
+        t = diff.mean() / (diff.std(ddof=1) / math.sqrt(2))
+        expected = 1 - 2 * math.atan(abs(t)) / math.pi
+    assert ttest_pvalue(diff) == pytest.approx(expected, abs=1e-9, rel=0)
+
+
+def test_the_exact_wilcoxon_forms_are_chosen_as_scipy_chooses_them():
+    from metrics.review.statistics import wilcoxon_method
+
+    assert wilcoxon_method(np.arange(1, 51) * 0.01) == "exact"
+    assert wilcoxon_method(np.arange(1, 52) * 0.01) == "normal"
+    assert wilcoxon_method(np.array([0.1, 0.1, 0.2, -0.3, 0.0])) == "enumerated"
+    assert wilcoxon_method(np.r_[np.arange(1, 14), 1] * 0.01) == "normal"  # 14 with a tie
+
+
+@settings(max_examples=40, deadline=None)
+@given(hyp.lists(hyp.one_of(DIFFERENCES, SPREAD), min_size=1, max_size=6), hyp.integers(0, 99))
+def test_many_comparisons_at_once_equal_each_computed_alone(diffs, seed):
+    from metrics.review.statistics import Pairs, compare_many, compare_pairs
+
+    pairs = [
+        Pairs(np.arange(len(d)).astype(object), np.zeros(len(d)), d.astype(float)) for d in diffs
+    ]
+    together, boot = compare_many(pairs, resamples=300, seed=seed)
+    for pair, result, means in zip(pairs, together, boot):
+        alone = compare_pairs(pair, resamples=300, seed=seed)
+        assert result.p_randomization == alone.p_randomization
+        assert (result.ci_low, result.ci_high) == pytest.approx((alone.ci_low, alone.ci_high))
+        assert (result.p_ttest, result.p_wilcoxon) == (alone.p_ttest, alone.p_wilcoxon)
+        assert len(means) == 300
+        # the same draws as the single-comparison functions make
+        assert result.p_randomization == randomization_pvalue(pair.diff, 300, seed)
+        assert np.allclose(means, bootstrap_means(pair.diff, 300, seed), atol=1e-12)
+
+
+def test_the_statistics_do_not_import_scipy():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, numpy as np\n"
+        "from metrics.review.statistics import compare_values\n"
+        "compare_values({'a': 0.1, 'b': 0.4, 'c': 0.2}, {'a': 0.3, 'b': 0.1, 'c': 0.5})\n"
+        "from metrics.review import verdict, headline, power\n"
+        "assert not any(m == 'scipy' or m.startswith('scipy.') for m in sys.modules), 'scipy'\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -6,7 +6,8 @@ Usage::
         [--seed N] [--resamples N] [--correction holm|bh|none] [--missing intersection|zero]
         [--test randomization|ttest|wilcoxon] [--alpha A] [--baseline MODEL]
         [--candidate MODEL]... [--queries QUERIES --by COLUMN [--by COLUMN]]
-        [--family view|all] [--fail-if-worse MEASURE]... [--quiet]
+        [--family view|measure|all] [--min-effect [MEASURE=]DELTA]... [--power P]
+        [--fail-if-worse MEASURE]... [--quiet]
 
 The first run is the baseline (or ``--baseline``); every other model is a candidate (or those
 of ``--candidate``), at most 50 models in all. The warnings on the data (repeated items, queries
@@ -18,8 +19,13 @@ numbers for the same choices; the defaults are the app's): one row per compariso
 (``baseline`` or ``pairwise``), reference, candidate, measure, segment (``(all)`` or
 ``country = JP``), n, means, delta, CI, the three raw p-values, the chosen test's ``p_raw``, the
 corrected ``p_adjusted`` with ``p_bound`` (true when it is the floor of the resampling test: the
-true value is smaller), the correction family and the verdict (better / worse / unclear).
-The JSON output also holds the verdict sentences.
+true value is smaller), the correction family, the verdict (better / worse / unclear), the
+interval adjusted for the family, the reason when interval and verdict seem to disagree, the size
+against the smallest difference that matters (``--min-effect``) and the power analysis
+(minimum detectable effect, queries needed). The headline
+(:func:`metrics.review.headline.verdict_sentences`, the app's verdict box) goes to stderr as
+``verdict:`` lines unless ``--quiet``; the JSON output holds it too, with the letter groups of
+the models per measure.
 
 Exit status: 0 on success; 1 when ``--fail-if-worse`` names a measure on which a candidate is
 significantly worse (corrected p below alpha, negative delta) — a gate for CI jobs; 2 on
@@ -42,6 +48,7 @@ from metrics.cli.arguments import ArgumentParser
 from metrics.cli.messages import error_line
 from metrics.engine.registry import DEFAULT_COMPARE_MEASURES
 from metrics.errors import InputError, MetricsError, SettingsError
+from metrics.review.power import DEFAULT_POWER
 from metrics.review.statistics import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
@@ -112,17 +119,33 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument(
         "--correction",
-        choices=("holm", "bh", "none"),
+        choices=("holm", "bh", "none", "tukey"),
         default="holm",
-        help="multiple-testing correction (within each family, see --family)",
+        help="multiple-testing correction (within each family, see --family); tukey: the "
+        "randomized Tukey HSD over all pairs of models of each measure",
     )
     parser.add_argument(
         "--family",
         choices=tuple(FAMILIES),
         default=DEFAULT_FAMILY,
         help="correction family: 'view' corrects the overall table (measures x candidates), "
-        "each measure's segment table and the candidate pairs separately; 'all' corrects "
-        "every comparison together",
+        "the segment table (segments x measures x candidates) and the candidate pairs "
+        "separately; 'measure' each of them per measure; 'all' every comparison together",
+    )
+    parser.add_argument(
+        "--min-effect",
+        action="append",
+        default=[],
+        metavar="[MEASURE=]DELTA",
+        help="smallest difference that matters: DELTA for every measure, or MEASURE=DELTA "
+        "(nDCG@10=0.01, or nDCG=0.01 at every cutoff); repeatable",
+    )
+    parser.add_argument(
+        "--power",
+        type=float,
+        default=DEFAULT_POWER,
+        help=f"power of the minimum detectable effect and the queries needed (default "
+        f"{DEFAULT_POWER:g})",
     )
     parser.add_argument(
         "--queries",
@@ -194,10 +217,37 @@ def check_options(args: argparse.Namespace) -> None:
         raise SettingsError("--confidence must be between 0 and 1 (e.g. 0.95).")
     if not 0 < args.alpha < 1:
         raise SettingsError(f"--alpha must be between 0 and 1 (e.g. 0.05), got {args.alpha:g}.")
+    if not 0 < args.power < 1:
+        raise SettingsError(f"--power must be between 0 and 1 (e.g. 0.8), got {args.power:g}.")
+    min_effects(args.min_effect)
     if getattr(args, "per_query_out", None):
         from metrics.cli.output import check_per_query_path
 
         check_per_query_path(args.per_query_out)
+
+
+def min_effects(values: list[str]) -> tuple[tuple[str, float], ...]:
+    """``--min-effect`` values as ``(measure, delta)`` pairs (``*`` for a bare DELTA).
+
+    Raises
+    ------
+    SettingsError
+        For a value that is not ``DELTA`` or ``MEASURE=DELTA`` with a number of 0 or more.
+    """
+    out = []
+    for value in values:
+        name, _, number = value.rpartition("=")
+        try:
+            delta = float(number)
+        except ValueError:
+            delta = math.nan
+        if not math.isfinite(delta) or delta < 0 or (value.count("=") > 1):
+            raise SettingsError(
+                f"--min-effect {value!r}: give a difference of 0 or more, for every measure "
+                "(--min-effect 0.01) or for one (--min-effect nDCG@10=0.01)."
+            )
+        out.append((name.strip() or "*", delta))
+    return tuple(out)
 
 
 def _fail(message: str | Exception, err: TextIO) -> int:
@@ -317,6 +367,8 @@ def run_compare(
         tuple(args.by),
         options,
         args.family,
+        min_effects(args.min_effect),
+        args.power,
     )
     table = review_table(evaluation, request, data.segments if args.by else None)
     return table, data, options, measures, baseline, notes, warnings
@@ -407,6 +459,8 @@ def _write_json(
 ) -> None:
     from metrics.review.headline import verdict_sentences
     from metrics.review.verdict import (
+        letter_groups,
+        measure_order,
         overall_rows,
         pairwise_rows,
         segment_rows,
@@ -430,8 +484,16 @@ def _write_json(
             "relevance_level": args.relevance_level,
             "family": args.family,
             "segments": list(args.by),
+            "min_effect": dict(min_effects(args.min_effect)),
+            "power": args.power,
         },
         "verdict": verdict_sentences(table),
+        "groups": {
+            m: letter_groups(table, m).to_dict("records")
+            for m in measure_order(list(overall_rows(table)["measure"]))
+        }
+        if len(pairwise_rows(table))
+        else {},
         "comparisons": records(overall_rows(table)),
         "segments": records(segment_rows(table), args.by),
         "pairwise": records(pairwise_rows(table)),
@@ -480,11 +542,22 @@ def main(
                     f"'{options.policy}'.",
                     file=err,
                 )
+    if not args.quiet:
+        _write_verdict(table, err)
     if args.format == "json":
         _write_json(table, data, options, measures, baseline, args, out)
     else:
         _write_tsv(table, out)
     return _gate(table, args.fail_if_worse, err)
+
+
+def _write_verdict(table: pd.DataFrame, err: TextIO) -> None:
+    """The headline, one ``verdict:`` line per sentence (the app's verdict box)."""
+    from metrics.review.headline import verdict_sentences
+
+    for lines in verdict_sentences(table).values():
+        for line in lines:
+            print(f"verdict: {line}", file=err)
 
 
 def _gate(table: pd.DataFrame, fail_if_worse: list[str], err: TextIO) -> int:

@@ -114,7 +114,8 @@ def _parts(
 ) -> tuple[list[str], list[int]]:
     """The ``better on …``, ``worse on …`` and ``no clear difference on …`` parts of ``rows``
     and the index labels of the significant rows they name. ``unclear``: ``all`` lists every
-    unclear measure, ``noted`` those whose interval or size needs words, ``none`` none. Unclear
+    unclear measure (with its size against the difference that matters), ``noted`` those whose
+    interval needs words, ``none`` none. Unclear
     measures that share a note are listed together with it once."""
     rows = _ordered(rows)
     parts, named = [], []
@@ -130,7 +131,10 @@ def _parts(
     rest = rows[(rows["verdict"] == UNCLEAR) & (rows["n"] > 0)].to_dict("records")
     by_note: dict[str, list[str]] = {}
     for row in rest:
-        notes = [t for t in (magnitude_text(row, templates), reason_text(row, templates)) if t]
+        # in a segment only a disagreeing interval needs words ("within what matters" is
+        # said of the overall rows; every segment saying it would bury the findings)
+        size = magnitude_text(row, templates) if unclear == "all" else ""
+        notes = [t for t in (size, reason_text(row, templates)) if t]
         if notes or unclear == "all":
             by_note.setdefault("; ".join(notes), []).append(str(row["measure"]))
     if unclear != "none" and by_note:
