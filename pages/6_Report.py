@@ -143,7 +143,13 @@ if by:
         (
             t("review_report.forest_title", measure=primary),
             segment_delta_figure(
-                segment_rows(review, primary), list(by), primary, options.confidence, colours, t
+                segment_rows(review, primary),
+                list(by),
+                primary,
+                options.confidence,
+                colours,
+                t,
+                words,
             ),
         )
     )

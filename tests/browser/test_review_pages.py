@@ -53,9 +53,12 @@ def test_compare_page_opens_with_the_verdict_box_and_the_candidate_matrix(server
     assert title(page) == "Compare models"
     box = page.locator(".st-key-verdict_box").inner_text()
     assert "Verdict" in box
-    assert "hybrid is better than lexical on all 2 measures; nDCG@10 +0.233 [" in box
-    assert "It loses where query_type = navigational (70 queries, -0.131" in box
-    assert "hybrid is ahead of every other candidate on nDCG@10" in box
+    assert (
+        "hybrid against lexical, over all 300 queries: better on nDCG@10 (+0.233) and P@10 "
+        "(+0.221), each p < 0.0008." in box
+    )
+    assert "Where query_type = navigational: worse on nDCG@10 (-0.131) and P@10 (-0.136)" in box
+    assert "hybrid is ahead of the baseline and of every other candidate on nDCG@10 and P@10" in box
     # matrix, delta curves, win/tie/loss, scatter, measures disagreeing
     assert wait_for_charts(page, 5) >= 5
     matrix = page.locator(".js-plotly-plot").first
@@ -109,12 +112,14 @@ def test_a_link_naming_a_query_and_a_measure_reopens_them(server, page):
 def test_segments_page_calls_out_the_loss_with_the_tables_corrected_p(server, page, shots):
     page.goto(f"{server}/Segments?m=nDCG")
     wait_for_app(page, "Where a segment points the other way", timeout=180_000)
-    page.locator('[data-testid="stAlertContentError"]').last.wait_for(timeout=120_000)
+    finding = page.get_by_text(re.compile("hybrid is better than lexical overall on nDCG@10"))
+    finding.last.wait_for(timeout=120_000)
     assert title(page) == "Segments"
-    alert = page.locator('[data-testid="stAlertContentError"]').last.inner_text()
-    assert alert.startswith("hybrid is better than lexical overall on nDCG@10 (+0.233")
+    assert page.locator('[data-testid="stAlertContentError"]').count() == 0  # not an app error
+    alert = finding.last.inner_text()
+    assert "Worse · hybrid is better than lexical overall on nDCG@10 (+0.233" in alert
     assert "but is significantly worse where query_type = navigational: 0.754 vs 0.885" in alert
-    assert "randomization test, Holm over 3 segments × 2 candidates (nDCG@10)" in alert
+    assert "randomization test, Holm over 3 segments × 1 measure × 2 candidates" in alert
     assert wait_for_charts(page, 2) == 2  # heatmap and forest plot
     assert no_sideways_scrolling(page)
     page.screenshot(path=str(shots / "segments.png"), full_page=True)
@@ -125,7 +130,7 @@ def test_report_page_downloads_one_decision_document(server, page, shots, tmp_pa
     wait_for_app(page, "Settings and provenance")
     assert title(page) == "Report"
     wait_for_charts(page, 4)
-    assert "hybrid is better than lexical" in page.locator(".st-key-verdict_box").inner_text()
+    assert "hybrid against lexical" in page.locator(".st-key-verdict_box").inner_text()
     assert no_sideways_scrolling(page)
     page.screenshot(path=str(shots / "report.png"), full_page=True)
     with page.expect_download() as info:
@@ -135,7 +140,7 @@ def test_report_page_downloads_one_decision_document(server, page, shots, tmp_pa
     text = target.read_text(encoding="utf-8")
     assert "* plotly.js v" in text and "Content hash (SHA-256)" in text
     assert text.index("Executive summary") < text.index("Headline figures")
-    assert "hybrid is better than lexical on all 2 measures" in text
+    assert "hybrid against lexical, over all 300 queries: better on nDCG@10" in text
 
 
 def test_the_review_pages_are_in_the_navigation(server, page):

@@ -21,6 +21,7 @@ from metrics.review.verdict import (
     COLUMNS,
     UNCLEAR,
     family_text,
+    interval_text,
     pairwise_rows,
     row_p,
     value_column,
@@ -368,12 +369,14 @@ def segment_delta_figure(
     tr: Translate = ENGLISH,
     templates: Wording | None = None,
 ) -> go.Figure:
-    """Forest plot: delta vs baseline with its CI per segment, one colour per candidate.
+    """Forest plot: delta vs baseline per segment with the interval of its correction family
+    (the one that agrees with the verdict), one colour per candidate.
 
     ``table`` holds the segment rows of the review table
     (:func:`metrics.review.verdict.segment_rows`); filled markers are significant after
     correction, hollow ones are not; the hover gives the same corrected p (and its family) as
-    the call-out and the table.
+    the call-out and the table, and the unadjusted interval beside the adjusted one.
+    ``confidence`` is the level of the unadjusted interval.
     """
     part = table[table["measure"] == measure]
     stored = [value_column(c) for c in by]
@@ -408,8 +411,8 @@ def segment_delta_figure(
                 error_x={
                     "type": "data",
                     "symmetric": False,
-                    "array": rows["ci_high"] - rows["delta"],
-                    "arrayminus": rows["delta"] - rows["ci_low"],
+                    "array": rows["ci_adj_high"] - rows["delta"],
+                    "arrayminus": rows["delta"] - rows["ci_adj_low"],
                     "color": colour,
                 },
                 marker={
@@ -419,21 +422,25 @@ def segment_delta_figure(
                 },
                 customdata=np.stack(
                     [
-                        rows["ci_low"],
-                        rows["ci_high"],
+                        rows["ci_adj_low"],
+                        rows["ci_adj_high"],
                         np.array(p_text, dtype=object),
                         np.array([labels[p] for p in places], dtype=object),
                         np.array(
                             [_safe(tr(f"review.verdict.{v}")) for v in rows["verdict"]],
                             dtype=object,
                         ),
+                        rows["ci_low"],
+                        rows["ci_high"],
                     ],
                     axis=-1,
                 ),
                 hovertemplate=(
                     f"<b>{_safe(candidate)}</b> %{{customdata[3]}}<br>Δ %{{x:+.4f}}<br>"
-                    + _safe(tr("review.fig.ci"))
+                    + _safe(tr("review.fig.ci_adj"))
                     + " [%{customdata[0]:+.4f}, %{customdata[1]:+.4f}]<br>"
+                    + _safe(tr("review.fig.ci_unadjusted", confidence=f"{confidence:.0%}"))
+                    + " [%{customdata[5]:+.4f}, %{customdata[6]:+.4f}]<br>"
                     + _safe(tr("review.fig.corrected"))
                     + " %{customdata[2]}<br>%{customdata[4]}<extra></extra>"
                 ),
@@ -443,13 +450,8 @@ def segment_delta_figure(
     baseline = str(part["reference"].iloc[0]) if len(part) else ""
     _layout(
         fig,
-        tr(
-            "review.fig.forest_title",
-            measure=measure,
-            baseline=baseline,
-            confidence=f"{confidence:.0%}",
-        ),
-        tr("review.fig.forest_subtitle"),
+        tr("review.fig.forest_title", measure=measure, baseline=baseline),
+        tr("review.fig.forest_subtitle", interval=interval_text(part, templates)),
         height=max(340, 150 + 46 * len(labels)),
         margin={"l": label_margin(labels), "t": 100, "b": 67},
     )
