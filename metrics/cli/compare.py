@@ -399,6 +399,19 @@ def records(table: pd.DataFrame, by: list[str] | tuple[str, ...] = ()) -> list[d
     ]
 
 
+def _score_orders(args: argparse.Namespace) -> dict[str, object]:
+    """The score order of every model and the orders per model, as the JSON output records
+    them."""
+    from metrics.cli.evaluate import score_order_settings
+    from metrics.engine.settings import Settings
+
+    settings = Settings(**score_order_settings(args))
+    return {
+        "score_order": settings.score_order,
+        "score_order_by_model": dict(settings.score_order_by_model),
+    }
+
+
 def _write_json(
     table: pd.DataFrame,
     data: Dataset | PerQueryDataset,
@@ -431,6 +444,7 @@ def _write_json(
             "test": args.test,
             "alpha": options.alpha,
             "relevance_level": args.relevance_level,
+            **_score_orders(args),
             "family": args.family,
             "segments": list(args.by),
         },

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from metrics.cli.arguments import ArgumentParser
 from metrics.cli.messages import error_line
@@ -39,7 +40,7 @@ from metrics.cli.output import (
     write_per_query,
     write_tsv,
 )
-from metrics.engine.ranking import RankedLists, RankingNotes, encode_strings, rank_lists
+from metrics.engine.ranking import RankedLists, RankingNotes, rank_lists
 from metrics.engine.registry import (
     DEFAULT_MEASURES,
     MAX_RANGE_K,
@@ -285,7 +286,9 @@ def rank_order_warnings(
     order it is ranked by (:mod:`metrics.io.direction`), as the validation words it."""
     if rank is None or not len(score):
         return []
-    (codes,), _ = encode_strings([query])
+    indices = pc.dictionary_encode(query).combine_chunks().indices  # int32, no nulls
+    codes = np.frombuffer(indices.buffers()[1], dtype=np.int32)
+    codes = codes[indices.offset : indices.offset + len(indices)]
     found = agreements(np.zeros(len(codes), dtype=np.int64), codes, rank, score).get(0)
     if found is None:
         return []
