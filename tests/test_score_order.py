@@ -118,7 +118,8 @@ def test_missing_scores_still_rank_last_and_minus_infinity_first_when_lower_is_b
         {"query": ["q"] * 3, "item": ["a", "b", "c"], "score": [np.nan, 5.0, -np.inf]}
     )
     qrels = pd.DataFrame({"query": ["q"], "item": ["a"], "relevance": [1]})
-    lists = next(iter(evaluate(run, qrels, ["RR"], Settings(score_order="ascending")).lists.values()))
+    ranked = evaluate(run, qrels, ["RR"], Settings(score_order="ascending")).lists
+    lists = next(iter(ranked.values()))
     assert list(run["item"].to_numpy()[lists.row_index]) == ["c", "b", "a"]
 
 
@@ -334,9 +335,7 @@ def files(tmp_path):
     (tmp_path / "vectors.csv").write_text(VECTORS)
     sims = VECTORS.replace("distance", "score").replace("0.1,1", "0.9,1")
     (tmp_path / "sims.csv").write_text(sims)
-    (tmp_path / "qrels.csv").write_text(
-        "query,doc,relevance\nq1,a,1\nq2,f,1\nq1,b,0\nq2,e,0\n"
-    )
+    (tmp_path / "qrels.csv").write_text("query,doc,relevance\nq1,a,1\nq2,f,1\nq1,b,0\nq2,e,0\n")
     return tmp_path
 
 

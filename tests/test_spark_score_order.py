@@ -29,9 +29,11 @@ def _same(*args: str) -> tuple[str, str]:
 
 
 def test_trec_runs_ranked_lowest_first_and_their_warnings_are_the_local_engines(spark, tmp_path):
-    rows = "".join(f"{q} Q0 d{r} {r} {r / 10:.2f} vec\n" for q in (1, 2, 3) for r in range(1, 6))
-    (tmp_path / "vec.run").write_text(rows)
-    sims = "".join(f"{q} Q0 d{r} {r} {1 - r / 10:.2f} sim\n" for q in (1, 2, 3) for r in range(1, 6))
+    pairs = [(q, r) for q in (1, 2, 3) for r in range(1, 6)]
+    (tmp_path / "vec.run").write_text(
+        "".join(f"{q} Q0 d{r} {r} {r / 10:.2f} vec\n" for q, r in pairs)
+    )
+    sims = "".join(f"{q} Q0 d{r} {r} {1 - r / 10:.2f} sim\n" for q, r in pairs)
     (tmp_path / "sim.run").write_text(sims)
     (tmp_path / "q.qrels").write_text("".join(f"{q} 0 d2 1\n" for q in (1, 2, 3)))
     files = [str(tmp_path / n) for n in ("q.qrels", "vec.run", "sim.run")]
@@ -54,5 +56,5 @@ def test_tables_of_distances_give_the_local_engines_values_and_warnings(spark, t
     _, err = _same(*files, "-q", "-m", "RR")
     assert "vectors.csv: Column 'distance' sounds like a score where lower is better" in err
     assert "Scores of model 'ranked' ascend with rank in 100% of its lists (2 of 2)" in err
-    out, err = _same(*files, "-q", "-m", "RR", "--score-order", "ascending")
+    _, err = _same(*files, "-q", "-m", "RR", "--score-order", "ascending")
     assert "sounds like" not in err and "ascend with rank" not in err
