@@ -329,11 +329,11 @@ def _sidebar() -> View:
         key="w_rel",
         help=policy_help("relevance_level"),
     )
-    other_way: list[str] = []
+    handbuilt = data == HANDBUILT
     for field in MAIN_POLICIES:
-        _policy_menu(side, field, disabled=field == "score_order" and data == HANDBUILT)
-        if field == "score_order":
-            other_way = _models_other_way(side, dataset, data == HANDBUILT)
+        _policy_menu(side, field, disabled=field == "score_order" and handbuilt)
+        if field == "score_order" and handbuilt:
+            side.caption(t("policy.score_order.handbuilt"))
     weight = None
     if st.session_state["w_averaging"] == "weighted":
         numeric = _numeric_segments(dataset)
@@ -345,6 +345,7 @@ def _sidebar() -> View:
         for field in MORE_POLICIES:
             _policy_menu(st, field)
         limits = _input_policies()
+        other_way = [] if handbuilt else _models_other_way(dataset)
     measures = tuple(st.session_state["w_measures"]) or view_before.measures[:1] or ("P",)
     return View(
         data=data,
@@ -365,15 +366,11 @@ def _sidebar() -> View:
 OTHER_WAY_KEY = "w_score_order_models"
 
 
-def _models_other_way(side, dataset: Dataset | None, handbuilt: bool) -> list[str]:
+def _models_other_way(dataset: Dataset | None) -> list[str]:
     """The models whose scores go the other way from the score order: a menu of the data set's
-    models when it has several (or some are chosen already); none for hand-built lists, which
-    are ranked by their positions."""
+    models when it has several (or some are chosen already)."""
     state = st.session_state
     chosen = [str(m) for m in state.get(OTHER_WAY_KEY, [])]
-    if handbuilt:
-        side.caption(t("policy.score_order.handbuilt"))
-        return []
     models = [str(m) for m in (dataset.models if dataset is not None else [])]
     if len(models) < 2 and not chosen:
         return []
@@ -381,7 +378,7 @@ def _models_other_way(side, dataset: Dataset | None, handbuilt: bool) -> list[st
     direction = "higher" if state["w_score_order"] == "ascending" else "lower"
     return [
         str(m)
-        for m in side.multiselect(
+        for m in st.multiselect(
             t(f"policy.score_order_by_model.{direction}"),
             list(dict.fromkeys(models + chosen)),
             key=OTHER_WAY_KEY,
