@@ -336,6 +336,7 @@ def upload_panel() -> Dataset | None:
 
 # --------------------------------------------------------------------------- score order
 DISMISSED_KEY = "score_order_dismissed"
+GUESSES_KEY = "score_order_guesses"
 
 
 def score_orders(
@@ -346,9 +347,12 @@ def score_orders(
     the other way; said once they are ranked that way."""
     view = st.session_state.get("view")
     settings = view.settings() if view is not None else Settings()
+    current = {_table_id(table) for table in runs}
+    found = st.session_state.setdefault(GUESSES_KEY, {})
+    for key in [k for k in found if k[0] not in current]:
+        del found[key]  # files no longer uploaded
     for table in runs:
-        roles = mappings.get(table.name, RoleMapping())
-        guess = guess_direction(table.frame, roles.score, roles.rank, roles.query, roles.model)
+        guess = _direction_of(table, mappings.get(table.name, RoleMapping()))
         models = tuple(dataset.run_sources.get(table.name, ()))
         if guess is None or not models:
             continue
@@ -375,6 +379,17 @@ def score_orders(
                 asked
             ),
         )
+
+
+def _direction_of(table: LoadedTable, roles: RoleMapping) -> DirectionGuess | None:
+    """:func:`~metrics.io.direction.guess_direction` of a run file under its roles, found once
+    per file and roles (page runs ask again on every widget change)."""
+    found = st.session_state.setdefault(GUESSES_KEY, {})
+    key = (_table_id(table), roles.score, roles.rank, roles.query, roles.model)
+    if key not in found:
+        found[key] = guess_direction(table.frame, roles.score, roles.rank, roles.query, roles.model)
+    guess: DirectionGuess | None = found[key]
+    return guess
 
 
 def _order_doubt_text(file: str, guess: DirectionGuess) -> str:

@@ -142,8 +142,7 @@ class Guess:
     code:
         Why, as a stable code for translated texts: ``name_means``, ``name_suggests``,
         ``name_lower_better``, ``repeated_text``, ``distinct_text``, ``fractional``,
-        ``small_whole_numbers``,
-        ``one_list_per_value`` or ``constant_in_query``.
+        ``small_whole_numbers``, ``one_list_per_value`` or ``constant_in_query``.
     distinct:
         For ``constant_in_query`` and ``one_list_per_value``: how many distinct values the
         column has.
