@@ -41,7 +41,7 @@ dataset = (
 if source == "upload" and uploaded is not None:
     dataset = uploaded  # built during this run, after the frame looked for it
 if dataset is not None:
-    show_health(dataset)
+    show_health(dataset, ctx.settings)
     show_preview(dataset)
 else:
     st.info(t("frame.no_dataset"))

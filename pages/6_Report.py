@@ -155,7 +155,7 @@ if by:
     )
 
 lang = current_language()
-findings = findings_frame(dataset.health, lang)
+findings = findings_frame(compute.health(dataset, settings), lang)
 findings["severity"] = [t(f"health.severity.{s}") for s in findings["severity"]]
 glossary = [
     (name, frame.measure_pretty(m), frame.measure_text(m, "description"))

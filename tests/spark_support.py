@@ -88,7 +88,11 @@ def policy_settings() -> list[Settings]:
     relevance levels; weighted averaging with a weight column)."""
     out = [Settings()]
     #: the policies typed in rather than chosen (no list of values): one value each
-    typed_in = {"max_results": [3], "gain_map": ["0:0,1:1,2:3,3:7"]}
+    typed_in = {
+        "max_results": [3],
+        "gain_map": ["0:0,1:1,2:3,3:7"],
+        "score_order_by_model": [(("m1", "ascending"),)],
+    }
     for name, policy in POLICIES.items():
         values = [2, 0] if name == "relevance_level" else list(policy.values)
         values = typed_in.get(name, values)

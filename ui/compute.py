@@ -29,6 +29,7 @@ from metrics.engine.registry import parse_measure
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.loaders import Dataset, load_sample
+from metrics.io.validation import DataHealth, under_settings
 from ui import memo, per_query_data
 
 STANDARD_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
@@ -135,7 +136,23 @@ def ranked_lists(
     )
     if base == settings:
         return lists
-    return {model: ranked.rescored(settings) for model, ranked in lists.items()}
+    return {model: ranked.rescored(settings.for_model(model)) for model, ranked in lists.items()}
+
+
+def health(
+    dataset: Dataset, settings: Settings, *, store: memo.ResultCache | None = None
+) -> DataHealth:
+    """The data set's health with the findings that depend on the score order as ``settings``
+    make them (:func:`metrics.io.validation.under_settings`; cached)."""
+    if per_query_data.is_per_query(dataset):
+        return dataset.health
+    key = ("health", settings.score_order, settings.score_order_by_model)
+    return memo.cached(
+        dataset.content_hash,
+        key,
+        lambda: under_settings(dataset.health, dataset.run, settings),
+        store,
+    )
 
 
 def measure_curves(

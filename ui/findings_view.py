@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from metrics.engine.settings import Settings
 from metrics.io.loaders import Dataset
 from metrics.io.validation import (
     ACTION_SETTINGS,
@@ -24,6 +25,7 @@ from metrics.io.validation import (
     example_kind,
     plural_form,
 )
+from ui import compute
 from ui.figures import label_figure
 from ui.i18n import DEFAULT_LANGUAGE, catalog, current_language, has, number, t, translate
 
@@ -124,15 +126,16 @@ def findings_table(health: DataHealth, lang: str) -> pd.DataFrame:
     )
 
 
-def show_health(dataset: Dataset) -> None:
-    """Every finding as a card: what was found, examples, what happens or how to fix it.
+def show_health(dataset: Dataset, settings: Settings | None = None) -> None:
+    """Every finding as a card: what was found, examples, what happens or how to fix it; the
+    findings that depend on the score order as ``settings`` make them.
 
     Errors never get here (they stop loading with a message). Texts are shown with ``st.text``,
     since examples carry ids from the user's files.
     """
     lang = current_language()
     st.subheader(t("health.title"))
-    health = dataset.health.sorted()
+    health = (dataset.health if settings is None else compute.health(dataset, settings)).sorted()
     warnings = len(health.warnings)
     if warnings:
         st.warning(t("health.n_warnings", n=warnings))

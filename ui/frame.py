@@ -25,6 +25,7 @@ from streamlit.delta_generator import DeltaGenerator
 from metrics.engine.registry import MEASURES
 from metrics.engine.settings import POLICIES, Settings
 from metrics.errors import MeasureError, MetricsError
+from metrics.io.direction import opposite
 from metrics.io.loaders import Dataset, sample_names
 from ui import compute, handbuilt
 from ui import figures as _figures  # noqa: F401  (every figure gets the CJK font family)
@@ -186,7 +187,10 @@ def page(key: str) -> PageContext:
     _presenter()
     st.session_state[VIEW_KEY] = view
     _sync_url(view)
-    return PageContext(key, view, view.settings(), active_dataset(view))
+    settings = view.settings()
+    if view.data == HANDBUILT:  # ranked by their positions: no score order applies
+        settings = settings.with_(score_order="descending", score_order_by_model=())
+    return PageContext(key, view, settings, active_dataset(view))
 
 
 def _init_session() -> None:
@@ -218,6 +222,7 @@ def _seed_widgets(view: View) -> None:
         state[f"w_{field}"] = getattr(view, field)
     state["w_max_results"] = view.max_results or 0
     state["w_gain_map"] = view.gain_map or ""
+    state[OTHER_WAY_KEY] = view.other_way_models()
     if view.weight_column:
         state["w_weight_column"] = view.weight_column
 
@@ -324,8 +329,11 @@ def _sidebar() -> View:
         key="w_rel",
         help=policy_help("relevance_level"),
     )
+    handbuilt = data == HANDBUILT
     for field in MAIN_POLICIES:
-        _policy_menu(side, field)
+        _policy_menu(side, field, disabled=field == "score_order" and handbuilt)
+        if field == "score_order" and handbuilt:
+            side.caption(t("policy.score_order.handbuilt"))
     weight = None
     if st.session_state["w_averaging"] == "weighted":
         numeric = _numeric_segments(dataset)
@@ -337,6 +345,7 @@ def _sidebar() -> View:
         for field in MORE_POLICIES:
             _policy_menu(st, field)
         limits = _input_policies()
+        other_way = [] if handbuilt else _models_other_way(dataset)
     measures = tuple(st.session_state["w_measures"]) or view_before.measures[:1] or ("P",)
     return View(
         data=data,
@@ -347,7 +356,35 @@ def _sidebar() -> View:
         lang=st.session_state["w_lang"],
         **{field: st.session_state[f"w_{field}"] for field in MENU_POLICIES},
         **limits,
+        score_order_by_model=tuple(
+            (m, opposite(st.session_state["w_score_order"])) for m in other_way
+        ),
     )
+
+
+#: The sidebar's models ranked the other way from the score order (``w_score_order_models``).
+OTHER_WAY_KEY = "w_score_order_models"
+
+
+def _models_other_way(dataset: Dataset | None) -> list[str]:
+    """The models whose scores go the other way from the score order: a menu of the data set's
+    models when it has several (or some are chosen already)."""
+    state = st.session_state
+    chosen = [str(m) for m in state.get(OTHER_WAY_KEY, [])]
+    models = [str(m) for m in (dataset.models if dataset is not None else [])]
+    if len(models) < 2 and not chosen:
+        return []
+    state[OTHER_WAY_KEY] = chosen
+    direction = "higher" if state["w_score_order"] == "ascending" else "lower"
+    return [
+        str(m)
+        for m in st.multiselect(
+            t(f"policy.score_order_by_model.{direction}"),
+            list(dict.fromkeys(models + chosen)),
+            key=OTHER_WAY_KEY,
+            help=policy_help("score_order_by_model"),
+        )
+    ]
 
 
 class _InputPolicies(TypedDict):
@@ -412,7 +449,7 @@ def _presenter() -> None:
         del st.query_params["present"]
 
 
-def _policy_menu(where, field: str) -> None:
+def _policy_menu(where, field: str, disabled: bool = False) -> None:
     """A menu of one policy's values, explained in the session language."""
     where.selectbox(
         policy_label(field),
@@ -420,6 +457,7 @@ def _policy_menu(where, field: str) -> None:
         key=f"w_{field}",
         format_func=option_text(f"policy.{field}."),
         help=policy_help(field),
+        disabled=disabled,
     )
 
 

@@ -68,8 +68,15 @@ def list_from_table(table: pd.DataFrame, name: str) -> RankedList:
     return RankedList(name, (), ())
 
 
+def own_scores(settings: Settings) -> Settings:
+    """``settings`` for the page's own lists, whose scores (given, or made from the positions)
+    are higher for better items: the score order does not apply to them."""
+    return settings.with_(score_order="descending", score_order_by_model=())
+
+
 def ordered(rl: RankedList, settings: Settings) -> RankedList:
-    """``rl`` in the order :mod:`metrics` ranks it: by score, ties by the tie policy.
+    """``rl`` in the order :mod:`metrics` ranks it: by score (higher first), ties by the tie
+    policy.
 
     A list without scores is already in rank order and is returned unchanged.
     """
@@ -77,7 +84,7 @@ def ordered(rl: RankedList, settings: Settings) -> RankedList:
         return rl  # "rank": the stored order is the rank given
     run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
     run["score"] = np.asarray(rl.scores, dtype=float)
-    lists = rank_run(run, qrels, settings)
+    lists = rank_run(run, qrels, own_scores(settings))
     ranked = next(iter(lists.values()))
     order = ranked.row_index[ranked.offsets[0] : ranked.offsets[1]]
     return replace(
@@ -111,7 +118,7 @@ def list_values(rl: RankedList, names: list[str], settings: Settings) -> dict[st
     judged item is a query trec_eval leaves out; here it scores 0 on every measure (nothing
     relevant is found), so that the page can still explain it."""
     run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
-    rows = evaluate(run, qrels, names, settings).per_query
+    rows = evaluate(run, qrels, names, own_scores(settings)).per_query
     if rows.empty:
         return dict.fromkeys(names, 0.0)
     return {name: float(rows.iloc[0][name]) for name in names}
@@ -149,7 +156,7 @@ def list_curve(
     """``measures`` at K = 1..k_max (``k`` column, one column per measure); 0 everywhere for a
     list with no judged item (see :func:`list_values`)."""
     run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
-    lists = rank_run(run, qrels, settings)
+    lists = rank_run(run, qrels, own_scores(settings))
     out: dict[str, np.ndarray] = {"k": np.arange(1, k_max + 1)}
     for m in measures:
         values = curves(lists, m, k_max)[S.DEFAULT_MODEL]

@@ -11,7 +11,9 @@ from dataclasses import replace
 
 import streamlit as st
 
+from metrics.engine.settings import Settings
 from metrics.errors import InputError
+from metrics.io.direction import DirectionGuess, guess_direction, table_order
 from metrics.io.formats import Kind, LoadedTable, load_table
 from metrics.io.loaders import Dataset, load_dataset
 from metrics.io.roles import ROLES, Doubt, Guess, RoleMapping, guess_doubts, guess_roles
@@ -298,6 +300,7 @@ def upload_panel() -> Dataset | None:
     build_key = repr(([_table_id(x) for k in tables for x in tables[k]], mappings))
     if st.session_state.get("upload_build_key") == build_key and DATASET_KEY in st.session_state:
         kept: Dataset = st.session_state[DATASET_KEY]
+        score_orders(tables["runs"], mappings, kept)
         return kept
     previous: Dataset | None = st.session_state.get(DATASET_KEY)
     view = st.session_state.get("view")
@@ -327,4 +330,93 @@ def upload_panel() -> Dataset | None:
         if view is None or view.averaging == "weighted":
             st.rerun()  # the sidebar offers the new data set's weight columns
         frame.show_dataset(dataset)  # the sidebar shows the new data set at once
+    score_orders(tables["runs"], mappings, dataset)
     return dataset
+
+
+# --------------------------------------------------------------------------- score order
+DISMISSED_KEY = "score_order_dismissed"
+GUESSES_KEY = "score_order_guesses"
+
+
+def score_orders(
+    runs: list[LoadedTable], mappings: dict[str, RoleMapping], dataset: Dataset
+) -> None:
+    """For each run file, the score order its columns point to (its ranks, or a score column
+    named like a distance): asked, with a button to confirm it, while its models are ranked
+    the other way; said once they are ranked that way."""
+    view = st.session_state.get("view")
+    settings = view.settings() if view is not None else Settings()
+    current = {_table_id(table) for table in runs}
+    found = st.session_state.setdefault(GUESSES_KEY, {})
+    for key in [k for k in found if k[0] not in current]:
+        del found[key]  # files no longer uploaded
+    for table in runs:
+        guess = _direction_of(table, mappings.get(table.name, RoleMapping()))
+        models = tuple(dataset.run_sources.get(table.name, ()))
+        if guess is None or not models:
+            continue
+        asked = (_table_id(table), guess.order, guess.code)
+        if table_order(settings, models) == guess.order:
+            if guess.order != Settings.score_order:
+                st.caption(_order_set_text(table.name, guess.order))
+            continue
+        if asked in st.session_state.get(DISMISSED_KEY, set()):
+            continue
+        st.warning(_order_doubt_text(table.name, guess))
+        yes, no = st.columns(2)
+        yes.button(
+            t(f"upload.order.confirm.{guess.order}"),
+            key=f"btn_order_{asked[0]}",
+            on_click=set_score_order,
+            args=(models, guess.order, len(runs) == 1),
+            type="primary",
+        )
+        no.button(
+            t("upload.order.keep"),
+            key=f"btn_order_keep_{asked[0]}",
+            on_click=lambda asked=asked: st.session_state.setdefault(DISMISSED_KEY, set()).add(
+                asked
+            ),
+        )
+
+
+def _direction_of(table: LoadedTable, roles: RoleMapping) -> DirectionGuess | None:
+    """:func:`~metrics.io.direction.guess_direction` of a run file under its roles, found once
+    per file and roles (page runs ask again on every widget change)."""
+    found = st.session_state.setdefault(GUESSES_KEY, {})
+    key = (_table_id(table), roles.score, roles.rank, roles.query, roles.model)
+    if key not in found:
+        found[key] = guess_direction(table.frame, roles.score, roles.rank, roles.query, roles.model)
+    guess: DirectionGuess | None = found[key]
+    return guess
+
+
+def _order_doubt_text(file: str, guess: DirectionGuess) -> str:
+    """Why a score order is proposed for a file, in the session's language."""
+    values = {"file": md_escape(file), "column": md_escape(guess.column), "share": guess.share}
+    if guess.code == "ranks":
+        return t(f"upload.order.ranks.{guess.order}", **values)
+    return t("upload.order.name", **values)
+
+
+def _order_set_text(file: str, order: str) -> str:
+    return t(
+        "upload.order.set",
+        file=md_escape(file),
+        order=frame.policy_name("score_order", order),
+        setting=frame.policy_label("score_order"),
+    )
+
+
+def set_score_order(models: tuple[str, ...], order: str, every_model: bool) -> None:
+    """Rank ``models`` by ``order``: the score order of every model when they are all the data
+    set's (one run file), else theirs alone (the sidebar's models ranked the other way)."""
+    state = st.session_state
+    others = [m for m in state.get(frame.OTHER_WAY_KEY, []) if m not in models]
+    if every_model:
+        state["w_score_order"] = order
+        state[frame.OTHER_WAY_KEY] = others
+        return
+    other_way = order != state.get("w_score_order", Settings.score_order)
+    state[frame.OTHER_WAY_KEY] = others + (list(models) if other_way else [])

@@ -10,6 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, replace
 from typing import Any
+from urllib.parse import quote, unquote
 
 from metrics.engine.registry import DEFAULT_CURVE_MEASURES, MEASURES
 from metrics.engine.settings import (
@@ -19,6 +20,7 @@ from metrics.engine.settings import (
     Gain,
     MissingQueries,
     NoRelevant,
+    ScoreOrder,
     ScorePrecision,
     Settings,
     ShortLists,
@@ -34,7 +36,7 @@ UPLOAD = "upload"
 HANDBUILT = "handbuilt"
 
 #: Policies chosen from a menu, always in view in the sidebar ...
-MAIN_POLICIES = ("gain", "ties", "short_lists", "averaging")
+MAIN_POLICIES = ("gain", "score_order", "ties", "short_lists", "averaging")
 #: ... and the rest, under "more settings".
 MORE_POLICIES = (
     "score_precision",
@@ -46,8 +48,9 @@ MORE_POLICIES = (
     "recall_rounding",
 )
 MENU_POLICIES = MAIN_POLICIES + MORE_POLICIES
-#: Policies typed in rather than chosen (under "more settings" too).
-INPUT_POLICIES = ("max_results", "gain_map")
+#: Policies typed in rather than chosen (under "more settings" too), and the models whose
+#: scores go the other way (chosen from the data set's models, under the score order).
+INPUT_POLICIES = ("max_results", "gain_map", "score_order_by_model")
 
 #: View field -> URL query parameter name.
 URL_NAMES: dict[str, str] = {
@@ -69,6 +72,8 @@ URL_NAMES: dict[str, str] = {
     "recall_rounding": "rround",
     "max_results": "M",
     "gain_map": "gains",
+    "score_order": "order",
+    "score_order_by_model": "orders",
     "lang": "lang",
 }
 
@@ -100,6 +105,8 @@ class View:
     recall_rounding: str = Settings.recall_rounding
     max_results: int | None = Settings.max_results
     gain_map: str | None = Settings.gain_map
+    score_order: ScoreOrder = Settings.score_order
+    score_order_by_model: tuple[tuple[str, ScoreOrder], ...] = ()
     lang: str = DEFAULT_LANGUAGE
 
     def settings(self) -> Settings:
@@ -124,6 +131,10 @@ class View:
         """A copy with some fields changed."""
         return replace(self, **changes)
 
+    def other_way_models(self) -> list[str]:
+        """The models whose score order is not :attr:`score_order`."""
+        return [m for m, order in self.score_order_by_model if order != self.score_order]
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -137,15 +148,25 @@ def gain_map_problem(text: str) -> str | None:
     return None
 
 
-def _typed_policies(get: dict[str, str]) -> dict[str, Any]:
-    """The maximum number of results and the custom gains of a link, when valid."""
+def _typed_policies(get: dict[str, str], order: str) -> dict[str, Any]:
+    """The maximum number of results, the custom gains and the models ranked the other way
+    from ``order`` of a link, when valid."""
     changes: dict[str, Any] = {}
     limit = get.get("M", "")
     if limit.isdigit() and int(limit) >= 1:
         changes["max_results"] = int(limit)
     if get.get("gains") and gain_map_problem(get["gains"]) is None:
         changes["gain_map"] = get["gains"]
+    if get.get("orders"):
+        other = "descending" if order == "ascending" else "ascending"
+        models = dict.fromkeys(unquote(m) for m in get["orders"].split(",") if m)
+        changes["score_order_by_model"] = tuple((m, other) for m in models)
     return changes
+
+
+def models_text(models: list[str]) -> str:
+    """Model names for a link: each percent-encoded (so commas in names stay), comma-joined."""
+    return ",".join(quote(m, safe="") for m in models)
 
 
 def _number(text: str) -> float:
@@ -171,6 +192,9 @@ def to_query_params(view: View) -> dict[str, str]:
             out[url] = f"{value[0]}-{value[1]}"
         elif field == "relevance_level":
             out[url] = f"{value:g}"
+        elif field == "score_order_by_model":
+            if view.other_way_models():
+                out[url] = models_text(view.other_way_models())
         else:
             out[url] = str(value)
     return out
@@ -224,7 +248,7 @@ def from_query_params(params: Mapping[str, str], base: View | None = None) -> Vi
     if level is not None:
         changes["relevance_level"] = level
     changes.update(_policy_changes(get))
-    changes.update(_typed_policies(get))
+    changes.update(_typed_policies(get, changes.get("score_order", view.score_order)))
     if get.get("w"):
         changes["weight_column"] = get["w"]
     if "lang" in get and get["lang"] in LANGUAGES:

@@ -196,8 +196,9 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 if a candidate is significantly worse on MEASURE",
     )
     parser.add_argument("--quiet", action="store_true", help="do not print warnings on stderr")
-    from metrics.cli.evaluate import add_engine_arguments
+    from metrics.cli.evaluate import add_engine_arguments, add_score_order_argument
 
+    add_score_order_argument(parser)
     add_engine_arguments(parser)
     return parser
 
@@ -319,9 +320,10 @@ def run_compare(
     MetricsError
         On unusable input (the message names the file).
     """
+    from metrics.cli.evaluate import score_order_settings
     from metrics.engine.evaluation import evaluate
     from metrics.engine.registry import parse_measures
-    from metrics.engine.settings import Settings
+    from metrics.engine.settings import Settings, check_model_orders
     from metrics.io.per_query import PerQueryDataset
     from metrics.review.compare import CompareOptions
     from metrics.review.verdict import ReviewRequest, review_table
@@ -329,9 +331,10 @@ def run_compare(
     measures = [s.name for s in parse_measures(list(args.measures or DEFAULT_COMPARE_MEASURES))]
     for name in args.fail_if_worse:
         measures += [s.name for s in parse_measures([name]) if s.name not in measures]
-    settings = Settings(relevance_level=args.relevance_level)
+    settings = Settings(relevance_level=args.relevance_level, **score_order_settings(args))
     data, notes, warnings = _compare_data(args, measures, settings)
     models = data.models
+    check_model_orders(settings, models)
     baseline = args.baseline or models[0]
     if baseline not in models:
         raise MetricsError(
@@ -448,6 +451,19 @@ def records(table: pd.DataFrame, by: list[str] | tuple[str, ...] = ()) -> list[d
     ]
 
 
+def _score_orders(args: argparse.Namespace) -> dict[str, object]:
+    """The score order of every model and the orders per model, as the JSON output records
+    them."""
+    from metrics.cli.evaluate import score_order_settings
+    from metrics.engine.settings import Settings
+
+    settings = Settings(**score_order_settings(args))
+    return {
+        "score_order": settings.score_order,
+        "score_order_by_model": dict(settings.score_order_by_model),
+    }
+
+
 def _write_json(
     table: pd.DataFrame,
     data: Dataset | PerQueryDataset,
@@ -482,6 +498,7 @@ def _write_json(
             "test": args.test,
             "alpha": options.alpha,
             "relevance_level": args.relevance_level,
+            **_score_orders(args),
             "family": args.family,
             "segments": list(args.by),
             "min_effect": dict(min_effects(args.min_effect)),

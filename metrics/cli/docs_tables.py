@@ -21,6 +21,8 @@ README = Path(__file__).resolve().parents[2] / "README.md"
 CLI_FLAGS: dict[str, str | None] = {
     "ties": "--ties",
     "score_precision": "--score-precision",
+    "score_order": "--score-order",
+    "score_order_by_model": "--score-order MODEL=ORDER",
     "relevance_level": "-l / --relevance-level",
     "gain": "--gain",
     "short_lists": "--short-lists",
@@ -77,6 +79,8 @@ def policies_table() -> str:
         if name == "relevance_level":
             values = "any number: " + p.help
         default = getattr(defaults, name)
+        if name == "score_order_by_model":
+            values, default = "model=order pairs: " + p.help, "none"
         flag = CLI_FLAGS.get(name) or "—"
         rows.append(
             f"| {_cell(p.label)} | `{name}` | `{flag}` | {_cell(values)} | "

@@ -23,9 +23,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
 
 from metrics.cli.arguments import ArgumentParser
 from metrics.cli.messages import error_line
@@ -47,8 +49,16 @@ from metrics.engine.registry import (
     expand_measure_names,
     parse_measures,
 )
-from metrics.engine.settings import POLICIES, PROFILES, Settings, profile
-from metrics.errors import InputError, MeasureError, MetricsError
+from metrics.engine.settings import (
+    POLICIES,
+    PROFILES,
+    Settings,
+    check_model_orders,
+    parse_model_orders,
+    profile,
+)
+from metrics.errors import InputError, MeasureError, MetricsError, SettingsError
+from metrics.io.direction import agreements, rank_disagreements
 
 if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
     from metrics.io.validation import DataHealth, Finding
@@ -172,6 +182,7 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
                     line=1,
                     fix="give the run after the judgments: python -m metrics QRELS RUN.",
                 )
+            model = _model_name(path, lists)
             ranked = rank_lists(
                 run.query,
                 run.item,
@@ -179,7 +190,7 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
                 qrels.query,
                 qrels.item,
                 qrels.value,
-                settings,
+                settings.for_model(model),
                 run_rank=run.rank,
                 source=name,
             )
@@ -190,8 +201,9 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
                     fix="check that both files use the same query ids "
                     "(for example '7', 'q7' and '007' differ).",
                 )
-            lists[_model_name(path, lists)] = ranked
+            lists[model] = ranked
             warnings += ranking_warnings(ranked, name, settings)
+            warnings += rank_order_warnings(model, run.query, run.rank, run.value, name, settings)
         return Inputs(lists, warnings, notes)
     inputs = _load_tables(qrels_path, run_paths, settings, k_max)
     inputs.notes = notes
@@ -260,6 +272,27 @@ def health_notes(health: DataHealth) -> list[str]:
 def ranking_warnings(ranked: RankedLists, source: str, settings: Settings) -> list[str]:
     """Plain-English warnings from what :func:`~metrics.engine.ranking.rank_lists` reported."""
     return notes_warnings(ranked.notes, source, settings)
+
+
+def rank_order_warnings(
+    model: str,
+    query: pa.ChunkedArray,
+    rank: np.ndarray | None,
+    score: np.ndarray,
+    source: str,
+    settings: Settings,
+) -> list[str]:
+    """The warning that one model's scores go with its ranks the other way from the score
+    order it is ranked by (:mod:`metrics.io.direction`), as the validation words it."""
+    if rank is None or not len(score):
+        return []
+    indices = pc.dictionary_encode(query).combine_chunks().indices  # int32, no nulls
+    codes = np.frombuffer(indices.buffers()[1], dtype=np.int32)
+    codes = codes[indices.offset : indices.offset + len(indices)]
+    found = agreements(np.zeros(len(codes), dtype=np.int64), codes, rank, score).get(0)
+    if found is None:
+        return []
+    return [f"{source}: {d.message}" for d in rank_disagreements({model: found}, settings)]
 
 
 def notes_warnings(
@@ -401,6 +434,7 @@ def build_parser() -> argparse.ArgumentParser:
             + "; ".join(f"{v}: {text}" for v, text in policy.values.items())
             + f" (default {default})",
         )
+    add_score_order_argument(p)
     p.add_argument(
         "--averaging",
         choices=("macro", "micro", "geometric"),
@@ -444,6 +478,43 @@ def build_parser() -> argparse.ArgumentParser:
     )
     add_engine_arguments(p)
     return p
+
+
+def add_score_order_argument(p: argparse.ArgumentParser) -> None:
+    """``--score-order`` (shared with ``compare``): for every model, or ``MODEL=ORDER``."""
+    policy = POLICIES["score_order"]
+    p.add_argument(
+        "--score-order",
+        action="append",
+        default=[],
+        type=_score_order,
+        metavar="ORDER|MODEL=ORDER",
+        help=f"{policy.help} "
+        + "; ".join(f"{v}: {text}" for v, text in policy.values.items())
+        + " (default descending). MODEL=ascending sets one model's order (repeatable; the "
+        "model is named after its run file, or by the run's model column)",
+    )
+
+
+def _score_order(text: str) -> str:
+    """One ``--score-order`` value, checked (argparse's usage error otherwise)."""
+    try:
+        parse_model_orders([text])
+    except SettingsError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def score_order_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``score_order`` and ``score_order_by_model`` of ``--score-order`` (empty when it was
+    not given)."""
+    order, per_model = parse_model_orders(getattr(args, "score_order", []) or [])
+    out: dict[str, Any] = {}
+    if order is not None:
+        out["score_order"] = order
+    if per_model:
+        out["score_order_by_model"] = tuple(per_model.items())
+    return out
 
 
 def add_engine_arguments(p: argparse.ArgumentParser) -> None:
@@ -494,6 +565,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         max_results=args.max_results,
         gain_map=args.gain_map,
         **chosen,
+        **score_order_settings(args),
     )
 
 
@@ -528,10 +600,12 @@ def compute_results(
         found, notes, warnings = spark_report(
             args.qrels, args.runs, specs, settings, args.master, findings=not args.quiet
         )
+        check_model_orders(settings, list(found))
         write_findings(notes, warnings, err)
         results.models.update(found)
         return results
     inputs = load_inputs(args.qrels, args.runs, settings, k_max)
+    check_model_orders(settings, list(inputs.lists))
     if not args.quiet:
         write_findings(inputs.notes, inputs.warnings, err)
     for model, lists in inputs.lists.items():

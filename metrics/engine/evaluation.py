@@ -61,6 +61,8 @@ def rank_run(
     ``codes`` are the ids of ``run`` and ``qrels`` already encoded (:func:`~metrics.engine.
     ranking.id_codes`), so that no ranking hashes them again.
 
+    Each model is ranked with :meth:`Settings.for_model` (its own score order).
+
     Returns a dict from model name to its :class:`RankedLists`, in order of first appearance.
     """
     _column(run, S.QUERY, source)
@@ -99,7 +101,7 @@ def rank_run(
             judged_query,
             judged_item,
             relevance,
-            settings,
+            settings.for_model(name),
             run_rank=_column_values(run[S.RANK], rows) if S.RANK in run.columns else None,
             source=source if rows is None else f"{source} (model {name})",
             codes=codes if codes is None or rows is None else codes.for_rows(rows),

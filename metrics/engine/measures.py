@@ -400,10 +400,16 @@ def confidence_precision(lists: RankedLists, ks: np.ndarray) -> np.ndarray:
     Raises
     ------
     MeasureError
-        When the lists have no scores or a score is negative.
+        When the lists have no scores, a score is negative, or lower scores are better (a
+        distance is no confidence).
     """
     if lists.scores is None:
         raise MeasureError("cwP needs scores; the run was ranked by its rank column.")
+    if lists.settings.score_order == "ascending":
+        raise MeasureError(
+            "cwP weighs items by their scores as confidences (higher is more confident), but "
+            "these scores are ranked lowest first (score order: lower is better)."
+        )
     scores = lists.scores
     if len(scores) and (np.isnan(scores).any() or scores.min() < 0):
         raise MeasureError(

@@ -455,6 +455,8 @@ def ranking_key(settings: Settings) -> tuple[tuple[str, Any], ...]:
     fields = [
         "ties",
         "score_precision",
+        "score_order",
+        "score_order_by_model",
         "duplicates",
         "missing_queries",
         "no_relevant",
@@ -527,7 +529,8 @@ def rank_lists(
     run_query, run_item:
         Query and item id of each run row (strings; numbers are converted to text).
     run_score:
-        Score of each row; higher is better. ``NaN`` sorts last.
+        Score of each row; higher is better (lower with ``settings.score_order ==
+        "ascending"``). ``NaN`` sorts last.
     qrels_query, qrels_item, qrels_relevance:
         The judgments. A repeated (query, item) keeps its highest label. A negative label means
         "in the pool but unjudged" (trec_eval): never relevant, no gain, and not judged for
@@ -793,6 +796,8 @@ def _run_order(
     if settings.score_precision == "float32":
         with np.errstate(over="ignore"):
             score = score.astype(np.float32).astype(np.float64)
+    if settings.score_order == "ascending":  # lower is better: rank the negated scores
+        score = -score
     key = np.where(np.isnan(score), -np.inf, score)
     blocks = _ordered_blocks(qr, key, items, settings)
     if blocks is not None:

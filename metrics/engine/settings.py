@@ -8,12 +8,14 @@ show and record them from one place.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, fields, replace
-from typing import Any, Literal
+from typing import Any, Literal, cast
 
 from metrics.errors import SettingsError
 
 Ties = Literal["item_desc", "input_order", "rank"]
+ScoreOrder = Literal["descending", "ascending"]
 ScorePrecision = Literal["float32", "float64"]
 Gain = Literal["linear", "exponential"]
 ShortLists = Literal["divide_by_k", "divide_by_returned", "leave_out"]
@@ -46,11 +48,37 @@ POLICIES: dict[str, Policy] = {
             "Tied scores",
             "How items with the same score are ordered within a query.",
             {
-                "item_desc": "score descending, then item id descending (byte order)",
-                "input_order": "score descending, then the order of the input rows",
+                "item_desc": "best score first (see the score order), then item id descending "
+                "(byte order)",
+                "input_order": "best score first (see the score order), then the order of the "
+                "input rows",
                 "rank": "use the rank column as given (scores ignored)",
             },
             "item_desc",
+        ),
+        Policy(
+            "score_order",
+            "Score order",
+            "Whether a higher or a lower score ranks first. trec_eval ranks the highest score "
+            "first; distances, costs and losses rank the lowest first, as if their negation "
+            "were the score. Ties keep their meaning: item_desc still breaks them by item id "
+            "descending (trec_eval on the negated scores), input_order still keeps the input "
+            "order, rank still ignores the scores; missing scores still rank last.",
+            {
+                "descending": "higher is better: the highest score ranks first (trec_eval)",
+                "ascending": "lower is better: the lowest score ranks first (distances, costs, "
+                "losses)",
+            },
+            "descending (the highest score first)",
+        ),
+        Policy(
+            "score_order_by_model",
+            "Score order per model",
+            "Models whose scores go the other way from the score order, as model=order pairs "
+            "(one model may give distances, another similarities); every other model follows "
+            "the score order.",
+            {(): "none: every model follows the score order"},
+            "one order for every run",
         ),
         Policy(
             "score_precision",
@@ -209,6 +237,13 @@ class Settings:
     score_precision:
         ``"float32"`` compares scores in single precision, as trec_eval does; ``"float64"``
         keeps them as given.
+    score_order:
+        ``"descending"`` (higher is better, trec_eval) or ``"ascending"`` (lower is better:
+        distances, costs, losses are ranked as if negated).
+    score_order_by_model:
+        ``(model, order)`` pairs for the models whose order differs from ``score_order`` (a
+        mapping or a list of pairs is accepted and stored sorted, without pairs that repeat
+        ``score_order``); see :meth:`for_model`.
     short_lists:
         Denominator of P@K when fewer than K items were returned.
     duplicates:
@@ -237,6 +272,8 @@ class Settings:
     gain: Gain = "linear"
     ties: Ties = "item_desc"
     score_precision: ScorePrecision = "float32"
+    score_order: ScoreOrder = "descending"
+    score_order_by_model: tuple[tuple[str, ScoreOrder], ...] = ()
     short_lists: ShortLists = "divide_by_k"
     duplicates: Duplicates = "keep_best"
     missing_queries: MissingQueries = "skip"
@@ -271,13 +308,15 @@ class Settings:
                         f"max_results must be a whole number of 1 or more, or None; got {value!r}."
                     )
                 continue
-            if name == "gain_map":
-                if value is not None:
+            if name in ("gain_map", "score_order_by_model"):
+                if name == "gain_map" and value is not None:
                     parse_gain_map(value)
-                continue
+                continue  # orders per model: after the loop, once the score order is valid
             if value not in policy.values:
                 allowed = ", ".join(repr(v) for v in policy.values)
                 raise SettingsError(f"{name} must be one of {allowed}; got {value!r}.")
+        orders = _model_orders(self.score_order_by_model, self.score_order)
+        object.__setattr__(self, "score_order_by_model", orders)
         if self.averaging == "weighted" and not self.weight_column:
             raise SettingsError(
                 "averaging='weighted' needs weight_column: name the query-level column that "
@@ -298,6 +337,18 @@ class Settings:
         """A copy with some fields changed (validated)."""
         return replace(self, **changes)
 
+    def score_order_of(self, model: str) -> ScoreOrder:
+        """The score order of ``model``: its own in :attr:`score_order_by_model`, else
+        :attr:`score_order`."""
+        return dict(self.score_order_by_model).get(str(model), self.score_order)
+
+    def for_model(self, model: str) -> Settings:
+        """The settings one model's lists are ranked with: its score order as ``score_order``,
+        and no orders per model."""
+        if not self.score_order_by_model:
+            return self
+        return replace(self, score_order=self.score_order_of(model), score_order_by_model=())
+
     def describe(self) -> list[tuple[str, str]]:
         """(label, chosen value explained) pairs, for display and reports."""
         rows = []
@@ -309,11 +360,96 @@ class Settings:
                 rows.append((policy.label, "no limit" if value is None else f"first {value}"))
             elif name == "gain_map":
                 rows.append((policy.label, policy.values[None] if value is None else value))
+            elif name == "score_order_by_model":
+                shown = "; ".join(f"{m}: {POLICIES['score_order'].values[o]}" for m, o in value)
+                rows.append((policy.label, shown or policy.values[()]))
             else:
                 rows.append((policy.label, policy.values[value]))
         if self.averaging == "weighted":
             rows.append(("Weight column", str(self.weight_column)))
         return rows
+
+
+def _model_orders(value: object, default: str) -> tuple[tuple[str, ScoreOrder], ...]:
+    """Orders per model as sorted ``(model, order)`` pairs, without those equal to
+    ``default``; a mapping or any sequence of pairs (a JSON list) is accepted.
+
+    Raises
+    ------
+    SettingsError
+        For an order that is neither ``"descending"`` nor ``"ascending"``, or a model given two
+        orders.
+    """
+    if value is None:
+        return ()
+    pairs: Any = value.items() if isinstance(value, Mapping) else value
+    orders: dict[str, ScoreOrder] = {}
+    try:
+        items = [(str(model), order) for model, order in pairs]
+    except (TypeError, ValueError):
+        raise SettingsError(
+            f"score_order_by_model must be model=order pairs such as (('dense', 'ascending'),); "
+            f"got {value!r}."
+        ) from None
+    for model, order in items:
+        if order not in POLICIES["score_order"].values:
+            raise SettingsError(
+                f"score_order_by_model: the order of model {model!r} must be 'descending' or "
+                f"'ascending'; got {order!r}."
+            )
+        if orders.get(model, order) != order:
+            raise SettingsError(f"score_order_by_model: model {model!r} is given two orders.")
+        orders[model] = order
+    return tuple(sorted((m, o) for m, o in orders.items() if o != default))
+
+
+def parse_model_orders(texts: Sequence[str]) -> tuple[ScoreOrder | None, dict[str, ScoreOrder]]:
+    """Read ``--score-order`` values: ``ascending`` or ``descending`` for every model, or
+    ``MODEL=ascending`` for one (the last ``=`` separates, so model names may hold ``=``).
+
+    Returns
+    -------
+    (order, per_model)
+        The order for every model (``None`` when none was given; the last one wins) and the
+        orders per model.
+
+    Raises
+    ------
+    SettingsError
+        For an order that is neither ``ascending`` nor ``descending``.
+    """
+    allowed = tuple(POLICIES["score_order"].values)
+    order: ScoreOrder | None = None
+    per_model: dict[str, ScoreOrder] = {}
+    for text in texts:
+        model, sep, value = str(text).rpartition("=")
+        value = value.strip()
+        if value not in allowed or (sep and not model):
+            raise SettingsError(
+                f"--score-order takes ascending, descending or MODEL=ascending; got {text!r}."
+            )
+        if sep:
+            per_model[model] = cast(ScoreOrder, value)
+        else:
+            order = cast(ScoreOrder, value)
+    return order, per_model
+
+
+def check_model_orders(settings: Settings, models: Sequence[str]) -> None:
+    """Refuse orders per model that name no model of the runs.
+
+    Raises
+    ------
+    SettingsError
+        Naming the unknown model and the models there are.
+    """
+    known = set(map(str, models))
+    unknown = [m for m, _ in settings.score_order_by_model if m not in known]
+    if unknown:
+        raise SettingsError(
+            f"a score order is given for model {unknown[0]!r}, which is not a model of the "
+            f"runs (models: {', '.join(map(str, models))})."
+        )
 
 
 def parse_gain_map(text: str) -> dict[int, float]:

@@ -33,6 +33,7 @@ import pyarrow as pa
 from metrics.engine.ranking import IdCodes, id_codes
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
+from metrics.io.direction import lower_is_better_name
 from metrics.io.formats import LoadedTable, file_stem, load_table
 from metrics.io.roles import (
     ROLES,
@@ -45,7 +46,13 @@ from metrics.io.roles import (
     score_values,
 )
 from metrics.io.text_safety import visible, visible_frame
-from metrics.io.validation import DataHealth, Finding, check_table, validate
+from metrics.io.validation import (
+    DataHealth,
+    Finding,
+    check_table,
+    score_order_by_name_finding,
+    validate,
+)
 from metrics.schema import DEFAULT_MODEL, ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE
 
 #: The samples in a source checkout: the top-level ``sample_data/`` folder.
@@ -143,6 +150,8 @@ class Dataset:
     ids:
         The query and item ids of ``run`` and ``qrels`` as integer codes, encoded once so that
         rankings do not hash them again (``None``: each ranking encodes them).
+    run_sources:
+        The models of each run file, by file name (empty when not loaded from files).
     """
 
     name: str
@@ -152,6 +161,7 @@ class Dataset:
     health: DataHealth = field(default_factory=DataHealth)
     description: str = ""
     ids: IdCodes | None = field(default=None, repr=False)
+    run_sources: Mapping[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
     content_hash: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -451,7 +461,9 @@ def load_dataset(
     """
     mappings = dict(mappings or {})
     run_tables = _run_tables(runs)
-    run, inline_qrels, extra = _canonical_runs(run_tables, mappings, judgments is not None)
+    run, inline_qrels, extra, sources = _canonical_runs(
+        run_tables, mappings, judgments is not None, settings or Settings()
+    )
     judgments_table = _as_table(judgments) if judgments is not None else None
     qrels_all = _judgments(inline_qrels, judgments_table, mappings, run_tables[0].name)
     segments, seg_findings = _segments(run, queries, mappings)
@@ -468,7 +480,9 @@ def load_dataset(
     health = DataHealth()
     early = None
     if on_built is not None and cleaned is not None and len(cleaned[0]) and len(cleaned[1]):
-        early = Dataset(visible(name), *cleaned[:2], segments, health, description, cleaned[2])
+        early = Dataset(
+            visible(name), *cleaned[:2], segments, health, description, cleaned[2], sources
+        )
         on_built(early)
     found = validate(
         run, qrels_all, k_max=k_max, relevance_level=relevance_level, settings=settings, ids=ids
@@ -481,7 +495,7 @@ def load_dataset(
     _require_usable_rows(cleaned[0], cleaned[1], health, run_tables)
     if early is not None:
         return early
-    return Dataset(visible(name), *cleaned[:2], segments, health, description, cleaned[2])
+    return Dataset(visible(name), *cleaned[:2], segments, health, description, cleaned[2], sources)
 
 
 _Cleaned = tuple[pd.DataFrame, pd.DataFrame, IdCodes | None]
@@ -519,12 +533,16 @@ def _run_tables(
 
 
 def _canonical_runs(
-    run_tables: list[LoadedTable], mappings: dict[str, MappingLike], judged_elsewhere: bool
-) -> tuple[pd.DataFrame, list[pd.DataFrame], list[Finding]]:
+    run_tables: list[LoadedTable],
+    mappings: dict[str, MappingLike],
+    judged_elsewhere: bool,
+    settings: Settings,
+) -> tuple[pd.DataFrame, list[pd.DataFrame], list[Finding], dict[str, tuple[str, ...]]]:
     """Stage 2: every run table in canonical columns, concatenated with unique model names;
-    judgments carried by labelled runs split off; remarks on what was done. With
-    ``judged_elsewhere`` (a judgments file is given) a run's labels are guessed from column
-    names only."""
+    judgments carried by labelled runs split off; remarks on what was done (a score column
+    named like a distance while ``settings`` rank the highest score first); the models of each
+    table. With ``judged_elsewhere`` (a judgments file is given) a run's labels are guessed
+    from column names only."""
     extra: list[Finding] = []
     parts: list[tuple[pd.DataFrame, str, str]] = []
     inline_qrels: list[pd.DataFrame] = []
@@ -563,8 +581,26 @@ def _canonical_runs(
             )
         parts.append((part, table.stem, table.name))
     _rename_colliding_models(parts)
+    sources = {name: tuple(visible(m) for m in pd.unique(p[MODEL])) for p, _, name in parts}
+    for part, _, name in parts:
+        extra += _score_named_lower_is_better(part, sources[name], name, settings)
     run = pd.concat([p for p, _, _ in parts], ignore_index=True) if len(parts) > 1 else parts[0][0]
-    return run, inline_qrels, extra
+    return run, inline_qrels, extra, sources
+
+
+def _score_named_lower_is_better(
+    part: pd.DataFrame, models: tuple[str, ...], source: str, settings: Settings
+) -> list[Finding]:
+    """The remark on a run table without ranks whose score column is named like a distance,
+    cost or loss while some of its models rank the highest score first (where the table has
+    ranks, the validation compares the scores with them instead)."""
+    column = part.attrs.get("columns", {}).get(SCORE)
+    if column is None or RANK in part.columns or not lower_is_better_name(column):
+        return []
+    highest_first = [m for m in models if settings.score_order_of(m) == "descending"]
+    if not highest_first:
+        return []
+    return [score_order_by_name_finding(str(column), highest_first, source)]
 
 
 def _judgments(

@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from metrics.errors import InputError
+from metrics.io.direction import lower_is_better_column
 from metrics.schema import ITEM, LABEL, MODEL, NULL_WORDS, QUERY, RANK, SCORE, normalize_name
 
 #: The single-column roles, in the order they are guessed.
@@ -140,8 +141,8 @@ class Guess:
         Why, in plain English.
     code:
         Why, as a stable code for translated texts: ``name_means``, ``name_suggests``,
-        ``repeated_text``, ``distinct_text``, ``fractional``, ``small_whole_numbers``,
-        ``one_list_per_value`` or ``constant_in_query``.
+        ``name_lower_better``, ``repeated_text``, ``distinct_text``, ``fractional``,
+        ``small_whole_numbers``, ``one_list_per_value`` or ``constant_in_query``.
     distinct:
         For ``constant_in_query`` and ``one_list_per_value``: how many distinct values the
         column has.
@@ -250,6 +251,7 @@ def guess_roles(df: pd.DataFrame, *, judged_elsewhere: bool = False) -> dict[str
                 )
                 taken.add(col)
                 break
+    _score_named_lower_is_better(columns, guesses, taken)
     _guess_from_contents(df, guesses, taken, labels=not judged_elsewhere)
     if QUERY in guesses:
         for col, distinct in _segment_candidates(df, guesses[QUERY].column, taken):
@@ -261,6 +263,18 @@ def guess_roles(df: pd.DataFrame, *, judged_elsewhere: bool = False) -> dict[str
                 distinct,
             )
     return guesses
+
+
+def _score_named_lower_is_better(
+    columns: list[str], guesses: dict[str, Guess], taken: set[str]
+) -> None:
+    """A column named like a distance, cost or loss (:mod:`metrics.io.direction`) is the score
+    when no column is named as one; whether lower is better is asked separately."""
+    column = lower_is_better_column(c for c in columns if c not in taken)
+    if SCORE not in guesses and column is not None:
+        reason = f"column name '{column}' means a score where lower is better"
+        guesses[SCORE] = Guess(column, 0.9, reason, "name_lower_better")
+        taken.add(column)
 
 
 _ROLE_TEXT = {

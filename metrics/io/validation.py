@@ -11,7 +11,7 @@ message catalogs in the user's language.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
 
@@ -23,6 +23,14 @@ import pyarrow.compute as pc
 from metrics.engine.ranking import IdCodes, encode_strings, id_codes, string_chunks
 from metrics.engine.settings import POLICIES, Settings
 from metrics.errors import InputError, file_line
+from metrics.io.direction import (
+    NAME_TEXT,
+    ORDER_RULES,
+    RANK_TEXTS,
+    RankAgreement,
+    agreements,
+    rank_disagreements,
+)
 from metrics.io.roles import ROLES, label_values, score_values
 from metrics.io.trec import READING_TEXTS
 from metrics.schema import ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE
@@ -86,6 +94,19 @@ MESSAGES: dict[str, Template] = {
         "1 score is infinite; +inf ranks first and -inf last.",
         "{n} scores are infinite; +inf ranks first and -inf last.",
     ),
+    "infinite_scores.ascending": _plural(
+        "1 score is infinite; lower is better, so -inf ranks first and +inf last.",
+        "{n} scores are infinite; lower is better, so -inf ranks first and +inf last.",
+    ),
+    "infinite_scores.mixed": _plural(
+        "1 score is infinite; +inf ranks first and -inf last where higher is better, the other "
+        "way round where lower is better.",
+        "{n} scores are infinite; +inf ranks first and -inf last where higher is better, the "
+        "other way round where lower is better.",
+    ),
+    "score_order_vs_rank.ascending": _plural(*RANK_TEXTS["ascending"]),
+    "score_order_vs_rank.descending": _plural(*RANK_TEXTS["descending"]),
+    "score_order_by_name": NAME_TEXT,
     "duplicate_items": _plural(
         "1 item appears more than once in the same list; {rule}.",
         "{n} items appear more than once in the same list; {rule}.",
@@ -193,6 +214,12 @@ ACTIONS: dict[str, str] = {
     "have saved dates with a time of day).",
     "missing_scores": "Fill in the missing values if these items were retrieved.",
     "infinite_scores": "Replace them with finite numbers if that is not intended.",
+    "score_order_vs_rank.ascending": "If lower scores are better, set '{setting}' to '{value}' "
+    "(for this model alone when the other models' scores go the other way).",
+    "score_order_vs_rank.descending": "If higher scores are better, set '{setting}' to "
+    "'{value}' (for this model alone when the other models' scores go the other way).",
+    "score_order_by_name": "If lower scores are better, set '{setting}' to '{value}'; if higher "
+    "ones are, there is nothing to do.",
     "duplicate_items": "Remove the copies, or set '{setting}' to '{value}' to refuse such input "
     "(trec_eval's behaviour).",
     "duplicate_items.refused": "Remove the copies, or set '{setting}' to '{value}'.",
@@ -222,6 +249,9 @@ ACTION_SETTINGS: dict[str, tuple[str, object]] = {
     "duplicate_items": ("duplicates", "error"),
     "duplicate_items.refused": ("duplicates", "keep_best"),
     "tied_scores": ("ties", None),
+    "score_order_vs_rank.ascending": ("score_order", "ascending"),
+    "score_order_vs_rank.descending": ("score_order", "descending"),
+    "score_order_by_name": ("score_order", "ascending"),
     "short_lists": ("short_lists", None),
     "no_relevant": ("no_relevant", "leave_out"),
     "missing_run_queries": ("missing_queries", "zero"),
@@ -233,6 +263,7 @@ EXAMPLES: dict[str, Template] = {
     "id": "{id}",
     "row": "row {row}",
     "query": "query {query}",
+    "model": "model {model}",
     "query_model": "query {query} ({model})",
     "query_item": "query {query}, item {item}",
     "query_item_model": "query {query}, item {item} ({model})",
@@ -467,10 +498,105 @@ def duplicate_items_finding(n: int, examples: tuple[Example, ...], settings: Set
     )
 
 
-def score_values_finding(code: str, n: int, column: str, examples: tuple[Example, ...]) -> Finding:
+def score_values_finding(
+    code: str, n: int, column: str, examples: tuple[Example, ...], variant: str = ""
+) -> Finding:
     """``missing_scores`` or ``infinite_scores``: ``n`` run rows of ``column`` without a usable
-    score."""
-    return Finding(code, "warning", {"n": n, "column": column}, n, examples, column=column)
+    score (``variant``: see :func:`infinite_variant`)."""
+    return Finding(
+        code, "warning", {"n": n, "column": column}, n, examples, variant=variant, column=column
+    )
+
+
+def infinite_variant(settings: Settings, models: Iterable[object]) -> str:
+    """Which wording of ``infinite_scores`` fits the score orders of ``models``: ``""`` (every
+    model ranks the highest score first), ``"ascending"`` (every model the lowest) or
+    ``"mixed"``."""
+    orders = {settings.score_order_of(str(m)) for m in models}
+    if orders == {"ascending"}:
+        return "ascending"
+    return "mixed" if len(orders) > 1 else ""
+
+
+def score_order_vs_rank_findings(
+    found: Mapping[str, RankAgreement], settings: Settings
+) -> list[Finding]:
+    """``score_order_vs_rank``: per model (in the order of ``found``), scores that ascend (or
+    descend) with rank in most lists while the order in force ranks them the other way."""
+    return [
+        Finding(
+            "score_order_vs_rank",
+            "warning",
+            d.params,
+            d.agree,
+            variant=d.order,
+            rule=("score_order", d.rule),
+        )
+        for d in rank_disagreements(dict(found), settings)
+    ]
+
+
+def score_order_by_name_finding(column: str, models: Sequence[str], source: str | None) -> Finding:
+    """``score_order_by_name``: the score column ``column`` of ``source`` is named like a
+    distance, cost or loss while ``models`` (its models that do) rank the highest score first."""
+    return Finding(
+        "score_order_by_name",
+        "warning",
+        {"column": column, "n": len(models)},
+        len(models),
+        tuple({"model": str(m)} for m in models[:_MAX_EXAMPLES]),
+        source=source,
+        column=column,
+        rule=("score_order", "descending"),
+    )
+
+
+def rank_agreements(run: pd.DataFrame, codes: _Codes | None = None) -> dict[str, RankAgreement]:
+    """How each model's scores go with its ranks (:mod:`metrics.io.direction`), by model name in
+    order of first appearance; empty without a rank column."""
+    if RANK not in run.columns or SCORE not in run.columns or not len(run):
+        return {}
+    if codes is not None:
+        model_codes, names, lists = codes.m_run, codes.models, codes.lists()
+    else:
+        models = run[MODEL] if MODEL in run.columns else pd.Series("run", index=run.index)
+        model_codes, names = pd.factorize(models)
+        lists = pd.MultiIndex.from_arrays([model_codes, run[QUERY]]).factorize()[0]
+    rank = score_values(run[RANK])[0].to_numpy(dtype="float64")
+    score = score_values(run[SCORE])[0].to_numpy(dtype="float64")
+    found = agreements(np.asarray(model_codes), np.asarray(lists), rank, score)
+    return {str(names[m]): found[m] for m in sorted(found)}
+
+
+#: The codes of findings that depend on the score order.
+SCORE_ORDER_CODES = frozenset({"score_order_vs_rank", "score_order_by_name", "infinite_scores"})
+
+
+def under_settings(health: DataHealth, run: pd.DataFrame, settings: Settings) -> DataHealth:
+    """``health`` (found under other settings) with its findings that depend on the score order
+    as ``settings`` make them: rank agreements against the order now in force, names that no
+    longer disagree dropped, infinite scores worded for the orders now in force."""
+    models = pd.unique(run[MODEL]) if MODEL in run.columns else ["run"]
+    fresh = score_order_vs_rank_findings(rank_agreements(run), settings)
+    out: list[Finding] = []
+    for f in health.findings:
+        if f.code == "score_order_vs_rank":
+            out += fresh
+            fresh = []
+        elif f.code == "score_order_by_name":
+            still = [
+                str(e["model"])
+                for e in f.example_values
+                if settings.score_order_of(str(e["model"])) == "descending"
+            ]
+            if still:
+                out.append(score_order_by_name_finding(str(f.column), still, f.source))
+        elif f.code == "infinite_scores":
+            out.append(replace(f, variant=infinite_variant(settings, models)))
+        else:
+            out.append(f)
+    at = next((i for i, f in enumerate(out) if f.severity == "info"), len(out))
+    return DataHealth(out[:at] + fresh + out[at:])
 
 
 def tied_scores_finding(
@@ -1000,6 +1126,7 @@ RULES: dict[str, dict[str, Template]] = {
         "keep_best": "the best-ranked copy is kept",
         "error": "such input is refused (duplicates = error, as trec_eval)",
     },
+    "score_order": dict(ORDER_RULES),
 }
 
 
@@ -1014,6 +1141,7 @@ def _score_findings(
     found: list[Finding] = []
     shown = _column_label(run, SCORE if SCORE in run.columns else RANK)
     missing = scores.isna().to_numpy()
+    variants = {"infinite_scores": infinite_variant(settings, codes.models)}
     for code, mask in (
         ("missing_scores", missing),
         ("infinite_scores", np.isinf(scores.to_numpy(dtype="float64"))),
@@ -1024,7 +1152,7 @@ def _score_findings(
                 {"query": str(q), "item": str(i)}
                 for q, i in zip(run[QUERY][mask].head(5), run[ITEM][mask].head(5))
             )
-            found.append(score_values_finding(code, n, shown, rows))
+            found.append(score_values_finding(code, n, shown, rows, variants.get(code, "")))
     has_model = MODEL in run.columns
 
     # ids of some rows, looked up by position (the columns are not converted as a whole)
@@ -1078,6 +1206,7 @@ def _score_findings(
                 len(short), len(sizes), k_max, int(short.min()), short_examples, settings
             )
         )
+    found += score_order_vs_rank_findings(rank_agreements(run, codes), settings)
     return found
 
 

@@ -113,7 +113,7 @@ def bucket_values(
             qrels[S.QUERY],
             qrels[S.ITEM],
             qrels[S.RELEVANCE],
-            settings,
+            settings.for_model(model),
             run_rank=part[S.RANK] if S.RANK in part.columns else None,
             source=f"model {model}",
         )
@@ -219,7 +219,7 @@ def _check_duplicates(
             [],
             [],
             [],
-            settings.with_(duplicates="keep_best"),
+            settings.for_model(model).with_(duplicates="keep_best"),
             run_rank=rows[S.RANK] if S.RANK in rows.columns else None,
         )
         example = lists.notes.duplicate_examples[0]

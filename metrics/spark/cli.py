@@ -22,6 +22,7 @@ from metrics import schema as S
 from metrics.engine.registry import MeasureSpec
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
+from metrics.io.direction import lower_is_better_name
 from metrics.io.formats import file_stem
 from metrics.io.roles import guess_roles
 from metrics.io.trec import detect_trec
@@ -93,8 +94,11 @@ def _format_of(path: str) -> str:
     return "trec"
 
 
-def read_table(spark: SparkSession, path: str, kind: str) -> DataFrame:
-    """A run (``kind='run'``) or judgments (``kind='qrels'``) table with canonical columns.
+def read_table(
+    spark: SparkSession, path: str, kind: str, roles: dict[str, str] | None = None
+) -> DataFrame:
+    """A run (``kind='run'``) or judgments (``kind='qrels'``) table with canonical columns;
+    ``roles``, when given, receives the column of each role of a CSV or Parquet table.
 
     Raises
     ------
@@ -130,13 +134,17 @@ def read_table(spark: SparkSession, path: str, kind: str) -> DataFrame:
             fields[3].cast("double").alias(S.RANK),
             fields[4].cast("double").alias(S.SCORE),
         )
-    return _canonical(table, kind, name)
+    return _canonical(table, kind, name, roles)
 
 
-def _canonical(table: DataFrame, kind: str, source: str) -> DataFrame:
+def _canonical(
+    table: DataFrame, kind: str, source: str, found: dict[str, str] | None = None
+) -> DataFrame:
     sample = table.limit(2000).toPandas()
     guesses = guess_roles(sample)
     roles = {role: g.column for role, g in guesses.items() if not role.startswith("segment:")}
+    if found is not None:
+        found.update(roles)
     wanted = (S.QUERY, S.ITEM, S.LABEL) if kind == "qrels" else (S.QUERY, S.ITEM)
     for role in wanted:
         if role not in roles:
@@ -165,15 +173,26 @@ def read_runs(spark: SparkSession, paths: list[str]) -> DataFrame:
     return read_runs_with_sources(spark, paths)[0]
 
 
+#: A run table whose score column is named like a distance and that has no rank column: its
+#: file name, the score column, its place among the run files (its rows' input row numbers
+#: start at ``place << 54``) and its model when it has no model column.
+NamedLikeDistance = tuple[str, str, int, str | None]
+
+
 def read_runs_with_sources(
-    spark: SparkSession, paths: list[str]
+    spark: SparkSession, paths: list[str], named: list[NamedLikeDistance] | None = None
 ) -> tuple[DataFrame, dict[str, str]]:
-    """All runs as one table, and the file of each model named after its file."""
+    """All runs as one table, and the file of each model named after its file; ``named``, when
+    given, receives the tables whose score column is named like a distance, cost or loss and
+    that have no rank column (as the local loader remarks on them)."""
     taken: set[str] = set()
     sources: dict[str, str] = {}
-    parts = []
+    parts: list[DataFrame] = []
     for path in paths:
-        table = read_table(spark, path, "run")
+        roles: dict[str, str] = {}
+        table = read_table(spark, path, "run", roles)
+        score = roles.get(S.SCORE)
+        model = None
         if S.MODEL not in table.columns:
             stem = file_stem(path.rstrip("/"))
             name, n = stem, 1
@@ -183,6 +202,9 @@ def read_runs_with_sources(
             taken.add(name)
             sources[name] = Path(path.rstrip("/")).name
             table = table.withColumn(S.MODEL, F.lit(name))
+            model = name
+        if named is not None and score and S.RANK not in roles and lower_is_better_name(score):
+            named.append((Path(path.rstrip("/")).name, score, len(parts), model))
         parts.append(table)
     columns = sorted(
         {c for p in parts for c in p.columns}, key=[*S.RUN_OPTIONAL, S.QUERY, S.ITEM].index
@@ -237,12 +259,14 @@ def input_notes(
     settings: Settings,
     k_max: int = 10,
     as_tables: bool = False,
+    named: list[NamedLikeDistance] | None = None,
 ) -> tuple[list[str], list[str]]:
     """The notes and warnings the local command line prints for these files: for TREC files,
     how they were read and what the ranking dropped or left out, per run file; for other
     tables, what the local validation finds in the run and judgments (``k_max``: the largest
     cutoff asked for). With ``as_tables`` (``compare``, whose local engine validates every file
-    as a table), TREC files get the reading notes and the validation's warnings."""
+    as a table), TREC files get the reading notes and the validation's warnings, and ``named``
+    (see :func:`read_runs_with_sources`) the remarks on score columns named like distances."""
     from metrics.spark import findings
 
     kinds = {qrels_path: "qrels", **dict.fromkeys(run_paths, "run")}
@@ -255,7 +279,8 @@ def input_notes(
             notes += findings.reading_notes(spark, path, kinds[path])
     if not trec or as_tables:
         # the local loader names every run's model, so the examples name it too
-        return notes, findings.table_findings(run, qrels, settings, k_max, has_model=True)
+        warnings = findings.table_findings(run, qrels, settings, k_max, has_model=True)
+        return notes, warnings + findings.named_like_distance(run, named or [], settings)
     return notes, findings.ranking_warnings(run, qrels, models, sources, settings)
 
 
@@ -283,7 +308,8 @@ def evaluate_files(
     from metrics.spark.backend import models_in_order, prepare_run
 
     spark = session(master)
-    run, sources = read_runs_with_sources(spark, run_paths)
+    named: list[NamedLikeDistance] = []
+    run, sources = read_runs_with_sources(spark, run_paths, named)
     qrels = read_table(spark, qrels_path, "qrels")
     source = ", ".join(Path(p.rstrip("/")).name for p in run_paths)
     if len(run_paths) == 1:
@@ -323,6 +349,7 @@ def evaluate_files(
             settings,
             max([s.k for s in specs if s.k is not None], default=10),
             as_tables,
+            named,
         )
     return SparkEvaluation(table.reset_index(drop=True), models, notes, warnings)
 

@@ -29,18 +29,22 @@ from pyspark.sql import functions as F
 from metrics import schema as S
 from metrics.engine.ranking import RankingNotes, rank_lists
 from metrics.engine.settings import Settings
+from metrics.io.direction import RankAgreement, rank_disagreements
 from metrics.io.trec import WIDTH, TrecColumns
 from metrics.io.validation import (
     RULES,
     Finding,
     duplicate_items_finding,
     duplicate_judgments_finding,
+    infinite_variant,
     labels_look_like_ranks_finding,
     missing_labels_finding,
     missing_run_queries_finding,
     negative_labels_finding,
     no_relevant_finding,
     relevant_not_retrieved_finding,
+    score_order_by_name_finding,
+    score_order_vs_rank_findings,
     score_values_finding,
     short_lists_finding,
     tied_scores_finding,
@@ -174,6 +178,7 @@ def ranking_warnings(
             evaluated.join(relevant, S.QUERY, "left_anti")
         )
     dropped, examples = _duplicates(run, settings)
+    orders = rank_agreements(run) if S.RANK in run.columns and S.SCORE in run.columns else {}
     out = []
     for model in models:
         ids = {name: per_model.get(model, (0, [])) for name, per_model in found.items()}
@@ -185,6 +190,67 @@ def ranking_warnings(
         )
         counts = {name: n for name, (n, _) in ids.items()}
         out += notes_warnings(notes, sources.get(model, model), settings, counts)
+        mine = {model: orders[model]} if model in orders else {}
+        out += [
+            f"{sources.get(model, model)}: {d.message}" for d in rank_disagreements(mine, settings)
+        ]
+    return out
+
+
+def rank_agreements(run: DataFrame) -> dict[str, RankAgreement]:
+    """How each model's scores go with its ranks (:mod:`metrics.io.direction`'s rule), by model
+    in order of first appearance: ``run`` has ``model``, ``query``, ``rank``, the input row
+    number and ``score`` (``-rank`` without one, as the local loader sets it)."""
+    score = F.col(S.SCORE) if S.SCORE in run.columns else -F.col(S.RANK)
+    rank = F.col(S.RANK)
+    finite = ~_missing(score) & ~_missing(rank)
+    finite &= ~score.isin(float("inf"), float("-inf")) & ~rank.isin(float("inf"), float("-inf"))
+    rows = run.where(finite).select(S.MODEL, S.QUERY, ROW, rank.alias("__r"), score.alias("__s"))
+    before = Window.partitionBy(S.MODEL, S.QUERY).orderBy("__r", "__s")
+    step = F.col("__r") > F.lag("__r").over(before)
+    change = F.col("__s") - F.lag("__s").over(before)
+    steps = rows.select(
+        S.MODEL,
+        S.QUERY,
+        ROW,
+        F.when(step & (change > 0), 1).otherwise(0).alias("__up"),
+        F.when(step & (change < 0), 1).otherwise(0).alias("__down"),
+    )
+    lists = steps.groupBy(S.MODEL, S.QUERY).agg(
+        F.sum("__up").alias("up"), F.sum("__down").alias("down"), F.min(ROW).alias("__first")
+    )
+    per_model = lists.groupBy(S.MODEL).agg(
+        F.sum((F.col("up") > F.col("down")).cast("long")).alias("ascending"),
+        F.sum((F.col("down") > F.col("up")).cast("long")).alias("descending"),
+        F.min("__first").alias("__first"),
+    )
+    return {
+        str(r[S.MODEL]): RankAgreement(int(r["ascending"]), int(r["descending"]))
+        for r in per_model.orderBy("__first").collect()
+    }
+
+
+def named_like_distance(
+    run: DataFrame, named: list[tuple[str, str, int, str | None]], settings: Settings
+) -> list[str]:
+    """The local loader's remarks on run files without ranks whose score column is named like a
+    distance, cost or loss while some of their models rank the highest score first, in its
+    words; ``named`` as :func:`metrics.spark.cli.read_runs_with_sources` lists them (their
+    models are read from their rows: input row numbers from ``place << 54``)."""
+    out = []
+    for file, column, place, model in named:
+        if model is not None:
+            models = [model]
+        else:
+            mine = run.where(
+                (F.col(ROW) >= F.lit(place << 54)) & (F.col(ROW) < F.lit((place + 1) << 54))
+            )
+            first = mine.groupBy(S.MODEL).agg(F.min(ROW).alias("__first")).orderBy("__first")
+            models = [str(r[S.MODEL]) for r in first.collect()]
+        highest_first = [m for m in models if settings.score_order_of(m) == "descending"]
+        if highest_first:
+            f = score_order_by_name_finding(column, highest_first, file)
+            out.append(f"{f.source}: {f.message} (e.g. {'; '.join(f.examples)})")
     return out
 
 
@@ -218,7 +284,7 @@ def _duplicates(
             [],
             [],
             [],
-            settings.with_(duplicates="keep_best"),
+            settings.for_model(str(model)).with_(duplicates="keep_best"),
             run_rank=part[S.RANK] if S.RANK in part.columns else None,
         )
         examples[str(model)] = lists.notes.duplicate_examples
@@ -308,7 +374,11 @@ def _score_findings(
             examples = tuple(
                 {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])} for r in _first(rows, ROW)
             )
-            found.append(score_values_finding(code, n, shown, examples))
+            variant = ""
+            if code == "infinite_scores":
+                models = [r[S.MODEL] for r in run.select(S.MODEL).distinct().collect()]
+                variant = infinite_variant(settings, models)
+            found.append(score_values_finding(code, n, shown, examples, variant))
     key = Window.partitionBy(S.MODEL, S.QUERY, S.ITEM).orderBy(ROW)
     run = run.withColumn("__copy", F.row_number().over(key)).cache()
     copies = run.where(F.col("__copy") > 1)
@@ -356,6 +426,8 @@ def _score_findings(
                 n, int(summary["total"]), k_max, int(summary["shortest"]), shortest, settings
             )
         )
+    if S.RANK in run.columns:
+        found += score_order_vs_rank_findings(rank_agreements(run), settings)
     run.unpersist()
     return found
 

@@ -36,12 +36,21 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ties", default="item_desc")
     p.add_argument("--short-lists", default="divide_by_k")
     p.add_argument("--averaging", default="macro", choices=("macro", "micro"))
+    p.add_argument(
+        "--score-order",
+        action="append",
+        default=[],
+        metavar="ORDER|MODEL=ORDER",
+        help="descending (higher is better, default) or ascending (lower is better: distances, "
+        "costs); MODEL=ascending for one model (repeatable)",
+    )
     return p
 
 
 def main(argv: list[str] | None = None) -> int:
     from pyspark.sql import SparkSession
 
+    from metrics.cli.evaluate import score_order_settings
     from metrics.spark.backend import evaluate_spark, summarize_spark
     from metrics.spark.cli import _format_of, read_runs, read_table
 
@@ -54,6 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         short_lists=args.short_lists,
         missing_queries="zero" if args.complete else "skip",
         averaging=args.averaging,
+        **score_order_settings(args),
     )
     measures = args.measure or list(DEFAULT_MEASURES)
     spark = SparkSession.builder.appName("ranking-metrics").getOrCreate()

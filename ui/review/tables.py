@@ -477,6 +477,10 @@ def settings_rows(
             )
         elif name == "gain_map":
             shown = tr("review_report.prov.no_gain_map") if value is None else str(value)
+        elif name == "score_order_by_model":
+            shown = "; ".join(
+                f"{model}: {tr(f'policy.score_order.name.{order}')}" for model, order in value
+            ) or tr("policy.score_order_by_model.none")
         else:
             shown = tr(f"policy.{name}.{value}")
         rows.append((tr(f"policy.{name}.label"), shown))
