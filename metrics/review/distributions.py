@@ -162,8 +162,10 @@ def t_cdf(t: float, df: float) -> float:
     return 1.0 - tail if t > 0 else tail
 
 
+@lru_cache(maxsize=4096)
 def t_ppf(q: float, df: float) -> float:
-    """The quantile of Student's t: ``t`` with ``P(T ≤ t) = q``."""
+    """The quantile of Student's t: ``t`` with ``P(T ≤ t) = q`` (remembered: the power analysis
+    of a review asks for the same few levels and degrees of freedom on many rows)."""
     if not 0.0 < q < 1.0:
         return norm_ppf(q)
     if q < 0.5:

@@ -426,10 +426,22 @@ def review_table(
     groups = _groups(segments, by, compared_queries(evaluation, models))
     specs = _specs(request, measures, groups, by)
 
+    masks: dict[tuple[str, str, str], np.ndarray] = {}
+
+    def within(model: str, measure: str, spec: _Spec) -> pd.Series:
+        """The model's values on the queries of the spec's segment (one mask per model and
+        segment: every measure of a model has the same queries)."""
+        series = values[(model, measure)]
+        if spec.queries is None:
+            return series
+        key = (model, spec.segment, str(len(series)))
+        if key not in masks:
+            masks[key] = np.asarray(series.index.isin(spec.queries))
+        return series[masks[key]]
+
     def pairs_of(spec: _Spec) -> Pairs:
-        a, b = values[(spec.reference, spec.measure)], values[(spec.candidate, spec.measure)]
-        if spec.queries is not None:
-            a, b = a[a.index.isin(spec.queries)], b[b.index.isin(spec.queries)]
+        a = within(spec.reference, spec.measure, spec)
+        b = within(spec.candidate, spec.measure, spec)
         return pair_values(a, b, options.policy)
 
     results, boot = compare_many(
