@@ -99,3 +99,24 @@ def test_a_judgment_repeated_for_a_query_missing_from_the_run_takes_the_general_
     grouped, general = both_paths(run, qrels, Settings(missing_queries="zero"))
     assert grouped is None
     assert general.ideal_labels.tolist() == [1.0, 2.0]  # q2 keeps its highest label
+
+
+def test_a_query_has_the_same_values_whatever_queries_come_before_it():
+    """Each query's sums start at its first item (as trec_eval adds them), so its values do not
+    change in the last bits with the size of the lists ranked before it."""
+    from metrics import evaluate
+
+    rng = np.random.default_rng(5)
+    items = [f"d{i}" for i in range(1000)]
+    big = pd.DataFrame({"query": "a", "item": items, "score": np.arange(1000.0, 0, -1)})
+    small = pd.DataFrame({"query": "b", "item": items[:30], "score": np.arange(30.0, 0, -1)})
+    qrels = pd.concat(
+        [
+            pd.DataFrame({"query": "a", "item": items, "relevance": rng.integers(0, 4, 1000)}),
+            pd.DataFrame({"query": "b", "item": items[:30], "relevance": rng.integers(0, 4, 30)}),
+        ]
+    )
+    names = [f"{m}@{k}" for m in ("AP", "nDCG") for k in range(1, 31)] + ["AP", "nDCG"]
+    alone = evaluate(small, qrels, names).per_query.set_index("query").loc["b", names]
+    after = evaluate(pd.concat([big, small]), qrels, names).per_query.set_index("query")
+    assert alone.to_numpy().tobytes() == after.loc["b", names].to_numpy().tobytes()

@@ -474,12 +474,36 @@ def _segment_cumsum_total(values: np.ndarray, offsets: np.ndarray) -> np.ndarray
 
 
 def _segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    total = np.cumsum(values, dtype=np.float64)
-    if len(total) == 0:
-        return total
-    before = np.concatenate(([0.0], total))[offsets[:-1]]
-    running: np.ndarray = total - np.repeat(before, np.diff(offsets))
-    return running
+    """Running sums that start again at each segment: within a segment, the sum of its values
+    up to each entry, added one by one from the segment's first entry (as trec_eval adds
+    them), so that a query's sums do not depend on the queries before it.
+
+    Segments of one length are the rows of a table summed along its rows; segments of other
+    lengths are summed in tables of the segments of about the same length (at most twice
+    the cells).
+    """
+    values = np.asarray(values)
+    lengths = np.diff(offsets)
+    if len(values) == 0:
+        return np.zeros(0)
+    width = int(lengths.max())
+    if len(values) == width * int((lengths > 0).sum()):  # every nonempty segment is as long
+        rows: np.ndarray = np.cumsum(values.reshape(-1, width), axis=1, dtype=np.float64)
+        return rows.reshape(-1)
+    out = np.empty(len(values))
+    size_class = np.frexp(np.maximum(lengths - 1, 0))[1]  # bit length of length - 1
+    for c in range(int(size_class.max()) + 1):
+        segment = np.flatnonzero((size_class == c) & (lengths > 0))
+        if not len(segment):
+            continue
+        n = lengths[segment]
+        at = np.arange(int(n.max()))[None, :] < n[:, None]
+        table = np.zeros(at.shape)
+        entries = _group_rows(offsets[segment], n)
+        table[at] = values[entries]
+        np.cumsum(table, axis=1, out=table)
+        out[entries] = table[at]
+    return out
 
 
 def _gather(
