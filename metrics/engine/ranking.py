@@ -6,7 +6,8 @@ ranked item, ``offsets`` marking where each query starts). Every measure is then
 over those flat arrays, read at the requested cutoffs for all queries at once: no Python loop over
 queries or over K. Aggregation over queries is level two (:mod:`metrics.engine.aggregation`).
 
-Only numpy and pyarrow are imported here, so the command line starts quickly.
+Only numpy and pyarrow are imported here (``pyarrow.compute`` on first use beyond the few
+functions of :mod:`metrics.engine.arrow_calls`), so the command line starts quickly.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from typing import Any, TypeAlias
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from metrics.engine import arrow_calls
+from metrics.engine.arrow_calls import compute as pc
 from metrics.engine.settings import Settings, parse_gain_map
 from metrics.errors import InputError, SettingsError
 
@@ -352,7 +354,10 @@ class RankedLists:
 
     @cached_property
     def discount(self) -> np.ndarray:
-        return 1.0 / np.log2(self.position + 2.0)
+        """1 / log2(rank + 1) of each entry (computed once per rank, then looked up)."""
+        per_rank = 1.0 / np.log2(np.arange(int(self.n_returned.max(initial=0))) + 2.0)
+        discount: np.ndarray = per_rank[self.position]
+        return discount
 
     # ----------------------------------------------------------------- cumulative sums
     def within_query_cumsum(self, values: np.ndarray) -> np.ndarray:
@@ -387,7 +392,8 @@ class RankedLists:
         position = np.arange(len(self.ideal_gains)) - np.repeat(
             self.ideal_offsets[:-1], self.n_ideal
         )
-        return _segment_cumsum(self.ideal_gains / np.log2(position + 2.0), self.ideal_offsets)
+        log2_rank = np.log2(np.arange(int(self.n_ideal.max(initial=0))) + 2.0)[position]
+        return _segment_cumsum(self.ideal_gains / log2_rank, self.ideal_offsets)
 
     @cached_property
     def first_relevant_rank(self) -> np.ndarray:
@@ -403,7 +409,9 @@ class RankedLists:
     def at(self, cumulative: np.ndarray, ks: np.ndarray) -> np.ndarray:
         """Read a within-query cumulative array at cutoffs ``ks`` -> ``(n_queries, len(ks))``.
 
-        Lists shorter than K keep their last value (missing positions add nothing).
+        Lists shorter than K keep their last value (missing positions add nothing). When
+        every list is as long and the cutoffs are consecutive, the result is a read-only view of
+        ``cumulative``.
         """
         return _gather(cumulative, self.offsets, self.n_returned, ks)
 
@@ -492,17 +500,37 @@ def _segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
         return rows.reshape(-1)
     out = np.empty(len(values))
     size_class = np.frexp(np.maximum(lengths - 1, 0))[1]  # bit length of length - 1
-    for c in range(int(size_class.max()) + 1):
+    if len(lengths) * width <= 2 * len(values):
+        size_class[:] = 0  # one table is small enough
+    for c in np.flatnonzero(np.bincount(size_class[lengths > 0])):
         segment = np.flatnonzero((size_class == c) & (lengths > 0))
-        if not len(segment):
-            continue
         n = lengths[segment]
-        at = np.arange(int(n.max()))[None, :] < n[:, None]
-        table = np.zeros(at.shape)
-        entries = _group_rows(offsets[segment], n)
-        table[at] = values[entries]
-        np.cumsum(table, axis=1, out=table)
-        out[entries] = table[at]
+        entries = group_rows(offsets[segment], n)
+        width = int(n.max())
+        cells = group_rows(np.arange(len(segment)) * width, n)
+        table = np.zeros(len(segment) * width)
+        table[cells] = values[entries]
+        np.cumsum(table.reshape(-1, width), axis=1, out=table.reshape(-1, width))
+        out[entries] = table[cells]
+    return out
+
+
+def _table_view(cumulative: np.ndarray, lengths: np.ndarray, ks: np.ndarray) -> np.ndarray | None:
+    """:func:`_gather` without an index when every list has one length of at least the largest
+    cutoff: the columns ``ks`` of the lists' table (a read-only view for consecutive cutoffs);
+    ``None`` otherwise."""
+    if not len(ks) or len(lengths) == 0 or cumulative.dtype != np.float64:
+        return None
+    width = int(lengths[0])
+    if not (ks.min() >= 1 and ks.max() <= width and (lengths == width).all()):
+        return None
+    table = cumulative.reshape(len(lengths), width)
+    first = int(ks[0])
+    if (ks == np.arange(first, first + len(ks))).all():
+        view = table[:, first - 1 : first - 1 + len(ks)]
+        view.flags.writeable = False
+        return view
+    out: np.ndarray = table[:, ks - 1]
     return out
 
 
@@ -514,6 +542,9 @@ def _gather(
     ks = np.maximum(np.asarray(ks, dtype=np.int64), 0)
     if len(cumulative) == 0:
         return np.zeros((len(lengths), len(ks)))
+    view = _table_view(cumulative, lengths, ks)
+    if view is not None:
+        return view
     index = np.minimum(ks[None, :], lengths[:, None])  # int64, as ks
     index += offsets[:-1, None] - 1
     out: np.ndarray = cumulative.take(index)  # an index of -1 (nothing taken) is reset below
@@ -589,7 +620,7 @@ def rank_lists(
         run_ic, qrels_ic = i_codes[:n_run], i_codes[n_run:]
     n_items = max(len(i_dict), 1)
     # ascending byte order of query ids -> evaluation order
-    q_order = _numpy_of(pc.sort_indices(q_dict)).astype(np.int64)
+    q_order = _numpy_of(arrow_calls.sort_indices(q_dict)).astype(np.int64)
     q_rank = np.empty(len(q_dict), dtype=np.int64)
     q_rank[q_order] = np.arange(len(q_dict))
 
@@ -640,14 +671,14 @@ def rank_lists(
 _PAD_RATIO = 2
 
 
-def _runs_of(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
+def runs_of(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
     """Where each run of equal consecutive ids starts, and the id of each run (one linear pass,
     no hashing)."""
     if len(ids) == 0:
         return np.zeros(0, dtype=np.int64), ids
     if ids.offset:
         ids = pa.concat_arrays([ids])
-    encoded = pc.run_end_encode(ids)
+    encoded = arrow_calls.run_end_encode(ids)
     ends = _numpy_of(encoded.run_ends).astype(np.int64)
     starts = np.zeros(len(ends), dtype=np.int64)
     starts[1:] = ends[:-1]
@@ -658,7 +689,7 @@ def _padded_fits(n_rows: int, width: int, cells: int) -> bool:
     return n_rows * width <= _PAD_RATIO * cells + 4096
 
 
-def _group_rows(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+def group_rows(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
     """The rows ``starts[g]:starts[g] + lengths[g]`` of every group, back to back."""
     before = np.cumsum(lengths) - lengths
     rows: np.ndarray = np.arange(int(lengths.sum())) + np.repeat(starts - before, lengths)
@@ -739,8 +770,8 @@ def _query_blocks(
     """The query ids, and for the run and the judgments where each query's rows start and
     which query they hold (codes into those ids); ``None`` when a query's rows are in more
     than one place."""
-    r_starts, r_heads = _runs_of(rq)
-    j_starts, j_heads = _runs_of(jq)
+    r_starts, r_heads = runs_of(rq)
+    j_starts, j_heads = runs_of(jq)
     q_codes, q_dict = _encode(pa.chunked_array([r_heads, j_heads], type=pa.string()))
     r_q, j_q = q_codes[: len(r_starts)], q_codes[len(r_starts) :]
     n_q = len(q_dict)
@@ -779,7 +810,7 @@ def _rank_grouped(
         return None
     i_codes, i_dict = _encode(pa.chunked_array([ri, ji], type=pa.string()))
     n_q = len(q_dict)
-    q_order = _numpy_of(pc.sort_indices(q_dict)).astype(np.int64)
+    q_order = _numpy_of(arrow_calls.sort_indices(q_dict)).astype(np.int64)
     q_rank = np.empty(n_q, dtype=np.int64)
     q_rank[q_order] = np.arange(n_q)
 
@@ -798,7 +829,7 @@ def _rank_grouped(
     if len(j_starts) > int((judged_block >= 0).sum()):  # judged queries without run rows
         alone = np.ones(len(j_starts), dtype=bool)
         alone[judged_block[judged_block >= 0]] = False
-        rows = _group_rows(j_starts[alone], j_len[alone])
+        rows = group_rows(j_starts[alone], j_len[alone])
         if _repeats_within(i_codes[n_run:][rows], j_len[alone]) is not False:
             return None  # repeated judgments (or a very uneven table): the general path
     jb = np.maximum(judged_block, 0)
@@ -806,8 +837,8 @@ def _rank_grouped(
     labels = _match_labels(
         i_codes[:n_run][order],
         lengths,
-        i_codes[n_run:][_group_rows(j_starts[jb], jl)],
-        jrel[_group_rows(j_starts[jb], jl)],
+        i_codes[n_run:][group_rows(j_starts[jb], jl)],
+        jrel[group_rows(j_starts[jb], jl)],
         jl,
         2 * len(i_dict) + 2,
     )
@@ -821,7 +852,7 @@ def _rank_grouped(
     eval_ranks = np.flatnonzero(evaluated)
     jb_eval = j_block_of_q[q_order[eval_ranks]]
     jl_eval = j_len[jb_eval]
-    ideal = _descending_within(jrel[_group_rows(j_starts[jb_eval], jl_eval)], jl_eval)
+    ideal = _descending_within(jrel[group_rows(j_starts[jb_eval], jl_eval)], jl_eval)
     lists = RankedLists(
         query_ids=names[eval_ranks],
         offsets=np.zeros(1, dtype=np.int64),
@@ -1065,7 +1096,7 @@ def _offsets_of(query_index: np.ndarray, n_queries: int) -> np.ndarray:
 
 
 def _encode(values: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
-    encoded = pc.dictionary_encode(values).combine_chunks()
+    encoded = arrow_calls.dictionary_encode(values).combine_chunks()
     codes = _numpy_of(encoded.indices).astype(np.int64)
     return codes, encoded.dictionary
 
