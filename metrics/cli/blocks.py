@@ -53,7 +53,7 @@ class BlockResult:
     notes: RankingNotes
 
 
-class _Judgments:
+class Judgments:
     """The judgments grouped by query, and each judged query's row in the table of values
     (ascending byte order of the ids)."""
 
@@ -90,13 +90,13 @@ class _Judgments:
 
 
 def evaluate_blocks(
-    qrels: TrecColumns,
+    judged: Judgments,
     run_path: str,
     specs: list[MeasureSpec],
     settings: Settings,
     chunk_bytes: int = CHUNK_BYTES,
 ) -> BlockResult | None:
-    """The per-query values of ``specs`` for the run at ``run_path`` against ``qrels``,
+    """The per-query values of ``specs`` for the run at ``run_path`` against the judgments,
     computed block by block; ``None`` when the run is to be read whole instead (see the module
     docstring)."""
     from metrics.cli.evaluate import compute_matrix
@@ -105,7 +105,6 @@ def evaluate_blocks(
         return None
     ranking = settings.with_(duplicates="keep_best")  # a repeat makes the run read whole
     try:
-        judged = _Judgments(qrels)
         table = np.empty((len(judged.ids), len(specs)), order="F")
         written = np.zeros(len(judged.ids), dtype=bool)
         seen = np.zeros(len(judged.ids), dtype=bool)
@@ -138,6 +137,24 @@ def evaluate_blocks(
     if merged.dropped_duplicates or not written.any():
         return None
     return BlockResult(judged.ids[written], _kept_rows(table, written), merged)
+
+
+def read_judgments(path: str, chunk_bytes: int = CHUNK_BYTES) -> TrecColumns | None:
+    """A plain TREC qrels file read chunk by chunk (less memory at once than a whole reading);
+    ``None`` when it is not plain (read it whole then)."""
+    chunks = []
+    for chunk in plain_chunks(path, "qrels", chunk_bytes):
+        if chunk is None:
+            return None
+        chunks.append(chunk)
+    if not chunks:
+        return None
+    return TrecColumns(
+        "qrels",
+        pa.chunked_array([c for chunk in chunks for c in chunk.query.chunks], type=pa.string()),
+        pa.chunked_array([c for chunk in chunks for c in chunk.item.chunks], type=pa.string()),
+        np.concatenate([chunk.value for chunk in chunks]),
+    )
 
 
 def _query_blocks(run_path: str, chunk_bytes: int) -> Iterator[tuple[TrecColumns, pa.Array]]:
@@ -191,7 +208,7 @@ def _joined(first: TrecColumns, then: TrecColumns) -> TrecColumns:
 def _write(
     lists: RankedLists,
     values: np.ndarray,
-    judged: _Judgments,
+    judged: Judgments,
     table: np.ndarray,
     written: np.ndarray,
 ) -> None:

@@ -548,25 +548,27 @@ def _in_blocks(
 ) -> tuple[list[str], list[str], dict[str, BlockResult]] | None:
     """Notes, warnings and per model the values of TREC runs evaluated block by block
     (:mod:`metrics.cli.blocks`); ``None`` when the files are to be read whole instead."""
-    from metrics.cli.blocks import evaluate_blocks
+    from metrics.cli.blocks import Judgments, evaluate_blocks, read_judgments
     from metrics.io.source import check_file
     from metrics.io.trec import read_trec
 
     check_file(qrels_path)
     for path in run_paths:
         check_file(path, scan=False)  # the chunked reader finds NUL bytes (then reads whole)
-    qrels = read_trec(qrels_path)
-    if qrels is None or qrels.kind != "qrels":
+    qrels = read_judgments(qrels_path) or read_trec(qrels_path)
+    if qrels is None or qrels.kind != "qrels" or settings.averaging == "micro":
         return None
+    notes = [f"{Path(qrels_path).name}: {note}" for note in qrels.notes()]
+    judged = Judgments(qrels)
+    del qrels  # the judgments hold what they need of it
     models: dict[str, BlockResult] = {}
     warnings: list[str] = []
     for path in run_paths:
-        found = evaluate_blocks(qrels, path, specs, settings)
+        found = evaluate_blocks(judged, path, specs, settings)
         if found is None:
             return None
         models[_model_name(path, models)] = found
         warnings += notes_warnings(found.notes, Path(path).name, settings)
-    notes = [f"{Path(qrels_path).name}: {note}" for note in qrels.notes()]
     return notes, warnings, models
 
 

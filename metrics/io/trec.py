@@ -373,15 +373,16 @@ def _sample_delimiter(lines: list[str] | None, kind: TrecKind) -> str | None:
     return delimiter
 
 
-def _plain_bytes(data: bytes | mmap.mmap, delimiter: str) -> bool:
-    """No byte that the ``pyarrow.csv`` reader would read otherwise than trec_eval: the other
-    delimiter, a carriage return or a ``#``."""
+def _plain_bytes(data: bytes | mmap.mmap, delimiter: str, end: int | None = None) -> bool:
+    """No byte (before ``end``) that the ``pyarrow.csv`` reader would read otherwise than
+    trec_eval: the other delimiter, a carriage return or a ``#``."""
     other = b" " if delimiter == "\t" else b"\t"
-    return data.find(other) < 0 and data.find(b"\r") < 0 and data.find(b"#") < 0
+    end = len(data) if end is None else end
+    return all(data.find(byte, 0, end) < 0 for byte in (other, b"\r", b"#"))
 
 
-#: Bytes of a file read at a time by :func:`plain_chunks`: about a million lines of a run.
-CHUNK_BYTES = 1 << 25
+#: Bytes of a file read at a time by :func:`plain_chunks`: about half a million lines of a run.
+CHUNK_BYTES = 1 << 24
 
 
 def plain_chunks(
@@ -413,10 +414,10 @@ def plain_chunks(
             if more:  # the last line may go on: read it with the next chunk
                 cut = data.rfind(b"\n") + 1
                 handle.seek(cut - len(data), os.SEEK_CUR)
-            chunk = data[:cut]
+            chunk = memoryview(data)[:cut]  # no copy
             columns = (
                 _plain_table(chunk, kind, delimiter, False)
-                if cut and _plain_bytes(chunk, delimiter) and chunk.find(b"\x00") < 0
+                if cut and _plain_bytes(data, delimiter, cut) and data.find(b"\x00", 0, cut) < 0
                 else None
             )
             yield columns
@@ -434,7 +435,7 @@ def _read_plain(data: bytes | mmap.mmap, kind: TrecKind, tags: bool) -> TrecColu
 
 
 def _plain_table(
-    data: bytes | mmap.mmap, kind: TrecKind, delimiter: str, tags: bool
+    data: bytes | mmap.mmap | memoryview, kind: TrecKind, delimiter: str, tags: bool
 ) -> TrecColumns | None:
     """Plain TREC lines read by ``pyarrow.csv``; ``None`` when one is not plain after all.
 
@@ -464,11 +465,7 @@ def _plain_table(
             return None
     first_tag = None
     if kind == "run" and len(table):
-        first_tag = (
-            data[: data.find(b"\n") if data.find(b"\n") >= 0 else len(data)]
-            .decode("utf-8", "replace")
-            .split(delimiter)[5]
-        )
+        first_tag = _first_line(data).decode("utf-8", "replace").split(delimiter)[5]
     return TrecColumns(
         kind,
         table["query"],
@@ -480,8 +477,21 @@ def _plain_table(
     )
 
 
+def _first_line(data: bytes | mmap.mmap | memoryview) -> bytes:
+    """The first line of ``data`` (a memoryview of the start of a bytes object: of its bytes)."""
+    whole = data.obj if isinstance(data, memoryview) else data
+    if not isinstance(whole, (bytes, mmap.mmap)):
+        whole = bytes(data)
+    end = whole.find(b"\n", 0, len(data))
+    return bytes(whole[: end if end >= 0 else len(data)])
+
+
 def _csv_table(
-    data: bytes | mmap.mmap, kind: TrecKind, delimiter: str, tags: bool, rank_type: pa.DataType
+    data: bytes | mmap.mmap | memoryview,
+    kind: TrecKind,
+    delimiter: str,
+    tags: bool,
+    rank_type: pa.DataType,
 ) -> pa.Table | None:
     """The columns evaluation reads of plain TREC lines (``None`` when ``pyarrow.csv`` refuses
     them)."""
