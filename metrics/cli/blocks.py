@@ -105,8 +105,7 @@ def evaluate_blocks(
         return None
     ranking = settings.with_(duplicates="keep_best")  # a repeat makes the run read whole
     try:
-        table = np.empty((len(judged.ids), len(specs)), order="F")
-        written = np.zeros(len(judged.ids), dtype=bool)
+        values = _Values(judged, len(specs))
         seen = np.zeros(len(judged.ids), dtype=bool)
         seen_ids: set[str] = set()
         notes: list[RankingNotes] = []
@@ -122,21 +121,21 @@ def evaluate_blocks(
             lists = rank_lists(
                 block.query, block.item, block.value, jq, ji, jrel, ranking, run_rank=block.rank
             )
-            _write(lists, compute_matrix(lists, specs), judged, table, written)
+            values.add(lists, compute_matrix(lists, specs))
             notes.append(lists.notes)
         missing = np.flatnonzero(~seen)
         if len(missing):  # judged queries the run does not have: noted, or scored 0 (-c)
             jq, ji, jrel = judged.of(missing)
             empty = arrow_strings([])
             lists = rank_lists(empty, empty, np.zeros(0), jq, ji, jrel, ranking)
-            _write(lists, compute_matrix(lists, specs), judged, table, written)
+            values.add(lists, compute_matrix(lists, specs))
             notes.append(lists.notes)
     except (_Whole, MetricsError):
         return None
     merged = _merged(notes, settings)
-    if merged.dropped_duplicates or not written.any():
+    if merged.dropped_duplicates or values.table is None:
         return None
-    return BlockResult(judged.ids[written], _kept_rows(table, written), merged)
+    return BlockResult(judged.ids[values.written], values.kept(), merged)
 
 
 def read_judgments(path: str, chunk_bytes: int = CHUNK_BYTES) -> TrecColumns | None:
@@ -205,32 +204,43 @@ def _joined(first: TrecColumns, then: TrecColumns) -> TrecColumns:
     )
 
 
-def _write(
-    lists: RankedLists,
-    values: np.ndarray,
-    judged: Judgments,
-    table: np.ndarray,
-    written: np.ndarray,
-) -> None:
-    """Put the rows of ``values`` (the evaluated queries of ``lists``) in their table rows."""
-    ids = lists.query_ids
-    if not len(ids):
-        return
-    rows = judged.row[arrow_calls.index_in(arrow_strings(ids.tolist()), judged.heads)]
-    table[rows] = values
-    written[rows] = True
+class _Values:
+    """The per-query values of every judged query that is evaluated, one row per judged query
+    in ascending byte order of the ids, column by column."""
 
+    def __init__(self, judged: Judgments, n_columns: int) -> None:
+        self.judged = judged
+        self.n_columns = n_columns
+        self.table: np.ndarray | None = None
+        self.written = np.zeros(len(judged.ids), dtype=bool)
 
-def _kept_rows(table: np.ndarray, keep: np.ndarray) -> np.ndarray:
-    """The rows ``keep`` of a column-by-column table, moved up in place (no second table)."""
-    n, m = len(keep), int(keep.sum())
-    if m == n:
-        return table
-    flat = table.reshape(-1, order="F")
-    for j in range(table.shape[1]):
-        flat[j * m : (j + 1) * m] = flat[j * n : (j + 1) * n][keep]
-    kept: np.ndarray = flat[: m * table.shape[1]].reshape((m, table.shape[1]), order="F")
-    return kept
+    def add(self, lists: RankedLists, values: np.ndarray) -> None:
+        """The rows of ``values``: the evaluated queries of ``lists``."""
+        ids = lists.query_ids
+        if not len(ids):
+            return
+        if self.table is None and len(ids) == len(self.judged.ids):
+            self.table = values  # every judged query, in the same order: the whole table
+            self.written[:] = True
+            return
+        if self.table is None:
+            self.table = np.empty((len(self.judged.ids), self.n_columns), order="F")
+        rows = self.judged.row[arrow_calls.index_in(arrow_strings(ids.tolist()), self.judged.heads)]
+        self.table[rows] = values
+        self.written[rows] = True
+
+    def kept(self) -> np.ndarray:
+        """The table of the rows written, moved up in place (no second table)."""
+        table, keep = self.table, self.written
+        assert table is not None
+        n, m = len(keep), int(keep.sum())
+        if m == n:
+            return table
+        flat = table.reshape(-1, order="F")
+        for j in range(table.shape[1]):
+            flat[j * m : (j + 1) * m] = flat[j * n : (j + 1) * n][keep]
+        kept: np.ndarray = flat[: m * table.shape[1]].reshape((m, table.shape[1]), order="F")
+        return kept
 
 
 def _merged(notes: list[RankingNotes], settings: Settings) -> RankingNotes:

@@ -381,8 +381,9 @@ def _plain_bytes(data: bytes | mmap.mmap, delimiter: str, end: int | None = None
     return all(data.find(byte, 0, end) < 0 for byte in (other, b"\r", b"#"))
 
 
-#: Bytes of a file read at a time by :func:`plain_chunks`: about half a million lines of a run.
-CHUNK_BYTES = 1 << 24
+#: Bytes of a file read at a time by :func:`plain_chunks` (about 250,000 lines of a run): small
+#: pieces keep the memory low and let freed memory serve the next piece.
+CHUNK_BYTES = 1 << 23
 
 
 def plain_chunks(
