@@ -121,14 +121,14 @@ def evaluate_blocks(
             lists = rank_lists(
                 block.query, block.item, block.value, jq, ji, jrel, ranking, run_rank=block.rank
             )
-            values.add(lists, compute_matrix(lists, specs))
+            values.add(lists, compute_matrix(lists, specs), at)
             notes.append(lists.notes)
         missing = np.flatnonzero(~seen)
         if len(missing):  # judged queries the run does not have: noted, or scored 0 (-c)
             jq, ji, jrel = judged.of(missing)
             empty = arrow_strings([])
             lists = rank_lists(empty, empty, np.zeros(0), jq, ji, jrel, ranking)
-            values.add(lists, compute_matrix(lists, specs))
+            values.add(lists, compute_matrix(lists, specs), missing)
             notes.append(lists.notes)
     except (_Whole, MetricsError):
         return None
@@ -214,8 +214,9 @@ class _Values:
         self.table: np.ndarray | None = None
         self.written = np.zeros(len(judged.ids), dtype=bool)
 
-    def add(self, lists: RankedLists, values: np.ndarray) -> None:
-        """The rows of ``values``: the evaluated queries of ``lists``."""
+    def add(self, lists: RankedLists, values: np.ndarray, judged: np.ndarray) -> None:
+        """The rows of ``values``: the evaluated queries of ``lists``, ranked with the judged
+        queries ``judged`` (positions in the judgments' query ids)."""
         ids = lists.query_ids
         if not len(ids):
             return
@@ -225,7 +226,11 @@ class _Values:
             return
         if self.table is None:
             self.table = np.empty((len(self.judged.ids), self.n_columns), order="F")
-        rows = self.judged.row[arrow_calls.index_in(arrow_strings(ids.tolist()), self.judged.heads)]
+        if len(ids) == len(judged):  # all evaluated: their rows in ascending byte order
+            rows = np.sort(self.judged.row[judged])
+        else:
+            found = arrow_calls.index_in(arrow_strings(ids.tolist()), self.judged.heads)
+            rows = self.judged.row[found]
         self.table[rows] = values
         self.written[rows] = True
 

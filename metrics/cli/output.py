@@ -289,9 +289,9 @@ def _python_lines(
     several = len(results.models) > 1
     for model, (lists, per_q, means) in results.models.items():
         prefix = tsv_escaped_text(model) + "\t" if several else ""
-        queries = [tsv_escaped_text(str(q)) for q in lists.query_ids.tolist()]
         blocks: list[list[tuple[int, str, float]]] = []  # (measure, query, value) per line
         if per_query and per_q.size:
+            queries = [tsv_escaped_text(str(q)) for q in lists.query_ids.tolist()]
             blocks.append(
                 [
                     (j, queries[q], v)

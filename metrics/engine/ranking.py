@@ -32,7 +32,7 @@ ArrayLike: TypeAlias = "pa.Array | pa.ChunkedArray | np.ndarray | list[Any]"
 def _as_string_array(values: ArrayLike, name: str) -> pa.Array:
     """Query or item ids as one arrow string array (numbers become their text)."""
     if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
+        values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
     if not isinstance(values, pa.Array):
         values = pa.array(
             np.asarray(values, dtype=object) if not isinstance(values, list) else values
@@ -676,9 +676,7 @@ def runs_of(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
     no hashing)."""
     if len(ids) == 0:
         return np.zeros(0, dtype=np.int64), ids
-    if ids.offset:
-        ids = pa.concat_arrays([ids])
-    encoded = arrow_calls.run_end_encode(ids)
+    encoded = arrow_calls.run_end_encode(ids)  # run ends count from the slice's start
     ends = _numpy_of(encoded.run_ends).astype(np.int64)
     starts = np.zeros(len(ends), dtype=np.int64)
     starts[1:] = ends[:-1]

@@ -26,6 +26,7 @@ import re
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 from typing import Literal
 
@@ -198,7 +199,7 @@ def detect_trec(lines: list[str]) -> tuple[TrecKind, int] | None:
     -------
     (kind, header_lines) or None
     """
-    kept = [ln for ln in lines if not _is_skipped(ln)][:_SAMPLE_LINES]
+    kept = list(islice((ln for ln in lines if not _is_skipped(ln)), _SAMPLE_LINES))
     delimited = sum(("," in ln or ";" in ln or "|" in ln) for ln in kept)
     if not kept or delimited * 2 > len(kept):
         return None  # most lines hold a comma, semicolon or pipe: a delimited table
@@ -417,7 +418,7 @@ def plain_chunks(
                 handle.seek(cut - len(data), os.SEEK_CUR)
             chunk = memoryview(data)[:cut]  # no copy
             columns = (
-                _plain_table(chunk, kind, delimiter, False)
+                _plain_table(chunk, kind, delimiter, False, threads=False)
                 if cut and _plain_bytes(data, delimiter, cut) and data.find(b"\x00", 0, cut) < 0
                 else None
             )
@@ -436,16 +437,20 @@ def _read_plain(data: bytes | mmap.mmap, kind: TrecKind, tags: bool) -> TrecColu
 
 
 def _plain_table(
-    data: bytes | mmap.mmap | memoryview, kind: TrecKind, delimiter: str, tags: bool
+    data: bytes | mmap.mmap | memoryview,
+    kind: TrecKind,
+    delimiter: str,
+    tags: bool,
+    threads: bool = True,
 ) -> TrecColumns | None:
     """Plain TREC lines read by ``pyarrow.csv``; ``None`` when one is not plain after all.
 
     Ranks are read as integers (a quarter of the reading time less than as numbers); a file
     whose ranks are not all integers (``3.0``) is read again with number ranks.
     """
-    table = _csv_table(data, kind, delimiter, tags, pa.int64())
+    table = _csv_table(data, kind, delimiter, tags, pa.int64(), threads)
     if table is None and kind == "run":
-        table = _csv_table(data, kind, delimiter, tags, pa.float64())
+        table = _csv_table(data, kind, delimiter, tags, pa.float64(), threads)
     if table is None:
         return None
     value = float_column(table["value"])
@@ -493,6 +498,7 @@ def _csv_table(
     delimiter: str,
     tags: bool,
     rank_type: pa.DataType,
+    threads: bool = True,
 ) -> pa.Table | None:
     """The columns evaluation reads of plain TREC lines (``None`` when ``pyarrow.csv`` refuses
     them)."""
@@ -508,7 +514,9 @@ def _csv_table(
     try:
         return pacsv.read_csv(
             pa.py_buffer(data),
-            read_options=pacsv.ReadOptions(column_names=names, block_size=1 << 23),
+            read_options=pacsv.ReadOptions(
+                column_names=names, block_size=1 << 23, use_threads=threads
+            ),
             parse_options=pacsv.ParseOptions(
                 delimiter=delimiter, quote_char=False, double_quote=False, ignore_empty_lines=False
             ),
