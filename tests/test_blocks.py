@@ -102,9 +102,11 @@ def test_runs_the_blocks_do_not_handle_are_read_whole(files, tmp_path):
     repeated.write_text("".join(lines[:1] + lines))
     packed = tmp_path / "packed.run.gz"
     packed.write_bytes(gzip.compress(run.read_bytes()))
+    latin = tmp_path / "latin.run"  # not UTF-8: read whole, as Latin-1
+    latin.write_bytes(run.read_bytes().replace(b" d1 ", b" d\xe9 ", 1))
     judged = Judgments(read_trec(qrels))
     specs = evaluate.requested_measures(["P@5"], None)
-    for path in (split, repeated, packed):
+    for path in (split, repeated, packed, latin):
         assert evaluate_blocks(judged, str(path), specs, Settings(), SMALL_CHUNK) is None
         assert output([str(qrels), str(path), "-q"], blocks=True) == output(
             [str(qrels), str(path), "-q"], blocks=False

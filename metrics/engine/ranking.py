@@ -379,9 +379,9 @@ class RankedLists:
     @cached_property
     def cum_precision_at_relevant(self) -> np.ndarray:
         """Running sum of P@rank over relevant ranks (the numerator of AP)."""
-        return self.within_query_cumsum(
-            np.where(self.relevant, self.cum_relevant / (self.position + 1.0), 0.0)
-        )
+        precision = np.zeros(len(self.labels))
+        np.divide(self.cum_relevant, self.position + 1.0, out=precision, where=self.relevant)
+        return self.within_query_cumsum(precision)
 
     @cached_property
     def n_ideal(self) -> np.ndarray:

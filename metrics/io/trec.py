@@ -417,9 +417,10 @@ def plain_chunks(
                 cut = data.rfind(b"\n") + 1
                 handle.seek(cut - len(data), os.SEEK_CUR)
             chunk = memoryview(data)[:cut]  # no copy
+            plain = cut and _plain_bytes(data, delimiter, cut) and data.find(b"\x00", 0, cut) < 0
             columns = (
-                _plain_table(chunk, kind, delimiter, False, threads=False)
-                if cut and _plain_bytes(data, delimiter, cut) and data.find(b"\x00", 0, cut) < 0
+                _plain_table(chunk, kind, delimiter, False, False, known_ascii=data.isascii())
+                if plain
                 else None
             )
             yield columns
@@ -442,15 +443,16 @@ def _plain_table(
     delimiter: str,
     tags: bool,
     threads: bool = True,
+    known_ascii: bool = False,
 ) -> TrecColumns | None:
     """Plain TREC lines read by ``pyarrow.csv``; ``None`` when one is not plain after all.
 
     Ranks are read as integers (a quarter of the reading time less than as numbers); a file
     whose ranks are not all integers (``3.0``) is read again with number ranks.
     """
-    table = _csv_table(data, kind, delimiter, tags, pa.int64(), threads)
+    table = _csv_table(data, kind, delimiter, tags, pa.int64(), threads, known_ascii)
     if table is None and kind == "run":
-        table = _csv_table(data, kind, delimiter, tags, pa.float64(), threads)
+        table = _csv_table(data, kind, delimiter, tags, pa.float64(), threads, known_ascii)
     if table is None:
         return None
     value = float_column(table["value"])
@@ -499,9 +501,10 @@ def _csv_table(
     tags: bool,
     rank_type: pa.DataType,
     threads: bool = True,
+    known_ascii: bool = False,
 ) -> pa.Table | None:
     """The columns evaluation reads of plain TREC lines (``None`` when ``pyarrow.csv`` refuses
-    them)."""
+    them); text known to be ASCII is not checked again for UTF-8."""
     if kind == "run":
         names = ["query", "q0", "item", "rank", "value", "tag"]
         types = {"query": pa.string(), "item": pa.string(), "rank": rank_type}
@@ -526,6 +529,7 @@ def _csv_table(
                 strings_can_be_null=False,
                 null_values=[],
                 quoted_strings_can_be_null=False,
+                check_utf8=not known_ascii,
             ),
         )
     except (pa.ArrowException, ValueError):
