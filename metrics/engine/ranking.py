@@ -441,7 +441,15 @@ def gain_of(labels: np.ndarray, settings: Settings) -> np.ndarray:
     other label keeps its value as gain, as trec_eval's ``ndcg`` pairs; otherwise the label
     (``linear``) or 2^label − 1 (``exponential``).
     """
-    labels = np.nan_to_num(np.asarray(labels, dtype=np.float64), nan=-1.0)
+    labels = np.asarray(labels, dtype=np.float64)
+    plain = not settings.ndcg_relevance_level and settings.gain_map is None
+    if plain and not np.isinf(labels).any():
+        kept: np.ndarray = np.fmax(labels, 0.0)  # as below: unjudged (NaN), negative labels 0
+        if settings.gain == "exponential":
+            exponential: np.ndarray = np.exp2(kept) - 1.0
+            return exponential
+        return kept
+    labels = np.nan_to_num(labels, nan=-1.0)
     negative = labels < 0
     if settings.ndcg_relevance_level:
         labels = np.where(labels >= settings.relevance_level, labels, 0.0)
@@ -452,8 +460,8 @@ def gain_of(labels: np.ndarray, settings: Settings) -> np.ndarray:
             gains[labels == level] = gain
         return np.where(negative, 0.0, gains)
     if settings.gain == "exponential":
-        exponential: np.ndarray = np.exp2(labels) - 1.0
-        return exponential
+        powers: np.ndarray = np.exp2(labels) - 1.0
+        return powers
     return labels
 
 
