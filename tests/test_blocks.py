@@ -112,3 +112,15 @@ def test_runs_the_blocks_do_not_handle_are_read_whole(files, tmp_path):
             [str(qrels), str(path), "-q"], blocks=False
         )
     assert evaluate_blocks(judged, str(run), specs, Settings(averaging="micro")) is None
+
+
+def test_a_nul_byte_deep_in_the_judgments_is_reported_first_as_before(files, tmp_path):
+    run, qrels = files
+    broken = tmp_path / "broken.qrels"
+    text = qrels.read_bytes()
+    broken.write_bytes(text + b"q1 0 d2\x00 0\n")  # past the first 64 KB that are checked first
+    line = text.count(b"\n") + 1
+    for second in (run, tmp_path):  # a run, and a folder given as the run
+        out, err = io.StringIO(), io.StringIO()
+        assert evaluate.main([str(broken), str(second)], out, err) == 2
+        assert err.getvalue().startswith(f"error: broken.qrels:{line}: The file holds a NUL byte")

@@ -552,10 +552,17 @@ def _in_blocks(
     from metrics.io.source import check_file
     from metrics.io.trec import read_trec
 
-    check_file(qrels_path)
-    for path in run_paths:
-        check_file(path, scan=False)  # the chunked reader finds NUL bytes (then reads whole)
-    qrels = read_judgments(qrels_path) or read_trec(qrels_path)
+    check_file(qrels_path, scan=False)  # the chunked reader refuses NUL bytes (then: whole)
+    try:
+        for path in run_paths:
+            check_file(path, scan=False)
+    except InputError:
+        check_file(qrels_path)  # a NUL byte in the judgments is reported first, as before
+        raise
+    qrels = read_judgments(qrels_path)
+    if qrels is None:  # not plain: read whole, once checked for NUL bytes
+        check_file(qrels_path)
+        qrels = read_trec(qrels_path)
     if qrels is None or qrels.kind != "qrels" or settings.averaging == "micro":
         return None
     notes = [f"{Path(qrels_path).name}: {note}" for note in qrels.notes()]
