@@ -11,8 +11,18 @@ Usage::
     python benchmarks/bench_engine.py --sizes 1M 10M     # also 100k queries x 100
     python benchmarks/bench_engine.py --tools cli library
     TREC_EVAL=/path/to/trec_eval python benchmarks/bench_engine.py --tools cli trec_eval
+    python benchmarks/bench_engine.py --versus 5 \
+        --trec-eval /tmp/trec_eval_default/trec_eval --trec-eval /tmp/trec_eval_O2/trec_eval
 
-The trec_eval binary is ``$TREC_EVAL`` when that variable is set, else ``trec_eval`` on ``PATH``.
+The trec_eval binaries are the ``--trec-eval`` paths (repeatable), else ``$TREC_EVAL`` and
+``$TREC_EVAL_O2`` when set, else ``trec_eval`` on ``PATH``; the benchmark builds nothing.
+``--versus N`` times our command line against each binary in N rounds of alternate runs (ours,
+the binary, ours, the binary, ...) and reports per binary the median of the rounds' CPU-time
+ratios (user + system time of the whole process tree, from ``wait4``), the wall-time ratio
+beside it and the load average when the comparison starts and ends.
+
+Every child runs with a fresh bytecode cache in a temporary folder (``PYTHONPYCACHEPREFIX``),
+filled by an untimed first run, so that no run pays for compiling the modules.
 
 Data files are generated once into ``benchmarks/data/`` (fixed seed; git-ignored).
 """
@@ -24,8 +34,10 @@ import io
 import json
 import os
 import shutil
+import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -153,15 +165,27 @@ WORKERS = {
 
 
 # ====================================================================== measuring
+_PYCACHE = tempfile.mkdtemp(prefix="bench_engine_pycache_")
+
+
+def child_env() -> dict[str, str]:
+    """The children's environment: this repository first on the path, and bytecode cached in a
+    temporary folder (whatever ``PYTHONDONTWRITEBYTECODE`` says here)."""
+    env = {**os.environ, "PYTHONPATH": str(REPO), "PYTHONPYCACHEPREFIX": _PYCACHE}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
 def measure(argv: list[str], timeout: float) -> tuple[float, float, str, int, float]:
-    """Run a command; return (wall seconds, peak RSS in MB, stdout, exit status, CPU seconds)."""
+    """Run a command; return (wall seconds, peak RSS in MB, stdout, exit status, CPU seconds:
+    user + system time of the process and the children it waited for)."""
     start = time.perf_counter()
     proc = subprocess.Popen(
         argv,
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
         cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env=child_env(),
     )
     chunks: list[bytes] = []
     deadline = start + timeout
@@ -187,31 +211,69 @@ def measure(argv: list[str], timeout: float) -> tuple[float, float, str, int, fl
     return wall, usage.ru_maxrss / 1024, b"".join(chunks).decode(), proc.returncode, cpu
 
 
+#: The ``--trec-eval`` paths given on the command line (see :func:`trec_eval_binaries`).
+GIVEN_BINARIES: list[str] = []
+
+
+def trec_eval_binaries() -> list[str]:
+    """The trec_eval binaries to time: the ``--trec-eval`` paths, else ``$TREC_EVAL`` and
+    ``$TREC_EVAL_O2`` (those set), else ``trec_eval`` on ``PATH`` (none when there is none)."""
+    named = [("--trec-eval", path) for path in GIVEN_BINARIES] or [
+        (f"{name}=", os.environ[name])
+        for name in ("TREC_EVAL", "TREC_EVAL_O2")
+        if name in os.environ
+    ]
+    for how, path in named:
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            raise SystemExit(f"{how} {path} is not an executable file.")
+    if named:
+        return [path for _, path in named]
+    found = shutil.which("trec_eval")
+    return [found] if found else []
+
+
 def trec_eval_binary() -> str | None:
-    """The trec_eval binary: ``$TREC_EVAL`` when set, else ``trec_eval`` on ``PATH``."""
-    given = os.environ.get("TREC_EVAL")
-    if given:
-        if not (os.path.isfile(given) and os.access(given, os.X_OK)):
-            raise SystemExit(f"TREC_EVAL={given} is not an executable file.")
-        return given
-    return shutil.which("trec_eval")
+    """The first of :func:`trec_eval_binaries` (the binary of the ``trec_eval`` row)."""
+    return next(iter(trec_eval_binaries()), None)
+
+
+def trec_eval_argv(binary: str, qrels: Path, run: Path) -> list[str]:
+    ks = ",".join(str(k) for k in range(1, K_MAX + 1))
+    return [
+        binary,
+        "-m",
+        f"P.{ks}",
+        "-m",
+        f"recall.{ks}",
+        "-m",
+        f"map_cut.{ks}",
+        "-m",
+        f"ndcg_cut.{ks}",
+        "-m",
+        "recip_rank",
+        str(qrels),
+        str(run),
+    ]
+
+
+def cli_argv(qrels: Path, run: Path) -> list[str]:
+    return [
+        sys.executable,
+        "-m",
+        "metrics",
+        str(qrels),
+        str(run),
+        "--curves",
+        str(K_MAX),
+        "--quiet",
+        "--digits",
+        "10",
+    ]
 
 
 def run_tool(tool: str, qrels: Path, run: Path, timeout: float) -> dict | None:
     if tool == "cli":
-        argv = [
-            sys.executable,
-            "-m",
-            "metrics",
-            str(qrels),
-            str(run),
-            "--curves",
-            str(K_MAX),
-            "--quiet",
-            "--digits",
-            "10",
-        ]
-        wall, peak, out, status, cpu = measure(argv, timeout)
+        wall, peak, out, status, cpu = measure(cli_argv(qrels, run), timeout)
         if status != 0:
             return {"error": f"exit {status}"}
         means = [float(line.split("\t")[2]) for line in out.splitlines()]
@@ -220,23 +282,7 @@ def run_tool(tool: str, qrels: Path, run: Path, timeout: float) -> dict | None:
         binary = trec_eval_binary()
         if binary is None:
             return None
-        ks = ",".join(str(k) for k in range(1, K_MAX + 1))
-        argv = [
-            binary,
-            "-m",
-            f"P.{ks}",
-            "-m",
-            f"recall.{ks}",
-            "-m",
-            f"map_cut.{ks}",
-            "-m",
-            f"ndcg_cut.{ks}",
-            "-m",
-            "recip_rank",
-            str(qrels),
-            str(run),
-        ]
-        wall, peak, out, status, cpu = measure(argv, timeout)
+        wall, peak, out, status, cpu = measure(trec_eval_argv(binary, qrels, run), timeout)
         if status != 0:
             return {"error": f"exit {status}"}
         values = {f[0]: float(f[2]) for f in (line.split() for line in out.splitlines())}
@@ -309,6 +355,52 @@ def report(size: str, results: dict[str, dict | None]) -> str:
     return "\n".join(lines)
 
 
+def versus(size: str, qrels: Path, run: Path, rounds: int, timeout: float) -> str:
+    """Our command line against each trec_eval binary, in ``rounds`` rounds of alternate runs;
+    a Markdown table of the CPU-time ratios (ours / trec_eval) per binary."""
+    binaries = trec_eval_binaries()
+    if not binaries:
+        return f"\n{size}: no trec_eval binary (give --trec-eval PATH)."
+    start_load = _load()
+    measure(cli_argv(qrels, run), timeout)  # untimed: fills the bytecode and page caches
+    for binary in binaries:
+        measure(trec_eval_argv(binary, qrels, run), timeout)
+    pairs: dict[str, list[tuple[float, float, float, float, float, float]]] = {
+        binary: [] for binary in binaries
+    }
+    for round_ in range(rounds):
+        for binary in binaries:
+            ours = measure(cli_argv(qrels, run), timeout)
+            theirs = measure(trec_eval_argv(binary, qrels, run), timeout)
+            if ours[3] != 0 or theirs[3] != 0:
+                raise SystemExit(f"exit status {ours[3]} (ours), {theirs[3]} ({binary})")
+            pairs[binary].append((ours[4], theirs[4], ours[0], theirs[0], ours[1], theirs[1]))
+            print(
+                f"{size} round {round_ + 1} vs {binary}: CPU {ours[4]:.2f} / {theirs[4]:.2f} s, "
+                f"wall {ours[0]:.2f} / {theirs[0]:.2f} s, load {_load()}",
+                file=sys.stderr,
+            )
+    lines = [
+        f"\n### {size} rows: `python -m metrics --curves {K_MAX}` against trec_eval, "
+        f"{rounds} rounds of alternate runs\n",
+        "| trec_eval binary | CPU ratio (median) | CPU ratio per round | wall ratio (median) "
+        "| ours CPU s (median) | trec_eval CPU s (median) | ours peak MB | trec_eval peak MB |",
+        "|---|---:|---|---:|---:|---:|---:|---:|",
+    ]
+    for binary, runs in pairs.items():
+        cpu = [a / b for a, b, *_ in runs]
+        wall = [r[2] / r[3] for r in runs]
+        lines.append(
+            f"| `{binary}` | {statistics.median(cpu):.2f}x | "
+            + ", ".join(f"{x:.2f}" for x in cpu)
+            + f" | {statistics.median(wall):.2f}x | {statistics.median(r[0] for r in runs):.2f} "
+            f"| {statistics.median(r[1] for r in runs):.2f} | {max(r[4] for r in runs):.0f} "
+            f"| {max(r[5] for r in runs):.0f} |"
+        )
+    lines.append(f"\nLoad average at the start: {start_load}; at the end: {_load()}.")
+    return "\n".join(lines)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sizes", nargs="+", default=["1M"], choices=list(SIZES))
@@ -328,6 +420,21 @@ def main(argv: list[str] | None = None) -> int:
         help="runs per tool; the fastest is reported (the machine may be shared)",
     )
     parser.add_argument(
+        "--trec-eval",
+        action="append",
+        default=[],
+        metavar="PATH",
+        help="a trec_eval binary (repeatable: say, the default and the -O2 build); "
+        "default: $TREC_EVAL and $TREC_EVAL_O2, else trec_eval on PATH",
+    )
+    parser.add_argument(
+        "--versus",
+        type=int,
+        metavar="N",
+        help="only compare our command line with each trec_eval binary: N rounds of "
+        "alternate runs, the median CPU-time ratio per binary",
+    )
+    parser.add_argument(
         "--worker", nargs=3, metavar=("TOOL", "QRELS", "RUN"), help=argparse.SUPPRESS
     )
     args = parser.parse_args(argv)
@@ -335,12 +442,16 @@ def main(argv: list[str] | None = None) -> int:
         tool, qrels, run = args.worker
         print(json.dumps(WORKERS[tool](qrels, run)))
         return 0
+    GIVEN_BINARIES[:] = args.trec_eval
     sys.path.insert(0, str(HERE.parent))
     from benchmarks.generate import generate
 
     print(machine(), flush=True)
     for size in args.sizes:
         run, qrels = generate(SIZES[size])
+        if args.versus:
+            print(versus(size, qrels, run, args.versus, args.timeout), flush=True)
+            continue
         tools = [t for t in args.tools if not (size == "10M" and t in args.skip_at_10m)]
         runs: dict[str, list[dict | None]] = {tool: [] for tool in tools}
         for round_ in range(max(args.repeat, 1)):  # rounds, so that load changes hit every tool
@@ -368,9 +479,10 @@ def machine() -> str:
     import numpy
     import pyarrow
 
+    binaries = ", ".join(trec_eval_binaries()) or "not found"
     return (
         f"{os.cpu_count()} cores, Python {platform.python_version()}, numpy {numpy.__version__}, "
-        f"pyarrow {pyarrow.__version__}; trec_eval: {trec_eval_binary() or 'not found'}; "
+        f"pyarrow {pyarrow.__version__}; trec_eval: {binaries}; "
         f"load average at the start: {_load()}"
     )
 

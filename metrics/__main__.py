@@ -1,8 +1,39 @@
 """``python -m metrics``: evaluate runs against judgments (see :mod:`metrics.cli.evaluate`)."""
 
+import os
 import sys
 
-from metrics.cli.evaluate import main
+#: glibc's ``mallopt`` parameters (malloc.h).
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD = -1, -3
+
+
+def _tune_for_one_evaluation() -> None:
+    """Settings for a process that evaluates once and exits, made before numpy is imported
+    (values the user set are kept).
+
+    The evaluation does no linear algebra, so OpenBLAS's worker threads, which numpy starts on
+    import, would only cost CPU time. Its arrays (megabytes each) live for a moment, so asking
+    the kernel for huge pages for them (numpy's default) costs more in page compaction than it
+    saves; and glibc's malloc is told to carve arrays below 32 MB out of its heap and keep the
+    freed heap for the next ones, instead of mapping fresh zeroed pages for each array and
+    returning them when it is freed: a fifth fewer page faults, and half the system time.
+    """
+    os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+    os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL("libc.so.6")
+        libc.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+        libc.mallopt(_M_TRIM_THRESHOLD, 1 << 30)
+    except (OSError, AttributeError):  # not glibc
+        pass
+
+
+if sys.argv[1:2] != ["compare"]:
+    _tune_for_one_evaluation()
+
+from metrics.cli.evaluate import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -56,3 +56,31 @@ def test_the_browser_benchmarks_wait_only_for_texts_the_app_still_shows() -> Non
         and text not in engine_text  # the engine's own English messages
     ]
     assert missing == []
+
+
+def test_the_engine_benchmark_times_the_trec_eval_binaries_it_is_given(tmp_path, monkeypatch):
+    """--trec-eval paths win over $TREC_EVAL and $TREC_EVAL_O2; --versus reports one row of
+    alternate-run CPU ratios per binary, with the load average."""
+    import sys
+
+    from benchmarks import bench_engine as bench
+
+    binaries = []
+    for name in ("default", "O2"):
+        fake = tmp_path / name / "trec_eval"
+        fake.parent.mkdir()
+        fake.write_text(f"#!{sys.executable}\nsum(range(3_000_000))\n")
+        fake.chmod(0o755)
+        binaries.append(str(fake))
+    monkeypatch.setenv("TREC_EVAL", binaries[1])
+    monkeypatch.setenv("TREC_EVAL_O2", binaries[0])
+    monkeypatch.setattr(bench, "GIVEN_BINARIES", [])
+    assert bench.trec_eval_binaries() == [binaries[1], binaries[0]]
+    monkeypatch.setattr(bench, "GIVEN_BINARIES", binaries)
+    assert bench.trec_eval_binaries() == binaries
+    run, qrels = generate(5, depth=10, directory=tmp_path)
+    table = bench.versus("1M", qrels, run, rounds=2, timeout=300)
+    rows = [line for line in table.splitlines() if line.startswith("| `")]
+    assert [row.split("`")[1] for row in rows] == binaries
+    assert all(row.split("|")[2].strip().endswith("x") for row in rows)
+    assert "Load average at the start:" in table

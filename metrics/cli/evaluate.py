@@ -33,6 +33,7 @@ from metrics.cli.arguments import ArgumentParser
 from metrics.cli.messages import error_line
 from metrics.cli.output import (
     TREC_NAME_WIDTH,
+    QueryIds,
     Results,
     check_per_query_path,
     write_csv,
@@ -61,6 +62,7 @@ from metrics.errors import InputError, MeasureError, MetricsError, SettingsError
 from metrics.io.direction import agreements, rank_disagreements
 
 if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
+    from metrics.cli.blocks import BlockResult
     from metrics.io.validation import DataHealth, Finding
 
 EXIT_OK, EXIT_USAGE = 0, 2
@@ -78,49 +80,41 @@ def curve_measure_names(k_max: int) -> list[str]:
 
 
 def compute_matrix(lists: RankedLists, specs: list[MeasureSpec]) -> np.ndarray:
-    """Per-query values of every spec, shape ``(n_queries, len(specs))``.
+    """Per-query values of every spec, shape ``(n_queries, len(specs))``, column by column in
+    memory (Fortran order: each measure's values together, as the means read them).
 
     Specs that share a measure and parameters are computed in one kernel call over all their
-    cutoffs, so a full curve costs one pass. With several kernel calls on large lists, they run
-    on two threads (numpy releases the GIL in its array loops), the largest first.
+    cutoffs, so a full curve costs one pass.
     """
-    out = np.empty((lists.n_queries, len(specs)))
+    out = np.empty((lists.n_queries, len(specs)), order="F")
     groups: dict[tuple[object, ...], list[int]] = {}
     for j, spec in enumerate(specs):
         key = (spec.definition.name, spec.params) if spec.k is not None else ("", j)
         groups.setdefault(key, []).append(j)
-
-    def fill(columns: list[int]) -> None:
+    for columns in groups.values():
         first = specs[columns[0]]
         if first.k is None:
             out[:, columns[0]] = first.compute(lists)
-            return
+            continue
         ks = np.array([specs[j].k for j in columns], dtype=np.int64)
-        out[:, columns] = first.definition.kernel(lists, ks, **first.kernel_args())
-
-    jobs = sorted(groups.values(), key=len, reverse=True)
-    if len(jobs) > 1 and len(lists.labels) * len(jobs) >= _PARALLEL_WORK:
-        from concurrent.futures import ThreadPoolExecutor
-
-        with ThreadPoolExecutor(max_workers=2) as pool:
-            list(pool.map(fill, jobs))
-    else:
-        for columns in jobs:
-            fill(columns)
+        values = first.definition.kernel(lists, ks, **first.kernel_args())
+        if columns == list(range(columns[0], columns[0] + len(columns))):
+            out[:, columns[0] : columns[0] + len(columns)] = values
+        else:
+            out[:, columns] = values
     return out
 
 
-#: Ranked rows times kernel calls from which the kernels run on two threads.
-_PARALLEL_WORK = 2_000_000
-
-
 def mean_values(
-    lists: RankedLists, specs: list[MeasureSpec], values: np.ndarray, settings: Settings
+    lists: RankedLists | None, specs: list[MeasureSpec], values: np.ndarray, settings: Settings
 ) -> np.ndarray:
     """One value per spec under the averaging policy (``NaN`` = left out): the mean over
     queries, pooled counts under micro averaging, sums for counts, geometric means for gm_*."""
-    from metrics.engine.averaging import average
+    from metrics.engine.averaging import average, plain_means
 
+    means = plain_means(specs, values, settings)
+    if means is not None:
+        return means
     return np.array([average(spec, values[:, j], settings, lists) for j, spec in enumerate(specs)])
 
 
@@ -604,6 +598,15 @@ def compute_results(
         write_findings(notes, warnings, err)
         results.models.update(found)
         return results
+    blocks = _in_blocks(args.qrels, args.runs, specs, settings)
+    if blocks is not None:
+        notes, warnings, models = blocks
+        if not args.quiet:
+            write_findings(notes, warnings, err)
+        for model, block in models.items():
+            means = mean_values(None, specs, block.values, settings)
+            results.models[model] = (QueryIds(block.query_ids), block.values, means)
+        return results
     inputs = load_inputs(args.qrels, args.runs, settings, k_max)
     check_model_orders(settings, list(inputs.lists))
     if not args.quiet:
@@ -612,6 +615,42 @@ def compute_results(
         values = compute_matrix(lists, specs)
         results.models[model] = (lists, values, mean_values(lists, specs, values, settings))
     return results
+
+
+def _in_blocks(
+    qrels_path: str, run_paths: list[str], specs: list[MeasureSpec], settings: Settings
+) -> tuple[list[str], list[str], dict[str, BlockResult]] | None:
+    """Notes, warnings and per model the values of TREC runs evaluated block by block
+    (:mod:`metrics.cli.blocks`); ``None`` when the files are to be read whole instead."""
+    from metrics.cli.blocks import Judgments, evaluate_blocks, read_judgments
+    from metrics.io.source import check_file
+    from metrics.io.trec import read_trec
+
+    check_file(qrels_path, scan=False)  # the chunked reader refuses NUL bytes (then: whole)
+    try:
+        for path in run_paths:
+            check_file(path, scan=False)
+    except InputError:
+        check_file(qrels_path)  # a NUL byte in the judgments is reported first, as before
+        raise
+    qrels = read_judgments(qrels_path)
+    if qrels is None:  # not plain: read whole, once checked for NUL bytes
+        check_file(qrels_path)
+        qrels = read_trec(qrels_path)
+    if qrels is None or qrels.kind != "qrels" or settings.averaging == "micro":
+        return None
+    notes = [f"{Path(qrels_path).name}: {note}" for note in qrels.notes()]
+    judged = Judgments(qrels)
+    del qrels  # the judgments hold what they need of it
+    models: dict[str, BlockResult] = {}
+    warnings: list[str] = []
+    for path in run_paths:
+        found = evaluate_blocks(judged, path, specs, settings)
+        if found is None:
+            return None
+        models[_model_name(path, models)] = found
+        warnings += notes_warnings(found.notes, Path(path).name, settings)
+    return notes, warnings, models
 
 
 def write_findings(notes: list[str], warnings: list[str], err: TextIO) -> None:

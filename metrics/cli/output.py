@@ -1,13 +1,15 @@
 """Writing the command line's results: trec_eval-style TSV, CSV and JSON.
 
 The TSV writer builds every line with arrow compute kernels and writes one buffer, so millions
-of per-query lines cost a fraction of a second. Arrow arrays are made from numpy buffers directly:
-``pa.array()`` would import pandas through pyarrow's pandas shim.
+of per-query lines cost a fraction of a second; a few lines (the means) are formatted in Python
+with the same text, without loading the kernels. Arrow arrays are made from numpy buffers
+directly: ``pa.array()`` would import pandas through pyarrow's pandas shim.
 """
 
 from __future__ import annotations
 
 import json
+import math
 import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -16,8 +18,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TextIO
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from metrics.engine.arrow_calls import compute as pc
 from metrics.engine.ranking import arrow_numbers
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
@@ -104,6 +106,19 @@ def format_fixed(values: np.ndarray, digits: int) -> pa.Array:
     return text
 
 
+def fixed_texts(values: list[float], digits: int) -> list[str]:
+    """The text :func:`format_fixed` gives ``values``, formatted in Python (for a few values).
+
+    :func:`format_fixed` formats through scaled integers unless a value is negative, not finite
+    or too large, and then prints ``-0.0`` as ``0``; otherwise it formats every value as Python
+    does.
+    """
+    scale = 10**digits
+    if all(math.isfinite(v * scale) and v >= 0 and abs(v * scale) <= 2**52 for v in values):
+        return [f"{v + 0.0:.{digits}f}" for v in values]
+    return [f"{v:.{digits}f}" for v in values]
+
+
 class QueryLists(Protocol):
     """What the writers read of a model's lists: :class:`RankedLists`, or only its query ids
     (the Spark engine)."""
@@ -113,6 +128,17 @@ class QueryLists(Protocol):
 
     @property
     def n_queries(self) -> int: ...
+
+
+@dataclass
+class QueryIds:
+    """What the output writers read of a model's ranked lists: its query ids, in order."""
+
+    query_ids: np.ndarray
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.query_ids)
 
 
 @dataclass
@@ -209,6 +235,9 @@ def write_tsv(
     models), each block of lines built by arrow kernels and written as one buffer. A tab,
     newline, carriage return or backslash in a model name or query id is escaped
     (:func:`tsv_escaped`), so that each line holds one record."""
+    if _line_count(results, per_query) <= PYTHON_LINES:
+        out.write("".join(_python_lines(results, labels, per_query, digits)))
+        return
     buffer = getattr(out, "buffer", None)
     if buffer is not None:
         out.flush()
@@ -230,6 +259,55 @@ def write_tsv(
             out.write(bytes(chunk).decode("utf-8"))
     if buffer is not None:
         buffer.flush()
+
+
+#: Up to this many lines, :func:`write_tsv` formats them in Python (no arrow kernels to load).
+PYTHON_LINES = 20_000
+
+
+def _line_count(results: Results, per_query: bool) -> int:
+    """An upper bound of the lines :func:`write_tsv` writes."""
+    return sum(
+        values.shape[1] * (values.shape[0] * per_query + 1)
+        for _, values, _ in results.models.values()
+    )
+
+
+def tsv_escaped_text(text: str) -> str:
+    """One string as :func:`tsv_escaped` writes it."""
+    for raw, escaped in TSV_ESCAPES:
+        text = text.replace(raw, escaped)
+    return text
+
+
+def _python_lines(
+    results: Results, labels: list[str], per_query: bool, digits: int
+) -> Iterator[str]:
+    """The lines of :func:`write_tsv`, formatted in Python: the same text, block by block as
+    :func:`_line_blocks` gives them (the formatting of a block depends on all its values)."""
+    counts = results.counts or [False] * len(labels)
+    several = len(results.models) > 1
+    for model, (lists, per_q, means) in results.models.items():
+        prefix = tsv_escaped_text(model) + "\t" if several else ""
+        blocks: list[list[tuple[int, str, float]]] = []  # (measure, query, value) per line
+        if per_query and per_q.size:
+            queries = [tsv_escaped_text(str(q)) for q in lists.query_ids.tolist()]
+            blocks.append(
+                [
+                    (j, queries[q], v)
+                    for q, row in enumerate(per_q.tolist())
+                    for j, v in enumerate(row)
+                    if v == v  # not NaN
+                ]
+            )
+        blocks.append([(j, "all", v) for j, v in enumerate(means.tolist()) if v == v])
+        for lines in blocks:
+            texts = fixed_texts([v for _, _, v in lines], digits)
+            whole = [i for i, (j, _, _) in enumerate(lines) if counts[j]]
+            for i, text in zip(whole, fixed_texts([lines[i][2] for i in whole], 0)):
+                texts[i] = text
+            for (j, query, _), text in zip(lines, texts):
+                yield f"{prefix}{labels[j]}\t{query}\t{text}\n"
 
 
 def write_csv(results: Results, per_query: bool, digits: int, out: TextIO) -> None:

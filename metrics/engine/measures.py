@@ -19,9 +19,15 @@ MicroKernel = Callable[[RankedLists, np.ndarray], tuple[np.ndarray, np.ndarray]]
 
 
 def _safe_div(num: np.ndarray, den: np.ndarray) -> np.ndarray:
-    num, den = np.broadcast_arrays(num, den)
-    out = np.zeros(num.shape, dtype=np.float64)
-    np.divide(num, den, out=out, where=den > 0)
+    """``num / den`` where ``den > 0``, else 0 (broadcast, float64)."""
+    num, den = np.asarray(num), np.asarray(den)
+    positive = den > 0
+    out = np.empty(np.broadcast_shapes(num.shape, den.shape), dtype=np.float64)
+    if positive.all():
+        np.divide(num, den, out=out)
+        return out
+    out[...] = 0.0
+    np.divide(num, den, out=out, where=positive)
     return out
 
 
@@ -50,6 +56,8 @@ def relevant_retrieved(lists: RankedLists, ks: np.ndarray) -> np.ndarray:
 
 
 def precision(lists: RankedLists, ks: np.ndarray) -> np.ndarray:
+    if lists.settings.short_lists == "divide_by_k" and len(ks) and ks.min() >= 1:
+        return _safe_div(relevant_retrieved(lists, ks), ks[None, :].astype(np.float64))
     den = precision_denominator(lists, ks)
     return _with_leave_out(_safe_div(relevant_retrieved(lists, ks), np.nan_to_num(den)), den)
 
@@ -99,7 +107,7 @@ def average_precision(lists: RankedLists, ks: np.ndarray | None) -> np.ndarray:
 def dcg(lists: RankedLists, ks: np.ndarray | None) -> np.ndarray:
     if ks is None:
         return lists.at_end(lists.cum_dcg)
-    return lists.at(lists.cum_dcg, ks)
+    return _owned(lists.at(lists.cum_dcg, ks))
 
 
 def ndcg(lists: RankedLists, ks: np.ndarray | None) -> np.ndarray:
@@ -214,8 +222,13 @@ def _exclusive_cumsum(lists: RankedLists, values: np.ndarray) -> np.ndarray:
     return above
 
 
+def _owned(values: np.ndarray) -> np.ndarray:
+    """``values``, copied when it is a read-only view of the lists' cached sums."""
+    return values if values.flags.writeable else values.copy()
+
+
 def _at(lists: RankedLists, cumulative: np.ndarray, ks: np.ndarray | None) -> np.ndarray:
-    return lists.at_end(cumulative) if ks is None else lists.at(cumulative, ks)
+    return lists.at_end(cumulative) if ks is None else _owned(lists.at(cumulative, ks))
 
 
 def _suffix_max(lists: RankedLists, values: np.ndarray) -> np.ndarray:

@@ -6,7 +6,8 @@ ranked item, ``offsets`` marking where each query starts). Every measure is then
 over those flat arrays, read at the requested cutoffs for all queries at once: no Python loop over
 queries or over K. Aggregation over queries is level two (:mod:`metrics.engine.aggregation`).
 
-Only numpy and pyarrow are imported here, so the command line starts quickly.
+Only numpy and pyarrow are imported here (``pyarrow.compute`` on first use beyond the few
+functions of :mod:`metrics.engine.arrow_calls`), so the command line starts quickly.
 """
 
 from __future__ import annotations
@@ -18,8 +19,9 @@ from typing import Any, TypeAlias
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
+from metrics.engine import arrow_calls
+from metrics.engine.arrow_calls import compute as pc
 from metrics.engine.settings import Settings, parse_gain_map
 from metrics.errors import InputError, SettingsError
 
@@ -30,7 +32,7 @@ ArrayLike: TypeAlias = "pa.Array | pa.ChunkedArray | np.ndarray | list[Any]"
 def _as_string_array(values: ArrayLike, name: str) -> pa.Array:
     """Query or item ids as one arrow string array (numbers become their text)."""
     if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
+        values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
     if not isinstance(values, pa.Array):
         values = pa.array(
             np.asarray(values, dtype=object) if not isinstance(values, list) else values
@@ -352,7 +354,10 @@ class RankedLists:
 
     @cached_property
     def discount(self) -> np.ndarray:
-        return 1.0 / np.log2(self.position + 2.0)
+        """1 / log2(rank + 1) of each entry (computed once per rank, then looked up)."""
+        per_rank = 1.0 / np.log2(np.arange(int(self.n_returned.max(initial=0))) + 2.0)
+        discount: np.ndarray = per_rank[self.position]
+        return discount
 
     # ----------------------------------------------------------------- cumulative sums
     def within_query_cumsum(self, values: np.ndarray) -> np.ndarray:
@@ -374,9 +379,9 @@ class RankedLists:
     @cached_property
     def cum_precision_at_relevant(self) -> np.ndarray:
         """Running sum of P@rank over relevant ranks (the numerator of AP)."""
-        return self.within_query_cumsum(
-            np.where(self.relevant, self.cum_relevant / (self.position + 1.0), 0.0)
-        )
+        precision = np.zeros(len(self.labels))
+        np.divide(self.cum_relevant, self.position + 1.0, out=precision, where=self.relevant)
+        return self.within_query_cumsum(precision)
 
     @cached_property
     def n_ideal(self) -> np.ndarray:
@@ -387,7 +392,8 @@ class RankedLists:
         position = np.arange(len(self.ideal_gains)) - np.repeat(
             self.ideal_offsets[:-1], self.n_ideal
         )
-        return _segment_cumsum(self.ideal_gains / np.log2(position + 2.0), self.ideal_offsets)
+        log2_rank = np.log2(np.arange(int(self.n_ideal.max(initial=0))) + 2.0)[position]
+        return _segment_cumsum(self.ideal_gains / log2_rank, self.ideal_offsets)
 
     @cached_property
     def first_relevant_rank(self) -> np.ndarray:
@@ -403,7 +409,9 @@ class RankedLists:
     def at(self, cumulative: np.ndarray, ks: np.ndarray) -> np.ndarray:
         """Read a within-query cumulative array at cutoffs ``ks`` -> ``(n_queries, len(ks))``.
 
-        Lists shorter than K keep their last value (missing positions add nothing).
+        Lists shorter than K keep their last value (missing positions add nothing). When
+        every list is as long and the cutoffs are consecutive, the result is a read-only view of
+        ``cumulative``.
         """
         return _gather(cumulative, self.offsets, self.n_returned, ks)
 
@@ -433,7 +441,15 @@ def gain_of(labels: np.ndarray, settings: Settings) -> np.ndarray:
     other label keeps its value as gain, as trec_eval's ``ndcg`` pairs; otherwise the label
     (``linear``) or 2^label − 1 (``exponential``).
     """
-    labels = np.nan_to_num(np.asarray(labels, dtype=np.float64), nan=-1.0)
+    labels = np.asarray(labels, dtype=np.float64)
+    plain = not settings.ndcg_relevance_level and settings.gain_map is None
+    if plain and not np.isinf(labels).any():
+        kept: np.ndarray = np.fmax(labels, 0.0)  # as below: unjudged (NaN), negative labels 0
+        if settings.gain == "exponential":
+            exponential: np.ndarray = np.exp2(kept) - 1.0
+            return exponential
+        return kept
+    labels = np.nan_to_num(labels, nan=-1.0)
     negative = labels < 0
     if settings.ndcg_relevance_level:
         labels = np.where(labels >= settings.relevance_level, labels, 0.0)
@@ -444,8 +460,8 @@ def gain_of(labels: np.ndarray, settings: Settings) -> np.ndarray:
             gains[labels == level] = gain
         return np.where(negative, 0.0, gains)
     if settings.gain == "exponential":
-        exponential: np.ndarray = np.exp2(labels) - 1.0
-        return exponential
+        powers: np.ndarray = np.exp2(labels) - 1.0
+        return powers
     return labels
 
 
@@ -476,12 +492,56 @@ def _segment_cumsum_total(values: np.ndarray, offsets: np.ndarray) -> np.ndarray
 
 
 def _segment_cumsum(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    total = np.cumsum(values, dtype=np.float64)
-    if len(total) == 0:
-        return total
-    before = np.concatenate(([0.0], total))[offsets[:-1]]
-    running: np.ndarray = total - np.repeat(before, np.diff(offsets))
-    return running
+    """Running sums that start again at each segment: within a segment, the sum of its values
+    up to each entry, added one by one from the segment's first entry (as trec_eval adds
+    them), so that a query's sums do not depend on the queries before it.
+
+    Segments of one length are the rows of a table summed along its rows; segments of other
+    lengths are summed in tables of the segments of about the same length (at most twice
+    the cells).
+    """
+    values = np.asarray(values)
+    lengths = np.diff(offsets)
+    if len(values) == 0:
+        return np.zeros(0)
+    width = int(lengths.max())
+    if len(values) == width * int((lengths > 0).sum()):  # every nonempty segment is as long
+        rows: np.ndarray = np.cumsum(values.reshape(-1, width), axis=1, dtype=np.float64)
+        return rows.reshape(-1)
+    out = np.empty(len(values))
+    size_class = np.frexp(np.maximum(lengths - 1, 0))[1]  # bit length of length - 1
+    if len(lengths) * width <= 2 * len(values):
+        size_class[:] = 0  # one table is small enough
+    for c in np.flatnonzero(np.bincount(size_class[lengths > 0])):
+        segment = np.flatnonzero((size_class == c) & (lengths > 0))
+        n = lengths[segment]
+        entries = group_rows(offsets[segment], n)
+        width = int(n.max())
+        cells = group_rows(np.arange(len(segment)) * width, n)
+        table = np.zeros(len(segment) * width)
+        table[cells] = values[entries]
+        np.cumsum(table.reshape(-1, width), axis=1, out=table.reshape(-1, width))
+        out[entries] = table[cells]
+    return out
+
+
+def _table_view(cumulative: np.ndarray, lengths: np.ndarray, ks: np.ndarray) -> np.ndarray | None:
+    """:func:`_gather` without an index when every list has one length of at least the largest
+    cutoff: the columns ``ks`` of the lists' table (a read-only view for consecutive cutoffs);
+    ``None`` otherwise."""
+    if not len(ks) or len(lengths) == 0 or cumulative.dtype != np.float64:
+        return None
+    width = int(lengths[0])
+    if not (ks.min() >= 1 and ks.max() <= width and (lengths == width).all()):
+        return None
+    table = cumulative.reshape(len(lengths), width)
+    first = int(ks[0])
+    if (ks == np.arange(first, first + len(ks))).all():
+        view = table[:, first - 1 : first - 1 + len(ks)]
+        view.flags.writeable = False
+        return view
+    out: np.ndarray = table[:, ks - 1]
+    return out
 
 
 def _gather(
@@ -492,6 +552,9 @@ def _gather(
     ks = np.maximum(np.asarray(ks, dtype=np.int64), 0)
     if len(cumulative) == 0:
         return np.zeros((len(lengths), len(ks)))
+    view = _table_view(cumulative, lengths, ks)
+    if view is not None:
+        return view
     index = np.minimum(ks[None, :], lengths[:, None])  # int64, as ks
     index += offsets[:-1, None] - 1
     out: np.ndarray = cumulative.take(index)  # an index of -1 (nothing taken) is reset below
@@ -552,6 +615,10 @@ def rank_lists(
     rq, ri, score, jq, ji, jrel = _read_columns(
         run_query, run_item, run_score, qrels_query, qrels_item, qrels_relevance, settings, source
     )
+    if codes is None and settings.ties != "rank" and score is not None:
+        grouped = _rank_grouped(rq, ri, score, jq, ji, jrel, settings)
+        if grouped is not None:
+            return grouped
     n_run = len(rq)
     if codes is not None and (len(codes.run_query), len(codes.qrels_query)) == (n_run, len(jq)):
         run_qc, qrels_qc, q_dict = codes.run_query, codes.qrels_query, codes.queries
@@ -564,7 +631,7 @@ def rank_lists(
         run_ic, qrels_ic = i_codes[:n_run], i_codes[n_run:]
     n_items = max(len(i_dict), 1)
     # ascending byte order of query ids -> evaluation order
-    q_order = _numpy_of(pc.sort_indices(q_dict)).astype(np.int64)
+    q_order = _numpy_of(arrow_calls.sort_indices(q_dict)).astype(np.int64)
     q_rank = np.empty(len(q_dict), dtype=np.int64)
     q_rank[q_order] = np.arange(len(q_dict))
 
@@ -606,6 +673,292 @@ def rank_lists(
         settings=settings,
         notes=notes,
         scores=None if score is None else score[order],
+    )
+
+
+# ====================================================================== grouped input
+#: Largest number of padded cells per real cell in the per-query tables of :func:`_rank_grouped`
+#: (a query far longer than the others sends the lists to the general path instead).
+_PAD_RATIO = 2
+
+
+def runs_of(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Where each run of equal consecutive ids starts, and the id of each run (one linear pass,
+    no hashing)."""
+    if len(ids) == 0:
+        return np.zeros(0, dtype=np.int64), ids
+    encoded = arrow_calls.run_end_encode(ids)  # run ends count from the slice's start
+    ends = _numpy_of(encoded.run_ends).astype(np.int64)
+    starts = np.zeros(len(ends), dtype=np.int64)
+    starts[1:] = ends[:-1]
+    return starts, encoded.values
+
+
+def _padded_fits(n_rows: int, width: int, cells: int) -> bool:
+    return n_rows * width <= _PAD_RATIO * cells + 4096
+
+
+def group_rows(starts: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """The rows ``starts[g]:starts[g] + lengths[g]`` of every group, back to back."""
+    before = np.cumsum(lengths) - lengths
+    rows: np.ndarray = np.arange(int(lengths.sum())) + np.repeat(starts - before, lengths)
+    return rows
+
+
+def _repeats_within(codes: np.ndarray, lengths: np.ndarray) -> bool | None:
+    """Whether a code repeats within one of the groups of ``lengths`` (back to back); ``None``
+    when the padded table that answers it would be too large."""
+    if len(lengths) == 0:
+        return False
+    width = int(lengths.max())
+    if not _padded_fits(len(lengths), width, len(codes)):
+        return None
+    sentinel = int(codes.max(initial=0)) + 1
+    table = np.full((len(lengths), width), sentinel, dtype=np.int64)
+    before = np.cumsum(lengths) - lengths
+    rows = np.repeat(np.arange(len(lengths)), lengths)
+    table[rows, np.arange(len(codes)) - np.repeat(before, lengths)] = codes
+    table.sort(axis=1)
+    return bool(((table[:, 1:] == table[:, :-1]) & (table[:, 1:] < sentinel)).any())
+
+
+def _runs_in_order(
+    starts: np.ndarray, key: np.ndarray, items: pa.Array, settings: Settings
+) -> bool:
+    """Whether the rows of every run (``starts``) are already in the order of the tie policy:
+    scores never rising and, for ``item_desc``, tied items in descending byte order."""
+    n = len(key)
+    if n < 2:
+        return True
+    inside = np.ones(n - 1, dtype=bool)  # pairs of rows within one run
+    inside[starts[1:] - 1] = False
+    later, earlier = key[1:], key[:-1]
+    if (inside & (later > earlier)).any():
+        return False
+    if settings.ties != "item_desc":
+        return True
+    at = np.flatnonzero(inside & (later == earlier))
+    if not len(at):
+        return True
+    left = pc.take(items, arrow_numbers(at))
+    right = pc.take(items, arrow_numbers(at + 1))
+    return bool(pc.all(pc.greater(left, right)).as_py())
+
+
+def _descending_within(values: np.ndarray, lengths: np.ndarray) -> np.ndarray:
+    """``values`` (groups of ``lengths`` back to back) sorted descending within each group."""
+    if len(values) == 0:
+        return values.copy()
+    width = int(lengths.max())
+    n = len(lengths)
+    if not _padded_fits(n, width, len(values)):
+        group = np.repeat(np.arange(n), lengths)
+        return values[np.lexsort((-values, group))]
+    before = np.cumsum(lengths) - lengths
+    cells = (np.repeat(np.arange(n), lengths), np.arange(len(values)) - np.repeat(before, lengths))
+    filled = np.arange(width)[None, :] < lengths[:, None]
+    top = float(values.max())
+    with np.errstate(invalid="ignore"):
+        grades = bool(top - values.min() < 2**15 - 1) and bool((values == np.floor(values)).all())
+    if grades:  # whole labels close together (as grades are): a small integer table
+        small = np.full((n, width), 2**15 - 1, dtype=np.int16)
+        small[cells] = (top - values).astype(np.int16)
+        small.sort(axis=1)
+        grade: np.ndarray = top - small[filled].astype(np.float64)
+        return grade
+    table = np.full((n, width), np.inf)
+    table[cells] = -values
+    table.sort(axis=1)
+    out: np.ndarray = -table[filled]
+    return out
+
+
+def _query_blocks(
+    rq: pa.Array, jq: pa.Array
+) -> tuple[pa.Array, np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None:
+    """The query ids, and for the run and the judgments where each query's rows start and
+    which query they hold (codes into those ids); ``None`` when a query's rows are in more
+    than one place."""
+    r_starts, r_heads = runs_of(rq)
+    j_starts, j_heads = runs_of(jq)
+    q_codes, q_dict = _encode(pa.chunked_array([r_heads, j_heads], type=pa.string()))
+    r_q, j_q = q_codes[: len(r_starts)], q_codes[len(r_starts) :]
+    n_q = len(q_dict)
+    if np.bincount(r_q, minlength=n_q).max() > 1 or np.bincount(j_q, minlength=n_q).max() > 1:
+        return None
+    return q_dict, r_starts, r_q, j_starts, j_q
+
+
+def _rank_grouped(
+    rq: pa.Array,
+    ri: pa.Array,
+    score: np.ndarray,
+    jq: pa.Array,
+    ji: pa.Array,
+    jrel: np.ndarray,
+    settings: Settings,
+) -> RankedLists | None:
+    """:func:`rank_lists` for input laid out as TREC files usually are: each query's run rows
+    together and already in the order of the tie policy, each query's judgments together, and
+    no item twice within a query (run or judgments). ``None`` for any other input, which the
+    general path ranks; both give the same lists.
+
+    Nothing is sorted but short rows: the query blocks are put in evaluation order, and each
+    query's run items and judged items are matched in one row of a table sorted row by row.
+    """
+    n_run, n_judged = len(rq), len(jq)
+    blocks = _query_blocks(rq, jq) if n_run and n_judged else None
+    if blocks is None:
+        return None
+    q_dict, r_starts, r_q, j_starts, j_q = blocks
+    key = score
+    if settings.score_precision == "float32":
+        with np.errstate(over="ignore"):
+            key = score.astype(np.float32).astype(np.float64)
+    if not _runs_in_order(r_starts, np.where(np.isnan(key), -np.inf, key), ri, settings):
+        return None
+    i_codes, i_dict = _encode(pa.chunked_array([ri, ji], type=pa.string()))
+    n_q = len(q_dict)
+    q_order = _numpy_of(arrow_calls.sort_indices(q_dict)).astype(np.int64)
+    q_rank = np.empty(n_q, dtype=np.int64)
+    q_rank[q_order] = np.arange(n_q)
+
+    # run blocks in evaluation order (ascending query rank)
+    block_rank = q_rank[r_q]
+    by_query = np.argsort(block_rank, kind="stable")
+    lengths = np.diff(np.append(r_starts, n_run))[by_query]
+    starts = np.cumsum(lengths) - lengths
+    order = np.arange(n_run)
+    if (np.diff(block_rank) < 0).any():
+        order += np.repeat(r_starts[by_query] - starts, lengths)
+    j_len = np.diff(np.append(j_starts, n_judged))
+    j_block_of_q = np.full(n_q, -1, dtype=np.int64)
+    j_block_of_q[j_q] = np.arange(len(j_starts))
+    judged_block = j_block_of_q[r_q[by_query]]
+    if len(j_starts) > int((judged_block >= 0).sum()):  # judged queries without run rows
+        alone = np.ones(len(j_starts), dtype=bool)
+        alone[judged_block[judged_block >= 0]] = False
+        rows = group_rows(j_starts[alone], j_len[alone])
+        if _repeats_within(i_codes[n_run:][rows], j_len[alone]) is not False:
+            return None  # repeated judgments (or a very uneven table): the general path
+    jb = np.maximum(judged_block, 0)
+    jl = np.where(judged_block >= 0, j_len[jb], 0)
+    labels = _match_labels(
+        i_codes[:n_run][order],
+        lengths,
+        i_codes[n_run:][group_rows(j_starts[jb], jl)],
+        jrel[group_rows(j_starts[jb], jl)],
+        jl,
+        2 * len(i_dict) + 2,
+    )
+    if labels is None:
+        return None
+    names = np.array(q_dict.to_pylist(), dtype=object)[q_order]
+    evaluated, notes = _evaluated_queries(
+        block_rank[by_query], np.repeat(q_rank[j_q], j_len), jrel, names, settings
+    )
+    # the ideal ranking: labels of all judged items of each evaluated query, descending
+    eval_ranks = np.flatnonzero(evaluated)
+    jb_eval = j_block_of_q[q_order[eval_ranks]]
+    jl_eval = j_len[jb_eval]
+    ideal = _descending_within(jrel[group_rows(j_starts[jb_eval], jl_eval)], jl_eval)
+    lists = RankedLists(
+        query_ids=names[eval_ranks],
+        offsets=np.zeros(1, dtype=np.int64),
+        labels=labels,
+        row_index=order,
+        ideal_offsets=np.concatenate(([0], np.cumsum(jl_eval))).astype(np.int64),
+        ideal_labels=ideal,
+        settings=settings,
+        notes=notes,
+    )
+    return _kept_rows(lists, evaluated, block_rank[by_query], lengths, score)
+
+
+def _match_labels(
+    item: np.ndarray,
+    lengths: np.ndarray,
+    judged_item: np.ndarray,
+    judged_label: np.ndarray,
+    judged_lengths: np.ndarray,
+    end_code: int,
+) -> np.ndarray | None:
+    """The label of every run row (``NaN`` when not judged), from the run's item codes in
+    blocks of ``lengths`` and each block's judged items and labels (blocks of
+    ``judged_lengths``); ``None`` when an item repeats within a block (run or judgments) or
+    the table is too uneven.
+
+    One row per block holds its judged items and its run items, each cell
+    ``(2 * code + 1 for a run item) << shift | column``: sorting the rows puts a judged item
+    just before the same item of the run.
+    """
+    n_blocks = len(lengths)
+    width_j, width_r = int(judged_lengths.max(initial=0)), int(lengths.max(initial=0))
+    if not _padded_fits(n_blocks, width_j + width_r, len(item) + len(judged_item)):
+        return None
+    shift = max(width_j + width_r - 1, 1).bit_length()
+    dtype = np.dtype(np.int32 if (end_code + 1) << shift < 2**31 else np.int64)
+    table = np.full((n_blocks, width_j + width_r), end_code << shift, dtype=dtype)
+    run_cells: np.ndarray = ((2 * item + 1) << shift).astype(dtype)
+    starts = np.cumsum(lengths) - lengths
+    if (lengths == width_r).all():
+        table[:, width_j:] = run_cells.reshape(n_blocks, width_r) + np.arange(
+            width_j, width_j + width_r, dtype=dtype
+        )
+    else:
+        col = np.arange(len(item)) - np.repeat(starts, lengths)
+        table[np.repeat(np.arange(n_blocks), lengths), width_j + col] = run_cells + width_j + col
+    j_before = np.cumsum(judged_lengths) - judged_lengths
+    j_col = np.arange(len(judged_item)) - np.repeat(j_before, judged_lengths)
+    table[np.repeat(np.arange(n_blocks), judged_lengths), j_col] = (
+        (2 * judged_item) << shift
+    ) + j_col
+    table.sort(axis=1)
+    code, column = table >> shift, table & ((1 << shift) - 1)
+    later, earlier = code[:, 1:], code[:, :-1]
+    if ((later == earlier) & (later < end_code)).any():
+        return None
+    block, at = np.nonzero((later & 1).astype(bool) & (earlier == later - 1))
+    labels = np.full(len(item), np.nan)
+    labels[starts[block] + column[block, at + 1] - width_j] = judged_label[
+        j_before[block] + column[block, at]
+    ]
+    return labels
+
+
+def _kept_rows(
+    lists: RankedLists,
+    evaluated: np.ndarray,
+    run_q: np.ndarray,
+    lengths: np.ndarray,
+    score: np.ndarray,
+) -> RankedLists:
+    """``lists`` (rows of every run block, blocks of ``lengths`` for the query ranks
+    ``run_q``) with only the evaluated queries' rows, cut by ``max_results`` and
+    ``judged_only``, and the offsets and scores of what is left."""
+    settings = lists.settings
+    order, labels = lists.row_index, lists.labels
+    keep_block = evaluated[run_q]
+    cut = settings.max_results is not None or settings.judged_only
+    kept = lengths
+    if cut or not keep_block.all():
+        block_of_row = np.repeat(np.arange(len(lengths)), lengths)
+        keep_rows = keep_block[block_of_row]
+        if cut:
+            keep_rows &= _cut_mask(run_q[block_of_row], labels, settings)
+        order, labels = order[keep_rows], labels[keep_rows]
+        kept = np.bincount(block_of_row[keep_rows], minlength=len(lengths))
+    eval_ranks = np.flatnonzero(evaluated)
+    new_index = np.full(len(evaluated), -1, dtype=np.int64)
+    new_index[eval_ranks] = np.arange(len(eval_ranks))
+    counts = np.zeros(len(eval_ranks), dtype=np.int64)
+    counts[new_index[run_q[keep_block]]] = kept[keep_block]
+    return replace(
+        lists,
+        offsets=np.concatenate(([0], np.cumsum(counts))).astype(np.int64),
+        labels=labels,
+        row_index=order,
+        scores=score[order],
     )
 
 
@@ -752,7 +1105,7 @@ def _offsets_of(query_index: np.ndarray, n_queries: int) -> np.ndarray:
 
 
 def _encode(values: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
-    encoded = pc.dictionary_encode(values).combine_chunks()
+    encoded = arrow_calls.dictionary_encode(values).combine_chunks()
     codes = _numpy_of(encoded.indices).astype(np.int64)
     return codes, encoded.dictionary
 

@@ -158,9 +158,12 @@ def check_regular_file(path: str | Path, name: str | None = None) -> os.stat_res
     )
 
 
-def check_file(path: str | Path, name: str | None = None, *, budget: int = MAX_BYTES) -> None:
+def check_file(
+    path: str | Path, name: str | None = None, *, budget: int = MAX_BYTES, scan: bool = True
+) -> None:
     """The command line's checks on a path before a fast reader opens it: a regular file, within
-    the budget, and, for text, no NUL byte anywhere (read in steps, nothing kept).
+    the budget, and, for text, no NUL byte anywhere (read in steps, nothing kept; not with
+    ``scan=False``, for a reader that looks for NUL bytes itself).
 
     Raises
     ------
@@ -177,16 +180,30 @@ def check_file(path: str | Path, name: str | None = None, *, budget: int = MAX_B
         if not _is_text(head):
             return
         check_head(head, source, "path")
-        lines, chunk, read = head.count(b"\n"), head, len(head)
+        if not scan:
+            return
+        chunk, read = head, len(head)
         while chunk:
             chunk = handle.read(_OUTPUT_STEP)
-            read += len(chunk)
             nul = chunk.find(b"\x00")
             if nul >= 0:
-                raise _nul_error(source, lines + chunk.count(b"\n", 0, nul) + 1)
-            lines += chunk.count(b"\n")
+                raise _nul_error(source, _lines_before(path, read + nul) + 1)
+            read += len(chunk)
             if read > budget:
                 raise _too_large(source, "path", False, budget)
+
+
+def _lines_before(path: str | Path, end: int) -> int:
+    """How many newlines the file has before byte ``end`` (read in steps)."""
+    lines = 0
+    with open(path, "rb") as handle:
+        while end > 0:
+            chunk = handle.read(min(_OUTPUT_STEP, end))
+            if not chunk:
+                break
+            lines += chunk.count(b"\n")
+            end -= len(chunk)
+    return lines
 
 
 def _too_large(source: str, origin: Origin, compressed: bool, budget: int) -> InputError:
@@ -339,7 +356,7 @@ def unify_line_ends(data: bytes | mmap.mmap) -> bytes | mmap.mmap:
     """``data`` with each lone carriage return (the line end of old Mac files) made a newline,
     so that every reader sees the lines a text editor shows; ``data`` itself when it has none
     (searched in place, without a copy). Carriage returns before newlines stay."""
-    if _LONE_CR.search(data) is None:
+    if data.find(b"\r") < 0 or _LONE_CR.search(data) is None:  # find: a fast first look
         return data
     return _LONE_CR.sub(b"\n", bytes(data))
 

@@ -17,8 +17,9 @@ from metrics.errors import InputError, MetricsError
 if TYPE_CHECKING:
     import numpy as np
 
+    from metrics.cli.output import QueryIds
     from metrics.io.per_query import PerQueryDataset
-    from metrics.spark.cli import QueryIds, SparkEvaluation
+    from metrics.spark.cli import SparkEvaluation
 
 INSTALL_HINT = "pip install -r requirements-spark.txt (and a Java 17+ runtime)"
 

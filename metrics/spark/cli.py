@@ -19,6 +19,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from metrics import schema as S
+from metrics.cli.output import QueryIds
 from metrics.engine.registry import MeasureSpec
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
@@ -29,17 +30,6 @@ from metrics.io.trec import detect_trec
 from metrics.spark.backend import evaluate_spark, local_session, prepare_qrels
 
 _TEXT_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz")
-
-
-@dataclass
-class QueryIds:
-    """What the output writers read of a model's ranked lists: its query ids, in order."""
-
-    query_ids: np.ndarray
-
-    @property
-    def n_queries(self) -> int:
-        return len(self.query_ids)
 
 
 def session(master: str) -> SparkSession:

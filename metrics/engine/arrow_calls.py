@@ -1,0 +1,67 @@
+"""The few arrow compute functions the command line's evaluation calls, without importing
+:mod:`pyarrow.compute` (which builds a Python wrapper for each of its hundreds of functions:
+about 40 ms of a command that takes well under a second).
+
+They are called by name through ``call_function``, the function ``pyarrow.compute`` wraps, from
+pyarrow's compiled compute module. :data:`compute` is :mod:`pyarrow.compute` itself, imported
+on first use, for everything else.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+try:
+    import pyarrow._compute as _kernels
+except ImportError:  # pragma: no cover - a pyarrow without its compiled compute module's names
+    import pyarrow.compute as _kernels
+
+call_function = _kernels.call_function
+
+
+class _Compute:
+    """:mod:`pyarrow.compute`, imported when one of its names is first used."""
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(import_module("pyarrow.compute"), name)
+
+
+#: :mod:`pyarrow.compute`, imported on first use.
+compute: Any = _Compute()
+
+
+def dictionary_encode(values: pa.Array | pa.ChunkedArray) -> Any:
+    """As ``pyarrow.compute.dictionary_encode`` (nulls masked)."""
+    return call_function("dictionary_encode", [values], _kernels.DictionaryEncodeOptions())
+
+
+def run_end_encode(values: pa.Array) -> Any:
+    """As ``pyarrow.compute.run_end_encode`` (int32 run ends)."""
+    return call_function("run_end_encode", [values], _kernels.RunEndEncodeOptions())
+
+
+def sort_indices(values: pa.Array) -> Any:
+    """Positions that sort ``values`` ascending (stable), as ``pyarrow.compute.sort_indices``
+    of an array."""
+    return call_function("array_sort_indices", [values], _kernels.ArraySortOptions("ascending"))
+
+
+def take(values: pa.Array | pa.ChunkedArray, indices: pa.Array) -> Any:
+    """As ``pyarrow.compute.take`` (indices checked)."""
+    return call_function("take", [values, indices], _kernels.TakeOptions())
+
+
+def index_in(values: pa.Array, value_set: pa.Array) -> np.ndarray:
+    """As ``pyarrow.compute.index_in``, as numpy: the position of each value in ``value_set``,
+    -1 when absent."""
+    found = call_function("index_in", [values], _kernels.SetLookupOptions(value_set))
+    if found.null_count:
+        absent = pa.Array.from_buffers(pa.int32(), 1, [None, pa.py_buffer(np.int32(-1).tobytes())])
+        found = call_function("coalesce", [found, absent[0]])
+    return np.frombuffer(found.buffers()[1], dtype=np.int32)[
+        found.offset : found.offset + len(found)
+    ].astype(np.int64)

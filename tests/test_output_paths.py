@@ -1,0 +1,59 @@
+"""The TSV writer's two ways of formatting: a few lines in Python, many with arrow kernels,
+give the same text."""
+
+from __future__ import annotations
+
+import io
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
+from metrics.cli import output
+from metrics.cli.output import QueryIds, Results, write_tsv
+from metrics.engine.settings import Settings
+
+VALUES = st.one_of(
+    st.floats(0, 1, allow_nan=False),
+    st.sampled_from([0.0, -0.0, 0.5, 0.125, 0.09375, 1 / 3, 2.5, 1e-13, 12345.678, np.nan]),
+    st.floats(-3, 3, allow_nan=False, allow_infinity=False),
+    st.floats(0, 1e20, allow_nan=False),
+)
+IDS = st.sampled_from(["q1", "q\t2", "back\\slash", "line\nend", "é", "all", "7"])
+
+
+@st.composite
+def results(draw) -> Results:
+    n_m = draw(st.integers(1, 4))
+    names = [f"M{j}" for j in range(n_m)]
+    counts = draw(st.lists(st.booleans(), min_size=n_m, max_size=n_m))
+    out = Results(names, Settings(), counts=counts)
+    for model in draw(
+        st.lists(st.sampled_from(["run", "b\tm", "c"]), min_size=1, max_size=3, unique=True)
+    ):
+        n_q = draw(st.integers(0, 4))
+        ids = draw(st.lists(IDS, min_size=n_q, max_size=n_q, unique=True))
+        values = np.array(
+            draw(st.lists(VALUES, min_size=n_q * n_m, max_size=n_q * n_m)), dtype=np.float64
+        ).reshape(n_q, n_m)
+        means = np.array(draw(st.lists(VALUES, min_size=n_m, max_size=n_m)), dtype=np.float64)
+        out.models[model] = (QueryIds(np.array(ids, dtype=object)), values, means)
+    return out
+
+
+def written(res: Results, per_query: bool, digits: int, python_lines: int) -> str:
+    buffer = io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(output, "PYTHON_LINES", python_lines)
+        write_tsv(res, list(res.names), per_query, digits, buffer)
+    return buffer.getvalue()
+
+
+@hsettings(max_examples=150, deadline=None)
+@given(res=results(), per_query=st.booleans(), digits=st.integers(0, 12))
+def test_lines_formatted_in_python_are_those_of_the_arrow_kernels(res, per_query, digits):
+    python = written(res, per_query, digits, python_lines=10**9)
+    arrow = written(res, per_query, digits, python_lines=-1)
+    assert python == arrow
