@@ -385,3 +385,13 @@ def test_a_trec_run_whose_scores_ascend_with_rank_is_a_warning(tmp_path):
     assert "vec.run: Scores of model 'vec' ascend with rank in 100% of its lists (3 of 3)" in err
     code, out, err = _cli(q, r, "-m", "RR", "--score-order", "ascending")
     assert out.strip().endswith("1.0000") and "ascend with rank" not in err
+
+
+def test_lower_is_better_also_on_runs_laid_out_as_trec_files_are():
+    """A run grouped by query and sorted highest first is ranked without a sort (the fast
+    path); with lower is better it must still rank the smallest distance first."""
+    run = pd.DataFrame({"query": ["q"] * 3, "item": ["a", "b", "c"], "score": [0.9, 0.5, 0.1]})
+    qrels = pd.DataFrame({"query": ["q"], "item": ["c"], "relevance": [1]})
+    ascending = evaluate(run, qrels, ["RR"], Settings(score_order="ascending")).per_query
+    assert ascending["RR"].tolist() == [1.0]
+    assert evaluate(run, qrels, ["RR"]).per_query["RR"].tolist() == [pytest.approx(1 / 3)]

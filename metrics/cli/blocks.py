@@ -36,6 +36,7 @@ from metrics.engine.ranking import (
 from metrics.engine.registry import MeasureSpec
 from metrics.engine.settings import Settings
 from metrics.errors import MetricsError
+from metrics.io.direction import RankAgreement, agreements
 from metrics.io.trec import CHUNK_BYTES, TrecColumns, plain_chunks
 
 
@@ -51,6 +52,7 @@ class BlockResult:
     query_ids: np.ndarray
     values: np.ndarray
     notes: RankingNotes
+    ranks: RankAgreement | None = None
 
 
 class Judgments:
@@ -109,6 +111,7 @@ def evaluate_blocks(
         seen = np.zeros(len(judged.ids), dtype=bool)
         seen_ids: set[str] = set()
         notes: list[RankingNotes] = []
+        ascending = descending = 0  # lists whose scores go up / down with the rank column
         for block, heads in _query_blocks(run_path, chunk_bytes):
             ids = heads.to_pylist()
             if seen_ids.intersection(ids) or len(set(ids)) < len(ids):
@@ -123,6 +126,16 @@ def evaluate_blocks(
             )
             values.add(lists, compute_matrix(lists, specs), at)
             notes.append(lists.notes)
+            if block.rank is not None and len(block.value):
+                found = agreements(
+                    np.zeros(len(block.value), dtype=np.int64),
+                    _list_codes(block.query),
+                    block.rank,
+                    block.value,
+                ).get(0)
+                if found is not None:
+                    ascending += found.ascending
+                    descending += found.descending
         missing = np.flatnonzero(~seen)
         if len(missing):  # judged queries the run does not have: noted, or scored 0 (-c)
             jq, ji, jrel = judged.of(missing)
@@ -135,7 +148,16 @@ def evaluate_blocks(
     merged = _merged(notes, settings)
     if merged.dropped_duplicates or values.table is None:
         return None
-    return BlockResult(judged.ids[values.written], values.kept(), merged)
+    ranks = RankAgreement(ascending, descending) if ascending + descending else None
+    return BlockResult(judged.ids[values.written], values.kept(), merged, ranks)
+
+
+def _list_codes(query: pa.Array | pa.ChunkedArray) -> np.ndarray:
+    """A code per row, the same for the rows of one query."""
+    encoded = arrow_calls.dictionary_encode(query)
+    if isinstance(encoded, pa.ChunkedArray):
+        encoded = encoded.combine_chunks()
+    return _numpy_of(encoded.indices).astype(np.int64)
 
 
 def read_judgments(path: str, chunk_bytes: int = CHUNK_BYTES) -> TrecColumns | None:

@@ -648,8 +648,14 @@ def _in_blocks(
         found = evaluate_blocks(judged, path, specs, settings)
         if found is None:
             return None
-        models[_model_name(path, models)] = found
+        model = _model_name(path, models)
+        models[model] = found
         warnings += notes_warnings(found.notes, Path(path).name, settings)
+        if found.ranks is not None:  # scores that go with the ranks the other way
+            warnings += [
+                f"{Path(path).name}: {d.message}"
+                for d in rank_disagreements({model: found.ranks}, settings)
+            ]
     return notes, warnings, models
 
 

@@ -815,6 +815,8 @@ def _rank_grouped(
     if settings.score_precision == "float32":
         with np.errstate(over="ignore"):
             key = score.astype(np.float32).astype(np.float64)
+    if settings.score_order == "ascending":  # lower is better: in order when ascending
+        key = -key
     if not _runs_in_order(r_starts, np.where(np.isnan(key), -np.inf, key), ri, settings):
         return None
     i_codes, i_dict = _encode(pa.chunked_array([ri, ji], type=pa.string()))
