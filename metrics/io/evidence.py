@@ -401,8 +401,7 @@ class Scorer:
 
     def _nesting_facts(self, lists: Lists, others: Sequence[str]) -> list[Fact]:
         """Columns that split the query's lists into finer lists (the query is then a
-        per-query attribute), columns constant within it (its attributes), and columns
-        whose values it holds one of per list (it is their item)."""
+        per-query attribute), and columns constant within it (its attributes)."""
         t = self.table
         query, model = lists.query, lists.model
         distinct = t.columns[query].distinct
@@ -414,22 +413,12 @@ class Scorer:
             c
             for c in self.names
             if c not in (query, model, lists.item)
+            and not t.columns[c].fractional
             and 2 <= t.columns[c].distinct < distinct
             and t.constant_within(c, query)
         ]
         if held:
             facts.append(Fact("holds_segments", 0.5, {"segment": held[0]}))
-        crossed = [
-            h
-            for h in others
-            if h not in (query, model)
-            and 2 <= t.columns[h].distinct < distinct
-            and t.repeated_share(h, model, query) <= UNIQUE_SHARE
-            and not t.constant_within(h, query)
-            and not t.rank_like(h, query, model, first=(0, 1))
-        ]
-        if crossed:
-            facts.append(Fact("item_like", -0.5, {"of": crossed[0]}))
         return facts
 
     def _splits_lists(self, finer: str, lists: Lists) -> bool:
@@ -443,7 +432,8 @@ class Scorer:
             return False
         if t.columns[finer].distinct <= t.columns[query].distinct:
             return False
-        if model is not None and t.constant_within(model, finer):
+        numbers_lists = t.columns[finer].distinct == t.distinct(query, model)
+        if model is not None and numbers_lists and t.constant_within(model, finer):
             return False  # one value per (query, model) list: an id of the lists
         if not t.constant_within(query, finer):
             return False
@@ -540,12 +530,24 @@ class Scorer:
             model_facts = self.model_facts(model, query, item)
             model_points = (mp[1] if mp else 0.0) + sum(f.points for f in model_facts)
             codes = {f.code for f in model_facts}
-            one_list = "one_list_per_value" in codes and "splits_unevenly" not in codes
+            one_list = {"one_list_per_value", "splits_alike"} <= codes
             if mp is not None and mp[0] == "":
                 if model_points <= 0 or not one_list:
-                    return None  # from values: one list per value, repeated items
-                model_points = 0.0
+                    return None  # from values: every query split alike, items repeated
+                model_points = -3.0 if self._lists_have_an_id(query, model) else 0.0
         return Candidate(QUERY, query, points[0], points[1], facts, model, model_points, item)
+
+    def _lists_have_an_id(self, query: str, model: str) -> bool:
+        """Whether another column numbers the lists of ``query`` and ``model`` one by one: the
+        lists are then that column's alone, without a model (guessed from values) to make them."""
+        t = self.table
+        lists = t.distinct(query, model)
+        return any(
+            c not in (query, model)
+            and t.columns[c].distinct == lists
+            and t.distinct(c, query, model) == lists
+            for c in self.names
+        )
 
     # ---------------------------------------------------------------- numbers within lists
     def number_candidates(self, role: str, lists: Lists, taken: set[str]) -> list[Candidate]:

@@ -187,6 +187,18 @@ def _tokens(name: str) -> set[str]:
     return {t for t in name.split("_") if t}
 
 
+#: What may follow a role word run together with it (``docid``, ``querytext``, ``scores``);
+#: ``ranking`` or ``topical`` hold no role word.
+_RUN_ON = ("", "s", "id", "ids", "no", "num", "number", "key", "name", "text", "code", "hash")
+
+
+def _holds_word(name: str, word: str) -> bool:
+    if word in _tokens(name):
+        return True
+    head = name.split("_", 1)[0]
+    return head.startswith(word) and (head[len(word) :] in _RUN_ON or head[len(word) :].isdigit())
+
+
 def name_tier(column: object, role: str) -> Tier:
     """How strongly the name of ``column`` says ``role``: ``canonical`` (the role's own name),
     ``exact`` (a usual synonym), ``word`` (a longer name holding a role word) or ``""``."""
@@ -195,8 +207,7 @@ def name_tier(column: object, role: str) -> Tier:
         return "canonical"
     if name in ROLE_NAMES[role]:
         return "exact"
-    tokens = _tokens(name)
-    if any(w in tokens or name.startswith(w) for w in ROLE_WORDS[role]):
+    if any(_holds_word(name, w) for w in ROLE_WORDS[role]):
         return "word"
     return ""
 

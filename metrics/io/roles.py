@@ -196,6 +196,25 @@ def guess_roles(df: pd.DataFrame, *, judged_elsewhere: bool = False) -> dict[str
     return guesser.guesses
 
 
+#: The codes of :attr:`Guess.code` (the app words them with the catalog's ``guess.<code>``).
+GUESS_CODES = (
+    "name_means",
+    "name_suggests",
+    "repeated_text",
+    "lists",
+    "distinct_text",
+    "unique_in_list",
+    "fractional",
+    "rank_like",
+    "small_whole_numbers",
+    "one_list_per_value",
+    "splits_alike",
+    "constant_in_query",
+    "few_values",
+)
+#: The codes of :attr:`Doubt.code` (``doubt.<code>`` in the catalogs).
+DOUBT_CODES = ("one_value", "looks_like_ids", "close", "weak", "follows")
+
 _ROLE_TEXT = {
     QUERY: "the query (or user/session) id",
     ITEM: "the item (document/product) id",
@@ -498,26 +517,30 @@ def _segment_candidates(
     taken = guesser.taken if guesser is not None else set()
     sample = guesser.scorer.table if guesser is not None else table
     for name, col in table.columns.items():
-        if name in taken or name == query:
-            continue
-        if col.distinct < 2 or col.distinct > FEW_VALUES:
-            continue
-        if col.distinct >= n_queries and n_queries >= 5:
+        if name in taken or name == query or not _segment_values(col.distinct, n_queries):
             continue
         if sample.constant_within(name, query) and table.constant_within(name, query):
             out.append((name, col.distinct))
     return out
 
 
+def _segment_values(distinct: int, queries: int) -> bool:
+    """Whether a query-level column of ``distinct`` values is worth segmenting by: 2 to
+    :data:`~metrics.io.evidence.FEW_VALUES` values, fewer than the queries (from 5 queries: a
+    value per query is another id, not a segment)."""
+    return 2 <= distinct <= FEW_VALUES and not (distinct >= queries and queries >= 5)
+
+
 def proposed_segments(segments: pd.DataFrame | None) -> list[str]:
-    """The columns of a segment table (``query`` plus one row per query) worth segmenting by:
-    those with 2 to :data:`~metrics.io.evidence.FEW_VALUES` values, in column order."""
+    """The columns of a segment table (``query`` plus one row per query) worth segmenting by
+    (see :func:`_segment_values`), in column order."""
     if segments is None:
         return []
+    queries = segments[QUERY].nunique() if QUERY in segments.columns else len(segments)
     return [
         str(c)
         for c in segments.columns
-        if c != QUERY and 2 <= segments[c].nunique(dropna=True) <= FEW_VALUES
+        if c != QUERY and _segment_values(segments[c].nunique(dropna=True), queries)
     ]
 
 
@@ -560,9 +583,10 @@ def guess_query_table(
     if ranked:
         guesser._add(QUERY, ranked, lambda c: c.score)
         query = guesser.guesses[QUERY].column
+        queries = full.columns[query].distinct
         for column in df.columns:
             distinct = full.columns[str(column)].distinct
-            if str(column) != query and 2 <= distinct <= FEW_VALUES:
+            if str(column) != query and _segment_values(distinct, queries):
                 guesser.guesses[f"segment:{column}"] = Guess(
                     str(column),
                     0.6,
@@ -897,10 +921,13 @@ def segment_columns(frame: pd.DataFrame) -> list[str]:
 
 __all__ = [
     "CLOSE",
+    "DOUBT_CODES",
+    "GUESS_CODES",
     "KNOWN_NAMES",
     "ROLES",
     "ROLE_NAMES",
     "ROLE_WORDS",
+    "SAID_TEXT",
     "SURE",
     "Doubt",
     "Guess",
