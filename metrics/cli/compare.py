@@ -5,7 +5,7 @@ Usage::
     python -m metrics compare QRELS RUN_A RUN_B [RUN_C ...] [-m MEASURE]... [--format tsv|json]
         [--seed N] [--resamples N] [--correction holm|bh|none] [--missing intersection|zero]
         [--test randomization|ttest|wilcoxon] [--alpha A] [--baseline MODEL]
-        [--candidate MODEL]... [--queries QUERIES --by COLUMN [--by COLUMN]]
+        [--candidate MODEL]... [--queries QUERIES] [--by COLUMN [--by COLUMN]]
         [--family view|all] [--fail-if-worse MEASURE]... [--quiet]
 
 The first run is the baseline (or ``--baseline``); every other model is a candidate (or those
