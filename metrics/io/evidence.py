@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import cached_property
+from functools import cached_property, lru_cache
 
 import numpy as np
 import pandas as pd
@@ -257,6 +257,7 @@ class Table:
 # --------------------------------------------------------------------------- names
 
 
+@lru_cache(maxsize=4096)
 def name_points(column: str, role: str) -> tuple[Tier, float] | None:
     """The name's tier and points for ``role``; ``None`` when the name is a usual name of
     another role (a column named ``score`` or ``pred`` is never the query)."""
@@ -331,9 +332,13 @@ class Scorer:
         return out
 
     # ---------------------------------------------------------------- the item within lists
-    def item_candidates(self, query: str, model: str | None) -> list[Candidate]:
+    def item_candidates(
+        self, query: str, model: str | None, among: Sequence[str] | None = None
+    ) -> list[Candidate]:
+        """Item columns of lists grouped by ``query`` and ``model`` (of ``among`` only, when
+        given), best first."""
         out = []
-        for name in self.names:
+        for name in self.names if among is None else among:
             if name in (query, model):
                 continue
             col = self.table.columns[name]
@@ -367,8 +372,19 @@ class Scorer:
         for name in self.named(ITEM):
             if name not in (query, model):
                 return name
-        for cand in self.item_candidates(query, model):
-            if cand.fact("unique_in_list") is not None and cand.score > 0:
+        t = self.table
+        unique = [
+            n
+            for n in self.names
+            if n not in (query, model)
+            and not t.columns[n].fractional
+            and not t.columns[n].flags
+            and t.repeated_share(query, model, n) <= UNIQUE_SHARE
+        ]
+        if not unique:
+            return None
+        for cand in self.item_candidates(query, model, unique):
+            if cand.score > 0:
                 return cand.column
         return None
 
@@ -522,20 +538,42 @@ class Scorer:
         item = self.best_item(query, model)
         if item == query:
             return None
-        lists = Lists(query, model, item)
-        facts = self.query_facts(lists, [c for c in columns if c != query])
         model_points = 0.0
         if model is not None:
-            mp = name_points(model, MODEL)
-            model_facts = self.model_facts(model, query, item)
-            model_points = (mp[1] if mp else 0.0) + sum(f.points for f in model_facts)
-            codes = {f.code for f in model_facts}
-            one_list = {"one_list_per_value", "splits_alike"} <= codes
-            if mp is not None and mp[0] == "":
-                if model_points <= 0 or not one_list:
-                    return None  # from values: every query split alike, items repeated
-                model_points = -3.0 if self._lists_have_an_id(query, model) else 0.0
+            found = self._model_points(model, query, item)
+            if found is None:
+                return None
+            model_points = found
+        lists = Lists(query, model, item)
+        facts = self.query_facts(lists, [c for c in columns if c != query])
         return Candidate(QUERY, query, points[0], points[1], facts, model, model_points, item)
+
+    def _model_points(self, model: str, query: str, item: str | None) -> float | None:
+        """The points ``model`` adds to lists grouped by ``query``; ``None`` for a model guessed
+        from its values that the values do not bear out (every query split alike, items
+        repeated across the lists), and at most 0 for one they do: a model explains repeated
+        items, it earns no points of its own (-3 when another column numbers the same lists)."""
+        mp = name_points(model, MODEL)
+        if mp is None:
+            return None
+        if mp[0] == "" and not self._may_be_a_model(model, query, item):
+            return None
+        model_facts = self.model_facts(model, query, item)
+        found = mp[1] + sum(f.points for f in model_facts)
+        if mp[0] != "":
+            return found
+        codes = {f.code for f in model_facts}
+        if found <= 0 or not {"one_list_per_value", "splits_alike"} <= codes:
+            return None
+        return -3.0 if self._lists_have_an_id(query, model) else 0.0
+
+    def _may_be_a_model(self, model: str, query: str, item: str | None) -> bool:
+        """The quick checks a model guessed from values must pass before the others: items
+        repeat under the query and are unique once split by the model."""
+        t = self.table
+        if item is None or t.repeated_share(query, item) <= UNIQUE_SHARE:
+            return False
+        return t.repeated_share(query, item, model) <= UNIQUE_SHARE
 
     def _lists_have_an_id(self, query: str, model: str) -> bool:
         """Whether another column numbers the lists of ``query`` and ``model`` one by one: the

@@ -81,17 +81,19 @@ class Guess:
     reason:
         Why, in plain English.
     code:
-        Why, as a stable code for translated texts: ``name_means``, ``name_suggests``,
-        ``repeated_text``, ``lists``, ``distinct_text``, ``unique_in_list``, ``fractional``,
-        ``rank_like``, ``small_whole_numbers``, ``one_list_per_value``, ``splits_alike`` or
-        ``constant_in_query``.
+        Why, as a stable code for translated texts (:data:`GUESS_CODES`): ``name_means``,
+        ``name_suggests``, ``repeated_text``, ``lists``, ``distinct_text``, ``unique_in_list``,
+        ``fractional``, ``rank_like``, ``small_whole_numbers``, ``one_list_per_value``,
+        ``splits_alike``, ``constant_in_query`` (a proposed segment of a run) or ``few_values``
+        (a proposed segment of a query table).
     distinct:
         How many distinct values the column has.
     params:
         The numbers the reason names (``lists``, ``length``).
     unsure:
         ``"close"`` (another column scores nearly as well: :attr:`runner_up`), ``"weak"``
-        (the values speak against the guess) or ``""``.
+        (the values speak against the guess), ``"follows"`` (it would change with the close
+        second query column) or ``""``.
     runner_up:
         The close second column.
     said:
@@ -606,8 +608,9 @@ class Doubt:
     code:
         ``one_value`` (a query or item column guessed from its values that holds one value on
         every row) or ``looks_like_ids`` (labels guessed from values larger than relevance
-        grades): the guess is left out. ``close`` (another column scores nearly as well) or
-        ``weak`` (the values speak against the guess): the guess stands until confirmed.
+        grades): the guess is left out. ``close`` (another column scores nearly as well),
+        ``weak`` (the values speak against the guess) or ``follows`` (the item or model would
+        change with the close second query column): the guess stands until confirmed.
     role:
         The doubtful role.
     column:
