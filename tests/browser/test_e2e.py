@@ -181,7 +181,7 @@ def test_an_unsure_role_guess_is_confirmed_before_the_upload_is_computed(server,
     )
     wait_for_app(page, "Nothing is computed until the column roles are confirmed.")
     assert "could both be the Query / user column" in page.locator("body").inner_text()
-    assert "twin.csv" not in sidebar_dataset(page)
+    assert "twin.csv" not in page.locator('[data-testid="stSidebar"]').inner_text()
     page.get_by_text("The column roles above are right", exact=True).click()
     page.locator('[data-testid="stSidebar"] [data-testid="stText"]').filter(
         has_text="twin.csv"
