@@ -4,7 +4,7 @@ import streamlit as st
 
 from metrics.io.loaders import sample_names
 from ui import frame
-from ui.findings_view import show_health, show_preview
+from ui.findings_view import show_health, show_lists, show_preview
 from ui.handbuilt_panel import handbuilt_panel
 from ui.i18n import option_text, t
 from ui.per_query_panel import per_query_panel
@@ -41,6 +41,7 @@ dataset = (
 if source == "upload" and uploaded is not None:
     dataset = uploaded  # built during this run, after the frame looked for it
 if dataset is not None:
+    show_lists(dataset)
     show_health(dataset, ctx.settings)
     show_preview(dataset)
 else:

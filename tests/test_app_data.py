@@ -188,20 +188,16 @@ def test_markdown_escape_leaves_no_markup_characters_bare():
 
 
 def test_a_role_guess_the_contents_contradict_is_left_empty_with_a_warning():
-    rows = "".join(f"Q0,{301 + i // 6},d{i},{1 - i / 100}\n" for i in range(12)).encode()
-    judged = b"query,item,relevance\n301,d0,1\n302,d7,1\n"
+    rows = "".join(f"q{i % 3},x,{1 - i / 100}\n" for i in range(12)).encode()
+    judged = b"query,item,relevance\nq0,x,1\nq1,x,1\n"
     at = upload(fresh_app(), [("plain.csv", rows, "text/csv")], ("judged.csv", judged, "text/csv"))
     warning = " ".join(w.value for w in at.warning).replace("\\", "")
     assert (
-        "the column 'column_1' was guessed as Query / user from its contents, but it holds one "
-        in (warning)
+        "the column 'column_2' was guessed as Item from its contents, but it holds one value "
+        "('x') on all 12 rows" in warning
     )
-    assert "guessed as Label" not in warning  # with a judgments file, labels come from names
-    assert role_box(at, "label").value == "—"
-    assert role_box(at, "query").value == "—" and role_box(at, "item").value == "column_3"
-    role_box(at, "query").set_value("column_2").run()
-    assert not at.error
-    assert "plain" in sidebar_text(at)
+    assert role_box(at, "item").value == "—" and role_box(at, "query").value == "column_1"
+    assert "plain" not in sidebar_text(at)  # nothing computed from the guess
 
 
 def test_a_new_upload_shows_in_the_sidebar_and_its_health_without_running_the_page_again(
@@ -309,3 +305,66 @@ def test_run_files_that_differ_only_in_extension_are_not_merged():
     )
     assert "models: bm25.csv, bm25.tsv" in sidebar_text(at)
     assert "more than once in the same list" not in " ".join(w.value for w in at.warning)
+
+
+# --------------------------------------------------------------------------- doubtful role guesses
+#: Three impressions whose session type is theirs alone: either column groups the rows into the
+#: same lists, and neither name settles which is the query.
+TWIN = b"impression_id,doc,score,session_type,relevance\n" + b"".join(
+    f"i{q},d{q * 5 + r},{1 - r / 10},t{q},{r % 2}\n".encode() for q in range(3) for r in range(1, 6)
+)
+
+
+def test_an_unsure_role_guess_is_asked_about_and_nothing_is_computed_until_confirmed():
+    at = upload(fresh_app(), [("log.csv", TWIN, "text/csv")])
+    warning = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "'impression_id' and 'session_type' could both be the Query / user column" in warning
+    assert "'session_type' has one value per ranked list (3 values, median list length 5)" in (
+        warning
+    )
+    assert role_box(at, "query").value == "impression_id"  # the guess stands, asked about
+    assert any("Nothing is computed until" in i.value for i in at.info)
+    assert "log.csv" not in sidebar_text(at)
+    box = next(c for c in at.checkbox if c.key and c.key.startswith("w_roles_ok_"))
+    box.check().run()
+    assert sidebar_text(at).startswith("log.csv") and "queries: 3" in sidebar_text(at)
+    assert "Queries: 3 · lists per model: 3 · median list length: 5" in [i.value for i in at.info]
+
+
+def test_choosing_the_doubtful_role_in_its_menu_answers_the_question():
+    at = upload(fresh_app(), [("log.csv", TWIN, "text/csv")])
+    role_box(at, "query").set_value("session_type").run()
+    assert not any("Nothing is computed until" in i.value for i in at.info)
+    assert sidebar_text(at).startswith("log.csv")
+
+
+def test_an_unsure_guess_is_explained_in_the_session_language():
+    at = upload(fresh_app({"lang": "zh"}), [("log.csv", TWIN, "text/csv")])
+    warning = " ".join(w.value for w in at.warning).replace("\\", "")
+    assert "“impression_id”和“session_type”都可能是“查询 / 用户”列" in warning
+    assert "每个排序列表一个值（共 3 个值，列表长度中位数 5）" in warning
+
+
+def test_query_level_columns_are_proposed_as_segments_and_the_first_two_chosen():
+    rows = "".join(
+        f"u{u},i{(u * 3 + r) % 40},{1 - r / 10},{(u + r) % 2},{['new', 'old'][u % 2]},"
+        f"{['web', 'app', 'tv'][u % 3]},{['us', 'de'][u // 5 % 2]}\n"
+        for u in range(12)
+        for r in range(1, 6)
+    )
+    data = ("user_id,item_id,score,clicked,tenure,device,market\n" + rows).encode()
+    at = upload(fresh_app(), [("users.csv", data, "text/csv")])
+    chosen = next(m for m in at.multiselect if m.key and m.key.endswith("_segments"))
+    assert chosen.value == ["tenure", "device"]
+    captions = " ".join(c.value for c in at.caption).replace("\\", "")
+    assert (
+        "Proposed as segment columns (one value per query, 2 to 50 values): tenure, device, "
+        in (captions)
+    )
+
+
+def test_the_data_page_gives_the_lists_at_a_glance():
+    at = open_page(fresh_app(), "data")
+    assert "Queries: 300 · lists per model: 300 · median list length: 50" in [
+        i.value for i in at.info
+    ]

@@ -209,18 +209,16 @@ def _trec_run_as_a_headerless_table() -> pd.DataFrame:
     return pd.DataFrame(rows, columns=[f"column_{i}" for i in range(1, 7)])
 
 
-def test_a_trec_run_read_as_a_table_is_refused_showing_the_guess_and_how_to_set_roles():
-    with pytest.raises(InputError) as caught:
-        canonical_run(_trec_run_as_a_headerless_table())
-    assert str(caught.value) == (
-        "The column roles cannot be guessed safely: the query column 'column_2' was guessed "
-        "from its contents, but it holds one value ('Q0') on all 15 rows; the label column "
-        "'column_1' was guessed from its contents, but its values (301, 303) look like ids, "
-        "not relevance grades such as 0 to 3. Guessed: query = 'column_2', item = "
-        "'column_3', score = 'column_5', label = 'column_1'. Fix: Set the roles on the Data "
-        "page, or give the file a header row that names the columns (such as "
-        "query,item,score,label) so that they are read by name."
-    )
+def test_a_trec_run_read_as_a_table_takes_its_query_from_the_values_not_the_q0_column():
+    frame = _trec_run_as_a_headerless_table()
+    guesses = guess_roles(frame)
+    assert {role: guesses[role].column for role in ("query", "item", "score")} == {
+        "query": "column_1",
+        "item": "column_3",
+        "score": "column_5",
+    }
+    assert "label" not in guesses  # 301 and 303 are the query ids now, not labels
+    assert guess_doubts(frame, guesses) == {}
 
 
 def test_the_same_table_is_accepted_once_the_roles_are_set():

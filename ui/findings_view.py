@@ -158,6 +158,32 @@ def show_health(dataset: Dataset, settings: Settings | None = None) -> None:
                 st.text(text.action)
 
 
+def lists_text(dataset: Dataset) -> str:
+    """The data set at a glance, in the session's language: queries, lists per model and the
+    median list length (``2 queries, median list length 840`` reads as a wrong query column).
+    Model names are escaped for Markdown."""
+    from ui.safe import md_escape
+
+    lists = dataset.lists
+    same = lists.same_lists
+    per_model = (
+        number(same)
+        if same is not None
+        else ", ".join(f"{md_escape(m)} {number(n)}" for m, n in lists.lists.items())
+    )
+    return t(
+        "data.lists",
+        queries=number(lists.queries),
+        lists=per_model,
+        length=number(lists.length) if isinstance(lists.length, int) else str(lists.length),
+    )
+
+
+def show_lists(dataset: Dataset) -> None:
+    """:func:`lists_text` in a box above the data's health."""
+    st.info(lists_text(dataset), icon=":material/format_list_numbered:")
+
+
 def show_preview(dataset: Dataset, rows: int = 20) -> None:
     """First rows of the run and of the judgments, as text cells, with translated headers."""
     st.subheader(t("preview.title"))

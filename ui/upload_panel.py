@@ -16,7 +16,16 @@ from metrics.errors import InputError
 from metrics.io.direction import DirectionGuess, guess_direction, table_order
 from metrics.io.formats import Kind, LoadedTable, load_table
 from metrics.io.loaders import Dataset, load_dataset
-from metrics.io.roles import ROLES, Doubt, Guess, RoleMapping, guess_doubts, guess_roles
+from metrics.io.roles import (
+    ROLES,
+    Doubt,
+    Guess,
+    RoleMapping,
+    Said,
+    guess_doubts,
+    guess_query_table,
+    guess_roles,
+)
 from metrics.io.validation import Finding
 from ui import compute, frame
 from ui.findings_view import finding_text
@@ -103,18 +112,47 @@ def _table_id(table: LoadedTable) -> str:
     ).hexdigest()[:10]
 
 
-def _mapping_editor(table: LoadedTable, kind: str, judged_elsewhere: bool) -> RoleMapping:
-    """Selectboxes for each role, seeded from the guess; returns the chosen mapping. A run's
-    label is guessed from column names only while a judgments file is uploaded too (and its
-    seeded choice follows that guess until the user picks a label)."""
-    guesses = guess_roles(table.frame, judged_elsewhere=judged_elsewhere and kind == "runs")
-    doubts = guess_doubts(table.frame, guesses)
-    guessed = RoleMapping.from_guesses(guesses).with_(**dict.fromkeys(doubts))
+#: Guessed roles kept per table, so that reruns (every widget change) do not read the values
+#: again: at most this many tables.
+_GUESSES_KEPT = 20
+
+
+def _guesses(table: LoadedTable, kind: str, judged_elsewhere: bool) -> dict[str, Guess]:
+    """The guessed roles of an uploaded table, worked out once per table (see
+    :func:`metrics.io.roles.guess_roles`; a query table: :func:`~metrics.io.roles.
+    guess_query_table`)."""
+    store: dict = st.session_state.setdefault("role_guesses", {})
+    key = (_table_id(table), kind, judged_elsewhere)
+    found = store.get(key)
+    if found is None or found[0] is not table:
+        if kind == "queries":
+            guesses = guess_query_table(table.frame)
+        else:
+            guesses = guess_roles(table.frame, judged_elsewhere=judged_elsewhere and kind == "runs")
+        while len(store) >= _GUESSES_KEPT:
+            store.pop(next(iter(store)))
+        store[key] = found = (table, guesses)
+    return found[1]
+
+
+def _mapping_editor(
+    table: LoadedTable, kind: str, judged_elsewhere: bool
+) -> tuple[RoleMapping, bool]:
+    """Selectboxes for each role, seeded from the guess; returns the chosen mapping, and whether
+    a doubtful guess still waits for the user's confirmation. A run's label is guessed from
+    column names only while a judgments file is uploaded too (and its seeded choice follows
+    that guess until the user picks a label). A guess the values rule out is left empty; a
+    guess that is unsure (a close second column, or weak evidence) is seeded but asked about:
+    nothing is computed until the user confirms it or picks the role."""
+    guesses = _guesses(table, kind, judged_elsewhere)
+    roles = _ROLES_OF[kind]
+    doubts = {r: d for r, d in guess_doubts(table.frame, guesses).items() if r in roles}
+    ruled_out = {r: d for r, d in doubts.items() if d.contradicted}
+    guessed = RoleMapping.from_guesses(guesses).with_(**dict.fromkeys(ruled_out))
     columns = [str(c) for c in table.frame.columns]
     tid = _table_id(table)
-    roles = _ROLES_OF[kind]
-    if doubts:
-        reasons = t("upload.doubt_separator").join(doubt_reason(d) for d in doubts.values())
+    if ruled_out:
+        reasons = t("upload.doubt_separator").join(doubt_reason(d) for d in ruled_out.values())
         st.warning(t("upload.doubtful_guess", reasons=md_escape(reasons)))
     chosen: dict[str, str | None] = {}
     cols = st.columns(len(roles) if len(roles) > 1 else 2)
@@ -138,13 +176,14 @@ def _mapping_editor(table: LoadedTable, kind: str, judged_elsewhere: bool) -> Ro
             args=(tid, role, roles),
         )
         chosen[role] = None if value == _NONE else value
+    pending = _ask_to_confirm(tid, {r: d for r, d in doubts.items() if r not in ruled_out})
     segments: tuple[str, ...] = ()
     if kind in ("runs", "queries"):
         key = f"w_map_{tid}_segments"
         taken = {v for v in chosen.values() if v}
         options = [c for c in columns if c not in taken]
         default = (
-            guessed.segments
+            guessed.segments[:SEGMENTS_CHOSEN]
             if kind == "runs"
             else tuple(c for c in columns if c != chosen.get("query"))
         )
@@ -160,7 +199,27 @@ def _mapping_editor(table: LoadedTable, kind: str, judged_elsewhere: bool) -> Ro
                 t("role.segments"), options, key=key, help="\n\n".join(segment_reasons) or None
             )
         )
-    return RoleMapping(**chosen, segments=segments)
+        proposed = [g.column for k, g in guesses.items() if k.startswith("segment:")]
+        if proposed:
+            shown = md_escape(", ".join(proposed))
+            st.caption(t("upload.proposed_segments", columns=shown, n=len(proposed)))
+    return RoleMapping(**chosen, segments=segments), pending
+
+
+#: Proposed segment columns of a run chosen at first (the Segments page compares by at most
+#: two at once).
+SEGMENTS_CHOSEN = 2
+
+
+def _ask_to_confirm(tid: str, asked: dict[str, Doubt]) -> bool:
+    """Say why the unsure guesses still in their menus are in doubt, with a box to confirm
+    them; ``True`` while one waits (the user has neither confirmed nor picked the role)."""
+    waiting = {r: d for r, d in asked.items() if st.session_state.get(f"w_map_{tid}_{r}_seeded")}
+    if not waiting:
+        return False
+    reasons = t("upload.doubt_separator").join(doubt_reason(d) for d in waiting.values())
+    st.warning(t("upload.unsure_guess", reasons=md_escape(reasons)))
+    return not st.checkbox(t("upload.confirm_roles"), key=f"w_roles_ok_{tid}")
 
 
 def error_text(error: InputError) -> str:
@@ -199,24 +258,42 @@ def error_text(error: InputError) -> str:
 
 def guess_reason(guess: Guess, role: str) -> str:
     """Why a column was guessed for ``role``, in the session's language (``guess.<code>``)."""
+    params = {k: number(v) if isinstance(v, int) else v for k, v in guess.params.items()}
+    count = guess.params.get("lists", guess.distinct)
     return t(
         f"guess.{guess.code}",
         column=guess.column,
         role=t(f"role.{role}"),
-        n=guess.distinct,
+        **params,
+        n=count,
         distinct=number(guess.distinct),
     )
 
 
 def doubt_reason(doubt: Doubt) -> str:
-    """Why a guess was left out, in the session's language (``doubt.<code>``)."""
+    """Why a guess was left out or is asked about, in the session's language
+    (``doubt.<code>``, with what the values say: ``said.<code>``)."""
+    said = [said_text(s) for s in doubt.said]
     return t(
         f"doubt.{doubt.code}",
         role=t(f"role.{doubt.role}"),
         column=doubt.column,
+        other=doubt.other or "",
         values=doubt.values,
         rows=number(doubt.rows),
+        said=t("said.separator").join(said),
     )
+
+
+def said_text(said: Said) -> str:
+    """What the values say about a column, in the session's language (``said.<code>``)."""
+    params: dict[str, object] = {}
+    for name, value in said.params.items():
+        if name == "share" and isinstance(value, float):
+            params[name] = f"{value:.0%}"
+        else:
+            params[name] = number(value) if isinstance(value, int) else value
+    return t(f"said.{said.code}", **params, n=said.params.get("distinct", 0))
 
 
 def _one_role_per_column(tid: str, changed: str, roles: tuple[str, ...]) -> None:
@@ -270,10 +347,12 @@ def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
     return None
 
 
-def _role_mappings(tables: dict[str, list[LoadedTable]]) -> dict[str, RoleMapping]:
-    """One column-role editor (and a preview) per uploaded table."""
+def _role_mappings(tables: dict[str, list[LoadedTable]]) -> tuple[dict[str, RoleMapping], bool]:
+    """One column-role editor (and a preview) per uploaded table; and whether a doubtful guess
+    waits for confirmation."""
     st.subheader(t("upload.mapping"))
     mappings: dict[str, RoleMapping] = {}
+    pending = False
     for kind in ("runs", "judgments", "queries"):
         for table in tables[kind]:
             with st.expander(
@@ -285,9 +364,11 @@ def _role_mappings(tables: dict[str, list[LoadedTable]]) -> dict[str, RoleMappin
                 ),
                 expanded=True,
             ):
-                mappings[table.name] = _mapping_editor(table, kind, bool(tables["judgments"]))
+                mapping, waiting = _mapping_editor(table, kind, bool(tables["judgments"]))
+                mappings[table.name] = mapping
+                pending = pending or waiting
                 st.dataframe(table.frame.head(5), width="stretch", hide_index=True)
-    return mappings
+    return mappings, pending
 
 
 def upload_panel() -> Dataset | None:
@@ -295,7 +376,12 @@ def upload_panel() -> Dataset | None:
     tables = _uploaded_tables()
     if tables is None or not tables["runs"]:
         return None
-    mappings = _role_mappings(tables)
+    mappings, pending = _role_mappings(tables)
+    if pending:  # nothing is computed, not even from files uploaded before
+        st.info(t("upload.confirm_first"))
+        st.session_state.pop(DATASET_KEY, None)
+        st.session_state.pop("upload_build_key", None)
+        return None
     name = ", ".join(x.name for x in tables["runs"])
     build_key = repr(([_table_id(x) for k in tables for x in tables[k]], mappings))
     if st.session_state.get("upload_build_key") == build_key and DATASET_KEY in st.session_state:

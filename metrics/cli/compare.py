@@ -5,9 +5,9 @@ Usage::
     python -m metrics compare QRELS RUN_A RUN_B [RUN_C ...] [-m MEASURE]... [--format tsv|json]
         [--seed N] [--resamples N] [--correction holm|bh|none] [--missing intersection|zero]
         [--test randomization|ttest|wilcoxon] [--alpha A] [--baseline MODEL]
-        [--candidate MODEL]... [--queries QUERIES --by COLUMN [--by COLUMN]]
+        [--candidate MODEL]... [--queries QUERIES] [--by COLUMN [--by COLUMN]]
         [--family view|measure|all] [--min-effect [MEASURE=]DELTA]... [--power P]
-        [--fail-if-worse MEASURE]... [--quiet]
+        [--score-order [MODEL=]ORDER]... [--fail-if-worse MEASURE]... [--quiet]
 
 The first run is the baseline (or ``--baseline``); every other model is a candidate (or those
 of ``--candidate``), at most 50 models in all. The warnings on the data (repeated items, queries
@@ -157,7 +157,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="COLUMN",
-        help="segment column of --queries (repeatable, at most two, combined)",
+        help="segment column of --queries or of the runs (repeatable, at most two, "
+        "combined); without it, the columns worth segmenting by are named in a note",
     )
     parser.add_argument(
         "--missing",
@@ -270,13 +271,13 @@ def _compare_data(
     """The runs and judgments named in ``args`` (with the query table of ``--queries``), read
     locally, or their per-query values computed by Spark with ``--engine spark``; with the notes
     and warnings on the input that both engines print."""
-    from metrics.cli.evaluate import health_notes, health_warnings
+    from metrics.cli.evaluate import health_notes, health_warnings, lists_notes
     from metrics.engine.registry import parse_measures
     from metrics.io.loaders import load_dataset, load_table
 
-    if args.by and not args.queries:
-        raise MetricsError("--by needs --queries, the table holding the segment columns.")
     spark = getattr(args, "engine", "local") == "spark"
+    if args.by and not args.queries and spark:
+        raise MetricsError("--by needs --queries, the table holding the segment columns.")
     data: Dataset | PerQueryDataset
     if spark:
         from metrics.spark import spark_per_query
@@ -298,13 +299,36 @@ def _compare_data(
             settings=settings,
         )
         notes, warnings = health_notes(data.health), health_warnings(data.health)
+        notes += lists_notes(data, args.runs)
     for column in args.by:
         if column not in data.segment_columns:
             raise MetricsError(
-                f"{args.queries}: no segment column {column!r}; segment columns: "
-                f"{', '.join(data.segment_columns) or 'none'}."
+                f"{args.queries or ', '.join(args.runs)}: no segment column {column!r}; "
+                f"segment columns: {', '.join(data.segment_columns) or 'none'}."
             )
+    if not args.by:
+        notes += segment_notes(data, args.queries)
     return data, notes, warnings
+
+
+def segment_notes(data: Dataset | PerQueryDataset, queries: str | None) -> list[str]:
+    """Without ``--by``: the query table's columns read as segments, and the segment columns
+    worth comparing by (2 to 50 values), as a hint."""
+    from metrics.io.roles import proposed_segments
+
+    notes = []
+    if queries is not None:
+        read = getattr(data, "query_table_columns", None) or data.segment_columns
+        notes.append(f"{Path(queries).name}: read as segment columns: {', '.join(read) or 'none'}.")
+    proposed = proposed_segments(data.segments)
+    if proposed:
+        notes.append(
+            f"proposed segment columns: {', '.join(proposed)}; compare per segment with "
+            f"--by {proposed[0]}"
+            + (f" (and --by {proposed[1]})" if len(proposed) > 1 else "")
+            + "."
+        )
+    return notes
 
 
 def run_compare(

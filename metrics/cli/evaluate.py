@@ -63,6 +63,7 @@ from metrics.io.direction import agreements, rank_disagreements
 
 if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
     from metrics.cli.blocks import BlockResult
+    from metrics.io.loaders import Dataset
     from metrics.io.validation import DataHealth, Finding
 
 EXIT_OK, EXIT_USAGE = 0, 2
@@ -200,7 +201,7 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
             warnings += rank_order_warnings(model, run.query, run.rank, run.value, name, settings)
         return Inputs(lists, warnings, notes)
     inputs = _load_tables(qrels_path, run_paths, settings, k_max)
-    inputs.notes = notes
+    inputs.notes = notes + inputs.notes
     return inputs
 
 
@@ -238,7 +239,20 @@ def _load_tables(qrels_path: str, run_paths: list[str], settings: Settings, k_ma
     lists = rank_run(
         data.run, data.qrels, settings, source=", ".join(Path(p).name for p in run_paths)
     )
-    return Inputs(lists, health_warnings(data.health))
+    return Inputs(lists, health_warnings(data.health), lists_notes(data, run_paths))
+
+
+def lists_notes(data: Dataset, run_paths: list[str]) -> list[str]:
+    """The sanity line of a data set whose query column was not named ``query``: queries, lists
+    per model and the median list length, so that a wrong query column shows at a glance
+    (``2 queries, ..., median list length 840``)."""
+    from metrics.schema import QUERY, normalize_name
+
+    if all(normalize_name(c) == QUERY for c in data.query_columns):
+        return []
+    columns = ", ".join(f"'{c}'" for c in data.query_columns)
+    names = ", ".join(Path(p).name for p in run_paths)
+    return [f"{names}: query column {columns}: {data.lists.text}."]
 
 
 #: Data-health findings of severity ``info`` that the command lines print as notes: what the

@@ -33,7 +33,11 @@ COMMAND_LINE_FIXES: dict[str, str] = {
 
 
 def _fix(problem: InputError) -> str | None:
-    """The fix of ``problem`` in a command line's words (see :data:`COMMAND_LINE_FIXES`)."""
+    """The fix of ``problem`` in a command line's words: the header names that settle a doubtful
+    role guess (``params["header_fix"]``), else :data:`COMMAND_LINE_FIXES`."""
+    header_fix = problem.params.get("header_fix")
+    if isinstance(header_fix, str):
+        return header_fix
     finding = problem.finding
     for key in (getattr(finding, "key", None), getattr(finding, "code", None), problem.code):
         if key in COMMAND_LINE_FIXES:

@@ -34,6 +34,7 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
 from metrics.errors import InputError, file_line
+from metrics.io.names import ID_NAMES, KNOWN_NAMES
 from metrics.io.source import (  # noqa: F401  (MAX_BYTES: re-export)
     HEAD_BYTES,
     MAX_BYTES,
@@ -61,44 +62,6 @@ SUPPORTED = (
     "TREC run or qrels files, or {query: {item: score}} JSON, optionally gzip-compressed"
 )
 
-#: Column names that hold identifiers: never converted to numbers.
-ID_NAMES = frozenset(
-    {
-        "query",
-        "qid",
-        "query_id",
-        "queryid",
-        "q",
-        "user",
-        "user_id",
-        "userid",
-        "uid",
-        "session",
-        "session_id",
-        "topic",
-        "topic_id",
-        "item",
-        "item_id",
-        "itemid",
-        "doc",
-        "docid",
-        "doc_id",
-        "docno",
-        "document",
-        "document_id",
-        "product",
-        "product_id",
-        "sku",
-        "pid",
-        "passage_id",
-        "model",
-        "system",
-        "run",
-        "variant",
-        "tag",
-        "method",
-    }
-)
 
 _NUMBER = re.compile(
     r"^[+-]?(\d+\.?\d*([eE][+-]?\d+)?|\.\d+([eE][+-]?\d+)?|inf|infinity|nan)$", re.IGNORECASE
@@ -767,8 +730,6 @@ def _looks_like_header(rows: list[list[str]]) -> bool:
     numbers below it decide first (a data row whose model is called ``candidate`` or ``run``
     stays data), then a cell naming a role (``query``, ``score``, ...), then any text where
     the columns hold numbers."""
-    from metrics.io.roles import KNOWN_NAMES
-
     first, rest = rows[0], rows[1:]
     if not rest:
         return True

@@ -40,8 +40,10 @@ from metrics.io.roles import (
     Guess,
     RoleMapping,
     apply_roles,
+    guess_query_table,
     guess_roles,
     label_values,
+    proposed_segments,
     refuse_doubtful_guesses,
     score_values,
 )
@@ -152,6 +154,10 @@ class Dataset:
         rankings do not hash them again (``None``: each ranking encodes them).
     run_sources:
         The models of each run file, by file name (empty when not loaded from files).
+    query_table_columns:
+        The columns of the query table read as segment columns (empty without one).
+    query_columns:
+        The run tables' columns read as the query id (``query`` for TREC files).
     """
 
     name: str
@@ -162,6 +168,8 @@ class Dataset:
     description: str = ""
     ids: IdCodes | None = field(default=None, repr=False)
     run_sources: Mapping[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
+    query_table_columns: tuple[str, ...] = ()
+    query_columns: tuple[str, ...] = ()
     content_hash: str = field(init=False)
 
     def __post_init__(self) -> None:
@@ -181,6 +189,76 @@ class Dataset:
     def segment_columns(self) -> list[str]:
         """Names of the segment columns."""
         return [] if self.segments is None else [c for c in self.segments.columns if c != QUERY]
+
+    @property
+    def proposed_segments(self) -> list[str]:
+        """The segment columns worth segmenting by: 2 to 50 values over the queries."""
+        return proposed_segments(self.segments)
+
+    @cached_property
+    def lists(self) -> ListSummary:
+        """How the rows group into ranked lists: queries, lists per model, median length."""
+        return list_summary(self.run)
+
+
+@dataclass(frozen=True)
+class ListSummary:
+    """What the rows of a run make: a sanity check of the query column at a glance (``2
+    queries, median list length 840`` reads as wrong).
+
+    Attributes
+    ----------
+    queries:
+        Distinct query ids.
+    lists:
+        Ranked lists (queries with at least one row) per model, in model order.
+    median_length:
+        The median number of rows of a list, over every model's lists.
+    """
+
+    queries: int
+    lists: dict[str, int]
+    median_length: float
+
+    @property
+    def length(self) -> int | float:
+        """The median length as shown (whole when it is)."""
+        value = self.median_length
+        return int(value) if float(value).is_integer() else round(value, 1)
+
+    @property
+    def same_lists(self) -> int | None:
+        """The number of lists when every model has as many, else ``None``."""
+        counts = set(self.lists.values())
+        return counts.pop() if len(counts) == 1 else None
+
+    @property
+    def text(self) -> str:
+        """In plain English (the command lines' note)."""
+        queries = f"{self.queries:,} quer{'y' if self.queries == 1 else 'ies'}"
+        same = self.same_lists
+        if same is not None:
+            per_model = f"{same:,} list{'' if same == 1 else 's'} per model"
+        else:
+            per_model = "lists per model: " + ", ".join(f"{m} {n:,}" for m, n in self.lists.items())
+        return f"{queries}, {per_model}, median list length {self.length}"
+
+
+def list_summary(run: pd.DataFrame) -> ListSummary:
+    """The :class:`ListSummary` of a canonical run (``query``, ``model`` columns)."""
+    query, queries = pd.factorize(run[QUERY])
+    model, models = pd.factorize(run[MODEL])
+    if not len(run):
+        return ListSummary(0, {}, 0.0)
+    pairs = model.astype(np.int64) * np.int64(len(queries)) + query
+    codes, uniques = pd.factorize(pairs)
+    sizes = np.bincount(codes, minlength=len(uniques))
+    per_model = np.bincount(uniques // max(len(queries), 1), minlength=len(models))
+    return ListSummary(
+        len(queries),
+        {str(m): int(n) for m, n in zip(models, per_model)},
+        float(np.median(sizes)),
+    )
 
 
 # --------------------------------------------------------------------------- canonical frames
@@ -466,7 +544,8 @@ def load_dataset(
     )
     judgments_table = _as_table(judgments) if judgments is not None else None
     qrels_all = _judgments(inline_qrels, judgments_table, mappings, run_tables[0].name)
-    segments, seg_findings = _segments(run, queries, mappings)
+    query_columns = tuple(run.attrs.get("query_columns", ()))
+    segments, seg_findings, read_segments = _segments(run, queries, mappings)
     run, qrels_all = (
         cast(pd.DataFrame, visible_frame(run)),
         cast(pd.DataFrame, visible_frame(qrels_all)),
@@ -478,11 +557,23 @@ def load_dataset(
     except Exception:  # input that validation refuses; else raised again once it passed
         cleaned = None
     health = DataHealth()
+
+    def dataset(done: _Cleaned) -> Dataset:
+        return Dataset(
+            visible(name),
+            *done[:2],
+            segments,
+            health,
+            description,
+            done[2],
+            run_sources=sources,
+            query_table_columns=read_segments,
+            query_columns=query_columns,
+        )
+
     early = None
     if on_built is not None and cleaned is not None and len(cleaned[0]) and len(cleaned[1]):
-        early = Dataset(
-            visible(name), *cleaned[:2], segments, health, description, cleaned[2], sources
-        )
+        early = dataset(cleaned)
         on_built(early)
     found = validate(
         run, qrels_all, k_max=k_max, relevance_level=relevance_level, settings=settings, ids=ids
@@ -493,9 +584,7 @@ def load_dataset(
     if cleaned is None:
         cleaned = _cleaned(run, qrels_all, segments, ids)
     _require_usable_rows(cleaned[0], cleaned[1], health, run_tables)
-    if early is not None:
-        return early
-    return Dataset(visible(name), *cleaned[:2], segments, health, description, cleaned[2], sources)
+    return early if early is not None else dataset(cleaned)
 
 
 _Cleaned = tuple[pd.DataFrame, pd.DataFrame, IdCodes | None]
@@ -584,7 +673,9 @@ def _canonical_runs(
     sources = {name: tuple(visible(m) for m in pd.unique(p[MODEL])) for p, _, name in parts}
     for part, _, name in parts:
         extra += _score_named_lower_is_better(part, sources[name], name, settings)
+    read_as = tuple(dict.fromkeys(str(p.attrs.get("columns", {}).get(QUERY)) for p, _, _ in parts))
     run = pd.concat([p for p, _, _ in parts], ignore_index=True) if len(parts) > 1 else parts[0][0]
+    run.attrs["query_columns"] = read_as
     return run, inline_qrels, extra, sources
 
 
@@ -692,9 +783,36 @@ def _reading_findings(tables: list[LoadedTable]) -> list[Finding]:
     ]
 
 
+def _query_table_roles(qt: LoadedTable, run: pd.DataFrame) -> RoleMapping:
+    """The query column of a query table, guessed from names and from the run's query ids
+    (:func:`~metrics.io.roles.guess_query_table`), and every other column as a segment.
+
+    Raises
+    ------
+    InputError
+        Without a column that can be the query id, or when two could be.
+    """
+    guesses = guess_query_table(qt.frame, run[QUERY].dropna())
+    if QUERY not in guesses:
+        raise InputError(
+            "The query table has no query column.",
+            source=qt.name,
+            fix="Name the query id column 'query' (or qid, user_id, ...).",
+            code="query_table_without_query",
+        )
+    refuse_doubtful_guesses(qt.frame, guesses, source=qt.name)
+    query_col = guesses[QUERY].column
+    return RoleMapping(
+        query=query_col,
+        segments=tuple(str(c) for c in qt.frame.columns if str(c) != query_col),
+    )
+
+
 def _segments(
     run: pd.DataFrame, queries: LoadedTable | str | Path | None, mappings: dict[str, MappingLike]
-) -> tuple[pd.DataFrame | None, list[Finding]]:
+) -> tuple[pd.DataFrame | None, list[Finding], tuple[str, ...]]:
+    """The segment table (inline segments of the run and the query table's), the findings on
+    it, and the query table's columns read as segments."""
     from metrics.io.validation import _segment_findings
 
     inline = [c for c in run.columns if c not in ROLES]
@@ -702,24 +820,14 @@ def _segments(
     if inline:
         frames.append(run.groupby(QUERY, sort=False, as_index=False)[inline].first())
     findings: list[Finding] = []
+    read: tuple[str, ...] = ()
     if queries is not None:
         qt = _as_table(queries)
         mapping = mappings.get(qt.name)
         roles = RoleMapping.coerce(mapping) if mapping is not None else None
         if roles is None:
-            guesses = guess_roles(qt.frame)
-            if QUERY not in guesses:
-                raise InputError(
-                    "The query table has no query column.",
-                    source=qt.name,
-                    fix="Name the query id column 'query' (or qid, user_id, ...).",
-                    code="query_table_without_query",
-                )
-            query_col = guesses[QUERY].column
-            roles = RoleMapping(
-                query=query_col,
-                segments=tuple(str(c) for c in qt.frame.columns if str(c) != query_col),
-            )
+            roles = _query_table_roles(qt, run)
+        read = roles.segments
         meta = apply_roles(
             qt.frame, RoleMapping(query=roles.query, segments=roles.segments), source=qt.name
         )
@@ -735,8 +843,8 @@ def _segments(
             frames = []
         frames.append(meta)
     if not frames:
-        return None, findings
-    return frames[0].reset_index(drop=True), findings
+        return None, findings, read
+    return frames[0].reset_index(drop=True), findings, read
 
 
 def query_segments(
@@ -753,7 +861,7 @@ def query_segments(
         When the table cannot be read or has no query column.
     """
     run = pd.DataFrame({QUERY: pd.Series(list(query_ids), dtype=object)})
-    segments, _ = _segments(run, queries, {})
+    segments, _, _ = _segments(run, queries, {})
     return visible_frame(segments) if segments is not None else None
 
 
@@ -903,6 +1011,7 @@ __all__ = [
     "Dataset",
     "Finding",
     "Guess",
+    "ListSummary",
     "LoadedTable",
     "RoleMapping",
     "Sample",
@@ -911,6 +1020,7 @@ __all__ = [
     "clean_qrels",
     "content_hash",
     "guess_roles",
+    "list_summary",
     "load_dataset",
     "load_sample",
     "load_table",

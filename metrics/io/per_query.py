@@ -4,8 +4,9 @@ Such a table is what ``python -m metrics --per-query-out`` writes (computed loca
 or what any other tool produces. It has no ranked lists, so it can be averaged, compared and
 segmented, but not drilled into item by item.
 
-Columns are recognised by name: ``query`` (or what :func:`~metrics.io.roles.guess_roles` takes
-for the query id), ``model`` (optional: one model ``run`` when absent), every column whose name
+Columns are recognised by name (the synonyms of :mod:`metrics.io.names`): ``query`` (or another
+name of the query id: ``qid``, ``user_id``, ...), ``model`` (optional: one model ``run`` when
+absent; or ``system``, ``run_id``, ...), every column whose name
 is a measure (``P@10``, ``nDCG@10``, ``ndcg_cut_10``, ``map``), and the other columns as query
 segments. Columns starting with ``__`` (pooled counts for micro averaging) are kept aside.
 """
@@ -26,13 +27,12 @@ from metrics.engine.registry import MeasureSpec, parse_measure
 from metrics.engine.settings import Settings
 from metrics.errors import InputError, MeasureError
 from metrics.io.formats import LoadedTable, file_stem
+from metrics.io.names import ITEM_NAMES, MODEL_NAMES, QUERY_NAMES
 from metrics.io.validation import DataHealth
+from metrics.schema import normalize_name
 
 if TYPE_CHECKING:
     from metrics.cli.output import Results
-
-_QUERY_NAMES = ("query", "qid", "query_id", "topic", "user", "user_id", "session", "session_id")
-_MODEL_NAMES = ("model", "system", "run", "runid", "run_id", "model_name")
 
 
 def _measure_of(column: str) -> MeasureSpec | None:
@@ -57,9 +57,9 @@ def measure_columns(frame: pd.DataFrame) -> dict[str, MeasureSpec]:
 def looks_like_per_query(frame: pd.DataFrame) -> bool:
     """True for a table of per-query values: a query column, at least one measure column, and no
     item column (a run has items)."""
-    names = {str(c).strip().lower() for c in frame.columns}
-    has_query = any(n in names for n in _QUERY_NAMES)
-    has_item = any(n in names for n in ("item", "doc", "docid", "doc_id", "item_id", "docno"))
+    names = {normalize_name(c) for c in frame.columns}
+    has_query = any(n in names for n in QUERY_NAMES)
+    has_item = any(n in names for n in ITEM_NAMES)
     return has_query and not has_item and bool(measure_columns(frame))
 
 
@@ -162,7 +162,10 @@ def _canonical(name: str) -> str:
 
 
 def _pick(frame: pd.DataFrame, names: tuple[str, ...]) -> str | None:
-    lowered = {str(c).strip().lower(): str(c) for c in frame.columns}
+    """The first column (in the order of ``names``) whose normalised name is one of ``names``."""
+    lowered: dict[str, str] = {}
+    for column in frame.columns:
+        lowered.setdefault(normalize_name(column), str(column))
     return next((lowered[n] for n in names if n in lowered), None)
 
 
@@ -187,7 +190,7 @@ def per_query_dataset(
     else:
         frame = table
     name = name or "per-query results"
-    query = _pick(frame, _QUERY_NAMES)
+    query = _pick(frame, QUERY_NAMES)
     if query is None:
         raise InputError(
             "there is no query column.", source=name, fix="name the query id column 'query'."
@@ -199,7 +202,7 @@ def per_query_dataset(
             source=name,
             fix="name each value column after its measure.",
         )
-    model = _pick(frame, _MODEL_NAMES)
+    model = _pick(frame, MODEL_NAMES)
     out = pd.DataFrame(
         {
             S.MODEL: frame[model].astype(str).to_numpy(dtype=object)

@@ -1,15 +1,19 @@
 """Column roles: guess which column is the query, item, score, rank, label, model or a segment.
 
-A guess comes from the column's name first (``qid`` → query, ``clicked`` → label) and from its
-contents otherwise (a column constant within each query is a segment candidate). The user may
-edit the resulting :class:`RoleMapping`; :func:`apply_roles` then renames the columns to the
-canonical names of :mod:`metrics.schema`.
+Each column is scored for each role from its name and from its values
+(:mod:`metrics.io.evidence`): a name raises or lowers the score, the values decide with it. A
+guess below :data:`SURE` confidence, or with a second column close behind, is a doubt
+(:func:`guess_doubts`): the Data page asks the user to confirm it before anything is computed,
+the command line refuses it naming the columns and the header name that settles it. Columns
+constant within each query, with a few values, are proposed as segments. The user may edit the
+resulting :class:`RoleMapping`; :func:`apply_roles` then renames the columns to the canonical
+names of :mod:`metrics.schema`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass, replace
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any, overload
 
 import numpy as np
@@ -17,113 +21,50 @@ import pandas as pd
 
 from metrics.errors import InputError
 from metrics.io.direction import lower_is_better_column
+from metrics.io.evidence import FEW_VALUES, Candidate, Lists, Scorer, Table, name_points
+from metrics.io.names import KNOWN_NAMES, ROLE_NAMES, ROLE_WORDS
 from metrics.schema import ITEM, LABEL, MODEL, NULL_WORDS, QUERY, RANK, SCORE, normalize_name
 
 #: The single-column roles, in the order they are guessed.
 ROLES = (QUERY, ITEM, SCORE, RANK, LABEL, MODEL)
 
-#: Normalised column names for each role (exact matches are confident guesses).
-ROLE_NAMES: dict[str, tuple[str, ...]] = {
-    QUERY: (
-        "query",
-        "qid",
-        "query_id",
-        "queryid",
-        "q",
-        "user",
-        "user_id",
-        "userid",
-        "uid",
-        "session",
-        "session_id",
-        "sessionid",
-        "topic",
-        "topic_id",
-        "request_id",
-        "customer_id",
-    ),
-    ITEM: (
-        "item",
-        "item_id",
-        "itemid",
-        "doc",
-        "docid",
-        "doc_id",
-        "docno",
-        "document",
-        "document_id",
-        "product",
-        "product_id",
-        "productid",
-        "sku",
-        "pid",
-        "passage_id",
-        "candidate",
-        "candidate_id",
-        "iid",
-    ),
-    SCORE: (
-        "score",
-        "scores",
-        "pred",
-        "prediction",
-        "predicted",
-        "prob",
-        "probability",
-        "proba",
-        "similarity",
-        "sim",
-        "logit",
-        "predicted_score",
-        "model_score",
-    ),
-    RANK: ("rank", "position", "pos", "ranking", "rank_position"),
-    LABEL: (
-        "label",
-        "labels",
-        "rel",
-        "relevance",
-        "grade",
-        "judgment",
-        "judgement",
-        "click",
-        "clicked",
-        "clicks",
-        "purchase",
-        "purchased",
-        "target",
-        "y",
-        "gain",
-        "relevant",
-    ),
-    MODEL: (
-        "model",
-        "system",
-        "run",
-        "variant",
-        "tag",
-        "method",
-        "algorithm",
-        "run_id",
-        "model_name",
-        "arm",
-    ),
-}
-
-#: Words that, inside a longer column name, hint at a role (``user_query_id`` → query).
-ROLE_WORDS: dict[str, tuple[str, ...]] = {
-    QUERY: ("query", "qid", "user", "session", "topic"),
-    ITEM: ("item", "doc", "product", "sku", "passage"),
-    SCORE: ("score", "pred", "prob"),
-    RANK: ("rank", "position"),
-    LABEL: ("label", "relevance", "grade", "click", "purchase"),
-    MODEL: ("model", "system", "variant"),
-}
-
-KNOWN_NAMES = frozenset(n for names in ROLE_NAMES.values() for n in names)
-
 _TRUE = ("1", "true", "yes", "y", "t")
 _FALSE = ("0", "false", "no", "n", "f")
+
+
+@dataclass(frozen=True)
+class Said:
+    """What the values say about a column, as a code with its parameters (``values``,
+    ``lists``, ``coarser``, ...; see :data:`SAID_TEXT`)."""
+
+    code: str
+    params: Mapping[str, object] = field(default_factory=dict)
+
+    @property
+    def text(self) -> str:
+        """In plain English (for the command line)."""
+        params = {
+            k: (f"{v:,}" if isinstance(v, int) else f"{v:.0%}" if k == "share" else v)
+            for k, v in self.params.items()
+        }
+        return SAID_TEXT[self.code].format(**params)
+
+
+#: English of :class:`Said` (the app's are the catalog's ``said.<code>``).
+SAID_TEXT = {
+    "values": "'{column}' has {distinct} values across {rows} rows",
+    "lists": "'{column}' has one value per ranked list ({distinct} values, median list length "
+    "{length})",
+    "coarser": "'{column}' has {distinct} values across {rows} rows, each spanning several "
+    "values of '{finer}'",
+    "unique_in_list": "'{column}' is unique within each list",
+    "repeats_in_list": "'{column}' repeats within lists ({share} of rows)",
+    "constant_in_query": "'{column}' holds one value per query ({distinct} values)",
+    "model_splits": "'{column}' has {distinct} values, all of them in {share} of queries",
+    "ranks": "'{column}' runs 1, 2, 3, ... within each list",
+    "numbers": "'{column}' holds numbers ({distinct} distinct values)",
+    "follows": "'{column}' follows from the query column, and '{query}' could be the query instead",
+}
 
 
 @dataclass(frozen=True)
@@ -135,17 +76,31 @@ class Guess:
     column:
         The column the guess points at.
     confidence:
-        0 to 1: 0.95 for an exact name, 0.7 for a name containing a role word, lower for
-        guesses from contents only.
+        0 to 1: 0.95 for a usual name the values do not contradict, 0.7 for a name containing
+        a role word, 0.6 for values alone; lowered by evidence against, and at most 0.45 with
+        a second column close behind. Below :data:`SURE` the guess is a doubt.
     reason:
         Why, in plain English.
     code:
-        Why, as a stable code for translated texts: ``name_means``, ``name_suggests``,
-        ``name_lower_better``, ``repeated_text``, ``distinct_text``, ``fractional``,
-        ``small_whole_numbers``, ``one_list_per_value`` or ``constant_in_query``.
+        Why, as a stable code for translated texts (:data:`GUESS_CODES`): ``name_means``,
+        ``name_suggests``, ``repeated_text``, ``lists``, ``distinct_text``, ``unique_in_list``,
+        ``fractional``, ``rank_like``, ``small_whole_numbers``, ``one_list_per_value``,
+        ``splits_alike``, ``constant_in_query`` (a proposed segment of a run) or ``few_values``
+        (a proposed segment of a query table).
     distinct:
-        For ``constant_in_query`` and ``one_list_per_value``: how many distinct values the
-        column has.
+        How many distinct values the column has.
+    params:
+        The numbers the reason names (``lists``, ``length``).
+    unsure:
+        ``"close"`` (another column scores nearly as well: :attr:`runner_up`), ``"weak"``
+        (the values speak against the guess), ``"follows"`` (it would change with the close
+        second query column) or ``""``.
+    runner_up:
+        The close second column.
+    said:
+        What the values say about the column and, when close, about the runner-up.
+    named:
+        Whether the column's name is one of the role's names (or holds a role word).
     """
 
     column: str
@@ -153,6 +108,11 @@ class Guess:
     reason: str
     code: str = ""
     distinct: int = 0
+    params: Mapping[str, object] = field(default_factory=dict)
+    unsure: str = ""
+    runner_up: str | None = None
+    said: tuple[Said, ...] = ()
+    named: bool = False
 
 
 @dataclass(frozen=True)
@@ -210,7 +170,7 @@ class RoleMapping:
 
 
 def guess_roles(df: pd.DataFrame, *, judged_elsewhere: bool = False) -> dict[str, Guess]:
-    """Guess each column's role from its name and contents.
+    """Guess each column's role from its name and values.
 
     Parameters
     ----------
@@ -225,57 +185,39 @@ def guess_roles(df: pd.DataFrame, *, judged_elsewhere: bool = False) -> dict[str
     -------
     dict[str, Guess]
         Keys are roles from :data:`ROLES` that could be guessed, plus one ``"segment:<column>"``
-        key per segment candidate: a column whose value is constant within each query.
+        key per proposed segment column: a column constant within each query with 2 to
+        :data:`~metrics.io.evidence.FEW_VALUES` values.
     """
-    guesses: dict[str, Guess] = {}
-    taken: set[str] = set()
-    columns = [str(c) for c in df.columns]
-    for role in ROLES:  # exact names first
-        for col in columns:
-            if col not in taken and normalize_name(col) in ROLE_NAMES[role]:
-                guesses[role] = Guess(
-                    col, 0.95, f"column name '{col}' means {_ROLE_TEXT[role]}", "name_means"
-                )
-                taken.add(col)
-                break
-    for role in ROLES:  # then names containing a role word
-        if role in guesses:
-            continue
-        for col in columns:
-            tokens = set(normalize_name(col).split("_"))
-            if col not in taken and any(
-                w in tokens or normalize_name(col).startswith(w) for w in ROLE_WORDS[role]
-            ):
-                guesses[role] = Guess(
-                    col, 0.7, f"column name '{col}' suggests {_ROLE_TEXT[role]}", "name_suggests"
-                )
-                taken.add(col)
-                break
-    _score_named_lower_is_better(columns, guesses, taken)
-    _guess_from_contents(df, guesses, taken, labels=not judged_elsewhere)
-    if QUERY in guesses:
-        for col, distinct in _segment_candidates(df, guesses[QUERY].column, taken):
-            guesses[f"segment:{col}"] = Guess(
-                col,
-                0.6,
-                f"'{col}' is constant within each query ({distinct} distinct values)",
-                "constant_in_query",
-                distinct,
-            )
-    return guesses
+    guesser = _Guesser(df)
+    guesser.query_and_model()
+    if QUERY in guesser.guesses:
+        guesser.item()
+        guesser.numbers(labels=not judged_elsewhere)
+        guesser.segments()
+    else:
+        guesser.names_only()
+    return guesser.guesses
 
 
-def _score_named_lower_is_better(
-    columns: list[str], guesses: dict[str, Guess], taken: set[str]
-) -> None:
-    """A column named like a distance, cost or loss (:mod:`metrics.io.direction`) is the score
-    when no column is named as one; whether lower is better is asked separately."""
-    column = lower_is_better_column(c for c in columns if c not in taken)
-    if SCORE not in guesses and column is not None:
-        reason = f"column name '{column}' means a score where lower is better"
-        guesses[SCORE] = Guess(column, 0.9, reason, "name_lower_better")
-        taken.add(column)
-
+#: The codes of :attr:`Guess.code` (the app words them with the catalog's ``guess.<code>``).
+GUESS_CODES = (
+    "name_means",
+    "name_suggests",
+    "name_lower_better",
+    "repeated_text",
+    "lists",
+    "distinct_text",
+    "unique_in_list",
+    "fractional",
+    "rank_like",
+    "small_whole_numbers",
+    "one_list_per_value",
+    "splits_alike",
+    "constant_in_query",
+    "few_values",
+)
+#: The codes of :attr:`Doubt.code` (``doubt.<code>`` in the catalogs).
+DOUBT_CODES = ("one_value", "looks_like_ids", "close", "weak", "follows")
 
 _ROLE_TEXT = {
     QUERY: "the query (or user/session) id",
@@ -286,117 +228,411 @@ _ROLE_TEXT = {
     MODEL: "the model name",
 }
 
+#: Guesses below this confidence are doubts (see :func:`guess_doubts`).
+SURE = 0.5
+#: A second column scoring less than this much below the guess makes the guess a doubt.
+CLOSE = 1.0
+#: Confidence of a guess the values do not contradict, by the strength of its name.
+_BASE = {"canonical": 0.95, "exact": 0.95, "word": 0.7, "": 0.6}
+#: Confidence lost per point of evidence against the guess (tables of at least ``MANY_ROWS``).
+_PER_POINT = 0.15
+#: Confidence of a guess with a close second.
+_CLOSE_CONFIDENCE = 0.45
+#: Rows from which one distinct query (or item) value is not a believable guess.
+MANY_ROWS = 10
+
 
 def _is_numeric(s: pd.Series) -> bool:
     return pd.api.types.is_numeric_dtype(s) and not pd.api.types.is_bool_dtype(s)
 
 
-def _guess_from_contents(
-    df: pd.DataFrame, guesses: dict[str, Guess], taken: set[str], *, labels: bool = True
-) -> None:
-    """Guess the roles that the column names left open from what the columns hold, in order:
-    query, item, score, label (each step skips the columns an earlier one took; the label only
-    with ``labels``)."""
-    free = [str(c) for c in df.columns if str(c) not in taken]
-    for role, guess_role in (
-        (QUERY, _query_from_contents),
-        (ITEM, _item_from_contents),
-        (SCORE, _score_from_contents),
-        (LABEL, _label_from_contents),
-    ):
-        if role in guesses or (role == SCORE and RANK in guesses) or (role == LABEL and not labels):
-            continue
-        guess = guess_role(df, [c for c in free if c not in taken])
-        if guess is not None:
-            guesses[role] = guess
-            taken.add(guess.column)
-    if MODEL not in guesses and QUERY in guesses and ITEM in guesses:
-        free_text = [c for c in free if c not in taken and not _is_numeric(df[c])]
-        model = _model_from_contents(df, guesses[QUERY].column, guesses[ITEM].column, free_text)
-        if model is not None:
-            guesses[MODEL] = model
-            taken.add(model.column)
+class _Guesser:
+    """The guesses of one table, role by role: the query and the model together, then the
+    item within their lists, the numbers (score, rank, label), the segments."""
 
+    def __init__(self, df: pd.DataFrame) -> None:
+        self.df = df
+        self.scorer = Scorer(df)
+        self.full: Table = self.scorer.full
+        self.guesses: dict[str, Guess] = {}
+        self.taken: set[str] = set()
+        #: The close second query column, when the query is in doubt.
+        self.rival: Candidate | None = None
 
-def _query_from_contents(df: pd.DataFrame, free: list[str]) -> Guess | None:
-    n = len(df)
-    for col in free:
-        if not _is_numeric(df[col]) and n and df[col].nunique(dropna=True) < n:
-            return Guess(
-                col, 0.4, f"'{col}' is the first text column with repeated values", "repeated_text"
+    def _add(
+        self, role: str, ranked: Sequence[Candidate], key: Callable[[Candidate], float]
+    ) -> None:
+        best = ranked[0]
+        second = next((c for c in ranked[1:] if c.column != best.column), None)
+        confidence, unsure = self._confidence(best, second, key)
+        code, reason, params = self._reason(role, best)
+        said: tuple[Said, ...] = (self._said(role, best),)
+        if unsure == "close" and second is not None:
+            said += (self._said(role, second),)
+        self.guesses[role] = Guess(
+            best.column,
+            confidence,
+            reason,
+            code,
+            self.full.columns[best.column].distinct,
+            params,
+            unsure,
+            second.column if unsure == "close" and second is not None else None,
+            said,
+            best.tier != "",
+        )
+        self.taken.add(best.column)
+
+    def _confidence(
+        self, best: Candidate, second: Candidate | None, key: Callable[[Candidate], float]
+    ) -> tuple[float, str]:
+        confidence = _BASE[best.tier]
+        if self.full.rows >= MANY_ROWS:
+            confidence += _PER_POINT * min(best.value_points, 0.0)
+        close = (
+            second is not None
+            and key(best) - key(second) < CLOSE
+            and (key(second) > 0 or second.tier in ("canonical", "exact"))
+        )
+        if close:
+            confidence = min(confidence, _CLOSE_CONFIDENCE)
+        confidence = round(min(max(confidence, 0.05), 0.99), 2)
+        return confidence, "close" if close else "weak" if confidence < SURE else ""
+
+    # ---------------------------------------------------------------- roles
+    def query_and_model(self) -> None:
+        ranked = self.scorer.query_candidates()
+        if not ranked:
+            return
+        self._add(QUERY, ranked, lambda c: c.total)
+        best = ranked[0]
+        if self.guesses[QUERY].unsure == "close":
+            self.rival = next(c for c in ranked[1:] if c.column != best.column)
+        models = self._model_candidates(best)
+        if models:
+            self._add(MODEL, models, lambda c: c.score)
+        self._follow(MODEL, best.model)
+
+    def _follow(self, role: str, chosen: str | None) -> None:
+        """A guess that the close second query column would change is in doubt with it."""
+        rival = self.rival
+        if rival is None or role not in self.guesses or self.guesses[role].unsure:
+            return
+        theirs = rival.model if role == MODEL else rival.item
+        if theirs != chosen:
+            guess = self.guesses[role]
+            said = (Said("follows", {"column": guess.column, "query": rival.column}),)
+            self.guesses[role] = replace(
+                guess,
+                confidence=min(guess.confidence, _CLOSE_CONFIDENCE),
+                unsure="follows",
+                runner_up=rival.column,
+                said=said,
             )
-    return None
+
+    def _model_candidates(self, query: Candidate) -> list[Candidate]:
+        """The query's model first (or, without one, a column named as the model), then the
+        other model columns by their scores with this query."""
+        out = []
+        for name in self.scorer.model_columns(exclude=[query.column]):
+            points = name_points(name, MODEL)
+            if points is None:
+                continue
+            item = self.scorer.best_item(query.column, name)
+            facts = self.scorer.model_facts(name, query.column, item)
+            out.append(Candidate(MODEL, name, points[0], points[1], facts))
+        out.sort(key=lambda c: -c.score)
+        chosen = [c for c in out if c.column == query.model]
+        if not chosen:
+            chosen = [c for c in out if c.tier in ("canonical", "exact")][:1]
+        return chosen + [c for c in out if c not in chosen] if chosen else []
+
+    def item(self) -> None:
+        query, model = self.guesses[QUERY].column, self._model()
+        ranked = [
+            c for c in self.scorer.item_candidates(query, model) if c.column not in self.taken
+        ]
+        if ranked:
+            self._add(ITEM, ranked, lambda c: c.score)
+            self._follow(ITEM, ranked[0].column)
+
+    def _model(self) -> str | None:
+        return self.guesses[MODEL].column if MODEL in self.guesses else None
+
+    def numbers(self, *, labels: bool) -> None:
+        """The score, the rank and the label: a usual name, or values that say so (content
+        labels only with ``labels``; no score from the values beside a rank named as such)."""
+        item = self.guesses[ITEM].column if ITEM in self.guesses else None
+        lists = Lists(self.guesses[QUERY].column, self._model(), item)
+        named_rank = any(
+            c.tier != "" for c in self.scorer.number_candidates(RANK, lists, self.taken)
+        )
+        self._lower_is_better_score(lists)
+        for role in (SCORE, RANK, LABEL):
+            if role in self.guesses:
+                continue
+            ranked = self.scorer.number_candidates(role, lists, self.taken)
+            from_values = (role != LABEL or labels) and not (role == SCORE and named_rank)
+            usable = [c for c in ranked if c.tier != "" or (from_values and c.value_points > 0)]
+            if role == RANK:  # 1, 2, 3 ... without a name: a rank only where the scores fall
+                usable = [c for c in usable if c.tier != "" or self._follows_scores(c, lists)]
+            if usable:
+                self._add(role, usable, lambda c: c.score)
+
+    def _lower_is_better_score(self, lists: Lists) -> None:
+        """A column named like a distance, cost or loss (:mod:`metrics.io.direction`) is the
+        score when no column is named as one; whether lower is better is asked separately."""
+        named = [
+            c
+            for c in self.scorer.number_candidates(SCORE, lists, self.taken)
+            if c.tier in ("canonical", "exact")
+        ]
+        column = lower_is_better_column(c for c in self.scorer.names if c not in self.taken)
+        if named or column is None:
+            return
+        reason = f"column name '{column}' means a score where lower is better"
+        self.guesses[SCORE] = Guess(
+            column, 0.9, reason, "name_lower_better", self.full.columns[column].distinct
+        )
+        self.taken.add(column)
+
+    def _follows_scores(self, rank: Candidate, lists: Lists) -> bool:
+        score = self.guesses.get(SCORE)
+        return score is not None and self.scorer.ranks_follow_scores(
+            rank.column, score.column, lists
+        )
+
+    def segments(self) -> None:
+        for column, distinct in _segment_candidates(self.full, self.guesses[QUERY].column, self):
+            self.guesses[f"segment:{column}"] = Guess(
+                column,
+                0.6,
+                f"'{column}' is constant within each query ({distinct} distinct values)",
+                "constant_in_query",
+                distinct,
+            )
+
+    def names_only(self) -> None:
+        """Without a query candidate (a table of one column, or of fractions only), roles come
+        from the column names alone."""
+        for role in ROLES:
+            for column in self.scorer.names:
+                points = name_points(column, role)
+                if column in self.taken or points is None or points[0] == "":
+                    continue
+                self._add(role, [Candidate(role, column, points[0], points[1])], lambda c: 0)
+                break
+
+    # ---------------------------------------------------------------- words
+    def _reason(self, role: str, cand: Candidate) -> tuple[str, str, dict[str, object]]:
+        column = cand.column
+        if cand.tier in ("canonical", "exact"):
+            return "name_means", f"column name '{column}' means {_ROLE_TEXT[role]}", {}
+        if cand.tier == "word":
+            return "name_suggests", f"column name '{column}' suggests {_ROLE_TEXT[role]}", {}
+        return _VALUE_REASONS[role](self, cand)
+
+    def _query_reason(self, cand: Candidate) -> tuple[str, str, dict[str, object]]:
+        column = cand.column
+        repeated = [
+            str(c)
+            for c in self.df.columns
+            if not _is_numeric(self.df[c]) and self.full.columns[str(c)].distinct < self.full.rows
+        ]
+        if repeated[:1] == [column]:
+            return "repeated_text", f"'{column}' is the first text column with repeated values", {}
+        lists = self.full.distinct(column, cand.model)
+        length = _length(self.full.median_size(column, cand.model))
+        return (
+            "lists",
+            f"'{column}' groups the rows into {lists:,} lists (median length {length})",
+            {"lists": lists, "length": length},
+        )
+
+    def _item_reason(self, cand: Candidate) -> tuple[str, str, dict[str, object]]:
+        column = cand.column
+        text = [c for c in self.scorer.names if c not in self.taken and c != column]
+        text = [c for c in text if not self.full.columns[c].numeric]
+        most = max((self.full.columns[c].distinct for c in text), default=0)
+        if not self.full.columns[column].numeric and self.full.columns[column].distinct >= most:
+            return (
+                "distinct_text",
+                f"'{column}' is the text column with the most distinct values",
+                {},
+            )
+        return "unique_in_list", f"'{column}' is unique within each list", {}
+
+    def _said(self, role: str, cand: Candidate) -> Said:
+        col = self.full.columns[cand.column]
+        base: dict[str, object] = {
+            "column": cand.column,
+            "distinct": col.distinct,
+            "rows": self.full.rows,
+        }
+        if role == QUERY:
+            coarser = cand.fact("coarser")
+            if coarser is not None:
+                return Said("coarser", {**base, "finer": coarser.params["finer"]})
+            if cand.fact("items_unique") and self.full.median_size(cand.column, cand.model) >= 2:
+                length = _length(self.full.median_size(cand.column, cand.model))
+                return Said("lists", {**base, "length": length})
+            return Said("values", base)
+        for code in ("constant_in_query", "rank_like", "ranked"):
+            if cand.fact(code) is not None:
+                return Said("ranks" if code != "constant_in_query" else code, base)
+        if role == ITEM:
+            repeats = cand.fact("repeats_in_list")
+            if repeats is not None:
+                return Said("repeats_in_list", {"column": cand.column, **repeats.params})
+            return Said("unique_in_list", {"column": cand.column})
+        splits = cand.fact("splits_alike") or cand.fact("splits_unevenly")
+        if role == MODEL and splits is not None:
+            return Said("model_splits", {**base, **splits.params})
+        return Said("numbers" if col.numeric else "values", base)
 
 
-def _item_from_contents(df: pd.DataFrame, free: list[str]) -> Guess | None:
-    text = [c for c in free if not _is_numeric(df[c])]
-    if not text:
-        return None
-    col = max(text, key=lambda c: df[c].nunique(dropna=True))
-    return Guess(
-        col, 0.4, f"'{col}' is the text column with the most distinct values", "distinct_text"
+def _length(value: float) -> int | float:
+    return int(value) if float(value).is_integer() else round(value, 1)
+
+
+_Reason = tuple[str, str, dict[str, object]]
+
+
+def _value_reason(code: str, text: str) -> Callable[[_Guesser, Candidate], _Reason]:
+    def reason(guesser: _Guesser, cand: Candidate) -> tuple[str, str, dict[str, object]]:
+        distinct = guesser.full.columns[cand.column].distinct
+        return code, text.format(column=cand.column, distinct=distinct), {}
+
+    return reason
+
+
+def _model_reason(guesser: _Guesser, cand: Candidate) -> tuple[str, str, dict[str, object]]:
+    distinct = guesser.full.columns[cand.column].distinct
+    if cand.fact("one_list_per_value") is not None:
+        return (
+            "one_list_per_value",
+            f"each query–item pair appears once per value of '{cand.column}' ({distinct} values)",
+            {},
+        )
+    return (
+        "splits_alike",
+        f"every query has each value of '{cand.column}' ({distinct} values)",
+        {},
     )
 
 
-def _score_from_contents(df: pd.DataFrame, free: list[str]) -> Guess | None:
-    for col in (c for c in free if _is_numeric(df[c])):
-        values = df[col].dropna().to_numpy(dtype="float64")
-        if len(values) and not np.all(values == np.round(values)):
-            return Guess(col, 0.4, f"'{col}' holds fractional numbers", "fractional")
-    return None
+_VALUE_REASONS: dict[str, Callable[[_Guesser, Candidate], tuple[str, str, dict[str, object]]]] = {
+    QUERY: _Guesser._query_reason,
+    ITEM: _Guesser._item_reason,
+    SCORE: _value_reason("fractional", "'{column}' holds fractional numbers"),
+    RANK: _value_reason("rank_like", "'{column}' runs 1, 2, 3, ... within each list"),
+    LABEL: _value_reason("small_whole_numbers", "'{column}' holds a few small whole numbers"),
+    MODEL: _model_reason,
+}
 
 
-#: Most models a column guessed from its contents may name.
-MODEL_LIMIT = 50
+def _segment_candidates(
+    table: Table, query: str, guesser: _Guesser | None = None
+) -> list[tuple[str, int]]:
+    """Columns constant within each query with 2 to :data:`FEW_VALUES` values (and fewer
+    values than queries), with their number of distinct values, in column order."""
+    out: list[tuple[str, int]] = []
+    n_queries = table.columns[query].distinct
+    taken = guesser.taken if guesser is not None else set()
+    sample = guesser.scorer.table if guesser is not None else table
+    for name, col in table.columns.items():
+        if name in taken or name == query or not _segment_values(col.distinct, n_queries):
+            continue
+        if sample.constant_within(name, query) and table.constant_within(name, query):
+            out.append((name, col.distinct))
+    return out
 
 
-def _model_from_contents(df: pd.DataFrame, query: str, item: str, free: list[str]) -> Guess | None:
-    """The text column that makes repeated query–item pairs unique, with a few values: one
-    ranked list per value, as a model column does (checked only when pairs repeat)."""
-    if not free or not df.duplicated([query, item]).any():
-        return None
-    for col in free:
-        distinct = df[col].nunique(dropna=True)
-        if 2 <= distinct <= MODEL_LIMIT and not df.duplicated([col, query, item]).any():
-            return Guess(
-                col,
-                0.4,
-                f"each query–item pair appears once per value of '{col}' ({distinct} values)",
-                "one_list_per_value",
-                distinct,
-            )
-    return None
+def _segment_values(distinct: int, queries: int) -> bool:
+    """Whether a query-level column of ``distinct`` values is worth segmenting by: 2 to
+    :data:`~metrics.io.evidence.FEW_VALUES` values, fewer than the queries (from 5 queries: a
+    value per query is another id, not a segment)."""
+    return 2 <= distinct <= FEW_VALUES and not (distinct >= queries and queries >= 5)
 
 
-def _label_from_contents(df: pd.DataFrame, free: list[str]) -> Guess | None:
-    numeric = [c for c in free if _is_numeric(df[c])]
-    flags = [c for c in free if pd.api.types.is_bool_dtype(df[c])]
-    for col in numeric + flags:
-        values = df[col].dropna()
-        if len(values) and values.nunique() <= 10 and _integral(values):
-            return Guess(
-                col, 0.35, f"'{col}' holds a few small whole numbers", "small_whole_numbers"
-            )
-    return None
+def proposed_segments(segments: pd.DataFrame | None) -> list[str]:
+    """The columns of a segment table (``query`` plus one row per query) worth segmenting by
+    (see :func:`_segment_values`), in column order."""
+    if segments is None:
+        return []
+    queries = segments[QUERY].nunique() if QUERY in segments.columns else len(segments)
+    return [
+        str(c)
+        for c in segments.columns
+        if c != QUERY and _segment_values(segments[c].nunique(dropna=True), queries)
+    ]
 
 
-#: Guesses from contents below this confidence are checked by :func:`doubtful_guesses`.
-CONTENT_GUESS = 0.5
-#: Rows from which one distinct query (or item) value is not a believable guess.
-MANY_ROWS = 10
-#: Content-guessed labels beyond this size look like ids, not grades.
-LABEL_LIMIT = 10
+def guess_query_table(
+    df: pd.DataFrame, query_ids: Sequence[str] | pd.Series | None = None
+) -> dict[str, Guess]:
+    """The query column of a query table (one row per query, then its attributes), and the
+    columns proposed as segments.
+
+    The query column is scored from its name, from holding one row per value, and, when the
+    run's query ids are given, from how many of the table's values are among them.
+
+    Returns
+    -------
+    dict[str, Guess]
+        ``"query"`` (when a column can be it) and ``"segment:<column>"`` per column proposed
+        as a segment (2 to :data:`~metrics.io.evidence.FEW_VALUES` values).
+    """
+    from metrics.io.evidence import Fact
+
+    guesser = _Guesser(df)
+    full = guesser.full
+    known = None if query_ids is None else pd.Index(pd.unique(pd.Series(query_ids, dtype=object)))
+    ranked = []
+    for name, col in full.columns.items():
+        points = name_points(name, QUERY)
+        if points is None or col.fractional or col.distinct == 0:
+            continue
+        facts = [
+            Fact("one_row_per_value", 1.0)
+            if col.distinct == full.rows
+            else Fact("repeated_values", -1.0)
+        ]
+        if known is not None:
+            values = pd.Index(pd.unique(id_strings(df[name]).dropna()))
+            share = len(values.intersection(known)) / max(len(values), 1)
+            facts.append(Fact("run_queries", 3.0 * share - 1.0, {"share": share}))
+        ranked.append(Candidate(QUERY, name, points[0], points[1], tuple(facts)))
+    ranked.sort(key=lambda c: -c.score)
+    if ranked:
+        guesser._add(QUERY, ranked, lambda c: c.score)
+        query = guesser.guesses[QUERY].column
+        queries = full.columns[query].distinct
+        for column in df.columns:
+            distinct = full.columns[str(column)].distinct
+            if str(column) != query and _segment_values(distinct, queries):
+                guesser.guesses[f"segment:{column}"] = Guess(
+                    str(column),
+                    0.6,
+                    f"'{column}' has {distinct} distinct values",
+                    "few_values",
+                    distinct,
+                )
+    return guesser.guesses
 
 
 @dataclass(frozen=True)
 class Doubt:
-    """Why a guess from contents is doubtful, as a code with its parameters.
+    """Why a guess is doubtful, as a code with its parameters.
 
     Attributes
     ----------
     code:
-        ``one_value`` (a query or item column holding one value on every row) or
-        ``looks_like_ids`` (labels larger than relevance grades).
+        ``one_value`` (a query or item column guessed from its values that holds one value on
+        every row) or ``looks_like_ids`` (labels guessed from values larger than relevance
+        grades): the guess is left out. ``close`` (another column scores nearly as well),
+        ``weak`` (the values speak against the guess) or ``follows`` (the item or model would
+        change with the close second query column): the guess stands until confirmed.
     role:
         The doubtful role.
     column:
@@ -406,13 +642,24 @@ class Doubt:
         (``looks_like_ids``), as shown text.
     rows:
         How many rows the table has.
+    other:
+        The close second column (``close``).
+    said:
+        What the values say about the column and about the second (see :class:`Said`).
     """
 
     code: str
     role: str
     column: str
-    values: str
-    rows: int
+    values: str = ""
+    rows: int = 0
+    other: str | None = None
+    said: tuple[Said, ...] = ()
+
+    @property
+    def contradicted(self) -> bool:
+        """Whether the values rule the guess out (it is left out rather than asked about)."""
+        return self.code in ("one_value", "looks_like_ids")
 
     @property
     def reason(self) -> str:
@@ -422,18 +669,58 @@ class Doubt:
                 f"the {self.role} column '{self.column}' was guessed from its contents, but it "
                 f"holds one value ('{self.values}') on all {self.rows} rows"
             )
+        if self.code == "looks_like_ids":
+            return (
+                f"the label column '{self.column}' was guessed from its contents, but its "
+                f"values ({self.values}) look like ids, not relevance grades such as 0 to 3"
+            )
+        said = "; ".join(s.text for s in self.said)
+        if self.code == "close":
+            return (
+                f"'{self.column}' and '{self.other}' could both be {_ROLE_TEXT[self.role]}: {said}"
+            )
+        if self.code == "follows":
+            return f"{said}"
+        return f"'{self.column}' was guessed as {_ROLE_TEXT[self.role]}, but not surely: {said}"
+
+    @property
+    def header_fix(self) -> str:
+        """How a header row settles it (the command line reads roles from header names)."""
+        name = _CANONICAL[self.role]
+        if self.code == "close":
+            return (
+                f"name the column that {_WHAT[self.role]} '{name}' in the header row "
+                f"('{self.column}' or '{self.other}')"
+            )
         return (
-            f"the label column '{self.column}' was guessed from its contents, but its "
-            f"values ({self.values}) look like ids, not relevance grades such as 0 to 3"
+            f"name the column that {_WHAT[self.role]} '{name}' in the header row (if it is "
+            f"'{self.column}', rename it to '{name}')"
         )
 
 
-def guess_doubts(df: pd.DataFrame, guesses: Mapping[str, Guess]) -> dict[str, Doubt]:
-    """Roles guessed from contents that the contents contradict, with the reason as a code.
+_CANONICAL = {QUERY: "query", ITEM: "item", SCORE: "score", RANK: "rank", LABEL: "label"}
+_CANONICAL[MODEL] = "model"
+_WHAT = {
+    QUERY: "identifies one ranked list (the query, user or session)",
+    ITEM: "identifies the ranked item",
+    SCORE: "holds the model's scores",
+    RANK: "holds the rank positions",
+    LABEL: "holds the relevance labels",
+    MODEL: "names the model",
+}
 
-    Guesses from column names are trusted. A query or item column guessed from contents that
-    holds one value on many rows, and labels guessed from contents that are larger than grades
-    (such as the query ids 301 and 303 of a TREC file read as a table), are doubtful.
+
+#: Content-guessed labels beyond this size look like ids, not grades.
+LABEL_LIMIT = 10
+
+
+def guess_doubts(df: pd.DataFrame, guesses: Mapping[str, Guess]) -> dict[str, Doubt]:
+    """The doubtful guesses, with the reason as a code.
+
+    A query or item column guessed from its values that holds one value on many rows, and
+    labels guessed from values larger than grades (such as the query ids 301 and 303 of a TREC
+    file read as a table), are ruled out. A guess below :data:`SURE` confidence or with a
+    close second column is asked about.
 
     Parameters
     ----------
@@ -445,24 +732,35 @@ def guess_doubts(df: pd.DataFrame, guesses: Mapping[str, Guess]) -> dict[str, Do
     Returns
     -------
     dict[str, Doubt]
-        ``{role: doubt}``; empty when every guess can be defended.
+        ``{role: doubt}`` in the order of :data:`ROLES`; empty when every guess can be defended.
     """
     out: dict[str, Doubt] = {}
     n = len(df)
-    for role in (QUERY, ITEM):
+    for role in ROLES:
         guess = guesses.get(role)
-        if guess is None or guess.confidence >= CONTENT_GUESS or n < MANY_ROWS:
+        if guess is None:
             continue
+        doubt = _ruled_out(df, role, guess, n)
+        if doubt is None and guess.unsure:
+            doubt = Doubt(guess.unsure, role, guess.column, "", n, guess.runner_up, guess.said)
+        if doubt is not None:
+            out[role] = doubt
+    return out
+
+
+def _ruled_out(df: pd.DataFrame, role: str, guess: Guess, n: int) -> Doubt | None:
+    if guess.named:
+        return None
+    if role in (QUERY, ITEM) and n >= MANY_ROWS:
         values = df[guess.column].dropna()
         if values.nunique() == 1:
-            out[role] = Doubt("one_value", role, guess.column, str(values.iloc[0]), n)
-    guess = guesses.get(LABEL)
-    if guess is not None and guess.confidence < CONTENT_GUESS:
+            return Doubt("one_value", role, guess.column, str(values.iloc[0]), n)
+    if role == LABEL and _is_numeric(df[guess.column]):
         numbers = df[guess.column].dropna().to_numpy(dtype="float64")
         if len(numbers) and np.abs(numbers).max() > LABEL_LIMIT:
             shown = ", ".join(f"{v:g}" for v in np.unique(numbers)[:5])
-            out[LABEL] = Doubt("looks_like_ids", LABEL, guess.column, shown, n)
-    return out
+            return Doubt("looks_like_ids", LABEL, guess.column, shown, n)
+    return None
 
 
 def doubtful_guesses(df: pd.DataFrame, guesses: Mapping[str, Guess]) -> dict[str, str]:
@@ -473,49 +771,36 @@ def doubtful_guesses(df: pd.DataFrame, guesses: Mapping[str, Guess]) -> dict[str
 def refuse_doubtful_guesses(
     df: pd.DataFrame, guesses: Mapping[str, Guess], *, source: str | None = None
 ) -> None:
-    """Raise when :func:`doubtful_guesses` finds a guess the contents contradict.
+    """Raise when :func:`guess_doubts` finds a doubtful guess.
 
     Raises
     ------
     InputError
-        Showing the whole guess and how to set the roles instead.
+        Showing the whole guess and how to set the roles instead; ``params["header_fix"]``
+        says which header names settle the doubts (the command line's fix).
     """
-    doubts = doubtful_guesses(df, guesses)
+    doubts = guess_doubts(df, guesses)
     if not doubts:
         return
     shown = ", ".join(f"{role} = '{guesses[role].column}'" for role in ROLES if role in guesses)
+    asked = [d.header_fix for d in doubts.values() if not d.contradicted]
+    params: dict[str, object] = {"roles": list(doubts)}
+    if asked:
+        params["header_fix"] = "; ".join(asked)[:1].upper() + "; ".join(asked)[1:] + "."
     raise InputError(
-        f"The column roles cannot be guessed safely: {'; '.join(doubts.values())}. "
-        f"Guessed: {shown}.",
+        f"The column roles cannot be guessed safely: "
+        f"{'; '.join(d.reason for d in doubts.values())}. Guessed: {shown}.",
         source=source,
         code="doubtful_guess",
         fix="Set the roles on the Data page, or give the file a header row that names the "
         "columns (such as query,item,score,label) so that they are read by name.",
+        params=params,
     )
 
 
 def _integral(values: pd.Series) -> bool:
     arr = values.to_numpy(dtype="float64")
     return bool(np.all(arr == np.round(arr)))
-
-
-def _segment_candidates(df: pd.DataFrame, query_col: str, taken: set[str]) -> list[tuple[str, int]]:
-    """Columns constant within each query, with their number of distinct values."""
-    out: list[tuple[str, int]] = []
-    n_queries = df[query_col].nunique(dropna=True)
-    if n_queries == 0:
-        return out
-    for col in df.columns:
-        col = str(col)
-        if col in taken or col == query_col:
-            continue
-        distinct = df[col].nunique(dropna=True)
-        if distinct == 0 or distinct > 50 or (distinct >= n_queries and n_queries >= 5):
-            continue
-        per_query = df.groupby(query_col, sort=False, observed=True)[col].nunique(dropna=True)
-        if (per_query <= 1).all():
-            out.append((col, int(distinct)))
-    return out
 
 
 def apply_roles(
@@ -660,19 +945,28 @@ def segment_columns(frame: pd.DataFrame) -> list[str]:
 
 
 __all__ = [
+    "CLOSE",
+    "DOUBT_CODES",
+    "GUESS_CODES",
     "KNOWN_NAMES",
     "ROLES",
     "ROLE_NAMES",
+    "ROLE_WORDS",
+    "SAID_TEXT",
+    "SURE",
     "Doubt",
     "Guess",
     "RoleMapping",
+    "Said",
     "apply_roles",
     "doubtful_guesses",
     "guess_doubts",
+    "guess_query_table",
     "guess_roles",
     "id_strings",
     "label_values",
     "normalize_name",
+    "proposed_segments",
     "refuse_doubtful_guesses",
     "score_values",
     "segment_columns",

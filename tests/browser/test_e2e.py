@@ -164,6 +164,31 @@ def test_an_uploaded_csv_is_drawn_on_the_curves_page(server, page):
     assert "3 queries" in page.locator('[data-testid="stCaptionContainer"]').first.inner_text()
 
 
+#: Three impressions, each with a session type of its own: the query column is in doubt.
+TWIN = b"impression_id,doc,score,session_type,relevance\n" + b"".join(
+    f"i{q},d{q * 5 + r},{1 - r / 10},t{q},{r % 2}\n".encode() for q in range(3) for r in range(1, 6)
+)
+
+
+def test_an_unsure_role_guess_is_confirmed_before_the_upload_is_computed(server, page):
+    page.goto(server)
+    wait_for_app(page, "Data health")
+    page.get_by_text("Upload files", exact=True).click()
+    wait_for_app(page, "Upload at least one run file")
+    inputs = page.locator('[data-testid="stFileUploader"] input[type="file"]')
+    inputs.nth(0).set_input_files(
+        files=[{"name": "twin.csv", "mimeType": "text/csv", "buffer": TWIN}]
+    )
+    wait_for_app(page, "Nothing is computed until the column roles are confirmed.")
+    assert "could both be the Query / user column" in page.locator("body").inner_text()
+    assert "twin.csv" not in page.locator('[data-testid="stSidebar"]').inner_text()
+    page.get_by_text("The column roles above are right", exact=True).click()
+    page.locator('[data-testid="stSidebar"] [data-testid="stText"]').filter(
+        has_text="twin.csv"
+    ).wait_for(timeout=60_000)
+    wait_for_app(page, "Queries: 3 · lists per model: 3 · median list length: 5")
+
+
 def test_switching_language_translates_the_frame_and_the_page(server, page):
     page.goto(f"{server}/Learn")
     wait_for_app(page, "P@5 = 3/5 = 0.60")
