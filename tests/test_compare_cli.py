@@ -222,7 +222,10 @@ def test_compare_prints_the_warnings_on_the_data_on_stderr(untidy, tmp_path):
         *untidy, "-m", "P@1", "--resamples", "10", "--queries", queries, "--by", "country"
     )
     assert code == 0
-    assert err.splitlines() == [
+    lines = err.splitlines()
+    verdict = [line for line in lines if line.startswith("verdict: ")]
+    assert verdict and lines[-len(verdict) :] == verdict  # the headline comes last
+    assert lines[: -len(verdict)] == [
         "warning: 1 item appears more than once in the same list; the best-ranked copy is "
         "kept. (e.g. query 1, item d1 (next))",
         "warning: 1 of 3 queries in the run has no judgments; it is left out of the "
