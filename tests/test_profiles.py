@@ -103,6 +103,7 @@ def test_the_pytrec_eval_profile_is_trec_eval(data):
 def test_the_sklearn_profile_equals_ndcg_score_on_the_items_passed_in(rows, k):
     require_oracle("sklearn")
     import sklearn.metrics as sklearn_metrics
+
     scores = [round(s, 3) + i * 1e-3 for i, (_, s) in enumerate(rows)]  # no tied scores
     labels = [label for label, _ in rows]
     if not any(labels):
@@ -238,3 +239,61 @@ def test_ranking_change_per_query_of_two_models():
     same = ranking_change(ev.lists["lexical"], ev.lists["lexical"], data.run, 10)
     assert (same["overlap"] == 1).all() and same["rbo"].to_numpy() == pytest.approx(1.0)
     assert (same["kendall_tau"] == 1).all()
+
+
+# --------------------------------------------------------------------------- command line
+
+
+@pytest.fixture
+def tied_files(tmp_path):
+    run = tmp_path / "run.csv"
+    run.write_text("query,item,score\nq1,a,1\nq1,b,1\nq1,c,0.5\nq2,x,2\nq2,y,1\n")
+    qrels = tmp_path / "qrels.csv"
+    qrels.write_text("query,item,relevance\nq1,a,1\nq2,y,2\nq2,z,1\n")
+    return str(qrels), str(run)
+
+
+def test_explain_prints_each_differing_query_and_the_setting_that_agrees(tied_files):
+    import io
+
+    from metrics.cli.evaluate import main
+
+    out, err = io.StringIO(), io.StringIO()
+    assert main(["explain", *tied_files, "-m", "RR", "--to", "ranx"], out=out, err=err) == 0
+    assert out.getvalue().splitlines() == ["measure\tquery\ta\tb\tcause", "RR\tq1\t0.5\t1\tties"]
+    lines = err.getvalue().splitlines()
+    assert "mean RR: 0.5000 (trec_eval 9 / 10) vs 0.7500 (ranx 0.3)" in lines
+    assert "cause: 1 query: Tied scores (ties)" in lines
+    assert "agree: set ties = input_order" in lines
+
+
+def test_explain_reads_a_per_query_file_of_another_tool_in_its_names(tied_files, tmp_path):
+    import io
+    import json
+
+    from metrics.cli.explain import main
+
+    theirs = tmp_path / "ranx.csv"
+    theirs.write_text("query,mrr,ndcg@3\nq1,1.0,1.0\nq2,0.5,0.4796249331362629\n")
+    out, err = io.StringIO(), io.StringIO()
+    args = [*tied_files, "--theirs", str(theirs), "--to", "ranx", "--format", "json"]
+    assert main(args, out=out, err=err) == 0, err.getvalue()
+    document = json.loads(out.getvalue())
+    assert document["best"] == "ties=input_order"
+    assert {r["query"] for r in document["queries"]} == {"q1"}
+    assert set(document["means"]) == {"RR", "nDCG@3"}
+
+
+def test_explain_names_the_file_and_the_fix_on_bad_input(tied_files, tmp_path):
+    import io
+
+    from metrics.cli.explain import main
+
+    err = io.StringIO()
+    assert main([tied_files[0], str(tmp_path / "absent.csv")], err=err) == 2
+    assert err.getvalue().startswith("error: ") and "Traceback" not in err.getvalue()
+    theirs = tmp_path / "empty.csv"
+    theirs.write_text("query,notes\nq1,fine\n")
+    err = io.StringIO()
+    assert main([*tied_files, "--theirs", str(theirs)], err=err) == 2
+    assert "no measure column" in err.getvalue()
