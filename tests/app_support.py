@@ -18,6 +18,7 @@ PAGE = {
     "compare": "pages/4_Compare.py",
     "segments": "pages/5_Segments.py",
     "report": "pages/6_Report.py",
+    "tools": "pages/7_Tools.py",
 }
 
 

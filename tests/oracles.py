@@ -15,7 +15,12 @@ from types import ModuleType
 import pytest
 
 #: The oracle packages and what installs them.
-ORACLES = {"pytrec_eval": "pytrec-eval-terrier", "ranx": "ranx", "ir_measures": "ir_measures"}
+ORACLES = {
+    "pytrec_eval": "pytrec-eval-terrier",
+    "ranx": "ranx",
+    "ir_measures": "ir_measures",
+    "sklearn": "scikit-learn",
+}
 
 
 def require_oracle(module: str) -> ModuleType:

@@ -311,7 +311,7 @@ def shown_texts(at) -> list[str]:
     texts: list[str] = []
     for node in _walk(at._tree):
         proto = getattr(node, "proto", None)
-        if proto is None:
+        if proto is None or type(node).__name__ == "Code":  # code is code in every language
             continue
         if type(node).__name__ == "Dataframe":
             frame = node.value

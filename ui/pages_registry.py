@@ -25,6 +25,7 @@ PAGES: tuple[PageDef, ...] = (
     PageDef("compare", "pages/4_Compare.py", ":material/compare_arrows:", "Compare"),
     PageDef("segments", "pages/5_Segments.py", ":material/grid_view:", "Segments"),
     PageDef("report", "pages/6_Report.py", ":material/summarize:", "Report"),
+    PageDef("tools", "pages/7_Tools.py", ":material/rule:", "Tools"),
 )
 
 

@@ -718,6 +718,10 @@ def main(
     err = err or sys.stderr
     if argv[:1] == ["compare"]:
         return _compare(argv[1:], err)
+    if argv[:1] == ["explain"]:
+        from metrics.cli.explain import main as explain_main
+
+        return explain_main(argv[1:], out=out, err=err)
     args = build_parser().parse_args(argv)
     try:
         return run(args, out, err)

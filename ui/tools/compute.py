@@ -1,0 +1,151 @@
+"""Cached computations and pure builders of the Tools page (no layout)."""
+
+from __future__ import annotations
+
+import shlex
+from collections.abc import Callable
+
+import pandas as pd
+import streamlit as st
+
+from metrics import schema as S
+from metrics.engine.differences import Explanation, explain
+from metrics.engine.profiles import Profile, profile
+from metrics.io.loaders import Dataset
+
+#: Python snippets of the peers whose profile matches them: tool -> code with {qrels}, {run},
+#: {model} and {metrics} (the tool's measure names, a Python list).
+PEER_CODE = {
+    "ranx": (
+        "import pandas as pd\n"
+        "from ranx import Qrels, Run, evaluate\n\n"
+        "qrels = pd.read_csv({qrels!r}, dtype={{'query': object, 'item': object}})\n"
+        "run = pd.read_csv({run!r}, dtype={{'query': object, 'item': object}})\n"
+        "qrels['relevance'] = qrels['relevance'].astype(int)\n"
+        "{filter}"
+        "qrels = Qrels.from_df(qrels, q_id_col='query', doc_id_col='item', score_col='relevance')\n"
+        "run = Run.from_df(run, q_id_col='query', doc_id_col='item', score_col='score')\n"
+        "print(evaluate(qrels, run, {metrics}))\n"
+    ),
+    "pytrec_eval": (
+        "import pandas as pd\n"
+        "import pytrec_eval\n\n"
+        "qrels = pd.read_csv({qrels!r}, dtype={{'query': str, 'item': str}})\n"
+        "run = pd.read_csv({run!r}, dtype={{'query': str, 'item': str}})\n"
+        "{filter}"
+        "judged = {{q: dict(zip(g['item'], g['relevance'].astype(int))) "
+        "for q, g in qrels.groupby('query')}}\n"
+        "ranked = {{q: dict(zip(g['item'], g['score'].astype(float))) "
+        "for q, g in run.groupby('query')}}\n"
+        "evaluator = pytrec_eval.RelevanceEvaluator(judged, {metrics_set})\n"
+        "print(evaluator.evaluate(ranked))\n"
+    ),
+}
+
+
+@st.cache_data(max_entries=16, ttl=600, show_spinner=False)
+def _explanation(
+    content_hash: str,
+    model: str,
+    measures: tuple[str, ...],
+    first: str,
+    second: str,
+    _dataset: Dataset,
+) -> Explanation:
+    run = _dataset.run
+    if S.MODEL in run.columns:
+        run = run[run[S.MODEL] == model].drop(columns=[S.MODEL])
+    return explain(
+        run, _dataset.qrels, list(measures), profile(first).settings(), profile(second).settings()
+    )
+
+
+def explanation(
+    dataset: Dataset, model: str, measures: tuple[str, ...], first: str, second: str
+) -> Explanation:
+    """:func:`metrics.engine.differences.explain` of one model between two profiles (cached)."""
+    return _explanation(dataset.content_hash, model, tuple(measures), first, second, dataset)
+
+
+def command_line(
+    files: tuple[str, str], model: str | None, measures: tuple[str, ...], first: str, second: str
+) -> str:
+    """The ``python -m metrics explain`` command that prints the page's numbers."""
+    qrels, run = files
+    words = ["python", "-m", "metrics", "explain", qrels, run, "--from", first, "--to", second]
+    for measure in measures:
+        words += ["-m", measure]
+    if model:
+        words += ["--model", model]
+    return shlex.join(words)
+
+
+def python_code(
+    files: tuple[str, str], model: str | None, measures: tuple[str, ...], first: str, second: str
+) -> str:
+    """A Python snippet of our API that prints the page's means and differing queries."""
+    qrels, run = files
+    keep = f"run = run[run['model'] == {model!r}].drop(columns='model')\n" if model else ""
+    return (
+        "import pandas as pd\n"
+        "from metrics.engine.differences import explain\n"
+        "from metrics.engine.profiles import profile\n\n"
+        f"qrels = pd.read_csv({qrels!r}, dtype={{'query': str, 'item': str}})\n"
+        f"run = pd.read_csv({run!r}, dtype={{'query': str, 'item': str}})\n"
+        f"{keep}"
+        f"found = explain(run, qrels, {list(measures)!r}, profile({first!r}).settings(), "
+        f"profile({second!r}).settings())\n"
+        "print(found.measure_means)\n"
+        "print(found.queries)\n"
+    )
+
+
+def peer_code(
+    tool: Profile, files: tuple[str, str], model: str | None, measures: tuple[str, ...]
+) -> str | None:
+    """The tool's own call with the page's measures (``None`` when the tool has no snippet or
+    lacks every measure)."""
+    template = PEER_CODE.get(tool.key)
+    names = [n for n in (tool.name_of(m) for m in measures) if n]
+    if template is None or not names:
+        return None
+    keep = f"run = run[run['model'] == {model!r}]\n" if model else ""
+    families = {_trec_family(n) for n in names}
+    return template.format(
+        qrels=files[0],
+        run=files[1],
+        filter=keep,
+        metrics=repr(names),
+        metrics_set=repr(sorted(families)),
+    )
+
+
+def _trec_family(name: str) -> str:
+    """``P_10`` -> ``P.10`` (pytrec_eval asks for measure families with their cutoffs)."""
+    for family in ("P", "recall", "success", "map_cut", "ndcg_cut"):
+        if name.startswith(family + "_") and name[len(family) + 1 :].isdigit():
+            return f"{family}.{name[len(family) + 1 :]}"
+    return name
+
+
+def differences_display(
+    found: Explanation, tr: Callable[..., str], labels: tuple[str, str]
+) -> pd.DataFrame:
+    """The differing queries with translated column names and causes in words."""
+    table = found.queries
+    return pd.DataFrame(
+        {
+            tr("tools.col.measure"): table["measure"],
+            tr("tools.col.query"): table["query"],
+            labels[0]: table["a"],
+            labels[1]: table["b"],
+            tr("tools.col.cause"): [cause_words(c, tr) for c in table["cause"]],
+        }
+    )
+
+
+def cause_words(cause: str, tr: Callable[..., str]) -> str:
+    """A cause (``ties``, ``ties + gain``) as the policies' labels in the session's language."""
+    if not cause:
+        return tr("tools.cause.none")
+    return " + ".join(tr(f"policy.{p}.label") for p in cause.split(" + "))
