@@ -88,9 +88,9 @@ else:
             t(
                 "tools.best",
                 setting=frame.escape(settings_words),
-                n=sum(1 for f in found.queries["fixes"] if found.best in f)
+                agreed=sum(1 for f in found.queries["fixes"] if found.best in f)
                 or found.counts.get(found.best, 0),
-                total=len(found.queries),
+                n=len(found.queries),
             )
         )
     st.dataframe(

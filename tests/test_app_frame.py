@@ -119,7 +119,9 @@ def test_chinese_and_japanese_are_translated_not_copied():
         same = [
             k
             for k, v in catalog(lang).items()
-            if v == english.get(k) and re.search(r"[a-z]{4,}", v)
+            if v == english.get(k)
+            and not k.startswith("tools.profile.")  # the tools' own names
+            and re.search(r"[a-z]{4,}", re.sub(r"\{\w+\}", "", str(v)))  # words, not {slots}
         ]
         assert len(same) < 15, (lang, same)
 
