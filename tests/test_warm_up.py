@@ -1,5 +1,6 @@
-"""A new server's first page imports nothing the other pages need, and the warm-up that follows
-it computes the sample's first results once, for every session."""
+"""A new server's first page imports nothing the other pages need, the warm-up that follows it
+computes the sample's first results once, for every session, and a session's first run asks
+the browser for the chart code before the app is imported."""
 
 from __future__ import annotations
 
@@ -92,3 +93,41 @@ def test_the_first_finished_page_run_of_a_server_starts_the_warm_up_once(monkeyp
     assert thread is not None
     thread.join(10)
     assert calls == [1]
+
+
+def test_the_entrypoint_asks_for_the_chart_code_before_it_imports_the_app():
+    loaded = _loaded_by("ui.preload")
+    assert [m for m in loaded if m.split(".")[0] in ("numpy", "pandas", "pyarrow", "metrics")] == []
+    assert "ui.frame" not in loaded
+    source = (ROOT / "app.py").read_text(encoding="utf-8")
+    assert source.index("preload.preload()") < source.index("from ui.frame import")
+
+
+def _preloading_page() -> None:
+    import streamlit as st
+
+    from ui import preload
+
+    slot = preload.preload()
+    st.title("page")
+    if st.session_state.get("remove", True):
+        preload.done(slot)
+
+
+def test_a_session_first_run_sends_one_chart_out_of_sight_and_removes_it_when_done():
+    at = AppTest.from_function(_preloading_page)
+    at.session_state["remove"] = False
+    at.run()
+    assert len(at.get("plotly_chart")) == 1  # sent on the session's first run
+    assert any("visibility: hidden" in h.proto.body for h in at.get("html"))
+    at.run()
+    assert len(at.get("plotly_chart")) == 0  # not again
+    at = AppTest.from_function(_preloading_page)
+    at.run()
+    assert len(at.get("plotly_chart")) == 0  # removed when the run is over
+    assert at.title[0].value == "page"
+
+
+def test_the_first_page_of_a_session_holds_only_its_own_charts():
+    at = open_page(fresh_app(), "data")  # the session's first run: the chart was sent, then removed
+    assert len(at.get("plotly_chart")) == 1  # the labels' chart
