@@ -114,20 +114,28 @@ def _preloading_page() -> None:
         preload.done(slot)
 
 
-def test_a_session_first_run_sends_one_chart_out_of_sight_and_removes_it_when_done():
+def _sent(at: AppTest) -> list[int]:
+    return [len(at.get("plotly_chart")), len(at.code), len(at.latex)]
+
+
+def test_a_session_first_run_sends_a_chart_code_and_formula_out_of_sight_then_removes_them():
     at = AppTest.from_function(_preloading_page)
     at.session_state["remove"] = False
     at.run()
-    assert len(at.get("plotly_chart")) == 1  # sent on the session's first run
+    assert _sent(at) == [1, 1, 1]  # sent on the session's first run
     assert any("visibility: hidden" in h.proto.body for h in at.get("html"))
     at.run()
-    assert len(at.get("plotly_chart")) == 0  # not again
+    assert _sent(at) == [0, 0, 0]  # not again
     at = AppTest.from_function(_preloading_page)
     at.run()
-    assert len(at.get("plotly_chart")) == 0  # removed when the run is over
+    assert _sent(at) == [0, 0, 0]  # removed when the run is over
     assert at.title[0].value == "page"
 
 
-def test_the_first_page_of_a_session_holds_only_its_own_charts():
-    at = open_page(fresh_app(), "data")  # the session's first run: the chart was sent, then removed
+def test_the_first_page_of_a_session_holds_only_its_own_elements():
+    at = open_page(fresh_app(), "data")  # the session's first run: sent, then removed
     assert len(at.get("plotly_chart")) == 1  # the labels' chart
+    at = open_page(fresh_app(), "learn")
+    first = [len(at.code), len(at.latex)]
+    at.run()
+    assert [len(at.code), len(at.latex)] == first and first[1] > 0
