@@ -84,3 +84,54 @@ def test_the_engine_benchmark_times_the_trec_eval_binaries_it_is_given(tmp_path,
     assert [row.split("`")[1] for row in rows] == binaries
     assert all(row.split("|")[2].strip().endswith("x") for row in rows)
     assert "Load average at the start:" in table
+
+
+def test_the_walk_counts_the_cpu_of_the_server_and_of_the_children_it_started() -> None:
+    """``app_walk`` reads the server's CPU from ``/proc``: its own and its children's, those
+    still running and those it waited for."""
+    import subprocess
+    import sys
+    import time
+
+    import pytest
+
+    if not Path("/proc/self/stat").exists():
+        pytest.skip("reads /proc")
+    from benchmarks.app_walk import cpu_now
+
+    burn = "import time\nt = time.process_time()\nwhile time.process_time() - t < 0.3: pass\n"
+    parent = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import subprocess, sys, time\n"
+            f"subprocess.run([sys.executable, '-c', {burn!r}])\n"  # waited for
+            f"subprocess.Popen([sys.executable, '-c', {burn!r} + 'time.sleep(30)'])\n"  # running
+            "time.sleep(30)\n",
+        ]
+    )
+    try:
+        deadline = time.monotonic() + 30
+        server, _ = cpu_now(parent.pid)
+        while server < 0.6 and time.monotonic() < deadline:
+            time.sleep(0.1)
+            server, _ = cpu_now(parent.pid)
+        assert server >= 0.6  # two children of 0.3 s each, and the parent's own start
+    finally:
+        for pid in _children(parent.pid):
+            subprocess.run(["kill", str(pid)], check=False)
+        parent.kill()
+        parent.wait()
+
+
+def _children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                fields = (entry / "stat").read_text().rpartition(")")[2].split()
+            except OSError:
+                continue
+            if int(fields[1]) == pid:
+                found.append(int(entry.name))
+    return found

@@ -18,6 +18,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
 
+from ui.palette import PALETTE
 from ui.safe import plotly_text
 
 #: Latin first, then families with Chinese and Japanese glyphs, then generic fallbacks.
@@ -39,28 +40,11 @@ def _register_template() -> None:
 _register_template()
 
 
-def _template() -> dict[str, str]:
+def layout_template() -> dict[str, str]:
     """``template=TEMPLATE`` for ``update_layout``, unless new figures already start from it
     (it is the default): copying the template into a figure again costs more than drawing
     the figure's own lines."""
     return {} if pio.templates.default == TEMPLATE else {"template": TEMPLATE}
-
-
-#: Model colours: a colour-blind-safe qualitative palette (Okabe–Ito and Tol hues) that leaves
-#: out the green and red that mean better and worse; a model keeps its colour (its position in
-#: the data set's model order) on every page and in the report.
-PALETTE = (
-    "#0072B2",
-    "#E69F00",
-    "#CC79A7",
-    "#56B4E9",
-    "#332288",
-    "#999933",
-    "#882255",
-    "#6699CC",
-    "#DDAA33",
-    "#777777",
-)
 
 
 #: Margins (pixels) that leave room for the axis titles, tick labels and a legend below the plot
@@ -152,7 +136,7 @@ def curve_figure(
 def _figure(traces: list[dict], layout: dict) -> go.Figure:
     """A figure built at once from plain traces and layout (several times faster than adding
     traces and updating the layout step by step, which plotly checks path by path)."""
-    return go.Figure(data=traces, layout={**_template(), **layout})
+    return go.Figure(data=traces, layout={**layout_template(), **layout})
 
 
 #: The box statistics named in a box's hover, top to bottom (``stat_labels`` keys).
@@ -309,7 +293,7 @@ def distribution_figure(
                 )
     fig.update_layout(
         title={"text": _safe(title)},
-        **_template(),
+        **layout_template(),
         height=380,
         margin=(
             {**SETTLED_MARGIN, "t": 60, "b": 45}
@@ -344,7 +328,7 @@ def label_figure(labels: pd.Series, *, title: str, x_label: str, y_label: str) -
         title={"text": _safe(title)},
         xaxis_title=_safe(x_label),
         yaxis_title=_safe(y_label),
-        **_template(),
+        **layout_template(),
         height=260,
         margin={**SETTLED_MARGIN, "l": 80, "t": 50, "b": 70},
     )

@@ -26,7 +26,6 @@ from metrics.io.validation import (
     plural_form,
 )
 from ui import compute
-from ui.figures import label_figure
 from ui.i18n import DEFAULT_LANGUAGE, catalog, current_language, has, number, t, translate
 
 
@@ -186,6 +185,8 @@ def show_lists(dataset: Dataset) -> None:
 
 def show_preview(dataset: Dataset, rows: int = 20) -> None:
     """First rows of the run and of the judgments, as text cells, with translated headers."""
+    from ui.figures import label_figure  # plotly's builders: only for a page that draws one
+
     st.subheader(t("preview.title"))
     c1, c2 = st.columns([3, 2])
     c1.caption(t("preview.run", n=len(dataset.run), rows=number(len(dataset.run))))

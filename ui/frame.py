@@ -27,8 +27,7 @@ from metrics.engine.settings import POLICIES, Settings
 from metrics.errors import MeasureError, MetricsError
 from metrics.io.direction import opposite
 from metrics.io.loaders import Dataset, sample_names
-from ui import compute, handbuilt
-from ui import figures as _figures  # noqa: F401  (every figure gets the CJK font family)
+from ui import compute, handbuilt, warm_up
 from ui.i18n import (
     LANGUAGE_KEY,
     LANGUAGES,
@@ -146,6 +145,7 @@ def run_app() -> None:
         run_guarded(selected.run)
     finally:
         _inside_navigation.reset(token)
+    warm_up.start()  # once per server, after its first page run (not after a switch or stop)
 
 
 def run_guarded(body) -> None:

@@ -15,10 +15,12 @@ import json
 from collections.abc import Callable
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from metrics.io.validation import plural_form
-from metrics.review.compare import HEADLINE_TEMPLATES, Wording
-from metrics.review.segments import REVERSAL_TEMPLATES
+
+if TYPE_CHECKING:  # the review package is imported by the pages that word its sentences
+    from metrics.review.compare import Wording
 
 LOCALES = Path(__file__).resolve().parent / "locales"
 
@@ -115,6 +117,9 @@ def templates(defaults: Wording, lang: str = DEFAULT_LANGUAGE) -> dict[str, Mess
 def sentence_templates(lang: str | None = None) -> dict[str, Message]:
     """Wording of :func:`metrics.review.compare.headline` and the reversal sentences of
     :mod:`metrics.review.segments` in ``lang`` (the session's language when ``None``)."""
+    from metrics.review.compare import HEADLINE_TEMPLATES
+    from metrics.review.segments import REVERSAL_TEMPLATES
+
     return templates(
         {**HEADLINE_TEMPLATES, **REVERSAL_TEMPLATES}, current_language() if lang is None else lang
     )

@@ -13,7 +13,7 @@ from html import escape
 
 import pandas as pd
 
-from ui.figures import PALETTE
+from ui.palette import PALETTE
 
 #: Drawing area of the picture (SVG units; it is scaled to the page's width).
 WIDTH, HEIGHT = 900, 380

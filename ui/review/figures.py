@@ -27,7 +27,7 @@ from metrics.review.verdict import (
     value_column,
 )
 from metrics.review.verdict import WORSE as WORSE_CODE
-from ui.figures import PALETTE, SETTLED_MARGIN, label_margin
+from ui.figures import PALETTE, SETTLED_MARGIN, label_margin, layout_template
 from ui.i18n import translate
 from ui.safe import plotly_text
 
@@ -76,7 +76,7 @@ def _layout(
     text = _safe(title) + (f"<br><sup>{_safe(subtitle)}</sup>" if subtitle else "")
     fig.update_layout(
         title={"text": text},
-        template="plotly_white",
+        **layout_template(),  # plotly_white, unless every new figure starts from it already
         height=height,
         margin={**SETTLED_MARGIN, "t": 70, "b": 90, **(margin or {})},
         legend={"orientation": "h", "y": -0.2},

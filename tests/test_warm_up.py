@@ -1,0 +1,141 @@
+"""A new server's first page imports nothing the other pages need, the warm-up that follows it
+computes the sample's first results once, for every session, and a session's first run asks
+the browser for the chart code before the app is imported."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+from streamlit.testing.v1 import AppTest
+
+from tests.app_support import APP, ROOT, fresh_app, open_page
+from ui import warm_up
+
+#: Modules only the pages after Data need: plotly's figure classes and our builders, the
+#: review package, scipy.
+HEAVY = ("scipy", "plotly.graph_objs._figure", "ui.figures", "ui.downloads", "ui.review")
+HEAVY_PACKAGES = ("metrics.review",)
+
+
+def _loaded_by(*modules: str) -> list[str]:
+    """The modules a fresh interpreter holds after importing ``modules``."""
+    code = (
+        "import json, sys\n"
+        + "".join(f"import {m}\n" for m in modules)
+        + "print(json.dumps(sorted(sys.modules)))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout.splitlines()[-1])
+
+
+def _heavy(loaded: list[str]) -> list[str]:
+    return [
+        m for m in loaded if any(m == h or m.startswith(h + ".") for h in HEAVY + HEAVY_PACKAGES)
+    ]
+
+
+def test_the_frame_and_the_data_page_import_no_figure_builder_review_package_or_scipy():
+    loaded = _loaded_by(
+        "ui.frame",
+        "ui.findings_view",
+        "ui.upload_panel",
+        "ui.handbuilt_panel",
+        "ui.per_query_panel",
+    )
+    assert "ui.frame" in loaded and "metrics.io.loaders" in loaded
+    assert _heavy(loaded) == []
+
+
+def test_the_learn_page_draws_without_plotly_figures_or_the_review_package():
+    loaded = _loaded_by("ui.learn_views", "ui.learn_panel", "ui.learn_list", "ui.learn_figures")
+    assert "ui.learn_figures" in loaded
+    assert _heavy(loaded) == []
+
+
+def test_the_warm_up_imports_what_the_other_pages_need():
+    assert set(warm_up.PAGE_MODULES) >= {"ui.figures", "ui.review.figures", "ui.review.tables"}
+    for name in warm_up.PAGE_MODULES:  # every name is a module of the app
+        assert (ROOT / (name.replace(".", "/") + ".py")).exists(), name
+
+
+def test_the_warm_up_results_are_shared_by_every_new_session(monkeypatch):
+    import ui.compute
+    from ui import memo
+
+    fresh_app()  # empty caches
+    warm_up.work()
+    dataset = ui.compute.sample_dataset("web_search")
+    assert memo.store_for(dataset.content_hash) is memo.SHARED
+    ranked = []
+    real = ui.compute.rank_run
+    monkeypatch.setattr(ui.compute, "rank_run", lambda *a, **o: ranked.append(1) or real(*a, **o))
+    for _ in range(2):  # two new sessions: neither ranks the sample nor computes its curves
+        at = AppTest.from_file(APP, default_timeout=60)
+        at.run()
+        open_page(at, "curves")
+        assert len(at.get("plotly_chart")) >= 5
+    assert ranked == []
+    assert ui.compute.sample_dataset("web_search") is dataset
+
+
+def test_the_first_finished_page_run_of_a_server_starts_the_warm_up_once(monkeypatch):
+    calls = []
+    monkeypatch.setattr(warm_up, "ENABLED", True)
+    monkeypatch.setattr(warm_up, "_thread", None)
+    monkeypatch.setattr(warm_up, "work", lambda: calls.append(1))
+    for _ in range(2):  # two sessions of one server
+        open_page(fresh_app(), "data")
+    thread = warm_up.start()
+    assert thread is not None
+    thread.join(10)
+    assert calls == [1]
+
+
+def test_the_entrypoint_asks_for_the_chart_code_before_it_imports_the_app():
+    loaded = _loaded_by("ui.preload")
+    assert [m for m in loaded if m.split(".")[0] in ("numpy", "pandas", "pyarrow", "metrics")] == []
+    assert "ui.frame" not in loaded
+    source = (ROOT / "app.py").read_text(encoding="utf-8")
+    assert source.index("preload.preload()") < source.index("from ui.frame import")
+
+
+def _preloading_page() -> None:
+    import streamlit as st
+
+    from ui import preload
+
+    slot = preload.preload()
+    st.title("page")
+    if st.session_state.get("remove", True):
+        preload.done(slot)
+
+
+def _sent(at: AppTest) -> list[int]:
+    return [len(at.get("plotly_chart")), len(at.code), len(at.latex)]
+
+
+def test_a_session_first_run_sends_a_chart_code_and_formula_out_of_sight_then_removes_them():
+    at = AppTest.from_function(_preloading_page)
+    at.session_state["remove"] = False
+    at.run()
+    assert _sent(at) == [1, 1, 1]  # sent on the session's first run
+    assert any("visibility: hidden" in h.proto.body for h in at.get("html"))
+    at.run()
+    assert _sent(at) == [0, 0, 0]  # not again
+    at = AppTest.from_function(_preloading_page)
+    at.run()
+    assert _sent(at) == [0, 0, 0]  # removed when the run is over
+    assert at.title[0].value == "page"
+
+
+def test_the_first_page_of_a_session_holds_only_its_own_elements():
+    at = open_page(fresh_app(), "data")  # the session's first run: sent, then removed
+    assert len(at.get("plotly_chart")) == 1  # the labels' chart
+    at = open_page(fresh_app(), "learn")
+    first = [len(at.code), len(at.latex)]
+    at.run()
+    assert [len(at.code), len(at.latex)] == first and first[1] > 0

@@ -1,0 +1,54 @@
+"""The browser fetches the code of charts, code blocks and formulas while the server prepares a
+session's first page.
+
+Streamlit's browser code fetches and compiles the code that draws a plotly chart (about 4.7 MB),
+a code block (its syntax highlighter, 1.6 MB) or a formula (KaTeX, 0.3 MB) only when the
+session's first such element arrives: the first page sends its chart last, after the server
+imported the app (numpy, pandas, arrow, the engine) and read the sample, and Learn's formulas
+and code blocks waited for that code on its first visit. :func:`preload` is called by
+``app.py`` before those imports, on a session's first run only: it sends one tiny element of
+each kind in a box out of sight, so that the browser fetches and compiles their code while the
+server works; :func:`done` empties the box when the run is over. Nothing of it is seen, and a
+page's elements are those it lays out. (A table sent the same way did not help: the browser
+fetched the code of tables only after the run was over.) Only Streamlit is imported here.
+"""
+
+from __future__ import annotations
+
+import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
+
+#: Session-state key: the browser of this session was asked for the code already.
+ASKED_KEY = "_browser_code_asked"
+BOX_KEY = "browser_code"
+#: Out of sight but laid out (an element of no width is not drawn), and out of the page's flow
+#: (no gap above the page).
+_HIDE = (
+    f"<style>.st-key-{BOX_KEY} {{position: absolute !important; left: -10000px; top: 0;"
+    " width: 400px; height: 200px; overflow: hidden; visibility: hidden;}</style>"
+)
+#: The smallest chart plotly accepts (plotly's code is fetched for it).
+_CHART = {"data": [{"type": "bar", "x": [0], "y": [0]}]}
+
+
+def preload() -> DeltaGenerator | None:
+    """On a session's first run, send a chart, a code block and a formula out of sight (see the
+    module docstring); returns their slot for :func:`done`, or ``None`` on later runs."""
+    state = st.session_state
+    if state.get(ASKED_KEY):
+        return None
+    state[ASKED_KEY] = True
+    with st.container(key=BOX_KEY):
+        st.html(_HIDE)
+        slot = st.empty()
+    with slot.container():
+        st.plotly_chart(_CHART)
+        st.code("0", language=None)
+        st.latex("0")
+    return slot
+
+
+def done(slot: DeltaGenerator | None) -> None:
+    """Remove what :func:`preload` sent (the browser keeps the code it fetched)."""
+    if slot is not None:
+        slot.empty()
