@@ -22,6 +22,7 @@ all print these sentences.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -104,33 +105,42 @@ def _items(records: Sequence[Mapping[str, Any]], templates: Wording | None) -> s
     )
 
 
-def _ordered(rows: pd.DataFrame) -> pd.DataFrame:
-    order = {m: i for i, m in enumerate(measure_order(list(rows["measure"])))}
-    return rows.assign(_order=rows["measure"].map(order)).sort_values("_order", kind="stable")
+#: One row of the review table as the headline reads it (a record with its index label under
+#: ``"_index"``): plain dictionaries, since the headline reads a few fields of few rows many
+#: times and a DataFrame selection costs more than the sentence.
+Row = dict[str, Any]
+
+
+def _records(table: pd.DataFrame) -> list[Row]:
+    return [dict(r, _index=i) for i, r in zip(table.index, table.to_dict("records"))]
+
+
+def _ordered(rows: Sequence[Row]) -> list[Row]:
+    order = {m: i for i, m in enumerate(measure_order([str(r["measure"]) for r in rows]))}
+    return sorted(rows, key=lambda r: order[str(r["measure"])])
 
 
 def _parts(
-    rows: pd.DataFrame, templates: Wording | None, *, unclear: str
+    rows: Sequence[Row], templates: Wording | None, *, unclear: str
 ) -> tuple[list[str], list[int]]:
     """The ``better on …``, ``worse on …`` and ``no clear difference on …`` parts of ``rows``
     and the index labels of the significant rows they name. ``unclear``: ``all`` lists every
     unclear measure (with its size against the difference that matters), ``noted`` those whose
-    interval needs words, ``none`` none. Unclear
-    measures that share a note are listed together with it once."""
+    interval needs words, ``none`` none. Unclear measures that share a note are listed
+    together with it once."""
     rows = _ordered(rows)
     parts, named = [], []
     for code in (BETTER, WORSE):
-        chosen = rows[rows["verdict"] == code]
-        if len(chosen):
+        chosen = [r for r in rows if r["verdict"] == code]
+        if chosen:
             parts.append(
                 _word(templates, f"sentence.verdict.part_{code}").format(
-                    items=_items(chosen.to_dict("records"), templates)
+                    items=_items(chosen, templates)
                 )
             )
-            named += list(chosen.index)
-    rest = rows[(rows["verdict"] == UNCLEAR) & (rows["n"] > 0)].to_dict("records")
+            named += [int(r["_index"]) for r in chosen]
     by_note: dict[str, list[str]] = {}
-    for row in rest:
+    for row in (r for r in rows if r["verdict"] == UNCLEAR and r["n"] > 0):
         # in a segment only a disagreeing interval needs words ("within what matters" is
         # said of the overall rows; every segment saying it would bury the findings)
         size = magnitude_text(row, templates) if unclear == "all" else ""
@@ -155,16 +165,14 @@ def _parts(
 
 
 def _overall(
-    rows: pd.DataFrame, candidate: str, baseline: str, templates: Wording | None
+    rows: Sequence[Row], candidate: str, baseline: str, templates: Wording | None
 ) -> tuple[list[str], list[int]]:
     names = {"candidate": candidate, "baseline": baseline}
-    if not (rows["n"] > 0).any():
+    if not any(r["n"] > 0 for r in rows):
         return [_word(templates, "sentence.verdict.no_shared").format(**names)], []
-    n = int(rows["n"].max())
+    n = int(max(r["n"] for r in rows))
     parts, named = _parts(rows, templates, unclear="all")
-    noted = any(
-        reason_text(r, templates) or magnitude_text(r, templates) for r in rows.to_dict("records")
-    )
+    noted = any(reason_text(r, templates) or magnitude_text(r, templates) for r in rows)
     if not named and not noted:
         return [_word(templates, "sentence.verdict.none", n).format(**names, n=n)], []
     separator = _word(templates, "sentence.verdict.part_separator")
@@ -174,36 +182,44 @@ def _overall(
     return [sentence], named
 
 
-def _power(rows: pd.DataFrame, templates: Wording | None) -> list[str]:
+def _defined(value: object) -> bool:
+    return value is not None and not (isinstance(value, float) and math.isnan(value))
+
+
+def _power(rows: Sequence[Row], templates: Wording | None) -> list[str]:
     """How small a difference the queries of the unclear overall rows could have shown, and the
     queries the difference that matters needs."""
-    unclear = _ordered(rows[(rows["verdict"] == UNCLEAR) & (rows["n"] >= 2)])
-    unclear = unclear[unclear["mde"].notna()]
-    if unclear.empty:
+    unclear = _ordered(
+        [r for r in rows if r["verdict"] == UNCLEAR and r["n"] >= 2 and _defined(r["mde"])]
+    )
+    if not unclear:
         return []
-    n = int(unclear["n"].max())
-    power = f"{float(unclear['power'].iloc[0]):.0%}"
+    n = int(max(r["n"] for r in unclear))
+    power = f"{float(unclear[0]['power']):.0%}"
     items = [
         _word(templates, "sentence.verdict.power_item").format(
             mde=f"{float(r['mde']):.3f}", measure=r["measure"]
         )
-        for r in unclear.to_dict("records")
+        for r in unclear
     ]
     out = [
         _word(templates, "sentence.verdict.power", n).format(
             n=n, items=_join(items, templates), power=power
         )
     ]
-    wanted = unclear[unclear["min_effect"].notna() & (unclear["min_effect"] > 0)]
-    wanted = wanted[wanted["queries_needed"].notna()]
-    if len(wanted):
+    wanted = [
+        r
+        for r in unclear
+        if _defined(r["min_effect"]) and r["min_effect"] > 0 and _defined(r["queries_needed"])
+    ]
+    if wanted:
         needed = [
             _word(templates, "sentence.verdict.needed_item").format(
                 queries=_queries(float(r["queries_needed"])),
                 min_effect=f"{float(r['min_effect']):g}",
                 measure=r["measure"],
             )
-            for r in wanted.to_dict("records")
+            for r in wanted
         ]
         out.append(
             _word(templates, "sentence.verdict.needed").format(
@@ -218,14 +234,14 @@ def _queries(value: float) -> str:
 
 
 def _segments(
-    rows: pd.DataFrame, candidate: str, templates: Wording | None
+    rows: Sequence[Row], candidate: str, templates: Wording | None
 ) -> tuple[list[str], list[int]]:
-    if rows.empty:
+    if not rows:
         return [], []
     out, named = [], []
     quiet = 0
-    for segment in pd.unique(rows["segment"]):
-        part = rows[rows["segment"] == segment]
+    for segment in dict.fromkeys(str(r["segment"]) for r in rows):
+        part = [r for r in rows if r["segment"] == segment]
         parts, found = _parts(part, templates, unclear="noted")
         if not parts:
             quiet += 1
@@ -245,42 +261,38 @@ def _segments(
     return out, named
 
 
-def leaders(table: pd.DataFrame) -> dict[str, list[str]]:
-    """Candidate -> the measures on which it is significantly better than the baseline and
-    than every other candidate (after correction), in :func:`measure_order`."""
-    overall = table[(table["kind"] == BASELINE_KIND) & (table["segment"] == ALL)]
-    pairs = table[table["kind"] == PAIRWISE_KIND]
-    candidates = list(pd.unique(overall["candidate"]))
+def _leaders(overall: Sequence[Row], pairs: Sequence[Row]) -> dict[str, list[str]]:
+    candidates = list(dict.fromkeys(str(r["candidate"]) for r in overall))
+    verdicts = {
+        (str(r["reference"]), str(r["candidate"]), r["measure"]): r["verdict"] for r in pairs
+    }
+    better = {(str(r["candidate"]), r["measure"]) for r in overall if r["verdict"] == BETTER}
     out: dict[str, list[str]] = {}
-    for measure in measure_order(list(overall["measure"])):
-        on = pairs[pairs["measure"] == measure]
+    for measure in measure_order([str(r["measure"]) for r in overall]):
         for candidate in candidates:
-            row = overall[(overall["candidate"] == candidate) & (overall["measure"] == measure)]
-            if row.empty or row["verdict"].iloc[0] != BETTER:
+            if (candidate, measure) not in better:
                 continue
-            beaten = all(
-                (
-                    (on["reference"] == other)
-                    & (on["candidate"] == candidate)
-                    & (on["verdict"] == BETTER)
-                ).any()
-                or (
-                    (on["reference"] == candidate)
-                    & (on["candidate"] == other)
-                    & (on["verdict"] == WORSE)
-                ).any()
+            if all(
+                verdicts.get((other, candidate, measure)) == BETTER
+                or verdicts.get((candidate, other, measure)) == WORSE
                 for other in candidates
                 if other != candidate
-            )
-            if beaten:
-                out.setdefault(str(candidate), []).append(measure)
+            ):
+                out.setdefault(candidate, []).append(measure)
     return out
 
 
+def leaders(table: pd.DataFrame) -> dict[str, list[str]]:
+    """Candidate -> the measures on which it is significantly better than the baseline and
+    than every other candidate (after correction), in :func:`measure_order`."""
+    records = _records(table)
+    overall = [r for r in records if r["kind"] == BASELINE_KIND and r["segment"] == ALL]
+    return _leaders(overall, [r for r in records if r["kind"] == PAIRWISE_KIND])
+
+
 def _closing(
-    overall: pd.DataFrame,
-    pairs: pd.DataFrame,
-    table: pd.DataFrame,
+    overall: Sequence[Row],
+    pairs: Sequence[Row],
     candidates: Sequence[str],
     templates: Wording | None,
 ) -> tuple[list[str], list[int]]:
@@ -288,7 +300,8 @@ def _closing(
     which measures, or that nobody is."""
     closing: list[str] = []
     named: list[int] = []
-    for (reference, candidate), part in pairs.groupby(["reference", "candidate"], sort=False):
+    for reference, candidate in dict.fromkeys((r["reference"], r["candidate"]) for r in pairs):
+        part = [r for r in pairs if (r["reference"], r["candidate"]) == (reference, candidate)]
         parts, found = _parts(part, templates, unclear="none")
         if found:
             closing.append(
@@ -301,8 +314,8 @@ def _closing(
             named += found
     if not candidates:
         return closing, named
-    baseline = str(overall["reference"].iloc[0])
-    ahead = leaders(table)
+    baseline = str(overall[0]["reference"])
+    ahead = _leaders(overall, pairs)
     if len(candidates) > 1:
         closing += [
             _word(templates, "sentence.verdict.ahead").format(
@@ -311,7 +324,7 @@ def _closing(
             for c in candidates
             if c in ahead
         ]
-    if not (overall["verdict"] == BETTER).any():
+    if not any(r["verdict"] == BETTER for r in overall):
         closing.append(_word(templates, "sentence.verdict.no_winner").format(baseline=baseline))
     elif len(candidates) > 1 and not ahead:
         closing.append(_word(templates, "sentence.verdict.no_leader"))
@@ -320,23 +333,24 @@ def _closing(
 
 def headline(table: pd.DataFrame, templates: Wording | None = None) -> Headline:
     """The headline of a review table (see the module docstring)."""
-    overall = table[(table["kind"] == BASELINE_KIND) & (table["segment"] == ALL)]
-    segments = table[(table["kind"] == BASELINE_KIND) & (table["segment"] != ALL)]
-    pairs = table[table["kind"] == PAIRWISE_KIND]
+    records = _records(table)
+    overall = [r for r in records if r["kind"] == BASELINE_KIND and r["segment"] == ALL]
+    segments = [r for r in records if r["kind"] == BASELINE_KIND and r["segment"] != ALL]
+    pairs = [r for r in records if r["kind"] == PAIRWISE_KIND]
     sentences: dict[str, list[str]] = {}
     named: list[int] = []
-    candidates = [str(c) for c in pd.unique(overall["candidate"])]
+    candidates = list(dict.fromkeys(str(r["candidate"]) for r in overall))
     for candidate in candidates:
-        rows = overall[overall["candidate"] == candidate]
-        baseline = str(rows["reference"].iloc[0])
+        rows = [r for r in overall if r["candidate"] == candidate]
+        baseline = str(rows[0]["reference"])
         lines, found = _overall(rows, candidate, baseline, templates)
         lines += _power(rows, templates)
         seg_lines, seg_found = _segments(
-            segments[segments["candidate"] == candidate], candidate, templates
+            [r for r in segments if r["candidate"] == candidate], candidate, templates
         )
         sentences[candidate] = lines + seg_lines
         named += found + seg_found
-    closing, found = _closing(overall, pairs, table, candidates, templates)
+    closing, found = _closing(overall, pairs, candidates, templates)
     named += found
     if closing:
         sentences[""] = closing
