@@ -7,6 +7,7 @@ import streamlit as st
 
 from metrics.review.compare import biggest_movers, segment_of_query
 from metrics.review.drilldown import side_by_side
+from metrics.review.overlap import DEFAULT_PERSISTENCE
 from metrics.review.verdict import (
     interval_text,
     letter_groups,
@@ -33,10 +34,12 @@ from ui.review.figures import (
     opposite_queries,
     pairwise_matrix_figure,
     query_scatter_figure,
+    ranking_change_figure,
     win_tie_loss_figure,
 )
 from ui.review.tables import (
     CSV_DIGITS,
+    change_display,
     drill_display,
     export_csv,
     export_json,
@@ -201,6 +204,27 @@ with left:
 with right:
     st.plotly_chart(win_tie_loss_figure(overall, t), width="stretch", key="cmp_wtl")
 
+# --------------------------------------------------------------------------- ranking change
+
+changes = review_compute.ranking_changes(
+    dataset, settings, k, choice.baseline, choice.candidates, DEFAULT_PERSISTENCE
+)
+if changes:
+    st.subheader(t("compare.change_title"))
+    st.caption(t("compare.change_caption", k=k, p=f"{DEFAULT_PERSISTENCE:g}"))
+    c1, c2 = st.columns([2, 3])
+    c1.dataframe(
+        change_display(changes, t),
+        hide_index=True,
+        width="stretch",
+        key="cmp_change",
+    )
+    c2.plotly_chart(
+        ranking_change_figure(changes, k, DEFAULT_PERSISTENCE, choice.baseline, colours, t),
+        width="stretch",
+        key="cmp_change_figure",
+    )
+
 # --------------------------------------------------------------------------- per query
 
 st.subheader(t("compare.per_query"))
@@ -347,6 +371,20 @@ if seg_columns:
             values=frame.escape(", ".join(f"{c} = {segment_text(row[c], t)}" for c in seg_columns)),
         )
     )
+if candidate in changes:
+    moved = changes[candidate].set_index("query")
+    if query in moved.index:
+        row_change = moved.loc[query]
+        st.caption(
+            t(
+                "compare.query_change",
+                k=k,
+                overlap=f"{row_change['overlap']:.2f}",
+                rbo=f"{row_change['rbo']:.2f}",
+                entered=int(row_change["entered"]),
+                left=int(row_change["left"]),
+            )
+        )
 require_lists(dataset, "perquery.drill_unavailable")
 lists = compute.ranked_lists(dataset, settings)
 top_a, top_b = side_by_side(lists[choice.baseline], lists[candidate], dataset.run, query, k)

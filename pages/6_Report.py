@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from metrics.review.headline import verdict_sentences
+from metrics.review.overlap import DEFAULT_PERSISTENCE
 from metrics.review.segments import MIN_SEGMENT_QUERIES
 from metrics.review.stakeholder_report import (
     REPORT_TEMPLATES,
@@ -48,6 +49,7 @@ from ui.review.figures import (
     win_tie_loss_figure,
 )
 from ui.review.tables import (
+    change_display,
     groups_display,
     power_display,
     review_display,
@@ -161,6 +163,9 @@ glossary = [
     (name, frame.measure_pretty(m), frame.measure_text(m, "description"))
     for name, m in zip(names, measures)
 ]
+changes = review_compute.ranking_changes(
+    dataset, settings, k, choice.baseline, choice.candidates, DEFAULT_PERSISTENCE
+)
 inputs = ReportInputs(
     dataset_name=dataset.name,
     content_hash=dataset.content_hash,
@@ -209,6 +214,8 @@ inputs = ReportInputs(
     },
     min_effect=choice.min_effect,
     power=choice.power,
+    change_display=change_display(changes, t) if changes else None,
+    change_k=k,
 )
 
 d1, d2 = st.columns(2)
@@ -265,6 +272,9 @@ st.caption(
 st.subheader(t("compare.power_title"))
 st.dataframe(inputs.power_display, hide_index=True, width="stretch", key="report_power")
 st.caption(t("compare.power_caption", power=f"{choice.power:.0%}", alpha=f"{options.alpha:g}"))
+if inputs.change_display is not None:
+    st.subheader(t("compare.change_title"))
+    st.dataframe(inputs.change_display, hide_index=True, width="stretch", key="report_change")
 for name, table in inputs.groups:
     st.markdown(t("compare.groups_title", measure=name))
     st.dataframe(table, hide_index=True, key=f"report_groups_{name}")

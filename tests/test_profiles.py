@@ -297,3 +297,37 @@ def test_explain_names_the_file_and_the_fix_on_bad_input(tied_files, tmp_path):
     err = io.StringIO()
     assert main([*tied_files, "--theirs", str(theirs)], err=err) == 2
     assert "no measure column" in err.getvalue()
+
+
+def test_compare_shows_how_much_the_rankings_changed_and_the_json_holds_it(tmp_path):
+    import io
+    import json
+
+    from metrics.cli.compare import main as compare_main
+    from tests.app_support import fresh_app, open_page, tables_with
+
+    at = open_page(fresh_app(), "compare")
+    shown = tables_with(at, "candidate", "overlap", "RBO")[0].set_index("candidate")
+    assert set(shown.index) == {"dense", "hybrid"}
+    assert shown["RBO"].between(0, 1).all() and shown["overlap"].between(0, 1).all()
+    from metrics.io.loaders import load_sample
+
+    data = load_sample("web_search")
+    ev = evaluate(data.run, data.qrels, ["P@10"])
+    hybrid = ranking_change(ev.lists["lexical"], ev.lists["hybrid"], data.run, 10)
+    assert shown.loc["hybrid", "RBO"] == pytest.approx(hybrid["rbo"].mean(), abs=5e-4)
+    assert any(
+        "How far each candidate's top 10" in str(c.proto.spec) for c in at.get("plotly_chart")
+    )
+
+    folder = tmp_path
+    qrels, run = folder / "qrels.csv", folder / "run.csv"
+    data.qrels.to_csv(qrels, index=False)
+    data.run.to_csv(run, index=False)
+    out = io.StringIO()
+    args = [str(qrels), str(run), "-m", "P@10", "--resamples", "200", "--format", "json", "--quiet"]
+    assert compare_main(args, out=out, err=io.StringIO()) == 0
+    change = json.loads(out.getvalue())["ranking_change"]
+    assert change["k"] == 10 and change["p"] == 0.9
+    assert change["hybrid"]["summary"]["rbo"] == pytest.approx(hybrid["rbo"].mean())
+    assert len(change["hybrid"]["queries"]) == len(hybrid)

@@ -398,6 +398,7 @@ def run_compare(
         args.power,
     )
     table = review_table(evaluation, request, data.segments if args.by else None)
+    args.ranked_lists = evaluation.lists  # for the ranking change of the JSON output
     return table, data, options, measures, baseline, notes, warnings
 
 
@@ -529,6 +530,7 @@ def _write_json(
             "power": args.power,
         },
         "verdict": verdict_sentences(table),
+        "ranking_change": _ranking_change(table, data, args),
         "groups": {
             m: letter_groups(table, m).to_dict("records")
             for m in measure_order(list(overall_rows(table)["measure"]))
@@ -590,6 +592,37 @@ def main(
     else:
         _write_tsv(table, out)
     return _gate(table, args.fail_if_worse, err)
+
+
+def _ranking_change(
+    table: pd.DataFrame, data: Dataset | PerQueryDataset, args: argparse.Namespace
+) -> dict[str, object]:
+    """Per candidate: how much its lists differ from the baseline's at the review's largest
+    cutoff (:func:`metrics.review.overlap.ranking_change`: the means, and per query); empty for
+    per-query values, which hold no lists."""
+    from metrics.review.overlap import DEFAULT_PERSISTENCE, ranking_change, summary
+
+    lists = getattr(args, "ranked_lists", None) or {}
+    run = getattr(data, "run", None)
+    if not lists or run is None or not len(table):
+        return {}
+    ks = [
+        int(m.rsplit("@", 1)[1])
+        for m in table["measure"]
+        if "@" in m and m.rsplit("@", 1)[1].isdigit()
+    ]
+    k = max(ks, default=10)
+    baseline = str(table["reference"].iloc[0])
+    out: dict[str, object] = {"k": k, "p": DEFAULT_PERSISTENCE}
+    for candidate in dict.fromkeys(table.loc[table["kind"] == "baseline", "candidate"]):
+        if baseline not in lists or candidate not in lists:
+            continue
+        changes = ranking_change(lists[baseline], lists[candidate], run, k)
+        out[str(candidate)] = {
+            "summary": summary(changes),
+            "queries": json.loads(changes.to_json(orient="records", double_precision=15)),
+        }
+    return out
 
 
 def _write_verdict(table: pd.DataFrame, err: TextIO) -> None:

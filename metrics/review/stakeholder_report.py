@@ -80,6 +80,10 @@ REPORT_TEMPLATES: dict[str, str] = {
     "these queries would show with {power} power, at the level each row's family gives it "
     "(Bonferroni's level, from the spread of the per-query differences). Queries needed: for "
     "the difference that matters, or for the observed difference when none is set.",
+    "review_report.html.change": "How much the rankings changed",
+    "review_report.html.change_note": "Whatever the judgments say: the share of the top {k} the "
+    "candidate's lists and the baseline's hold in common (overlap), their rank-biased overlap "
+    "(RBO, p = {p}) and Kendall's τ on the items both hold, averaged over the queries.",
     "review_report.html.groups": "Models that cannot be told apart ({measure})",
     "review_report.html.groups_note": "Models sharing a letter are not significantly different "
     "after the correction; a is the group of the best mean.",
@@ -207,6 +211,9 @@ class ReportInputs:
         ``segments`` keys); from ``review`` in English when empty.
     min_effect, power:
         The smallest differences that matter and the power of the review (for the provenance).
+    change_display, change_k:
+        Worded ranking change of each candidate (:func:`metrics.review.overlap.summary`) at
+        the cutoff ``change_k``; left out when ``None``.
     """
 
     dataset_name: str
@@ -244,6 +251,8 @@ class ReportInputs:
     interval_texts: dict[str, str] = field(default_factory=dict)
     min_effect: tuple[tuple[str, float], ...] = ()
     power: float = 0.8
+    change_display: pd.DataFrame | None = None
+    change_k: int = 10
 
     def word(self, key: str, **values: object) -> str:
         n = values.get("n")
@@ -540,6 +549,19 @@ def _power_html(inputs: ReportInputs) -> list[str]:
     ]
 
 
+def _change_html(inputs: ReportInputs) -> list[str]:
+    if inputs.change_display is None or not len(inputs.change_display):
+        return []
+    from metrics.review.overlap import DEFAULT_PERSISTENCE
+
+    note = inputs.word("review_report.html.change_note", k=inputs.change_k, p=DEFAULT_PERSISTENCE)
+    return [
+        f"<h2>{_e(inputs.word('review_report.html.change'))}</h2>",
+        html_table(inputs.change_display, words=inputs.words),
+        f'<p class="muted">{_e(note)}</p>',
+    ]
+
+
 def _groups_html(inputs: ReportInputs) -> list[str]:
     parts = []
     for measure, table in inputs.groups:
@@ -645,6 +667,7 @@ def build_report_html(inputs: ReportInputs) -> str:
     parts += _figures_html(inputs)
     parts += _groups_html(inputs)
     parts += _power_html(inputs)
+    parts += _change_html(inputs)
     parts += _glossary_html(inputs)
     parts += _segments_html(inputs)
     if inputs.figures:

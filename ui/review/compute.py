@@ -309,6 +309,50 @@ def measure_pair_deltas(
     )
 
 
+@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
+def _ranking_change(
+    content_hash: str,
+    key: tuple,
+    k: int,
+    baseline: str,
+    candidate: str,
+    p: float,
+    _dataset: Dataset,
+    _settings: Settings,
+) -> pd.DataFrame:
+    from metrics.review.overlap import ranking_change
+
+    lists = ranked_lists(_dataset, _settings)
+    return ranking_change(lists[baseline], lists[candidate], _dataset.run, k, p)
+
+
+def ranking_changes(
+    dataset: Dataset,
+    settings: Settings,
+    k: int,
+    baseline: str,
+    candidates: tuple[str, ...],
+    p: float,
+) -> dict[str, pd.DataFrame]:
+    """Candidate -> :func:`metrics.review.overlap.ranking_change` against the baseline at ``k``
+    (cached); empty for a table of per-query values (no lists to compare)."""
+    if per_query_data.is_per_query(dataset):
+        return {}
+    return {
+        c: _ranking_change(
+            dataset.content_hash,
+            settings_key(settings),
+            int(k),
+            baseline,
+            c,
+            float(p),
+            dataset,
+            settings,
+        )
+        for c in candidates
+    }
+
+
 def family_words(rows: pd.DataFrame, templates: Wording | None = None) -> str:
     """The family of a table's rows, in words (``randomization test, Holm over 4 measures × 2
     candidates``; :func:`metrics.review.verdict.family_caption`); empty without rows."""

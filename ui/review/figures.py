@@ -170,6 +170,48 @@ def delta_curve_figure(
     return fig
 
 
+def ranking_change_figure(
+    changes: dict[str, pd.DataFrame],
+    k: int,
+    p: float,
+    baseline: str,
+    colours: dict[str, str] | None = None,
+    tr: Translate = ENGLISH,
+) -> go.Figure:
+    """How much each candidate's lists differ from the baseline's: the share of queries by
+    rank-biased overlap (:func:`metrics.review.overlap.ranking_change`), one line per candidate
+    (1 = the same top K in the same order)."""
+    fig = go.Figure()
+    edges = np.linspace(0, 1, 21)
+    centres = (edges[:-1] + edges[1:]) / 2
+    for i, (candidate, table) in enumerate(changes.items()):
+        values = table["rbo"].to_numpy(dtype=np.float64)
+        counts, _ = np.histogram(values[~np.isnan(values)], bins=edges)
+        share = counts / max(int(counts.sum()), 1)
+        fig.add_trace(
+            go.Scatter(
+                x=centres,
+                y=share,
+                mode="lines+markers",
+                name=_safe(candidate),
+                line={"color": _colour(colours, candidate, i + 1), "shape": "hvh"},
+                hovertemplate=_safe(candidate)
+                + "<br>RBO %{x:.2f}<br>"
+                + _safe(tr("review.fig.change_share"))
+                + " %{y:.0%}<extra></extra>",
+            )
+        )
+    _layout(
+        fig,
+        tr("review.fig.change_title", baseline=baseline, k=k),
+        tr("review.fig.change_subtitle", p=f"{p:g}"),
+        margin={"t": 100},
+    )
+    fig.update_xaxes(title=_safe(tr("review.fig.change_x", k=k)), range=[0, 1])
+    fig.update_yaxes(title=_safe(tr("review.fig.change_y")), tickformat=".0%", rangemode="tozero")
+    return fig
+
+
 def win_tie_loss_figure(table: pd.DataFrame, tr: Translate = ENGLISH) -> go.Figure:
     """Stacked horizontal bars: queries where each candidate is better / tied / worse.
 
@@ -618,6 +660,7 @@ __all__ = [
     "opposite_queries",
     "pairwise_matrix_figure",
     "query_scatter_figure",
+    "ranking_change_figure",
     "segment_delta_figure",
     "segment_heatmap_figure",
     "segment_label",

@@ -378,6 +378,29 @@ def segment_display(
 # --------------------------------------------------------------------------- exports
 
 
+def change_display(changes: Mapping[str, pd.DataFrame], tr: Translate = ENGLISH) -> pd.DataFrame:
+    """One row per candidate: the means of :func:`metrics.review.overlap.ranking_change` (the
+    overlap of the top K, RBO and its residual, Kendall's τ, items entered) and how many
+    queries kept the same top K."""
+    from metrics.review.overlap import summary
+
+    rows = []
+    for candidate, table in changes.items():
+        found = summary(table)
+        rows.append(
+            {
+                tr("review.col.candidate"): candidate,
+                tr("review.col.overlap"): found.get("overlap", math.nan),
+                "RBO": found.get("rbo", math.nan),
+                tr("review.col.rbo_residual"): found.get("rbo_residual", math.nan),
+                "Kendall τ": found.get("kendall_tau", math.nan),
+                tr("review.col.entered"): found.get("entered", math.nan),
+                tr("review.col.unchanged"): f"{found.get('unchanged', 0)} / {found['queries']}",
+            }
+        )
+    return pd.DataFrame(rows).round(3)
+
+
 def export_csv(table: pd.DataFrame) -> bytes:
     """The review table as Excel-safe CSV, numbers to :data:`CSV_DIGITS` significant digits
     (``0.28``, not ``0.27999999999999997``)."""
@@ -522,6 +545,7 @@ __all__ = [
     "BRIEF_COLUMNS",
     "CSV_DIGITS",
     "DELTA_COLUMNS",
+    "change_display",
     "change_text",
     "delta_display",
     "drill_display",
