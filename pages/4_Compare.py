@@ -5,6 +5,7 @@ import html
 
 import streamlit as st
 
+from metrics.io.export import to_csv_bytes
 from metrics.review.compare import biggest_movers, segment_of_query
 from metrics.review.drilldown import side_by_side
 from metrics.review.overlap import DEFAULT_PERSISTENCE
@@ -50,6 +51,7 @@ from ui.review.tables import (
     style_drill_list,
     style_review_table,
 )
+from ui.tools.compute import compare_code, compare_command
 
 ctx = frame.page("compare")
 st.title(t("compare.title"))
@@ -125,6 +127,37 @@ d2.download_button(
     on_click="ignore",
 )
 st.caption(t("review.export_caption", digits=CSV_DIGITS))
+with st.expander(t("compare.code"), icon=":material/code:"):
+    st.caption(t("compare.code_caption"))
+    c1, c2, c3 = st.columns(3)
+    c1.download_button(
+        t("compare.code_run"),
+        to_csv_bytes(dataset.run, bom=False),
+        "run.csv",
+        "text/csv",
+        key="dl_cmp_code_run",
+        on_click="ignore",
+    )
+    c2.download_button(
+        t("tools.download_qrels"),
+        to_csv_bytes(dataset.qrels, bom=False),
+        "qrels.csv",
+        "text/csv",
+        key="dl_cmp_code_qrels",
+        on_click="ignore",
+    )
+    if by and dataset.segments is not None:
+        c3.download_button(
+            t("compare.code_queries"),
+            to_csv_bytes(dataset.segments, bom=False),
+            "queries.csv",
+            "text/csv",
+            key="dl_cmp_code_queries",
+            on_click="ignore",
+        )
+    code_measures = tuple(compute.cutoff_name(m, k) for m in measures)
+    st.code(compare_command(code_measures, choice, options, by), language="bash")
+    st.code(compare_code(settings, code_measures, choice, options, by), language="python")
 
 st.subheader(t("compare.power_title"))
 st.caption(t("compare.power_caption", power=f"{choice.power:.0%}", alpha=f"{options.alpha:g}"))

@@ -110,3 +110,36 @@ def test_the_pages_snippets_print_its_numbers(tmp_path):
     )
     assert "mean P@10: " in cli.stderr
     assert "agree: the numbers are the same for every query" in cli.stderr
+
+
+@pytest.mark.slow
+def test_the_compare_pages_code_prints_its_headline(tmp_path):
+    import os
+
+    from tests.app_support import ROOT
+
+    at = open_page(fresh_app({"m": "nDCG"}), "compare")
+    data = load_sample("web_search")
+    data.run.to_csv(tmp_path / "run.csv", index=False)
+    data.qrels.to_csv(tmp_path / "qrels.csv", index=False)
+    data.segments.to_csv(tmp_path / "queries.csv", index=False)
+    box = "\n".join(m.value for m in at.markdown).replace("\\", "").replace("&lt;", "<")
+    codes = [c.value for c in at.code]
+    command, python = codes[0], codes[1]
+    assert command.startswith("python -m metrics compare qrels.csv run.csv -m nDCG@10")
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    ours = subprocess.run(
+        [sys.executable, "-c", python], cwd=tmp_path, capture_output=True, text=True, env=env
+    )
+    assert ours.returncode == 0, ours.stderr
+    cli = subprocess.run(
+        [sys.executable, *command.split()[1:]],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert cli.returncode == 0, cli.stderr
+    first = next(line for line in ours.stdout.splitlines() if line.startswith("hybrid against"))
+    assert first in box  # the page's headline, word for word
+    assert f"verdict: {first}" in cli.stderr.splitlines()

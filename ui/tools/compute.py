@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import pandas as pd
 import streamlit as st
@@ -11,7 +12,12 @@ import streamlit as st
 from metrics import schema as S
 from metrics.engine.differences import Explanation, explain
 from metrics.engine.profiles import Profile, profile
+from metrics.engine.settings import Settings
 from metrics.io.loaders import Dataset
+from metrics.review.compare import CompareOptions
+
+if TYPE_CHECKING:
+    from ui.review.controls import ReviewChoice
 
 #: Python snippets of the peers whose profile matches them: tool -> code with {qrels}, {run},
 #: {model} and {metrics} (the tool's measure names, a Python list).
@@ -149,3 +155,69 @@ def cause_words(cause: str, tr: Callable[..., str]) -> str:
     if not cause:
         return tr("tools.cause.none")
     return " + ".join(tr(f"policy.{p}.label") for p in cause.split(" + "))
+
+
+def changed_settings(settings: Settings) -> dict[str, object]:
+    """The policies that differ from trec_eval's defaults (what a snippet must set)."""
+    default = Settings().to_dict()
+    return {k: v for k, v in settings.to_dict().items() if default.get(k) != v}
+
+
+def compare_command(
+    measures: tuple[str, ...], choice: ReviewChoice, options: CompareOptions, by: tuple[str, ...]
+) -> str:
+    """The ``python -m metrics compare`` command that prints the Compare page's table and
+    headline, on the page's downloads (``qrels.csv``, ``run.csv``, ``queries.csv``)."""
+    baseline, candidates, family = choice.baseline, choice.candidates, choice.family
+    min_effect, power = choice.min_effect, choice.power
+    words = ["python", "-m", "metrics", "compare", "qrels.csv", "run.csv"]
+    for measure in measures:
+        words += ["-m", measure]
+    words += ["--baseline", baseline]
+    for candidate in candidates:
+        words += ["--candidate", candidate]
+    tests = {"p_randomization": "randomization", "p_ttest": "ttest", "p_wilcoxon": "wilcoxon"}
+    words += ["--resamples", str(options.resamples), "--seed", str(options.seed)]
+    words += ["--correction", options.correction, "--family", family, "--test", tests[options.test]]
+    words += ["--alpha", f"{options.alpha:g}", "--missing", options.policy]
+    words += ["--power", f"{power:g}"]
+    for name, value in min_effect:
+        words += ["--min-effect", f"{name}={value:g}"]
+    if by:
+        words += ["--queries", "queries.csv"]
+        for column in by:
+            words += ["--by", column]
+    return shlex.join(words)
+
+
+def compare_code(
+    settings: Settings,
+    measures: tuple[str, ...],
+    choice: ReviewChoice,
+    options: CompareOptions,
+    by: tuple[str, ...],
+) -> str:
+    """A Python snippet of our API that prints the Compare page's headline and table."""
+    baseline, candidates, family = choice.baseline, choice.candidates, choice.family
+    min_effect, power = choice.min_effect, choice.power
+    policies = changed_settings(settings)
+    segments = "segments = pd.read_csv('queries.csv', dtype=str)\n" if by else "segments = None\n"
+    return (
+        "import pandas as pd\n"
+        "from metrics import Settings, evaluate\n"
+        "from metrics.review.compare import CompareOptions\n"
+        "from metrics.review.headline import verdict_sentences\n"
+        "from metrics.review.verdict import ReviewRequest, review_table\n\n"
+        "run = pd.read_csv('run.csv', dtype={'query': str, 'item': str, 'model': str})\n"
+        "qrels = pd.read_csv('qrels.csv', dtype={'query': str, 'item': str})\n"
+        f"{segments}"
+        f"evaluation = evaluate(run, qrels, {list(measures)!r}, Settings(**{policies!r}))\n"
+        f"options = CompareOptions({options.policy!r}, {options.resamples}, {options.seed}, "
+        f"{options.confidence!r}, {options.correction!r}, {options.test!r}, {options.alpha!r})\n"
+        f"request = ReviewRequest({baseline!r}, {tuple(candidates)!r}, {tuple(measures)!r}, "
+        f"{tuple(by)!r}, options, {family!r}, {tuple(min_effect)!r}, {power!r})\n"
+        "table = review_table(evaluation, request, segments)\n"
+        "for lines in verdict_sentences(table).values():\n"
+        "    print(*lines, sep='\\n')\n"
+        "print(table[['candidate', 'measure', 'segment', 'delta', 'p_adjusted', 'verdict']])\n"
+    )
