@@ -395,3 +395,17 @@ def test_lower_is_better_also_on_runs_laid_out_as_trec_files_are():
     ascending = evaluate(run, qrels, ["RR"], Settings(score_order="ascending")).per_query
     assert ascending["RR"].tolist() == [1.0]
     assert evaluate(run, qrels, ["RR"]).per_query["RR"].tolist() == [pytest.approx(1 / 3)]
+
+
+def test_an_order_per_model_holds_for_trec_runs_read_block_by_block(tmp_path):
+    pairs = [(q, r) for q in (1, 2, 3) for r in range(1, 6)]
+    (tmp_path / "vec.run").write_text(
+        "".join(f"{q} Q0 d{r} {r} {r / 10:.2f} vec\n" for q, r in pairs)
+    )
+    (tmp_path / "sim.run").write_text(
+        "".join(f"{q} Q0 d{r} {r} {1 - r / 10:.2f} sim\n" for q, r in pairs)
+    )
+    (tmp_path / "q.qrels").write_text("".join(f"{q} 0 d2 1\n" for q in (1, 2, 3)))
+    files = [str(tmp_path / n) for n in ("q.qrels", "vec.run", "sim.run")]
+    code, out, _ = _cli(*files, "-q", "-m", "RR", "--score-order", "vec=ascending")
+    assert code == 0 and out.count("\t0.5000") == 8  # d2 second in both, vec lowest first

@@ -659,10 +659,10 @@ def _in_blocks(
     models: dict[str, BlockResult] = {}
     warnings: list[str] = []
     for path in run_paths:
-        found = evaluate_blocks(judged, path, specs, settings)
+        model = _model_name(path, models)
+        found = evaluate_blocks(judged, path, specs, settings.for_model(model))
         if found is None:
             return None
-        model = _model_name(path, models)
         models[model] = found
         warnings += notes_warnings(found.notes, Path(path).name, settings)
         if found.ranks is not None:  # scores that go with the ranks the other way
