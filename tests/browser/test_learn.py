@@ -152,11 +152,11 @@ def test_the_list_is_used_with_the_keyboard_and_the_focus_follows_the_moved_item
 def test_moving_k_with_the_keyboard_meets_the_k_choice_challenge(server, page):
     start_lesson(page, server, "k_choice")
     thumb = page.locator('.st-key-w_learn_k input[type="range"]')
-    thumb.focus()
-    for _ in range(4):  # K = 3 -> 7
+    for k in range(4, 8):  # K = 3 -> 7, one step at a time: each press waits for its page run
+        thumb.focus()
         page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => window.location.href.includes('lk=7')", timeout=60_000)
-    wait_for_app(page)
+        page.wait_for_function(f"() => window.location.href.includes('lk={k}')", timeout=120_000)
+        wait_for_app(page)
     assert met(page)
     assert "P@7 — A: 0.429, B: 0.571" in codes(page)
 
