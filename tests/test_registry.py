@@ -162,3 +162,20 @@ def test_the_readme_measures_table_is_generated_from_the_registry():
     text = README.read_text(encoding="utf-8")
     assert f"<!-- measures:start -->\n{measures_table()}\n<!-- measures:end -->" in text
     assert main(["--check"]) == 0
+
+
+def test_every_public_kernel_carries_its_formula_in_its_docstring():
+    import ast
+    import inspect
+
+    from metrics.engine import measures
+
+    tree = ast.parse(inspect.getsource(measures))
+    bare = [
+        n.name
+        for n in tree.body
+        if isinstance(n, ast.FunctionDef)
+        and not n.name.startswith("_")
+        and not (ast.get_docstring(n) or "").strip()
+    ]
+    assert bare == []

@@ -52,10 +52,15 @@ def _with_leave_out(values: np.ndarray, den: np.ndarray) -> np.ndarray:
 
 
 def relevant_retrieved(lists: RankedLists, ks: np.ndarray) -> np.ndarray:
+    """Relevant items in the top K, ``Σ_{i ≤ K} rel_i`` (trec_eval's ``num_rel_ret`` at a
+    cutoff), shape ``(queries, len(ks))``."""
     return lists.at(lists.cum_relevant, ks)
 
 
 def precision(lists: RankedLists, ks: np.ndarray) -> np.ndarray:
+    """P@K ``= Σ_{i ≤ K} rel_i / K`` (trec_eval ``P_K``: divides by K even when fewer than K
+    were returned); under the fewer-than-K policy ``divide_by_returned`` the denominator is
+    ``min(K, n)``, and ``leave_out`` makes such a query ``NaN`` at that K."""
     if lists.settings.short_lists == "divide_by_k" and len(ks) and ks.min() >= 1:
         return _safe_div(relevant_retrieved(lists, ks), ks[None, :].astype(np.float64))
     den = precision_denominator(lists, ks)
@@ -63,34 +68,44 @@ def precision(lists: RankedLists, ks: np.ndarray) -> np.ndarray:
 
 
 def precision_micro(lists: RankedLists, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """P@K's numerator and denominator per query, for micro averaging (``Σ num / Σ den``)."""
     den = precision_denominator(lists, ks)
     return _with_leave_out(relevant_retrieved(lists, ks), den), den
 
 
 def recall(lists: RankedLists, ks: np.ndarray) -> np.ndarray:
+    """R@K ``= Σ_{i ≤ K} rel_i / R``, R the relevant judged items retrieved or not (trec_eval
+    ``recall_K``; 0 when R = 0)."""
     return _safe_div(relevant_retrieved(lists, ks), lists.num_rel[:, None])
 
 
 def recall_micro(lists: RankedLists, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """R@K's numerator and denominator per query, for micro averaging."""
     num = relevant_retrieved(lists, ks)
     return num, np.broadcast_to(lists.num_rel[:, None], num.shape).astype(np.float64)
 
 
 def f1(lists: RankedLists, ks: np.ndarray) -> np.ndarray:
+    """F1@K ``= 2 P R / (P + R)`` of P@K and R@K, 0 when both are 0 (trec_eval has no cutoff
+    form: its ``set_F`` is F over the whole list)."""
     p, r = precision(lists, ks), recall(lists, ks)
     return _with_leave_out(_safe_div(2 * np.nan_to_num(p) * r, np.nan_to_num(p) + r), p)
 
 
 def success(lists: RankedLists, ks: np.ndarray) -> np.ndarray:
+    """Success@K ``= 1 if Σ_{i ≤ K} rel_i > 0 else 0`` (trec_eval ``success_K``)."""
     return (relevant_retrieved(lists, ks) > 0).astype(np.float64)
 
 
 def success_micro(lists: RankedLists, ks: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Success@K's hits and one per query, for micro averaging."""
     hit = success(lists, ks)
     return hit, np.ones_like(hit)
 
 
 def reciprocal_rank(lists: RankedLists, ks: np.ndarray | None) -> np.ndarray:
+    """RR ``= 1 / rank of the first relevant item`` (0 without one; trec_eval ``recip_rank``,
+    no cutoff); RR@K is 0 when the first relevant item is below K."""
     first = lists.first_relevant_rank
     if ks is None:
         return np.where(np.isfinite(first), 1.0 / first, 0.0)
@@ -99,18 +114,27 @@ def reciprocal_rank(lists: RankedLists, ks: np.ndarray | None) -> np.ndarray:
 
 
 def average_precision(lists: RankedLists, ks: np.ndarray | None) -> np.ndarray:
+    """AP ``= Σ_{relevant i} P@i / R`` over the relevant retrieved items, R all relevant
+    judged items (trec_eval ``map``); AP@K sums over ranks ≤ K and still divides by R
+    (``map_cut_K``)."""
     if ks is None:
         return _safe_div(lists.at_end(lists.cum_precision_at_relevant), lists.num_rel)
     return _safe_div(lists.at(lists.cum_precision_at_relevant, ks), lists.num_rel[:, None])
 
 
 def dcg(lists: RankedLists, ks: np.ndarray | None) -> np.ndarray:
+    """DCG@K ``= Σ_{i ≤ K} g_i / log2(i + 1)``, the gain ``g`` of each label by the gain
+    policy (``r`` as trec_eval, or ``2^r − 1``; a gain map replaces both); no cutoff: the whole
+    list (trec_eval computes it inside ``ndcg`` and does not print it)."""
     if ks is None:
         return lists.at_end(lists.cum_dcg)
     return _owned(lists.at(lists.cum_dcg, ks))
 
 
 def ndcg(lists: RankedLists, ks: np.ndarray | None) -> np.ndarray:
+    """nDCG@K ``= DCG@K / IDCG@K``, IDCG@K the DCG of all judged items sorted by gain and cut
+    at K (trec_eval ``ndcg_cut_K``); without a cutoff the ideal list is not cut (trec_eval
+    ``ndcg``). 0 when IDCG is 0."""
     if ks is None:
         return _safe_div(lists.at_end(lists.cum_dcg), lists.ideal_total())
     return _safe_div(lists.at(lists.cum_dcg, ks), lists.ideal_at(ks))
@@ -196,10 +220,12 @@ def pooled_ratio(
 def precision_pooled(
     lists: RankedLists, ks: np.ndarray, rows: np.ndarray | None = None
 ) -> np.ndarray:
+    """Micro P@K: relevant retrieved over the denominators, summed over the queries."""
     return pooled_ratio(lists, ks, rows, precision_micro)
 
 
 def recall_pooled(lists: RankedLists, ks: np.ndarray, rows: np.ndarray | None = None) -> np.ndarray:
+    """Micro R@K: relevant retrieved over all relevant items, summed over the queries."""
     return pooled_ratio(lists, ks, rows, recall_micro)
 
 
@@ -212,6 +238,7 @@ def f1_pooled(lists: RankedLists, ks: np.ndarray, rows: np.ndarray | None = None
 def success_pooled(
     lists: RankedLists, ks: np.ndarray, rows: np.ndarray | None = None
 ) -> np.ndarray:
+    """Micro Success@K: the share of queries with a relevant item in the top K."""
     return pooled_ratio(lists, ks, rows, success_micro)
 
 
