@@ -409,3 +409,26 @@ def test_an_order_per_model_holds_for_trec_runs_read_block_by_block(tmp_path):
     files = [str(tmp_path / n) for n in ("q.qrels", "vec.run", "sim.run")]
     code, out, _ = _cli(*files, "-q", "-m", "RR", "--score-order", "vec=ascending")
     assert code == 0 and out.count("\t0.5000") == 8  # d2 second in both, vec lowest first
+
+
+@hsettings(max_examples=60, deadline=None)
+@given(
+    st.lists(
+        st.lists(st.floats(-5, 5, allow_nan=False), min_size=1, max_size=8), min_size=1, max_size=6
+    ),
+    st.randoms(),
+)
+def test_the_directions_of_lists_laid_out_in_order_equal_those_of_shuffled_rows(lists, shuffle):
+    """Run files list each query's rows in rank order: read without a sort, the directions are
+    those of the same rows in any order."""
+    from metrics.io.direction import list_directions
+
+    codes = np.concatenate([np.full(len(scores), i) for i, scores in enumerate(lists)])
+    ranks = np.concatenate([np.arange(1, len(scores) + 1) for scores in lists]).astype(float)
+    scores = np.concatenate([np.asarray(s, dtype=float) for s in lists])
+    in_order = list_directions(codes, ranks, scores)
+    order = list(range(len(codes)))
+    shuffle.shuffle(order)
+    shuffled = list_directions(codes[order], ranks[order], scores[order])
+    assert in_order[0].tolist() == shuffled[0].tolist()
+    assert in_order[1].tolist() == shuffled[1].tolist()

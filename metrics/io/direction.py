@@ -149,11 +149,19 @@ def list_directions(
     score = np.asarray(score, dtype=np.float64)
     ok = np.isfinite(rank) & np.isfinite(score)
     codes, rank, score = np.asarray(lists)[ok], rank[ok], score[ok]
-    order = np.lexsort((score, rank, codes))
-    codes, rank, score = codes[order], rank[order], score[order]
-    ids, inverse = np.unique(codes, return_inverse=True)
     if len(codes) < 2:
+        ids = np.unique(codes)
         return ids, np.zeros(len(ids), dtype=np.int64)
+    same = codes[1:] == codes[:-1]
+    if (codes[1:] >= codes[:-1]).all() and (~same | (rank[1:] > rank[:-1])).all():
+        # the layout of run files: lists in order, ranks rising within them (no sort needed)
+        starts = np.flatnonzero(np.concatenate(([True], ~same)))
+        ids = codes[starts]
+        inverse = np.repeat(np.arange(len(ids)), np.diff(np.append(starts, len(codes))))
+    else:
+        order = np.lexsort((score, rank, codes))
+        codes, rank, score = codes[order], rank[order], score[order]
+        ids, inverse = np.unique(codes, return_inverse=True)
     step = (codes[1:] == codes[:-1]) & (rank[1:] > rank[:-1])
     change = score[1:] - score[:-1]
     ups = np.bincount(inverse[1:], weights=step & (change > 0), minlength=len(ids))
