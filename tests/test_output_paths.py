@@ -57,3 +57,22 @@ def test_lines_formatted_in_python_are_those_of_the_arrow_kernels(res, per_query
     python = written(res, per_query, digits, python_lines=10**9)
     arrow = written(res, per_query, digits, python_lines=-1)
     assert python == arrow
+
+
+def test_the_command_line_evaluates_trec_files_without_pyarrow_compute_or_pandas(tmp_path):
+    """pyarrow.compute builds a wrapper per function (about 40 ms) and pandas takes longer:
+    neither is needed to evaluate TREC files."""
+    import subprocess
+    import sys
+
+    (tmp_path / "q.qrels").write_text("1 0 d1 1\n1 0 d2 0\n")
+    (tmp_path / "a.run").write_text("1 Q0 d1 1 2.0 a\n1 Q0 d2 2 1.0 a\n")
+    files = [str(tmp_path / "q.qrels"), str(tmp_path / "a.run")]
+    code = (
+        "import sys, io\n"
+        "from metrics.cli.evaluate import main\n"
+        f"assert main({files!r}, out=io.StringIO()) == 0\n"
+        "loaded = [m for m in ('pyarrow.compute', 'pandas', 'scipy') if m in sys.modules]\n"
+        "assert not loaded, loaded\n"
+    )
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -27,7 +27,6 @@ from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from metrics.cli.arguments import ArgumentParser
 from metrics.cli.messages import error_line
@@ -41,6 +40,7 @@ from metrics.cli.output import (
     write_per_query,
     write_tsv,
 )
+from metrics.engine import arrow_calls
 from metrics.engine.ranking import RankedLists, RankingNotes, rank_lists
 from metrics.engine.registry import (
     DEFAULT_MEASURES,
@@ -294,7 +294,7 @@ def rank_order_warnings(
     order it is ranked by (:mod:`metrics.io.direction`), as the validation words it."""
     if rank is None or not len(score):
         return []
-    indices = pc.dictionary_encode(query).combine_chunks().indices  # int32, no nulls
+    indices = arrow_calls.dictionary_encode(query).combine_chunks().indices  # int32, no nulls
     codes = np.frombuffer(indices.buffers()[1], dtype=np.int32)
     codes = codes[indices.offset : indices.offset + len(indices)]
     found = agreements(np.zeros(len(codes), dtype=np.int64), codes, rank, score).get(0)
