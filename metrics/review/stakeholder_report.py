@@ -444,9 +444,9 @@ def _classes(table: pd.DataFrame) -> list[str]:
 
 
 def software_versions(
-    packages: Sequence[str] = ("numpy", "scipy", "pandas", "plotly"),
+    packages: Sequence[str] = ("numpy", "pandas", "pyarrow", "plotly"),
 ) -> dict[str, str]:
-    """``{"Software": "numpy 2.4.0, scipy 1.17.1, ..."}`` for the provenance table."""
+    """``{"Software": "numpy 2.4.0, pandas 3.1.1, ..."}`` for the provenance table."""
     from importlib.metadata import PackageNotFoundError, version
 
     found = []
