@@ -17,6 +17,7 @@ from tests.browser.support import (
     CHROMIUM,
     LAUNCH_ARGS,
     ROOT,
+    new_page,
     streamlit_server,
     upload_run_and_judgments,
     wait_for_app,
@@ -55,7 +56,7 @@ def main(names: list[str]) -> None:
     SHOTS.mkdir(parents=True, exist_ok=True)
     with streamlit_server() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        page = new_page(browser)
         for name, (path, key, charts) in LANGUAGE_SHOTS.items():
             if name not in wanted:
                 continue

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.browser.support import wait_for_app, wait_for_curve
+from tests.browser.support import new_page, wait_for_app, wait_for_curve
 from ui.i18n import translate
 
 pytestmark = pytest.mark.browser
@@ -17,22 +17,21 @@ MET = "Challenge met!"
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1800})
-    page = context.new_page()
+    page = new_page(browser)
     yield page
-    context.close()
+    page.context.close()
 
 
 def open_learn(page, url: str) -> None:
     page.goto(url)
     wait_for_app(page)
-    page.locator('[data-testid="stCode"]').first.wait_for(timeout=120_000)
+    page.locator('[data-testid="stCode"]').first.wait_for()
     wait_for_app(page)
 
 
 def changed(page, before: str) -> None:
     """Wait until the link changed (every change of a list or setting is in it), then idle."""
-    page.wait_for_function("(u) => window.location.href !== u", arg=before, timeout=60_000)
+    page.wait_for_function("(u) => window.location.href !== u", arg=before)
     wait_for_app(page)
 
 
@@ -93,7 +92,7 @@ def met(page) -> bool:
     """Whether the challenge is marked as met (waits for the mark up to a minute)."""
     mark = page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text=MET).first
     try:
-        mark.wait_for(timeout=60_000)
+        mark.wait_for()
     except Exception:
         return False
     return True
@@ -141,7 +140,6 @@ def test_the_list_is_used_with_the_keyboard_and_the_focus_follows_the_moved_item
                            a = a.shadowRoot.activeElement;
                        return a && (a.getAttribute('aria-label') || '').startsWith(want); }""",
         arg=f"{ACTIONS['down']} (rank 2: {item}",
-        timeout=30_000,
     )
     before = page.url
     page.keyboard.press("Space")  # once more: the same item goes down to rank 3
@@ -155,7 +153,7 @@ def test_moving_k_with_the_keyboard_meets_the_k_choice_challenge(server, page):
     thumb.focus()
     for _ in range(4):  # K = 3 -> 7
         page.keyboard.press("ArrowRight")
-    page.wait_for_function("() => window.location.href.includes('lk=7')", timeout=60_000)
+    page.wait_for_function("() => window.location.href.includes('lk=7')")
     wait_for_app(page)
     assert met(page)
     assert "P@7 — A: 0.429, B: 0.571" in codes(page)
@@ -243,12 +241,11 @@ def test_a_shared_link_shows_the_same_list_in_a_fresh_browser_and_a_reload_keeps
     page.reload()
     open_learn(page, page.url)
     assert codes(page) == before
-    other = browser.new_context(viewport={"width": 1400, "height": 1800})
-    fresh = other.new_page()
+    fresh = new_page(browser)
     open_learn(fresh, page.url)
     assert codes(fresh) == before
     assert fresh.locator(".st-key-w_learn_source input[checked]").count() in (0, 1)
-    other.close()
+    fresh.context.close()
 
 
 def test_learn_in_three_languages_and_presenter_mode(server, page, shots):

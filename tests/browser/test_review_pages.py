@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from tests.browser.support import go_to, title, wait_for_app, wait_for_charts
+from tests.browser.support import go_to, new_page, title, wait_for_app, wait_for_charts
 
 pytestmark = pytest.mark.browser
 
@@ -16,10 +16,9 @@ WIDTH = 1440
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": WIDTH, "height": 2200}, accept_downloads=True)
-    page = context.new_page()
+    page = new_page(browser, WIDTH, 2200, accept_downloads=True)
     yield page
-    context.close()
+    page.context.close()
 
 
 def chosen_query(page) -> str:
@@ -49,7 +48,7 @@ def no_sideways_scrolling(page) -> bool:
 
 def test_compare_page_opens_with_the_verdict_box_and_the_candidate_matrix(server, page, shots):
     page.goto(f"{server}/Compare?m=nDCG,P")
-    wait_for_app(page, "One query, both lists", timeout=180_000)  # first page of a cold server
+    wait_for_app(page, "One query, both lists")  # first page of a cold server
     assert title(page) == "Compare models"
     box = page.locator(".st-key-verdict_box").inner_text()
     assert "Verdict" in box
@@ -87,16 +86,14 @@ def test_clicking_a_lost_query_in_the_scatter_opens_its_two_lists(server, page):
 
 def test_clicking_a_query_where_the_measures_disagree_opens_it_in_the_drill_down(server, page):
     page.goto(f"{server}/Compare?m=nDCG,P&qc=hybrid")
-    wait_for_app(page, "Where measures disagree", timeout=180_000)
-    wait_for_charts(page, 5, timeout=120_000)
+    wait_for_app(page, "Where measures disagree")
+    wait_for_charts(page, 5)
     assert page.get_by_text(re.compile(r"^\d+ queries where nDCG@10 and P@10 point")).count()
     chart = page.locator(".js-plotly-plot").filter(has_text="Δ nDCG@10 against Δ P@10").first
     assert "opposite directions" in chart.inner_text()
     wanted = chart.evaluate("e => e.data[0].customdata[0]")
     click_point(page, chart.locator(".scatterlayer .trace").nth(0).locator("path.point").first)
-    page.wait_for_function(
-        "q => new URL(location.href).searchParams.get('q') === q", arg=wanted, timeout=60_000
-    )
+    page.wait_for_function("q => new URL(location.href).searchParams.get('q') === q", arg=wanted)
     wait_for_app(page)
     assert chosen_query(page) == wanted
 
@@ -104,16 +101,16 @@ def test_clicking_a_query_where_the_measures_disagree_opens_it_in_the_drill_down
 def test_a_link_naming_a_query_and_a_measure_reopens_them(server, page):
     page.goto(f"{server}/Compare?m=nDCG,P&qc=hybrid&qm=nDCG&q=109")
     wait_for_app(page, "One query, both lists")
-    page.get_by_text("nDCG@10: 0.055 → 0.777 (+0.722)").first.wait_for(timeout=60_000)
+    page.get_by_text("nDCG@10: 0.055 → 0.777 (+0.722)").first.wait_for()
     assert chosen_query(page) == "109"
     assert page.get_by_text(re.compile(r"^Segments of this query: query_type = ")).count() == 1
 
 
 def test_segments_page_calls_out_the_loss_with_the_tables_corrected_p(server, page, shots):
     page.goto(f"{server}/Segments?m=nDCG")
-    wait_for_app(page, "Where a segment points the other way", timeout=180_000)
+    wait_for_app(page, "Where a segment points the other way")
     finding = page.get_by_text(re.compile("hybrid is better than lexical overall on nDCG@10"))
-    finding.last.wait_for(timeout=120_000)
+    finding.last.wait_for()
     assert title(page) == "Segments"
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0  # not an app error
     alert = finding.last.inner_text()
