@@ -229,6 +229,19 @@ def precision_recall_figure(
     )
 
 
+def in_unit_interval(measure: str) -> bool:
+    """Whether every per-query value of ``measure`` (``P@10``, ``nDCG``) lies in [0, 1]
+    (:attr:`~metrics.engine.registry.MeasureDef.unit_interval`); ``False`` for a name the
+    registry does not know."""
+    from metrics.engine.registry import parse_measure
+    from metrics.errors import MeasureError
+
+    try:
+        return parse_measure(measure).definition.unit_interval
+    except MeasureError:
+        return False
+
+
 def distribution_figure(
     values: dict[str, np.ndarray],
     measure_at_k: str,
@@ -244,7 +257,8 @@ def distribution_figure(
     here, so the browser receives a few numbers per model, not one point per query. Histograms
     draw each model's median as a dotted vertical line. With ``stat_labels`` (names of
     :data:`BOX_STATS`, translated by the caller) a box's hover names its statistics with them,
-    instead of plotly's own English names.
+    instead of plotly's own English names. A measure whose values lie in [0, 1] is drawn on
+    exactly that range (plotly's own range pads a box of equal values to -0.5 ... 0.5).
     """
     fig = go.Figure()
     hovers: list[go.Scatter] = []
@@ -321,11 +335,12 @@ def distribution_figure(
     )
     for hover in hovers:
         fig.add_trace(hover)
+    unit = in_unit_interval(measure_at_k) and lo >= 0 and hi <= 1
     if kind == "histogram":
-        fig.update_xaxes(title=_safe(measure_at_k))
+        fig.update_xaxes(title=_safe(measure_at_k), range=[0, 1] if unit else None)
         fig.update_yaxes(title=_safe(y_label))
     else:
-        fig.update_yaxes(title=_safe(measure_at_k))
+        fig.update_yaxes(title=_safe(measure_at_k), range=[0, 1] if unit else None)
     return fig
 
 
