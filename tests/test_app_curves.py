@@ -239,6 +239,46 @@ def test_judged_share_is_shown_next_to_the_measures_it_qualifies(web_search):
     assert f"{means['RBP@10']:.4f}" in rbp_line and f"{means['RBPResid@10']:.4f}" in rbp_line
 
 
+def _handbuilt_curves(lists) -> object:
+    """The Curves page of hand-built ``lists`` (a list of ``RankedList``)."""
+    from ui import handbuilt as hb
+
+    at = fresh_app({"data": "handbuilt"})
+    at.session_state[hb.TABLE_KEY] = hb.table_of(lists)
+    return open_page(at, "curves")
+
+
+def test_positions_past_a_lists_end_are_not_unjudged_in_the_data_checks():
+    """The notes' MRR example: three fully judged lists of five. Judged@10 is 0.50 (half of
+    the ten positions hold nothing), but nothing is unjudged: no warning."""
+    from ui.handbuilt_list import RankedList
+
+    lists = [
+        RankedList(name, tuple(f"d{i}" for i in range(1, 6)), labels)
+        for name, labels in (
+            ("q1", (0.0, 1.0, 0.0, 0.0, 0.0)),
+            ("q2", (1.0, 0.0, 0.0, 0.0, 0.0)),
+            ("q3", (0.0, 0.0, 0.0, 1.0, 0.0)),
+        )
+    ]
+    at = _handbuilt_curves(lists)
+    line = next(c.value for c in at.caption if c.value.startswith(r"hand\_built: Judged@10"))
+    assert line.startswith(r"hand\_built: Judged@10 = 0.50: the items in the top 10 are judged")
+    assert "50% of the top 10 positions are past the end of a list" in line
+    assert not [w for w in at.warning if "Judgments are sparse" in w.value]
+
+
+def test_unjudged_items_in_short_lists_still_raise_the_warning():
+    from ui.handbuilt_list import RankedList
+
+    nan = float("nan")
+    lists = [RankedList("q1", ("a", "b", "c", "d"), (1.0, nan, nan, 0.0))]
+    at = _handbuilt_curves(lists)
+    line = next(c.value for c in at.caption if c.value.startswith(r"hand\_built: Judged@10"))
+    assert "50% of the items in the top 10 have no judgment" in line
+    assert [w for w in at.warning if "Judgments are sparse" in w.value]
+
+
 def test_precision_recall_labels_follow_the_session_language():
     at = open_page(fresh_app(), "curves")
     at.sidebar.selectbox(key="w_lang").set_value("ja").run()
