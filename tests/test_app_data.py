@@ -143,6 +143,27 @@ def test_hand_built_lists_are_a_data_set_kept_across_pages():
     assert list(editor["item"]) == ["b", "a", "c", "d", "e"]
 
 
+def test_run_files_with_ranks_but_no_scores_are_named_in_one_remark():
+    run_a = b"query,item,rank\nq1,a,1\nq1,b,2\nq2,c,1\n"
+    run_b = b"query,item,rank\nq1,a,2\nq1,b,1\nq2,c,1\n"
+    qrels = b"query,item,label\nq1,a,1\nq2,c,1\n"
+    at = upload(
+        fresh_app(),
+        [("a.csv", run_a, "text/csv"), ("b.csv", run_b, "text/csv")],
+        ("qrels.csv", qrels, "text/csv"),
+    )
+    remarks = [x.value for x in at.main.text if "ranks but no scores" in x.value]
+    assert remarks == [
+        "The run files a.csv, b.csv have ranks but no scores; their scores are set to -rank."
+    ]
+
+
+def test_hand_built_lists_make_no_remark_on_ranks_without_scores():
+    at = open_page(fresh_app(), "data")
+    at.radio(key="w_source").set_value("handbuilt").run()
+    assert not [x.value for x in at.main.text if "ranks but no scores" in x.value]
+
+
 def test_hand_built_buttons_add_a_list_and_start_again():
     at = open_page(fresh_app({"data": "handbuilt"}), "data")
     at.button(key="btn_hand_add").click().run()

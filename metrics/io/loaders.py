@@ -546,6 +546,7 @@ def _canonical_runs(
     extra: list[Finding] = []
     parts: list[tuple[pd.DataFrame, str, str]] = []
     inline_qrels: list[pd.DataFrame] = []
+    ranked_only: list[str] = []  # run files with ranks and no scores
     for table in run_tables:
         part = canonical_run(table, mappings.get(table.name), judged_elsewhere=judged_elsewhere)
         if LABEL in part.columns:
@@ -572,14 +573,19 @@ def _canonical_runs(
             part, q = split_inline_labels(part)
             inline_qrels.append(q)
         if part.attrs.get("score_from_rank"):
-            extra.append(
-                Finding(
-                    "score_from_rank",
-                    "info",
-                    source=table.name,
-                )
-            )
+            ranked_only.append(table.name)
         parts.append((part, table.stem, table.name))
+    if ranked_only:  # one remark naming every such file, not one unnamed remark per file
+        extra.append(
+            Finding(
+                "score_from_rank",
+                "info",
+                {"n": len(ranked_only), "files": ", ".join(ranked_only)},
+                len(ranked_only),
+                variant="files",
+                source=ranked_only[0] if len(ranked_only) == 1 else None,
+            )
+        )
     _rename_colliding_models(parts)
     sources = {name: tuple(visible(m) for m in pd.unique(p[MODEL])) for p, _, name in parts}
     for part, _, name in parts:
