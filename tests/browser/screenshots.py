@@ -69,7 +69,7 @@ def main(names: list[str]) -> None:
             browser.close()
             return
         page.goto(f"{url}/Data?data=handbuilt")
-        wait_for_app(page, "Sort by position")
+        wait_for_app(page, "Sort by rank")
         wait_for_charts(page, 1)
         wait_for_tables(page)
         page.screenshot(path=str(SHOTS / "data_handbuilt.png"))
