@@ -258,7 +258,9 @@ def test_report_page_shows_verdict_figures_glossary_segments_health_and_provenan
     assert provenance["Power"] == "80%" and provenance["Smallest difference that matters"] == "none"
     findings = tables_with(at, "severity")[-1]
     assert "severity" in findings.columns and len(findings) == len(data.health.findings)
-    assert len(at.get("download_button")) == 2
+    buttons = {b.key: b.label for b in at.get("download_button")}
+    assert set(buttons) == {"dl_report_html", "dl_report_interactive", "dl_report_zip"}
+    assert "light, to mail" in buttons["dl_report_html"]
 
 
 def test_the_three_pages_show_the_same_corrected_p_for_hybrid_on_navigational_queries():

@@ -367,6 +367,26 @@ def label_figure(labels: pd.Series, *, title: str, x_label: str, y_label: str) -
     return fig
 
 
+def figure_pictures(figures: list[go.Figure], width: int = 1000) -> list[str | None]:
+    """The figures as SVG pictures (text), made in one go: kaleido starts its headless browser
+    once for all of them. Each keeps its own height (460 px when it sets none). When pictures
+    cannot be made here (no browser for kaleido), every entry is ``None``: the caller says so
+    instead of failing."""
+    import tempfile
+    from pathlib import Path
+
+    if not figures:
+        return []
+    heights = [int(f.layout.height) if f.layout.height else 460 for f in figures]
+    with tempfile.TemporaryDirectory() as folder:
+        paths = [Path(folder) / f"chart_{i}.svg" for i in range(len(figures))]
+        try:
+            pio.write_images(figures, paths, format="svg", width=width, height=heights)
+        except Exception:  # kaleido raises several types depending on what is missing
+            return [None] * len(figures)
+        return [p.read_text(encoding="utf-8") if p.exists() else None for p in paths]
+
+
 def figure_image(fig: go.Figure, fmt: str, width: int = 1100, height: int = 500) -> bytes:
     """The figure as PNG or SVG bytes (kaleido drives a headless Chromium).
 

@@ -131,13 +131,28 @@ def test_report_page_downloads_one_decision_document(server, page, shots, tmp_pa
     assert no_sideways_scrolling(page)
     page.screenshot(path=str(shots / "report.png"), full_page=True)
     with page.expect_download() as info:
-        page.get_by_role("button", name="Download the report (HTML, works offline)").click()
-    target = tmp_path / "report.html"
+        page.get_by_role("button", name="Download the interactive report (HTML").click()
+    target = tmp_path / "report_interactive.html"
     info.value.save_as(target)
     text = target.read_text(encoding="utf-8")
     assert "* plotly.js v" in text and "Content hash (SHA-256)" in text
     assert text.index("Executive summary") < text.index("Headline figures")
     assert "hybrid against lexical, over all 300 queries: better on nDCG@10" in text
+
+    with page.expect_download() as info:  # the light one: its charts are pictures
+        page.get_by_role("button", name="Download the report (HTML, light, to mail)").click()
+    light = tmp_path / "report.html"
+    info.value.save_as(light)
+    text = light.read_text(encoding="utf-8")
+    assert light.stat().st_size <= 1_000_000 and "plotly.js" not in text
+    assert text.count('src="data:image/svg+xml;base64,') == 4  # Δ curves, wins, forest plot
+    assert "hybrid against lexical, over all 300 queries: better on nDCG@10" in text
+    reader = new_page(page.context.browser, 1200, 900)
+    reader.goto(light.as_uri())
+    reader.wait_for_load_state("load")
+    opened = reader.evaluate("() => performance.getEntriesByType('navigation')[0].loadEventEnd")
+    assert opened <= 1_000, opened  # milliseconds until the document and its pictures are shown
+    reader.context.close()
 
 
 def test_the_review_pages_are_in_the_navigation(server, page):
