@@ -212,6 +212,7 @@ inputs = ReportInputs(
     power=choice.power,
 )
 
+
 def light_report() -> bytes:
     """The report with its charts as pictures (made when asked for: a few seconds)."""
     pictures = figure_pictures([figure for _, figure in figures])

@@ -31,15 +31,22 @@ def test_first_open_shows_the_web_search_sample_in_the_sidebar():
     text = sidebar_text(at)
     assert text.startswith("web_search")
     assert "models: lexical, dense, hybrid" in text
-    assert "queries: 300" in text and "rows: 45,000" in text and "warnings: 3" in text
+    assert "queries: 300" in text and "rows: 45,000" in text and "warnings: 0" in text
 
 
-def test_report_lists_the_samples_warnings_with_their_explanations():
+def test_the_demo_sample_opens_without_a_warning():
     at = open_page(fresh_app(), "data")
+    assert not at.warning and not [m for m in at.main.markdown if m.value.endswith("**warning**")]
+    assert [s.value for s in at.success] == ["No warnings."]
+
+
+def test_report_lists_the_teaching_samples_warnings_with_their_explanations():
+    at = open_page(fresh_app({"data": "web_search_pitfalls"}), "data")
     texts = [x.value for x in at.main.text]
-    assert any("4 of 300 judged queries have no relevant item" in x for x in texts)
-    assert "8; 68; 201; 247" in texts
-    assert sum(m.value.endswith("**warning**") for m in at.main.markdown) == 3
+    assert any("4 of 40 judged queries have no relevant item" in x for x in texts)
+    assert "12; 14; 18; 22" in texts
+    assert sum(m.value.endswith("**warning**") for m in at.main.markdown) == 4
+    assert at.selectbox(key="w_sample").value == "web_search_pitfalls"
 
 
 @pytest.mark.slow

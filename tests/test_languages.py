@@ -380,7 +380,7 @@ def test_learns_several_lists_show_no_english_catalog_text(lang, params):
 
 
 def test_the_english_check_finds_english_on_an_english_page():
-    at = open_page(fresh_app({"lang": "en"}), "data")
+    at = open_page(fresh_app({"lang": "en", "data": "web_search_pitfalls"}), "data")
     keys = {key for key, _ in english_in(shown_texts(at))}
     assert {"data.intro", "health.title", "finding.message.tied_scores"} <= keys
 

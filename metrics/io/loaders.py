@@ -834,7 +834,8 @@ SAMPLES: dict[str, Sample] = {
             "web_search",
             "Web search: 300 queries x 50 results from three models (lexical, dense, "
             "hybrid), graded 0-3, with query_type and traffic segments. Hybrid is best on "
-            "average but loses to lexical on navigational queries.",
+            "average but loses to lexical on navigational queries. Clean data for a demo: "
+            "the data checks find nothing to warn about.",
             ("web_search/run.csv",),
             "web_search/qrels.csv",
             "web_search/queries.csv",
@@ -851,6 +852,16 @@ SAMPLES: dict[str, Sample] = {
             "(P@5 = 0.6, P@10 = 0.4, R@5 = 0.3, MRR = 0.583, nDCG@4 = 0.985).",
             ("teaching/teaching.csv",),
             k_max=5,
+        ),
+        Sample(
+            "web_search_pitfalls",
+            "Teaching: a small web search (40 queries x up to 20 results, lexical and dense) "
+            "with the pitfalls of real data on purpose: tied scores, lists cut short, queries "
+            "with nothing relevant, relevant documents no model retrieved, and judgments of "
+            "the top 5 only. The data's health names each one.",
+            ("web_search_pitfalls/run.csv",),
+            "web_search_pitfalls/qrels.csv",
+            "web_search_pitfalls/queries.csv",
         ),
     )
 }

@@ -53,16 +53,16 @@ def test_compare_page_opens_with_the_verdict_box_and_the_candidate_matrix(server
     box = page.locator(".st-key-verdict_box").inner_text()
     assert "Verdict" in box
     assert (
-        "hybrid against lexical, over all 300 queries: better on nDCG@10 (+0.233) and P@10 "
-        "(+0.221), each p < 0.0008." in box
+        "hybrid against lexical, over all 300 queries: better on nDCG@10 (+0.244) and P@10 "
+        "(+0.227), each p < 0.0008." in box
     )
-    assert "Where query_type = navigational: worse on nDCG@10 (-0.131) and P@10 (-0.136)" in box
+    assert "Where query_type = navigational: worse on nDCG@10 (-0.138) and P@10 (-0.136)" in box
     assert "hybrid is ahead of the baseline and of every other candidate on nDCG@10 and P@10" in box
     # matrix, delta curves, win/tie/loss, scatter, measures disagreeing
     assert wait_for_charts(page, 5) >= 5
     matrix = page.locator(".js-plotly-plot").first
     assert "candidates against each other" in matrix.inner_text()
-    assert "+0.145" in matrix.inner_text() and "-0.145" in matrix.inner_text()
+    assert "+0.154" in matrix.inner_text() and "-0.154" in matrix.inner_text()
     legend = page.locator(".js-plotly-plot .legendtext")
     assert legend.filter(has_text="hybrid").count() >= 1
     assert no_sideways_scrolling(page)
@@ -101,7 +101,7 @@ def test_clicking_a_query_where_the_measures_disagree_opens_it_in_the_drill_down
 def test_a_link_naming_a_query_and_a_measure_reopens_them(server, page):
     page.goto(f"{server}/Compare?m=nDCG,P&qc=hybrid&qm=nDCG&q=109")
     wait_for_app(page, "One query, both lists")
-    page.get_by_text("nDCG@10: 0.055 → 0.777 (+0.722)").first.wait_for()
+    page.get_by_text("nDCG@10: 0.058 → 0.807 (+0.749)").first.wait_for()
     assert chosen_query(page) == "109"
     assert page.get_by_text(re.compile(r"^Segments of this query: query_type = ")).count() == 1
 
@@ -114,8 +114,8 @@ def test_segments_page_calls_out_the_loss_with_the_tables_corrected_p(server, pa
     assert title(page) == "Segments"
     assert page.locator('[data-testid="stAlertContentError"]').count() == 0  # not an app error
     alert = finding.last.inner_text()
-    assert "Worse · hybrid is better than lexical overall on nDCG@10 (+0.233" in alert
-    assert "but is significantly worse where query_type = navigational: 0.754 vs 0.885" in alert
+    assert "Worse · hybrid is better than lexical overall on nDCG@10 (+0.244" in alert
+    assert "but is significantly worse where query_type = navigational: 0.801 vs 0.939" in alert
     assert "randomization test, Holm over 3 segments × 1 measure × 2 candidates" in alert
     assert wait_for_charts(page, 2) == 2  # heatmap and forest plot
     assert no_sideways_scrolling(page)
