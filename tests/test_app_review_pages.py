@@ -74,11 +74,33 @@ def test_compare_table_shows_the_shared_review_table_with_readable_columns(web_s
     assert shown.loc[("hybrid", "nDCG@10"), "Δ"] == pytest.approx(0.2440, abs=1e-4)
     assert shown.loc[("hybrid", "nDCG@10"), "verdict"] == "better"
     assert shown.loc[("hybrid", "nDCG@10"), "corrected p"] == "p < 0.002"  # floor, as a bound
-    full = at.dataframe[1].value.set_index(["candidate", "measure"])
+    full = tables_with(at, "p t-test (exact)")[0].set_index(["candidate", "measure"])
     assert full["p t-test (exact)"].tolist() == pytest.approx(expected["p_ttest"].tolist())
     assert set(full["correction family"]) == {
         "randomization test, Holm over 4 measures × 2 candidates"
     }
+
+
+def test_on_a_phone_compare_shows_delta_p_and_the_verdict_first():
+    """A second table, shown on narrow screens only (frame.PHONE_ONLY), names each row in one
+    column and gives Δ, the corrected p and the verdict next; the wide table keeps its order."""
+    from ui.frame import PHONE_HIDDEN, PHONE_ONLY
+
+    at = open_review("4_Compare")
+    wide, phone = at.dataframe[0].value, at.dataframe[1].value
+    assert list(phone.columns)[:4] == ["candidate · measure", "Δ", "corrected p", "verdict"]
+    assert phone["candidate · measure"].tolist() == [
+        f"{c} · {m}" for c, m in zip(wide["candidate"], wide["measure"])
+    ]
+    assert phone["Δ"].tolist() == wide["Δ"].tolist()
+    assert phone["verdict"].tolist() == wide["verdict"].tolist()
+    assert set(phone.columns) - {"candidate · measure"} == set(wide.columns) - {
+        "candidate",
+        "measure",
+    }
+    css = "\n".join(str(h.proto.body) for h in at.get("html"))
+    assert f'[class*="st-key-{PHONE_HIDDEN}"] {{ display: none !important; }}' in css
+    assert f'[class*="st-key-{PHONE_ONLY}"] {{ display: none !important; }}' in css
 
 
 def test_compare_verdict_box_says_hybrid_is_better_on_all_measures_and_ahead_of_dense():
@@ -163,7 +185,7 @@ def test_compare_follows_the_k_the_correction_and_its_family(web_search):
     at.number_input(key="w_review_k").set_value(5).run()
     at.selectbox(key="w_review_correction").set_value("bh").run()
     at.selectbox(key="w_review_family").set_value("all").run()
-    full = at.dataframe[1].value.set_index(["candidate", "measure"])
+    full = tables_with(at, "p t-test (exact)")[0].set_index(["candidate", "measure"])
     request = ReviewRequest(
         "lexical",
         ("dense", "hybrid"),

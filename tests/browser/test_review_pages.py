@@ -162,3 +162,36 @@ def test_the_review_pages_are_in_the_navigation(server, page):
     wait_for_app(page, "Where a segment points the other way")
     nav = page.locator('[data-testid="stSidebarNav"]').inner_text()
     assert all(name in nav for name in ("Compare", "Segments", "Report"))
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
+def test_on_a_phone_compare_shows_delta_p_and_the_verdict_first(server, browser, shots, lang):
+    """At 390 px on a touch screen: the compact table, whose first columns (the row, Δ,
+    corrected p, verdict) are the ones drawn, and a toolbar that leaves the caption readable."""
+    from ui.i18n import translate
+
+    phone = new_page(browser, 390, 1400, has_touch=True, is_mobile=True)
+    phone.goto(f"{server}/Compare?m=nDCG,P&lang={lang}")
+    wait_for_app(phone, translate("compare.drill_title", lang))
+    assert phone.locator(".st-key-wide_only_cmp").is_hidden()
+    table = phone.locator('.st-key-phone_only_cmp [data-testid="stDataFrame"]')
+    table.locator("canvas").first.wait_for()
+    phone.wait_for_timeout(1000)
+    drawn = table.locator("table th").all_inner_texts()  # the grid's copy of what it draws
+    words = [translate(f"review.col.{c}", lang) for c in ("delta", "p_adjusted", "verdict")]
+    assert drawn[1:4] == words, drawn
+    assert phone.evaluate("() => document.documentElement.scrollWidth") <= 390
+    table.scroll_into_view_if_needed()
+    table.tap()
+    toolbar = table.locator('[data-testid="stElementToolbar"]')
+    toolbar.wait_for()
+    caption = phone.locator('[data-testid="stCaptionContainer"]').filter(has_text="K = 10").first
+    above = caption.bounding_box()
+    assert toolbar.bounding_box()["y"] >= above["y"] + above["height"] - 1  # not over it
+    phone.locator("h3").filter(has_text=translate("compare.deltas", lang)).evaluate(
+        "e => e.scrollIntoView()"
+    )
+    phone.wait_for_timeout(500)
+    suffix = "" if lang == "en" else f"_{lang}"
+    phone.screenshot(path=str(shots / f"compare_phone{suffix}.png"))
+    phone.context.close()
