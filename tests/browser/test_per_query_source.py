@@ -42,7 +42,8 @@ def test_a_per_query_results_file_opens_on_compare_segments_and_report(server, b
     go_to(page, "Compare")
     wait_for_app(page, "per-query values only")
     assert title(page) == "Compare models"
-    assert "hybrid is better than lexical" in page.locator(".st-key-verdict_box").inner_text()
+    verdict = page.locator(".st-key-verdict_box").inner_text()
+    assert "hybrid against lexical, over all 300 queries: better on" in verdict
     wait_for_charts(page, 3)
     page.screenshot(path=str(shots / "compare_per_query.png"), full_page=True)
 

@@ -78,7 +78,11 @@ def test_clicking_a_lost_query_in_the_scatter_opens_its_two_lists(server, page):
     first = page.get_by_text(re.compile(r"^nDCG@10: [0-9.]+ → [0-9.]+ \(")).first.inner_text()
     assert "(+" in first  # the biggest gain is shown first
     scatter = page.locator(".js-plotly-plot").filter(has_text="nDCG@10 per query").first
-    lost = scatter.locator(".scatterlayer .trace").nth(2)
+    points = scatter.evaluate(
+        "e => e.data.map(d => [d.name, d.customdata ? d.customdata.length : 1])"
+    )
+    drawn = [name for name, n in points if n]  # plotly draws no group for a trace without points
+    lost = scatter.locator(".scatterlayer .trace").nth(drawn.index("lost"))
     click_point(page, lost.locator("path.point").first)
     page.get_by_text(re.compile(r"^nDCG@10: [0-9.]+ → [0-9.]+ \(-")).first.wait_for()
     wait_for_app(page)
@@ -173,7 +177,7 @@ def test_on_a_phone_compare_shows_delta_p_and_the_verdict_first(server, browser,
     phone = new_page(browser, 390, 1400, has_touch=True, is_mobile=True)
     phone.goto(f"{server}/Compare?m=nDCG,P&lang={lang}")
     wait_for_app(phone, translate("compare.drill_title", lang))
-    assert phone.locator(".st-key-wide_only_cmp").is_hidden()
+    phone.locator(".st-key-wide_only_cmp").wait_for(state="hidden")  # hidden on a phone
     table = phone.locator('.st-key-phone_only_cmp [data-testid="stDataFrame"]')
     table.locator("canvas").first.wait_for()
     phone.wait_for_timeout(1000)
