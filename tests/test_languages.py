@@ -327,6 +327,7 @@ def shown_texts(at) -> list[str]:
         texts += list(_proto_strings(fields))
         if "spec" in fields:
             texts += list(_chart_strings(json.loads(fields["spec"])))
+    texts = [re.sub(r"<style>.*?</style>", " ", t, flags=re.S) for t in texts]  # not shown
     return [re.sub(r"%\{[^}]*\}|<[^>]+>|:material/\w+:", " ", t) for t in texts]
 
 
