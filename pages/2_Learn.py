@@ -10,12 +10,14 @@ from ui import handbuilt as hb
 from ui import learn_list as ll
 from ui import learn_panel as lp
 from ui import learn_views as views
+from ui.handbuilt_list import MAX_LISTS
 from ui.i18n import option_text, t
 from ui.learn_lessons import check
 from ui.per_query_panel import require_lists
 
 ctx = frame.page("learn")
 settings = ctx.settings
+st.html(views.CSS)
 st.title(t("learn.title"))
 st.caption(t("learn.intro"))
 lp.seed_from_link()
@@ -28,7 +30,7 @@ PRESETS = ["precision_recall", *learn.MRR_LISTS, "ndcg_graded"]
 
 source = st.radio(
     t("learn.source"),
-    ["preset", "handbuilt", "query", "lesson"],
+    ["preset", "handbuilt", lp.QUERIES, "query", "lesson"],
     key=lp.SOURCE_KEY,
     format_func=option_text("learn.source."),
     horizontal=True,
@@ -55,6 +57,23 @@ elif source == "handbuilt":
     name = st.selectbox(t("learn.handbuilt_list"), names, key=lp.HAND_KEY)
     lists = [next(rl for rl in hand if rl.name == name)]
     st.caption(t("learn.hand_hint"))
+elif source == lp.QUERIES:
+    lists = lp.queries_lists()
+    st.caption(t("learn.queries.hint"))
+    b1, b2 = st.columns(2)
+    b1.button(
+        t("learn.queries.add"),
+        key="btn_learn_add_query",
+        on_click=lp.add_query,
+        icon=":material/add:",
+        disabled=len(lists) >= MAX_LISTS,
+    )
+    b2.button(
+        t("learn.queries.mrr_example"),
+        key="btn_learn_mrr_example",
+        on_click=lp.load_mrr_example,
+        icon=":material/restart_alt:",
+    )
 elif source == "query":
     dataset = ctx.require_dataset()
     require_lists(dataset, "perquery.learn_unavailable")
@@ -80,7 +99,7 @@ if n_max == 0 and source != "lesson":
     st.info(t("learn.empty_list"))
 k_top = max(10, n_max)
 state = st.session_state
-origin = f"lesson:{lesson.id}" if lesson else shown[0].name
+origin = f"lesson:{lesson.id}" if lesson else source if source == lp.QUERIES else shown[0].name
 if lp.K_KEY not in state or state.get("learn_k_origin", origin) != origin:
     state[lp.K_KEY] = lesson.k if lesson else min(shown[0].default_k, max(n_max, 1))
 state["learn_k_origin"] = origin
@@ -107,6 +126,8 @@ def lists_now() -> list:
     if source == "handbuilt":
         now = {rl.name: rl for rl in hb.session_lists()}
         return [now.get(state.get(lp.HAND_KEY, ""), lists[0])]
+    if source == lp.QUERIES:
+        return hb.session_lists()
     if lesson is not None:
         return list(lp.lesson_state(lesson))
     return lists
@@ -125,15 +146,26 @@ def playground() -> None:
     if lesson:
         lp.celebrate(lesson, check(lesson, lists, k, settings))
         lp.progress()
-    if len(shown) == 1:
-        views.one_list(shown[0], k, settings)
+    if source == lp.QUERIES:
+        views.queries(shown, k, settings, scale=scale, on_remove=lp.remove_query)
+    elif lesson is not None and lesson.queries:
+        views.queries(shown, k, settings, scale=scale)
+    elif len(shown) == 1:
+        views.one_list(shown[0], k, settings, scale)
         if source == "preset" and shown[0].name in learn.MRR_LISTS:
             text, _ = learn.mrr_example(teaching, settings)
             st.info(t("learn.mrr_over_three") + "\n\n`" + text + "`")
+            st.button(
+                t("learn.queries.open"),
+                key="btn_learn_open_queries",
+                on_click=lp.open_queries,
+                icon=":material/view_column:",
+            )
     else:
-        views.many_lists(shown, k, settings, lesson)
-    name = t(f"learn.preset.{lists[0].name}") if source == "preset" else lists[0].name
-    views.curve_and_tables(shown[0], k, settings, name)
+        views.many_lists(shown, k, settings, lesson, scale)
+    if source != lp.QUERIES and not (lesson and lesson.queries):
+        name = t(f"learn.preset.{lists[0].name}") if source == "preset" else lists[0].name
+        views.curve_and_tables(shown[0], k, settings, name)
     views.share(lists)
     lp.sync_link(source, k, lesson, lists)
 

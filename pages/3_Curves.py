@@ -84,17 +84,23 @@ else:
     judged_k = compute.judged_cutoff(ks)
     notes = compute.judgment_notes(dataset, settings, judged_k, "RBP" in view.measures)
     for note in notes.to_dict("records"):
-        judged = note[f"Judged@{judged_k}"]
-        key = "curves.judged_ok" if judged >= 0.95 else "curves.judged_line"
-        st.caption(
-            t(
-                key,
-                model=frame.escape(note["model"]),
-                k=judged_k,
-                judged=f"{judged:.2f}",
-                share=f"{1 - judged:.0%}",
-            )
+        judged, unjudged = note[f"Judged@{judged_k}"], note[compute.UNJUDGED_SHARE]
+        key = "curves.judged_ok" if unjudged <= 0.05 else "curves.judged_line"
+        line = t(
+            key,
+            model=frame.escape(note["model"]),
+            k=judged_k,
+            judged=f"{judged:.2f}",
+            share=f"{unjudged:.0%}",
         )
+        if note[compute.EMPTY_SHARE] > 0:
+            line += " " + t(
+                "curves.judged_empty",
+                k=judged_k,
+                empty=f"{note[compute.EMPTY_SHARE]:.0%}",
+                setting=frame.policy_label("short_lists"),
+            )
+        st.caption(line)
         if "RBP" in view.measures:
             rbp, resid = note[f"RBP@{judged_k}"], note[f"RBPResid@{judged_k}"]
             st.caption(
@@ -107,7 +113,7 @@ else:
                     upper=f"{rbp + resid:.4f}",
                 )
             )
-    if (notes[f"Judged@{judged_k}"] < 0.8).any():
+    if (notes[compute.UNJUDGED_SHARE] > 0.2).any():  # of the items held, not of K positions
         st.warning(t("curves.judged_warning"))
 
 st.subheader(t("curves.dist_title"))

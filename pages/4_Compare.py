@@ -17,6 +17,7 @@ from metrics.review.verdict import (
     segment_rows,
 )
 from ui import compute, frame
+from ui.frame import PHONE_HIDDEN, PHONE_ONLY
 from ui.i18n import t
 from ui.per_query_panel import measures_at, require_lists
 from ui.review import compute as review_compute
@@ -45,6 +46,8 @@ from ui.review.tables import (
     export_csv,
     export_json,
     groups_display,
+    phone_display,
+    phone_label,
     power_display,
     review_display,
     segment_text,
@@ -95,12 +98,19 @@ st.caption(
     )
 )
 codes = list(overall["verdict"])
-st.dataframe(
-    style_review_table(review_display(overall, t, words), codes, t),
-    hide_index=True,
-    width="stretch",
-    key="cmp_table",
-)
+shown = review_display(overall, t, words)
+with st.container(key=f"{PHONE_HIDDEN}_cmp"):  # wide screens: the table as it reads left to right
+    st.dataframe(
+        style_review_table(shown, codes, t), hide_index=True, width="stretch", key="cmp_table"
+    )
+with st.container(key=f"{PHONE_ONLY}_cmp"):  # a phone: the row, then Δ, p and the verdict
+    st.dataframe(
+        style_review_table(phone_display(shown, t), codes, t),
+        hide_index=True,
+        width="stretch",
+        key="cmp_table_phone",
+        column_config={phone_label(t): st.column_config.Column(pinned=True)},
+    )
 with st.expander(t("compare.all_columns"), icon=":material/table_view:"):
     st.dataframe(
         style_review_table(review_display(overall, t, words, full=True), codes, t),

@@ -29,6 +29,7 @@ from metrics.review.verdict import (
     segment_rows,
 )
 from ui import compute, frame, per_query_data
+from ui.figures import figure_pictures
 from ui.findings_view import findings_frame
 from ui.i18n import current_language, t, templates
 from ui.per_query_panel import measures_at
@@ -218,10 +219,17 @@ inputs = ReportInputs(
     change_k=k,
 )
 
-d1, d2 = st.columns(2)
+
+def light_report() -> bytes:
+    """The report with its charts as pictures (made when asked for: a few seconds)."""
+    pictures = figure_pictures([figure for _, figure in figures])
+    return build_report_html(inputs, pictures).encode("utf-8")
+
+
+d1, d2, d3 = st.columns(3)
 d1.download_button(
     t("review_report.download_html"),
-    lambda: build_report_html(inputs).encode("utf-8"),
+    light_report,
     f"report_{dataset.name}.html",
     "text/html",
     key="dl_report_html",
@@ -230,6 +238,15 @@ d1.download_button(
     on_click="ignore",
 )
 d2.download_button(
+    t("review_report.download_interactive"),
+    lambda: build_report_html(inputs).encode("utf-8"),
+    f"report_{dataset.name}_interactive.html",
+    "text/html",
+    key="dl_report_interactive",
+    icon=":material/insert_chart:",
+    on_click="ignore",
+)
+d3.download_button(
     t("review_report.download_zip"),
     lambda: report_zip(inputs),
     f"report_{dataset.name}_tables.zip",
@@ -238,6 +255,8 @@ d2.download_button(
     icon=":material/table:",
     on_click="ignore",
 )
+
+st.caption(t("review_report.download_caption"))
 
 st.header(
     t(

@@ -54,9 +54,33 @@ _NOISE_BY_TRAFFIC = {"lexical": (0.8, 1.0, 1.5), "dense": (1.0, 1.0, 1.0)}
 _GRADE_SHARES = ((0.0, 0.013, 0.027), (0.03, 0.07, 0.13), (0.02, 0.06, 0.12))
 
 
+def _untied(scores: np.ndarray, order: np.ndarray, decimals: int) -> np.ndarray:
+    """``scores`` (one row per query) with the ranked ones (``order``: best first, ties by doc
+    id descending) made strictly decreasing: an equal score goes down by one unit of the last
+    decimal (and the scores below it, where that meets them), so that the ranking is the one
+    the tie-break gave and no two results of a list share a score."""
+    unit = 10.0 ** -decimals
+    steps = np.round(np.take_along_axis(scores, order, axis=1) / unit)
+    for j in range(1, steps.shape[1]):
+        steps[:, j] = np.minimum(steps[:, j], steps[:, j - 1] - 1)
+    out = scores.copy()
+    np.put_along_axis(out, order, steps * unit, axis=1)
+    return out
+
+
 def web_search(rng: np.random.Generator, n_queries: int = 300, pool: int = 150,
-               depth: int = 50, judged_depth: int = 20) -> dict[str, tuple]:
-    """Three models over graded web-search judgments; returns file name -> (header, columns)."""
+               depth: int = 50, judged_depth: int = 20, *, pitfalls: bool = False,
+               name: str = "web_search", models: tuple[str, ...] = WEB_MODELS,
+               trec: bool = True) -> dict[str, tuple]:
+    """Three models over graded web-search judgments; returns file name -> (header, columns).
+
+    By default the data has none of the pitfalls the data checks warn about, for a demo: no
+    tied scores, every query has a relevant document, and the judgments are the pooled top
+    ``judged_depth`` of each model (no relevant document that no model retrieved). With
+    ``pitfalls`` (the teaching sample) the pitfalls of real data are kept: scores rounded into
+    ties, a few queries with nothing relevant, relevant documents that every model missed,
+    judged outside the pool, and lists cut short.
+    """
     qtype = rng.choice(3, size=n_queries, p=[0.25, 0.45, 0.30])
     traffic = rng.choice(3, size=n_queries, p=[0.2, 0.3, 0.5])
     qids = np.arange(1, n_queries + 1).astype(str).astype(object)   # TREC-style numeric ids
@@ -71,7 +95,8 @@ def web_search(rng: np.random.Generator, n_queries: int = 300, pool: int = 150,
     grades[u < cut3] = 3
     grades[qtype == 0, 0] = 3                           # every navigational query has its target
     empty = rng.choice(np.flatnonzero(qtype == 1), size=4, replace=False)
-    grades[empty] = 0                                   # a few queries with nothing relevant
+    if pitfalls:
+        grades[empty] = 0                               # a few queries with nothing relevant
     hidden = (grades > 0) & (rng.random((n_queries, pool)) < 0.08)  # missed by every model
     hidden[:, 0] &= qtype != 0
     signal = grades.astype(np.float64) - 4.0 * hidden
@@ -92,39 +117,49 @@ def web_search(rng: np.random.Generator, n_queries: int = 300, pool: int = 150,
     # that carries no hint of relevance
     docs = np.argsort(rng.random((n_queries, 9999)), axis=1)[:, :pool] + 1
     run_cols: list[list[np.ndarray]] = [[], [], [], []]
-    trec: dict[str, list[np.ndarray]] = {}
+    trec_cols: dict[str, list[np.ndarray]] = {}
     judged = np.zeros((n_queries, pool), dtype=bool)
-    for model in WEB_MODELS:
+    # the teaching sample's short lists: about one query in six returns 5 to depth - 1 results
+    lengths = np.full(n_queries, depth)
+    if pitfalls:
+        short = rng.random(n_queries) < 0.17
+        lengths[short] = rng.integers(5, depth, int(short.sum()))
+    for model in models:
         scores = np.round(raw[model], decimals[model])
         # rank by score descending, ties by doc id descending (the trec_eval order)
         order = np.lexsort((-docs, -scores), axis=1)[:, :depth]
+        if not pitfalls:
+            scores = _untied(scores, order, decimals[model])
         top_scores = np.take_along_axis(scores, order, axis=1)
         top_docs = np.take_along_axis(docs, order, axis=1)
         judged[np.arange(n_queries)[:, None], order[:, :judged_depth]] = True
-        q = np.repeat(qids, depth)
-        d = _ids("d", top_docs.ravel(), 4)
-        s = _fmt(top_scores.ravel(), decimals[model])
+        keep = (np.arange(depth)[None, :] < lengths[:, None]).ravel()
+        q = np.repeat(qids, depth)[keep]
+        d = _ids("d", top_docs.ravel()[keep], 4)
+        s = _fmt(top_scores.ravel()[keep], decimals[model])
         run_cols[0].append(q)
         run_cols[1].append(d)
         run_cols[2].append(s)
         run_cols[3].append(np.full(q.shape, model, dtype=object))
-        ranks = np.tile(np.arange(1, depth + 1), n_queries).astype(str).astype(object)
-        trec[model] = [q, np.full(q.shape, "Q0", dtype=object), d, ranks, s,
-                       np.full(q.shape, model, dtype=object)]
-    judged |= grades > 0
+        ranks = np.tile(np.arange(1, depth + 1), n_queries)[keep].astype(str).astype(object)
+        trec_cols[model] = [q, np.full(q.shape, "Q0", dtype=object), d, ranks, s,
+                            np.full(q.shape, model, dtype=object)]
+    if pitfalls:
+        judged |= grades > 0                            # also what no model retrieved
     qi, pi = np.nonzero(judged)
     qrels = [qids[qi], _ids("d", docs[qi, pi], 4), grades[qi, pi].astype(str).astype(object)]
     files: dict[str, tuple] = {
-        "web_search/run.csv": ("query,item,score,model", [np.concatenate(c) for c in run_cols]),
-        "web_search/qrels.csv": ("query,item,relevance", qrels),
-        "web_search/queries.csv": ("query,query_type,traffic", [
+        f"{name}/run.csv": ("query,item,score,model", [np.concatenate(c) for c in run_cols]),
+        f"{name}/qrels.csv": ("query,item,relevance", qrels),
+        f"{name}/queries.csv": ("query,query_type,traffic", [
             qids, np.array(QUERY_TYPES, dtype=object)[qtype],
             np.array(TRAFFIC, dtype=object)[traffic]]),
-        "web_search/trec/web_search.qrels": (None, [qrels[0], np.full(len(qi), "0", dtype=object),
-                                                    qrels[1], qrels[2]], " "),
     }
-    for model, cols in trec.items():
-        files[f"web_search/trec/{model}.run"] = (None, cols, " ")
+    if trec:
+        files[f"{name}/trec/{name}.qrels"] = (
+            None, [qrels[0], np.full(len(qi), "0", dtype=object), qrels[1], qrels[2]], " ")
+        for model, cols in trec_cols.items():
+            files[f"{name}/trec/{model}.run"] = (None, cols, " ")
     return files
 
 
@@ -199,6 +234,10 @@ def generate(out_dir: str | Path) -> list[Path]:
     out = Path(out_dir)
     rng = np.random.default_rng(SEED)
     files = {**web_search(rng), **recommendations(rng), **teaching()}
+    # drawn after the others, so that their bytes do not depend on it
+    files.update(web_search(rng, n_queries=40, pool=60, depth=20, judged_depth=5,
+                            pitfalls=True, name="web_search_pitfalls",
+                            models=("lexical", "dense"), trec=False))
     written = []
     for rel, spec in sorted(files.items()):
         header, columns = spec[0], spec[1]

@@ -31,15 +31,22 @@ def test_first_open_shows_the_web_search_sample_in_the_sidebar():
     text = sidebar_text(at)
     assert text.startswith("web_search")
     assert "models: lexical, dense, hybrid" in text
-    assert "queries: 300" in text and "rows: 45,000" in text and "warnings: 3" in text
+    assert "queries: 300" in text and "rows: 45,000" in text and "warnings: 0" in text
 
 
-def test_report_lists_the_samples_warnings_with_their_explanations():
+def test_the_demo_sample_opens_without_a_warning():
     at = open_page(fresh_app(), "data")
+    assert not at.warning and not [m for m in at.main.markdown if m.value.endswith("**warning**")]
+    assert [s.value for s in at.success] == ["No warnings."]
+
+
+def test_report_lists_the_teaching_samples_warnings_with_their_explanations():
+    at = open_page(fresh_app({"data": "web_search_pitfalls"}), "data")
     texts = [x.value for x in at.main.text]
-    assert any("4 of 300 judged queries have no relevant item" in x for x in texts)
-    assert "8; 68; 201; 247" in texts
-    assert sum(m.value.endswith("**warning**") for m in at.main.markdown) == 3
+    assert any("4 of 40 judged queries have no relevant item" in x for x in texts)
+    assert "12; 14; 18; 22" in texts
+    assert sum(m.value.endswith("**warning**") for m in at.main.markdown) == 4
+    assert at.selectbox(key="w_sample").value == "web_search_pitfalls"
 
 
 @pytest.mark.slow
@@ -141,6 +148,27 @@ def test_hand_built_lists_are_a_data_set_kept_across_pages():
     assert at.radio(key="w_source").value == "handbuilt"
     editor = at.session_state["handbuilt_table"]
     assert list(editor["item"]) == ["b", "a", "c", "d", "e"]
+
+
+def test_run_files_with_ranks_but_no_scores_are_named_in_one_remark():
+    run_a = b"query,item,rank\nq1,a,1\nq1,b,2\nq2,c,1\n"
+    run_b = b"query,item,rank\nq1,a,2\nq1,b,1\nq2,c,1\n"
+    qrels = b"query,item,label\nq1,a,1\nq2,c,1\n"
+    at = upload(
+        fresh_app(),
+        [("a.csv", run_a, "text/csv"), ("b.csv", run_b, "text/csv")],
+        ("qrels.csv", qrels, "text/csv"),
+    )
+    remarks = [x.value for x in at.main.text if "ranks but no scores" in x.value]
+    assert remarks == [
+        "The run files a.csv, b.csv have ranks but no scores; their scores are set to -rank."
+    ]
+
+
+def test_hand_built_lists_make_no_remark_on_ranks_without_scores():
+    at = open_page(fresh_app(), "data")
+    at.radio(key="w_source").set_value("handbuilt").run()
+    assert not [x.value for x in at.main.text if "ranks but no scores" in x.value]
 
 
 def test_hand_built_buttons_add_a_list_and_start_again():

@@ -216,3 +216,87 @@ def test_a_hand_built_list_with_no_judged_item_is_explained_with_zeros_not_an_er
     assert "P@2 = 0/2 = 0.00" in codes(at)
     assert "Judged@2 = 0/2 = 0.00" in codes(at)
     assert any("trec_eval leaves such a query out" in w.value for w in at.warning)
+
+
+# --------------------------------------------------------------------------- several lists
+
+
+def _mean_card(at, name: str) -> str:
+    """The code block of the card of ``name`` (``MRR@5``) in the several-lists mode."""
+    return next(c for c in codes(at) if f"\n{name} = " in c)
+
+
+def test_several_lists_open_with_the_notes_mrr_example_and_its_mean(learn):
+    learn.radio(key="w_learn_source").set_value("queries").run()
+    card = _mean_card(learn, "MRR@5")
+    assert card.splitlines() == [
+        "q1: RR@5 = 1/2 = 0.500",
+        "q2: RR@5 = 1/1 = 1.000",
+        "q3: RR@5 = 1/4 = 0.250",
+        "MRR@5 = (0.500 + 1.000 + 0.250)/3 = 0.583",
+    ]
+    assert _mean_card(learn, "MAP@5").endswith("MAP@5 = (0.500 + 1.000 + 0.250)/3 = 0.583")
+    assert _mean_card(learn, "mean nDCG@5").endswith("/3 = 0.687")
+    assert learn.query_params["lq"] == "1" and learn.query_params["list"]
+
+
+def test_each_of_several_lists_is_touched_on_its_own_and_the_means_follow(learn):
+    from metrics import evaluate, summarize
+
+    learn.radio(key="w_learn_source").set_value("queries").run()
+    press(learn, "up", 4, shown=2)  # q3: the first hit from rank 4 to 3
+    assert "q3: RR@5 = 1/3 = 0.333" in _mean_card(learn, "MRR@5")
+    table = learn.session_state["handbuilt_table"]
+    run = table.assign(score=-table["position"].astype(float)).rename(columns={"list": "query"})
+    qrels = table.rename(columns={"list": "query", "label": "relevance"})
+    ev = evaluate(run[["query", "item", "score"]], qrels[["query", "item", "relevance"]], ["RR@5"])
+    mrr = float(summarize(ev)["value"].iloc[0])
+    assert f"MRR@5 = (0.500 + 1.000 + 0.333)/3 = {mrr:.3f}" in _mean_card(learn, "MRR@5")
+    for _ in range(3):  # q2's only hit: 1 -> 2 -> 3 -> unjudged (graded labels)
+        press(learn, "label", 1, shown=1)
+    assert "q2: RR@5 = 0 = 0.000" in _mean_card(learn, "MRR@5")
+
+
+def test_queries_are_added_and_removed_and_a_list_without_judgments_is_left_out(learn):
+    learn.radio(key="w_learn_source").set_value("queries").run()
+    learn.button(key="btn_learn_add_query").click().run()
+    assert "q4: RR@5 = 1/3 = 0.333" in _mean_card(learn, "MRR@5")
+    learn.button(key="btn_learn_remove_query_0").click().run()
+    card = _mean_card(learn, "MRR@5")
+    assert not card.startswith("q1:") and card.endswith("/3 = 0.528")  # (1 + 1/4 + 1/3)/3
+    table = learn.session_state["handbuilt_table"].copy()
+    table.loc[table["list"] == "q2", "label"] = float("nan")  # q2: nothing judged
+    learn.session_state["handbuilt_table"] = table
+    learn.run()
+    card = _mean_card(learn, "MRR@5")
+    assert "q2: nothing judged: left out of the mean (as trec_eval)" in card
+    assert card.endswith("MRR@5 = (0.250 + 0.333)/2 = 0.292")
+
+
+def test_the_several_lists_link_reopens_the_same_lists_and_means(learn):
+    learn.radio(key="w_learn_source").set_value("queries").run()
+    press(learn, "up", 2, shown=0)
+    params = {k: str(v) for k, v in learn.query_params.items()}
+    again = open_page(fresh_app(params), "learn")
+    assert again.radio(key="w_learn_source").value == "queries"
+    assert _mean_card(again, "MRR@5") == _mean_card(learn, "MRR@5")
+    assert "q1: RR@5 = 1/1 = 1.000" in _mean_card(again, "MRR@5")
+
+
+def test_the_mrr_examples_open_side_by_side_from_the_worked_example(learn):
+    learn.selectbox(key="w_learn_preset").set_value("mrr_first_at_4").run()
+    learn.button(key="btn_learn_open_queries").click().run()
+    assert learn.radio(key="w_learn_source").value == "queries"
+    assert _mean_card(learn, "MRR@5").endswith("= 0.583")
+
+
+def test_the_mrr_lesson_shows_three_queries_and_their_mean_and_is_met_by_labels(learn):
+    learn.radio(key="w_learn_source").set_value("lesson").run()
+    learn.selectbox(key="w_lesson").set_value("mrr_first").run()
+    assert _mean_card(learn, "MRR@5").endswith("MRR@5 = (0.500 + 1.000 + 0.250)/3 = 0.583")
+    assert not learn.success
+    press(learn, "label", 3, shown=0)
+    press(learn, "label", 5, shown=1)
+    press(learn, "label", 5, shown=2)
+    assert any("Challenge met!" in s.value for s in learn.success)
+    assert _mean_card(learn, "MRR@5").endswith("= 0.583")

@@ -71,24 +71,46 @@ def test_compare_table_shows_the_shared_review_table_with_readable_columns(web_s
     assert list(shown.columns)[:4] == ["queries", "reference mean", "candidate mean", "Δ"]
     assert shown["Δ"].tolist() == pytest.approx(expected["delta"].tolist())
     assert shown["corrected p"].tolist() == [row_p(r) for r in expected.to_dict("records")]
-    assert shown.loc[("hybrid", "nDCG@10"), "Δ"] == pytest.approx(0.2334, abs=1e-4)
+    assert shown.loc[("hybrid", "nDCG@10"), "Δ"] == pytest.approx(0.2440, abs=1e-4)
     assert shown.loc[("hybrid", "nDCG@10"), "verdict"] == "better"
     assert shown.loc[("hybrid", "nDCG@10"), "corrected p"] == "p < 0.002"  # floor, as a bound
-    full = at.dataframe[1].value.set_index(["candidate", "measure"])
+    full = tables_with(at, "p t-test (exact)")[0].set_index(["candidate", "measure"])
     assert full["p t-test (exact)"].tolist() == pytest.approx(expected["p_ttest"].tolist())
     assert set(full["correction family"]) == {
         "randomization test, Holm over 4 measures × 2 candidates"
     }
 
 
+def test_on_a_phone_compare_shows_delta_p_and_the_verdict_first():
+    """A second table, shown on narrow screens only (frame.PHONE_ONLY), names each row in one
+    column and gives Δ, the corrected p and the verdict next; the wide table keeps its order."""
+    from ui.frame import PHONE_HIDDEN, PHONE_ONLY
+
+    at = open_review("4_Compare")
+    wide, phone = at.dataframe[0].value, at.dataframe[1].value
+    assert list(phone.columns)[:4] == ["candidate · measure", "Δ", "corrected p", "verdict"]
+    assert phone["candidate · measure"].tolist() == [
+        f"{c} · {m}" for c, m in zip(wide["candidate"], wide["measure"])
+    ]
+    assert phone["Δ"].tolist() == wide["Δ"].tolist()
+    assert phone["verdict"].tolist() == wide["verdict"].tolist()
+    assert set(phone.columns) - {"candidate · measure"} == set(wide.columns) - {
+        "candidate",
+        "measure",
+    }
+    css = "\n".join(str(h.proto.body) for h in at.get("html"))
+    assert f'[class*="st-key-{PHONE_HIDDEN}"] {{ display: none !important; }}' in css
+    assert f'[class*="st-key-{PHONE_ONLY}"] {{ display: none !important; }}' in css
+
+
 def test_compare_verdict_box_says_hybrid_is_better_on_all_measures_and_ahead_of_dense():
     at = open_review("4_Compare")
     text = shown_text(at)
     assert (
-        "hybrid against lexical, over all 300 queries: better on nDCG@10 (+0.233), P@10 (+0.221), "
-        "R@10 (+0.040) and RR@10 (+0.143), each p < 0.002." in text
+        "hybrid against lexical, over all 300 queries: better on nDCG@10 (+0.244), P@10 (+0.227), "
+        "R@10 (+0.102) and RR@10 (+0.143), each p < 0.002." in text
     )
-    assert "Where query_type = navigational: worse on nDCG@10 (-0.131), P@10 (-0.136)" in text
+    assert "Where query_type = navigational: worse on nDCG@10 (-0.138), P@10 (-0.136)" in text
     assert (
         "hybrid is ahead of the baseline and of every other candidate on nDCG@10, P@10, R@10 "
         "and RR@10." in text
@@ -101,7 +123,7 @@ def test_compare_with_hybrid_as_baseline_shows_lexical_worse():
     at.selectbox(key="w_review_baseline").set_value("hybrid").run()
     shown = at.dataframe[0].value.set_index(["candidate", "measure"])
     assert shown.loc[("lexical", "nDCG@10"), "verdict"] == "worse"
-    assert shown.loc[("lexical", "nDCG@10"), "Δ"] == pytest.approx(-0.2334, abs=1e-4)
+    assert shown.loc[("lexical", "nDCG@10"), "Δ"] == pytest.approx(-0.2440, abs=1e-4)
 
 
 @pytest.mark.slow
@@ -163,7 +185,7 @@ def test_compare_follows_the_k_the_correction_and_its_family(web_search):
     at.number_input(key="w_review_k").set_value(5).run()
     at.selectbox(key="w_review_correction").set_value("bh").run()
     at.selectbox(key="w_review_family").set_value("all").run()
-    full = at.dataframe[1].value.set_index(["candidate", "measure"])
+    full = tables_with(at, "p t-test (exact)")[0].set_index(["candidate", "measure"])
     request = ReviewRequest(
         "lexical",
         ("dense", "hybrid"),
@@ -191,7 +213,7 @@ def test_segments_call_out_gives_the_same_corrected_p_as_the_table():
     lines = shown_text(at).splitlines()
     hybrid = [line for line in lines if "hybrid is better than lexical overall on nDCG@10" in line]
     assert hybrid and hybrid[0].startswith(":material/trending_down: **Worse** · ")
-    assert "significantly worse where query_type = navigational: 0.754 vs 0.885" in hybrid[0]
+    assert "significantly worse where query_type = navigational: 0.801 vs 0.939" in hybrid[0]
     table = at.dataframe[0].value.set_index("query_type")
     assert table.loc["navigational", "corrected p hybrid"] in hybrid[0]
     assert "Holm over 3 segments × 4 measures × 2 candidates)" in hybrid[0]
@@ -205,7 +227,7 @@ def test_segments_table_gives_each_models_mean_and_the_delta_per_segment(web_sea
     table = at.dataframe[0].value.set_index("query_type")
     assert list(table.index) == ["informational", "navigational", "transactional", "(all queries)"]
     assert table["queries"].tolist() == ["151", "70", "79", "300"]
-    assert table.loc["navigational", "lexical"] == pytest.approx(0.884989, abs=1e-6)
+    assert table.loc["navigational", "lexical"] == pytest.approx(0.939147, abs=1e-6)
     assert table.loc["navigational", "hybrid vs baseline"] == "worse"
     assert table.loc["(all queries)", "hybrid vs baseline"] == "better"
     overall = ev.per_query.groupby("model")["nDCG@10"].mean()
@@ -247,7 +269,7 @@ def test_report_page_shows_verdict_figures_glossary_segments_health_and_provenan
     data, _ = web_search
     at = open_review("6_Report")
     text = shown_text(at)
-    assert "hybrid against lexical, over all 300 queries: better on nDCG@10 (+0.233)" in text
+    assert "hybrid against lexical, over all 300 queries: better on nDCG@10 (+0.244)" in text
     assert "**P@10 · Precision**: Share of the top K results that are relevant." in text
     assert "significantly worse where query_type = navigational" in text
     provenance = tables_with(at, "setting")[-1].set_index("setting")["value"]
@@ -258,7 +280,9 @@ def test_report_page_shows_verdict_figures_glossary_segments_health_and_provenan
     assert provenance["Power"] == "80%" and provenance["Smallest difference that matters"] == "none"
     findings = tables_with(at, "severity")[-1]
     assert "severity" in findings.columns and len(findings) == len(data.health.findings)
-    assert len(at.get("download_button")) == 2
+    buttons = {b.key: b.label for b in at.get("download_button")}
+    assert set(buttons) == {"dl_report_html", "dl_report_interactive", "dl_report_zip"}
+    assert "light, to mail" in buttons["dl_report_html"]
 
 
 def test_the_three_pages_show_the_same_corrected_p_for_hybrid_on_navigational_queries():
@@ -273,7 +297,7 @@ def test_the_three_pages_show_the_same_corrected_p_for_hybrid_on_navigational_qu
         & (report_rows["candidate"] == "hybrid")
     ]
     assert row["corrected p"].tolist() == [p]
-    assert f"Where query_type = navigational: worse on nDCG@10 (-0.131, {p})" in shown_text(compare)
+    assert f"Where query_type = navigational: worse on nDCG@10 (-0.138, {p})" in shown_text(compare)
 
 
 def test_pages_explain_that_one_model_cannot_be_compared():

@@ -141,6 +141,23 @@ def test_distribution_box_hover_names_its_statistics_in_the_given_words():
     assert "中央値: 0.4000" in hover.hovertemplate and "最小: 0.1000" in hover.hovertemplate
 
 
+@pytest.mark.parametrize("kind", ["box", "histogram"])
+def test_a_measure_between_0_and_1_is_drawn_from_0_to_1(kind):
+    """Hand-built lists: P@10 of 0.3 and 0.4, or all 0; plotly's own range went down to -0.5."""
+    for values in (np.array([0.3, 0.4, 0.3]), np.zeros(3)):
+        fig = distribution_figure({"a": values}, "P@10", kind=kind, title="t", y_label="q")
+        axis = fig.layout.yaxis if kind == "box" else fig.layout.xaxis
+        assert tuple(axis.range) == (0, 1)
+
+
+def test_a_count_or_dcg_keeps_the_range_of_its_values():
+    for name in ("DCG@10", "NumRelRet@10"):
+        fig = distribution_figure(
+            {"a": np.array([0.0, 2.5, 7.0])}, name, kind="box", title="t", y_label="q"
+        )
+        assert fig.layout.yaxis.range is None
+
+
 def test_distribution_histogram_counts_every_query_once():
     values = np.array([0.0, 0.0, 0.5, 1.0, np.nan])
     fig = distribution_figure({"a": values}, "P@10", kind="histogram", title="t", y_label="queries")

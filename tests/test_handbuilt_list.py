@@ -180,3 +180,18 @@ def test_a_missing_label_in_the_table_means_unjudged_and_an_unticked_row_is_in_t
     rl = hb.lists_of(table)[0]
     assert rl.items == ("a", "b") and math.isnan(rl.labels[1])
     assert rl.unretrieved == (("z", 2.0),)
+
+
+def test_the_hand_built_grid_speaks_the_words_of_its_csv():
+    """The grid's columns are named as the CSV it downloads names them (query, item, rank,
+    label), and as the other tables of the app name a query and a rank, in every language."""
+    from ui import handbuilt as hb
+    from ui.i18n import LANGUAGES, translate
+
+    header = hb.csv_of(hb.starter_table()).decode("utf-8").splitlines()[0].split(",")
+    grid = [translate(f"hand.col.{c}", "en") for c in ("list", "item", "position", "label")]
+    assert grid == header == ["query", "item", "rank", "label"]
+    for lang in LANGUAGES:
+        assert translate("hand.col.list", lang) == translate("column.query", lang)
+        assert translate("hand.col.position", lang) == translate("column.rank", lang)
+        assert translate("column.rank", lang) in translate("hand.sort", lang)

@@ -327,6 +327,7 @@ def shown_texts(at) -> list[str]:
         texts += list(_proto_strings(fields))
         if "spec" in fields:
             texts += list(_chart_strings(json.loads(fields["spec"])))
+    texts = [re.sub(r"<style>.*?</style>", " ", t, flags=re.S) for t in texts]  # not shown
     return [re.sub(r"%\{[^}]*\}|<[^>]+>|:material/\w+:", " ", t) for t in texts]
 
 
@@ -370,8 +371,17 @@ def test_a_page_shows_no_english_catalog_text_in_chinese_or_japanese(page, lang,
     assert english_in(texts) == []
 
 
+@pytest.mark.parametrize("lang", ["zh", "ja"])
+@pytest.mark.parametrize("params", [{"lq": "1"}, {"lesson": "mrr_first"}])
+def test_learns_several_lists_show_no_english_catalog_text(lang, params):
+    at = open_page(fresh_app({"lang": lang, **params}), "learn")
+    texts = shown_texts(at)
+    assert any("MRR@5" in text for text in texts)
+    assert english_in(texts) == []
+
+
 def test_the_english_check_finds_english_on_an_english_page():
-    at = open_page(fresh_app({"lang": "en"}), "data")
+    at = open_page(fresh_app({"lang": "en", "data": "web_search_pitfalls"}), "data")
     keys = {key for key, _ in english_in(shown_texts(at))}
     assert {"data.intro", "health.title", "finding.message.tied_scores"} <= keys
 

@@ -8,7 +8,15 @@ import pytest
 
 from metrics import Settings
 from ui.i18n import LANGUAGES, catalog
-from ui.learn_lessons import BY_ID, LESSONS, TEXT_PARTS, check, model_means, value
+from ui.learn_lessons import (
+    BY_ID,
+    LESSONS,
+    TEXT_PARTS,
+    check,
+    mean_over_queries,
+    model_means,
+    value,
+)
 
 
 def start(lesson_id: str):
@@ -60,12 +68,25 @@ def test_the_grade_3_item_on_top_gives_ndcg_1_with_the_same_precision():
     assert value(lists[0], "P", 5, replace(s, relevance_level=2)) == pytest.approx(0.2)
 
 
-def test_reciprocal_rank_stays_1_while_precision_at_10_rises():
+def test_the_mrr_lesson_is_the_notes_three_queries_with_mrr_seven_twelfths():
+    lesson, lists, _k, s = start("mrr_first")
+    assert lesson.queries and [rl.name for rl in lists] == ["q1", "q2", "q3"]
+    assert [value(rl, "RR", 5, s) for rl in lists] == pytest.approx([0.5, 1.0, 0.25])
+    assert mean_over_queries(lists, "RR", 5, s) == pytest.approx(7 / 12)
+
+
+def test_mrr_stays_while_every_query_gets_a_second_relevant_item_after_its_first():
     lesson, lists, k, s = start("mrr_first")
-    rl = lists[0]
-    for rank in (2, 3, 4, 5):
-        rl = rl.cycled(rank, "binary")
-    assert value(rl, "RR", 10, s) == 1.0 and check(lesson, (rl,), k, s)
+    after = (
+        lists[0].cycled(3, "binary"),
+        lists[1].cycled(5, "binary"),
+        lists[2].cycled(5, "binary"),
+    )
+    assert mean_over_queries(after, "RR", 5, s) == pytest.approx(7 / 12)
+    assert mean_over_queries(after, "AP", 5, s) != pytest.approx(7 / 12)
+    assert check(lesson, after, k, s)
+    before_first = (lists[0].cycled(1, "binary"), *after[1:])  # q1's first hit moves to rank 1
+    assert not check(lesson, before_first, k, s)
 
 
 def test_a_perfect_order_of_weak_items_scores_ndcg_1():

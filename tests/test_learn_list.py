@@ -141,3 +141,51 @@ def test_an_edited_hand_built_list_needs_no_cleaning_of_its_table(op, index):
     read_back = hb.lists_of(hb.table_of(new_lists))
     assert repr(hb.as_read_back(new_lists)) == repr(read_back)  # NaN-safe
     assert read_back[0].items == edited.items
+
+
+def test_the_label_button_says_which_label_a_press_gives_and_what_it_means(rl):
+    rows = list_data(rl, 2, 1.0, scale="graded")["rows"]
+    assert [r["next"] for r in rows] == [
+        "make 2 (relevant)",
+        "make 1 (relevant)",
+        "make 0 (not relevant)",
+        "make ? (unjudged)",
+    ]
+    binary = list_data(rl, 2, 1.0, scale="binary")["rows"]
+    assert binary[0]["next"] == "make ? (unjudged)"
+    assert list_data(rl, 2, 3.0)["rows"][1]["next"] == "make 1 (not relevant)"  # level 3
+
+
+def test_the_tray_holds_the_relevant_items_and_the_others_are_listed_apart(rl):
+    """Taking a non-relevant item out of the list keeps its judgment, but not in the tray of
+    relevant items."""
+    out = rl.to_tray(2)  # "<b>x</b>", label 0
+    data = list_data(out, 2, 1.0)
+    assert [r["item"] for r in data["tray"]] == ["z"]
+    assert [(r["item"], r["index"]) for r in data["tray_other"]] == [("<b>x</b>", 1)]
+    assert data["text"]["tray_other_title"] == "Judged, not relevant, not retrieved"
+    assert data["tray_other"][0]["next"] == "make 1 (relevant)"  # a tray item stays judged
+    raised = list_data(out, 2, 3.0)  # at level 3, z (2) is not relevant either
+    assert data["tray"] and not raised["tray"] and len(raised["tray_other"]) == 2
+
+
+def test_the_tray_button_has_a_word_not_only_a_sign(rl):
+    assert list_data(rl, 2, 1.0)["text"]["tray_word"] == "take out"
+
+
+def test_counts_in_the_lists_sentences_take_the_singular_for_one(rl):
+    from metrics import Settings
+    from ui.i18n import translate
+    from ui.learn import pitfalls
+
+    one = RankedList("one", ("a",), (1.0,), (("z", 1.0),))
+    found = dict(pitfalls(one, 3, Settings()))
+    assert translate("learn.pit.pool", "en", **found["pool"]).startswith(
+        "1 relevant item is not in the list"
+    )
+    assert translate("learn.pit.short", "en", **{**found["short"], "policy": "p"}).startswith(
+        "The list has 1 result but K = 3."
+    )
+    assert list_data(one, 3, 1.0)["beyond"] == (
+        "The list has 1 result but K = 3: positions 2 to 3 are empty."
+    )

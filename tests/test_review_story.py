@@ -423,3 +423,76 @@ def test_the_command_line_takes_the_smallest_difference_power_and_tukey(click):
         err = io.StringIO()
         assert compare_main([str(path), str(path), "--min-effect", bad], err=err) == 2
         assert "--min-effect" in err.getvalue() and "Traceback" not in err.getvalue()
+
+
+# --------------------------------------------------------------------- a report to mail
+
+
+def _click_report(click) -> ReportInputs:
+    """The report the Report page makes of the click log by country: the Δ curves of its
+    first two measures at K = 1 ... 20, wins / ties / losses and the forest plot."""
+    from metrics.review.compare import delta_curves
+    from ui.review.figures import delta_curve_figure, segment_delta_figure, win_tie_loss_figure
+
+    *_, data, ev, review = click
+    figures = [
+        (
+            f"Δ {m}",
+            delta_curve_figure(
+                {CANDIDATE: delta_curves(ev, BASELINE, CANDIDATE, m, 20, options=OPTIONS)},
+                m,
+                BASELINE,
+            ),
+        )
+        for m in ("P", "R")
+    ]
+    figures.append(("wins, ties, losses", win_tie_loss_figure(overall_rows(review))))
+    figures.append(
+        ("Δ per country", segment_delta_figure(segment_rows(review, "P@10"), ["country"], "P@10"))
+    )
+    return ReportInputs(
+        dataset_name="click log",
+        content_hash=data.content_hash,
+        models=ev.models,
+        baseline=BASELINE,
+        measures=list(MEASURES),
+        ks=list(range(1, 21)),
+        n_queries=50,
+        settings=ev.settings,
+        options=OPTIONS,
+        review=review,
+        segment_by=["country"],
+        figures=figures,
+        generated_at="2026-01-01 00:00 UTC",
+    )
+
+
+@pytest.mark.slow
+def test_the_report_to_mail_of_a_50_query_review_is_under_a_megabyte(click):
+    """Its four charts are SVG pictures (kaleido), with no charting library to load or run."""
+    from ui.figures import figure_pictures
+
+    inputs = _click_report(click)
+    pictures = figure_pictures([figure for _, figure in inputs.figures])
+    if any(p is None for p in pictures):
+        pytest.skip("kaleido cannot draw pictures here (it needs a Chrome)")
+    light = build_report_html(inputs, pictures).encode("utf-8")
+    assert len(light) <= 1_000_000, len(light)
+    text = light.decode("utf-8")
+    assert text.count('<img alt="') == 4 and "plotly.js" not in text
+    scripts = re.findall(r"<script[^>]*>", text)
+    assert scripts == ['<script type="application/json" id="provenance">']
+    interactive = build_report_html(inputs).encode("utf-8")
+    assert len(interactive) > 3 * len(light)  # the library, once: what the light one leaves out
+
+
+def test_the_report_to_mail_embeds_each_picture_as_an_image_and_names_a_missing_one(click):
+    inputs = _click_report(click)
+    svg = '<svg xmlns="http://www.w3.org/2000/svg" width="10" height="10"><text>é</text></svg>'
+    page = build_report_html(inputs, [svg, svg, None, svg])
+    assert page.count('src="data:image/svg+xml;base64,') == 3
+    assert "<svg" not in page  # an image, never markup of the page itself
+    assert "The chart “wins, ties, losses” could not be drawn as a picture here" in page
+    assert "plotly.js" not in page and "Plotly.newPlot" not in page
+    with pytest.raises(ValueError, match="3 pictures for 4 figures"):
+        build_report_html(inputs, [svg, svg, svg])

@@ -41,7 +41,7 @@ def test_sample_files_are_plain_text_under_five_megabytes_in_all():
 
 @pytest.mark.slow
 def test_every_sample_opens_by_name_as_a_dataset():
-    assert sample_names() == ["web_search", "recommendations", "teaching"]
+    assert sample_names() == ["web_search", "recommendations", "teaching", "web_search_pitfalls"]
     for name in sample_names():
         data = load_sample(name)
         assert isinstance(data, Dataset) and data.name == name and data.description
@@ -56,7 +56,7 @@ def test_unknown_sample_name_is_an_input_error():
         InputError,
         match=re.escape(
             "There is no sample named 'nope'. Fix: Choose one of: "
-            "web_search, recommendations, teaching."
+            "web_search, recommendations, teaching, web_search_pitfalls."
         ),
     ):
         load_sample("nope")
@@ -78,7 +78,27 @@ def test_web_search_has_the_promised_shape_and_segments():
     assert data.segment_columns == ["query_type", "traffic"]
     assert set(data.segments["query_type"]) == {"navigational", "informational", "transactional"}
     assert set(data.segments["traffic"]) == {"head", "torso", "tail"}
-    assert data.health.get("relevant_not_retrieved").count > 100
+
+
+def test_the_demo_sample_opens_without_a_single_warning():
+    """No tied scores, no query without a relevant document, no relevant document that no
+    model retrieved: the first page of a demo shows no warning."""
+    data = load_sample("web_search")
+    assert data.health.codes() == ["summary"] and not data.health.warnings
+    scores = data.run.groupby(["model", "query"])["score"]
+    assert scores.nunique().eq(scores.size()).all()
+
+
+def test_the_teaching_sample_keeps_the_pitfalls_of_real_data_and_says_so():
+    from metrics import evaluate
+
+    data = load_sample("web_search_pitfalls")
+    assert data.description.startswith("Teaching:") and "pitfalls" in data.description
+    assert {"tied_scores", "short_lists", "no_relevant", "relevant_not_retrieved"} <= set(
+        data.health.codes()
+    )
+    judged = evaluate(data.run, data.qrels, ["Judged@10"]).per_query["Judged@10"]
+    assert judged.mean() < 0.8  # only the pooled top 5 of each model is judged
 
 
 def test_web_search_csv_and_trec_files_hold_the_same_data():

@@ -131,8 +131,8 @@ def test_segments_page_in_chinese_says_hybrid_loses_to_lexical_on_navigational_q
     lines = shown_text(at).replace("&lt;", "<").splitlines()
     found = [line for line in lines if "hybrid 在 nDCG@10 上整体优于 lexical" in line]
     assert any(
-        "hybrid 在 nDCG@10 上整体优于 lexical（+0.233，校正后 p < 0.002）" in line
-        and "但在 query_type = navigational 上显著更差：0.754 vs 0.885" in line
+        "hybrid 在 nDCG@10 上整体优于 lexical（+0.244，校正后 p < 0.002）" in line
+        and "但在 query_type = navigational 上显著更差：0.801 vs 0.939" in line
         and "随机化检验，Holm 校正，范围为 3 个分群 × 4 个指标 × 2 个候选模型" in line
         for line in found
     ), found
@@ -144,8 +144,8 @@ def test_compare_page_linked_in_japanese_gives_the_headline_in_japanese():
     at = open_review("4_Compare", {"lang": "ja"})
     text = shown_text(at)
     assert (
-        "hybrid と lexical の比較（全 300 クエリ）：nDCG@10（+0.233）、P@10（+0.221）、"
-        "R@10（+0.040） と RR@10（+0.143）、いずれも p < 0.002 で改善。" in text
+        "hybrid と lexical の比較（全 300 クエリ）：nDCG@10（+0.244）、P@10（+0.227）、"
+        "R@10（+0.102） と RR@10（+0.143）、いずれも p < 0.002 で改善。" in text
     )
     assert "hybrid は nDCG@10、P@10、R@10 と RR@10 でベースラインとほかのすべての候補モデル" in text
     assert "is better than" not in text and "against" not in text

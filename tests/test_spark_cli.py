@@ -60,6 +60,19 @@ def test_csv_tables_with_a_model_column_print_the_same_with_engine_spark(spark):
     assert "\tdense\t" in local[1] or local[1].startswith("dense") or "hybrid" in local[1]
 
 
+def test_the_teaching_samples_warnings_print_the_same_with_engine_spark(spark):
+    """The pitfalls of web_search_pitfalls (ties, short lists, queries with nothing relevant,
+    relevant items no model retrieved), word for word on stderr."""
+    folder = SAMPLES / "web_search_pitfalls"
+    files = [str(folder / "qrels.csv"), str(folder / "run.csv")]
+    local = _evaluate(*files, "-m", "P@10", "-m", "nDCG@10")
+    distributed = _evaluate(*files, "-m", "P@10", "-m", "nDCG@10", "--engine", "spark")
+    assert local[0] == distributed[0] == 0, distributed[2]
+    assert distributed[1:] == local[1:]
+    for words in ("tied scores", "fewer than 10 items", "no relevant item", "not retrieved"):
+        assert words in local[2], words
+
+
 def test_a_folder_of_parquet_files_reads_like_the_file_it_was_written_from(spark, tmp_path):
     run = pd.read_csv(SAMPLES / "web_search" / "run.csv", dtype={"query": str})
     folder = tmp_path / "run_parquet"

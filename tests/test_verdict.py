@@ -290,13 +290,13 @@ def test_two_candidates_are_compared_with_each_other_in_their_own_family():
     assert set(pairs["family"]) == {"pairwise:1x2"}
     assert leaders(review) == {"hybrid": ["nDCG@10", "RR@10"]}
     closing = verdict_sentences(review)[""]
-    assert closing[0].startswith("hybrid against dense: better on nDCG@10 (+0.145)")
+    assert closing[0].startswith("hybrid against dense: better on nDCG@10 (+0.154)")
     assert closing[1] == (
         "hybrid is ahead of the baseline and of every other candidate on nDCG@10 and RR@10."
     )
     figure = pairwise_matrix_figure(review, "nDCG@10")
-    assert figure.data[0].text[1][0].startswith("+0.145") and "better" in figure.data[0].text[1][0]
-    assert figure.data[0].text[0][1].startswith("-0.145") and "worse" in figure.data[0].text[0][1]
+    assert figure.data[0].text[1][0].startswith("+0.154") and "better" in figure.data[0].text[1][0]
+    assert figure.data[0].text[0][1].startswith("-0.154") and "worse" in figure.data[0].text[0][1]
 
 
 # --------------------------------------------------------------------------- property

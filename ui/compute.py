@@ -241,16 +241,30 @@ def cutoff_table(
     ).copy()
 
 
+#: Columns of :func:`judgment_notes_of` besides the measures: the share of the top k's
+#: positions that hold no item (past a list's end), and the share of the items held there
+#: that have no judgment.
+EMPTY_SHARE, UNJUDGED_SHARE = "empty_share", "unjudged_share"
+
+
 def judgment_notes_of(lists: dict[str, RankedLists], k: int, rbp: bool) -> pd.DataFrame:
-    """Per model: Judged@k (mean share of the top k with a judgment) and, when ``rbp``, mean
-    RBP@k and its mean residual (the true RBP lies in [RBP, RBP + residual])."""
+    """Per model: Judged@k (mean share of the top k with a judgment; a position past a list's
+    end counts as the fewer-than-K policy says), the share of the top k's positions past the
+    lists' ends (:data:`EMPTY_SHARE`), the share of the items in the top k without a judgment
+    (:data:`UNJUDGED_SHARE`: an empty position is not unjudged) and, when ``rbp``, mean RBP@k
+    and its mean residual (the true RBP lies in [RBP, RBP + residual])."""
     names = [f"Judged@{k}"] + ([f"RBP@{k}", f"RBPResid@{k}"] if rbp else [])
     specs = [parse_measure(n) for n in names]
     rows = []
     for model, ranked in lists.items():
         values = {s.name: float(np.nanmean(s.compute(ranked))) for s in specs}
+        held = np.minimum(ranked.n_returned, k).astype(np.float64)
+        judged = ranked.at(ranked.cum_judged, np.array([k]))[:, 0]
+        positions = k * len(held)
+        values[EMPTY_SHARE] = float(1 - held.sum() / positions) if positions else 0.0
+        values[UNJUDGED_SHARE] = float(1 - judged.sum() / held.sum()) if held.sum() else 0.0
         rows.append({S.MODEL: model, **values})
-    return pd.DataFrame(rows, columns=[S.MODEL, *names])
+    return pd.DataFrame(rows, columns=[S.MODEL, *names, EMPTY_SHARE, UNJUDGED_SHARE])
 
 
 def precision_recall(

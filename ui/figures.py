@@ -213,6 +213,19 @@ def precision_recall_figure(
     )
 
 
+def in_unit_interval(measure: str) -> bool:
+    """Whether every per-query value of ``measure`` (``P@10``, ``nDCG``) lies in [0, 1]
+    (:attr:`~metrics.engine.registry.MeasureDef.unit_interval`); ``False`` for a name the
+    registry does not know."""
+    from metrics.engine.registry import parse_measure
+    from metrics.errors import MeasureError
+
+    try:
+        return parse_measure(measure).definition.unit_interval
+    except MeasureError:
+        return False
+
+
 def distribution_figure(
     values: dict[str, np.ndarray],
     measure_at_k: str,
@@ -228,7 +241,8 @@ def distribution_figure(
     here, so the browser receives a few numbers per model, not one point per query. Histograms
     draw each model's median as a dotted vertical line. With ``stat_labels`` (names of
     :data:`BOX_STATS`, translated by the caller) a box's hover names its statistics with them,
-    instead of plotly's own English names.
+    instead of plotly's own English names. A measure whose values lie in [0, 1] is drawn on
+    exactly that range (plotly's own range pads a box of equal values to -0.5 ... 0.5).
     """
     fig = go.Figure()
     hovers: list[go.Scatter] = []
@@ -305,11 +319,12 @@ def distribution_figure(
     )
     for hover in hovers:
         fig.add_trace(hover)
+    unit = in_unit_interval(measure_at_k) and lo >= 0 and hi <= 1
     if kind == "histogram":
-        fig.update_xaxes(title=_safe(measure_at_k))
+        fig.update_xaxes(title=_safe(measure_at_k), range=[0, 1] if unit else None)
         fig.update_yaxes(title=_safe(y_label))
     else:
-        fig.update_yaxes(title=_safe(measure_at_k))
+        fig.update_yaxes(title=_safe(measure_at_k), range=[0, 1] if unit else None)
     return fig
 
 
@@ -334,6 +349,26 @@ def label_figure(labels: pd.Series, *, title: str, x_label: str, y_label: str) -
     )
     fig.update_xaxes(type="category")
     return fig
+
+
+def figure_pictures(figures: list[go.Figure], width: int = 1000) -> list[str | None]:
+    """The figures as SVG pictures (text), made in one go: kaleido starts its headless browser
+    once for all of them. Each keeps its own height (460 px when it sets none). When pictures
+    cannot be made here (no browser for kaleido), every entry is ``None``: the caller says so
+    instead of failing."""
+    import tempfile
+    from pathlib import Path
+
+    if not figures:
+        return []
+    heights = [int(f.layout.height) if f.layout.height else 460 for f in figures]
+    with tempfile.TemporaryDirectory() as folder:
+        paths = [Path(folder) / f"chart_{i}.svg" for i in range(len(figures))]
+        try:
+            pio.write_images(figures, paths, format="svg", width=width, height=heights)
+        except Exception:  # kaleido raises several types depending on what is missing
+            return [None] * len(figures)
+        return [p.read_text(encoding="utf-8") if p.exists() else None for p in paths]
 
 
 def figure_image(fig: go.Figure, fmt: str, width: int = 1100, height: int = 500) -> bytes:

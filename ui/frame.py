@@ -185,6 +185,7 @@ def page(key: str) -> PageContext:
     _init_session()
     view = _sidebar()
     _presenter()
+    st.html(_PHONE_CSS)
     st.session_state[VIEW_KEY] = view
     _sync_url(view)
     settings = view.settings()
@@ -420,6 +421,22 @@ def _input_policies() -> _InputPolicies:
         "gain_map": gains if gains and problem is None else None,
     }
 
+
+#: Keys of containers shown on wide screens only and on narrow ones (a phone) only.
+PHONE_HIDDEN, PHONE_ONLY = "wide_only", "phone_only"
+#: Narrow screens (a phone, 640 px and less): the containers above, and room above each table
+#: for its toolbar (always shown on a touch screen), which otherwise covers the caption above.
+_PHONE_CSS = f"""<style>
+@media (max-width: 640px) {{
+  [class*="st-key-{PHONE_HIDDEN}"] {{ display: none !important; }}
+}}
+@media (min-width: 641px) {{
+  [class*="st-key-{PHONE_ONLY}"] {{ display: none !important; }}
+}}
+@media (max-width: 640px), (hover: none) {{
+  [data-testid="stElementContainer"]:has([data-testid="stDataFrame"]) {{ margin-top: 2.75rem; }}
+}}
+</style>"""
 
 PRESENT_KEY = "w_present"
 _PRESENT_CSS = """<style>

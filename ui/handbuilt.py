@@ -11,12 +11,15 @@ or a shared link shows the same lists. The Learn page edits the same lists
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pandas as pd
 
 from metrics.errors import InputError
 from metrics.io.export import to_csv_bytes
 from metrics.io.loaders import Dataset, load_dataset, load_table
+from metrics.io.validation import DataHealth
 from ui.handbuilt_list import (
     TABLE_COLUMNS,
     LinkError,
@@ -176,7 +179,7 @@ def to_dataset(table: pd.DataFrame, name: str = "hand-built lists") -> Dataset:
     csv = csv_of(df)
     ranked = df["position"].dropna()
     loaded = load_table(csv, f"{MODEL_NAME}.csv")
-    return load_dataset(
+    dataset = load_dataset(
         [loaded],
         name=name,
         mappings={
@@ -184,6 +187,10 @@ def to_dataset(table: pd.DataFrame, name: str = "hand-built lists") -> Dataset:
         },
         k_max=int(ranked.max()) if len(ranked) else 1,
     )
+    # lists built by hand are ranked by their positions by nature: the remark that the
+    # (made-up) run file has ranks but no scores tells the builder nothing
+    kept = [f for f in dataset.health.findings if f.code != "score_from_rank"]
+    return replace(dataset, health=DataHealth(kept))
 
 
 def session_table() -> pd.DataFrame:

@@ -44,7 +44,7 @@ def handbuilt_panel() -> None:
         width="stretch",
         column_config={
             "list": st.column_config.TextColumn(
-                t("hand.col.list"), required=True, default="my_list"
+                t("hand.col.list"), required=True, default="my_list", help=t("hand.col.list_help")
             ),
             "position": st.column_config.NumberColumn(
                 t("hand.col.position"), min_value=1, step=1, help=t("hand.col.position_help")

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
 
 from metrics import schema as S
+from metrics.engine.aggregation import summarize
 from metrics.engine.evaluation import curves, evaluate, rank_run
 from metrics.engine.explain import EXPLAINED, ListExplanation, explain_list, list_frames
 from metrics.engine.ranking import RankedLists
@@ -195,6 +196,110 @@ def mrr_example(teaching: dict[str, RankedList], settings: Settings) -> tuple[st
         parts.append(f"1/{first}" if first else "0")
     mrr = float(np.mean(values))
     return f"MRR = ({' + '.join(parts)})/{len(parts)} = {mrr:.3f}", mrr
+
+
+#: The measures whose mean over queries the several-lists mode works out: MRR, MAP, mean nDCG.
+QUERY_MEANS = ("RR", "AP", "nDCG")
+
+
+@dataclass(frozen=True)
+class QueryMean:
+    """One measure at K over several lists, each list a query of one model.
+
+    Attributes
+    ----------
+    measure, name:
+        ``RR`` and ``RR@5``.
+    formulas:
+        Per list, in the order given: ``(list name, substituted formula with the value from
+        metrics)``, or ``(list name, None)`` for a list the mean leaves out.
+    left_out:
+        Per list left out, why: ``unjudged`` (nothing judged, trec_eval drops the query),
+        ``empty`` (no result, and judged queries absent from the run are skipped),
+        ``no_relevant`` (nothing relevant, and such queries are left out), or ``other``.
+    values:
+        The values of the lists the mean counts, in order.
+    mean:
+        The mean over those lists, computed by :func:`metrics.summarize` (NaN when no list
+        counts).
+    """
+
+    measure: str
+    name: str
+    formulas: tuple[tuple[str, str | None], ...]
+    left_out: dict[str, str]
+    values: tuple[float, ...]
+    mean: float
+
+    @property
+    def sum_text(self) -> str:
+        """``(0.500 + 1.000 + 0.250)/3``: the mean as the values make it."""
+        parts = " + ".join(f"{v:.3f}" for v in self.values)
+        return f"({parts})/{len(self.values)}"
+
+
+def _left_out_reason(rl: RankedList, settings: Settings) -> str:
+    labels = [x for x in rl.labels if x == x] + [x for _, x in rl.unretrieved]
+    if not labels:
+        return "unjudged"
+    if not rl.items:
+        return "empty"
+    if settings.no_relevant == "leave_out" and not any(
+        x >= settings.relevance_level for x in labels
+    ):
+        return "no_relevant"
+    return "other"
+
+
+def query_means(
+    lists: list[RankedList], k: int, settings: Settings, measures: tuple[str, ...] = QUERY_MEANS
+) -> list[QueryMean]:
+    """Each of ``measures`` at ``k`` for every list (a query of one model, named after the
+    list) and the mean over the lists, as :func:`metrics.evaluate` and
+    :func:`metrics.summarize` compute them for the lists as one run: a list the evaluation
+    leaves out (nothing judged, no result under the default of trec_eval) is named, not
+    counted. ``lists`` must be in rank order (see :func:`ordered`) with distinct names."""
+    runs, judged = [], []
+    for rl in lists:
+        run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved), rl.name)
+        runs.append(run)
+        judged.append(qrels)
+    names = [parse_measure(m, k=k).name for m in measures]
+    run, qrels = pd.concat(runs, ignore_index=True), pd.concat(judged, ignore_index=True)
+    values: dict[str, dict[str, float]] = {name: {} for name in names}
+    means = dict.fromkeys(names, float("nan"))
+    if len(run) and len(qrels):
+        ev = evaluate(run, qrels, names, own_scores(settings))
+        for row in ev.per_query.to_dict("records"):
+            for name in names:
+                values[name][str(row[S.QUERY])] = float(row[name])
+        if len(ev.per_query):
+            table = summarize(ev)
+            means |= {str(r["measure"]): float(r["value"]) for r in table.to_dict("records")}
+    out = []
+    for measure, name in zip(measures, names):
+        formulas: list[tuple[str, str | None]] = []
+        left_out: dict[str, str] = {}
+        counted: list[float] = []
+        for rl in lists:
+            if rl.name not in values[name]:
+                formulas.append((rl.name, None))
+                left_out[rl.name] = _left_out_reason(rl, settings)
+                continue
+            v = values[name][rl.name]
+            counted.append(v)
+            formulas.append((rl.name, explain(rl, k, settings).pieces[measure].formula(v)))
+        out.append(QueryMean(measure, name, tuple(formulas), left_out, tuple(counted), means[name]))
+    return out
+
+
+def mrr_example_lists(teaching: dict[str, RankedList]) -> list[RankedList]:
+    """The notes' MRR example as three queries named ``q1``, ``q2``, ``q3`` (first relevant at
+    ranks 2, 1 and 4)."""
+    return [
+        replace(teaching[name], name=f"q{i}", default_k=5)
+        for i, name in enumerate(MRR_LISTS, start=1)
+    ]
 
 
 def ideal_of(rl: RankedList) -> RankedList:

@@ -17,7 +17,7 @@ import streamlit as st
 
 from metrics.engine.settings import Settings
 from ui import learn_panel as lp
-from ui.handbuilt_list import RankedList
+from ui.handbuilt_list import RankedList, next_label
 from ui.i18n import current_language, translate
 
 ASSETS = Path(__file__).with_name("assets")
@@ -68,34 +68,67 @@ def chip_colours(label: float) -> tuple[str, str]:
     return CHIP[1] if label != int(label) else CHIP.get(int(label), CHIP[0])
 
 
-def _row(item: str, label: float, level: float, words: dict[str, str]) -> dict:
+def _meaning(label: float, level: float) -> str:
+    """``relevant``, ``not_relevant`` or ``unjudged``: what ``label`` is at ``level``."""
+    if label != label:
+        return "unjudged"
+    return "relevant" if label >= level else "not_relevant"
+
+
+def _label_text(label: float) -> str:
+    return "?" if label != label else f"{label:g}"
+
+
+def _row(item: str, label: float, level: float, words: dict[str, str], next_text: str) -> dict:
+    """One row: the item, its label's chip and mark, and (``next_text``, written on the label
+    button) the label a press gives with what it means."""
     unjudged = label != label
-    relevant = not unjudged and label >= level
+    meaning = _meaning(label, level)
     bg, fg = ("", "") if unjudged else chip_colours(label)
     return {
         "item": item,
-        "label": "?" if unjudged else f"{label:g}",
+        "label": _label_text(label),
         "unjudged": unjudged,
         "bg": bg,
         "fg": fg,
-        "relevant": relevant,
-        "mark": words["unjudged" if unjudged else "relevant" if relevant else "not_relevant"],
+        "relevant": meaning == "relevant",
+        "mark": words[meaning],
+        "next": next_text,
     }
 
 
-def list_data(rl: RankedList, k: int, level: float, *, max_rows: int = 30) -> dict[str, Any]:
-    """What the component draws for ``rl`` (in rank order) at ``k`` and relevance ``level``:
-    every word already translated, user ids as plain strings (the browser sets them as text)."""
+def _tray_next(label: float, scale: str) -> float:
+    """The label a tray item gets next (a tray item is always judged: after the top, 0)."""
+    following = next_label(label, scale)
+    return 0.0 if following != following else following
+
+
+def list_data(
+    rl: RankedList, k: int, level: float, *, scale: str = "graded", max_rows: int = 30
+) -> dict[str, Any]:
+    """What the component draws for ``rl`` (in rank order) at ``k`` and relevance ``level``
+    (labels cycling through ``scale``): every word already translated, user ids as plain
+    strings (the browser sets them as text). The tray holds the relevant items not retrieved;
+    the judged items not retrieved that are not relevant at ``level`` are listed apart
+    (``tray_other``)."""
     lang = current_language()
 
     def tr(key: str, **values: object) -> str:
         return translate(key, lang, **values)
 
     words = {m: tr(f"learn.row.{m}") for m in ("relevant", "not_relevant", "unjudged", "score")}
+
+    def to(label: float) -> str:
+        """What the label button of a row says: the label it gives and what that means."""
+        return tr(
+            "learn.btn.to_label", label=_label_text(label), meaning=words[_meaning(label, level)]
+        )
+
     text = {
         op: tr(f"learn.btn.{op}")
         for op in ("label", "up", "down", "tray", "remove", "add", "add_help", "back")
     }
+    text["tray_word"] = tr("learn.btn.tray_word")
 
     def aria(ops: tuple[str, ...], what: str) -> dict[str, str]:
         return {op: tr("learn.aria.button", action=text[op], what=what) for op in ops}
@@ -105,7 +138,7 @@ def list_data(rl: RankedList, k: int, level: float, *, max_rows: int = 30) -> di
     rows = []
     for i in range(1, shown + 1):
         item, label = rl.items[i - 1], rl.labels[i - 1]
-        row = _row(item, label, level, words)
+        row = _row(item, label, level, words, to(next_label(label, scale)))
         score = None if rl.scores is None else rl.scores[i - 1]
         row.update(
             rank=i,
@@ -114,12 +147,13 @@ def list_data(rl: RankedList, k: int, level: float, *, max_rows: int = 30) -> di
             aria=aria(ROW_OPS, tr("learn.aria.rank", rank=i, item=item)),
         )
         rows.append(row)
-    tray = []
+    tray: list[dict] = []
+    tray_other: list[dict] = []
     for j, (item, label) in enumerate(rl.unretrieved):
-        row = _row(item, label, level, words)
+        row = _row(item, label, level, words, to(_tray_next(label, scale)))
         names = aria(("label", "back", "remove"), tr("learn.aria.tray_item", item=item))
         row.update(index=j, score="", aria=names)
-        tray.append(row)
+        (tray if row["relevant"] else tray_other).append(row)
     return {
         "version": version(rl),
         "n": n,
@@ -127,8 +161,9 @@ def list_data(rl: RankedList, k: int, level: float, *, max_rows: int = 30) -> di
         "can_move": rl.scores is None,
         "rows": rows,
         "tray": tray,
+        "tray_other": tray_other,
         "more": tr("learn.more_rows", first=shown + 1, last=n) if shown < n else "",
-        "beyond": tr("learn.beyond", n=n, k=k) if k > n else "",
+        "beyond": tr("learn.beyond", n=n, k=k, first=n + 1) if k > n else "",
         "text": {
             **text,
             "list": tr("learn.the_list"),
@@ -137,6 +172,8 @@ def list_data(rl: RankedList, k: int, level: float, *, max_rows: int = 30) -> di
             "add_tray": tr("learn.btn.add_tray"),
             "tray_title": tr("learn.tray"),
             "tray_help": tr("learn.tray_help"),
+            "tray_other_title": tr("learn.tray_other"),
+            "tray_other_help": tr("learn.tray_other_help", level=f"{level:g}"),
         },
     }
 
@@ -199,12 +236,20 @@ def apply_pending(target: lp.Target, shown: list[RankedList], scale: str) -> boo
     return apply_action(target, shown[j], scale, action)
 
 
-def ranked_list(rl: RankedList, k: int, settings: Settings, key: str, index: int = 0) -> None:
-    """Draw ``rl`` (shown list number ``index``) as the touchable list; a press is applied by
-    the next run of the page's fragment."""
+def ranked_list(
+    rl: RankedList,
+    k: int,
+    settings: Settings,
+    key: str,
+    index: int = 0,
+    scale: str = "graded",
+) -> None:
+    """Draw ``rl`` (shown list number ``index``, labels cycling through ``scale``) as the
+    touchable list; a press is applied by the next run of the page's fragment."""
     widget_key = f"list_{key}"
+    data = list_data(rl, k, settings.relevance_level, scale=scale)
     _COMPONENT(
         key=widget_key,
-        data={**list_data(rl, k, settings.relevance_level), "key": widget_key},
+        data={**data, "key": widget_key},
         on_action_change=functools.partial(_on_action, widget_key, index),
     )

@@ -29,6 +29,9 @@ LINK_PROBLEM_KEY = "learn_link_problem"
 FULL_RERUN_KEY = "learn_full_rerun"
 EDITED_KEY = "learn_edited_list"
 LEVELS = (1, 2, 3)
+#: The several-lists mode (each hand-built list a query) and its link parameter.
+QUERIES = "queries"
+QUERIES_PARAM = "lq"
 
 
 @dataclass(frozen=True)
@@ -69,6 +72,8 @@ def seed_from_link() -> None:
                 lesson_lists()[lesson] = tuple(lists)
             except LinkError as exc:
                 state[LINK_PROBLEM_KEY] = exc.kind
+    elif params.get(QUERIES_PARAM) == "1":
+        state[SOURCE_KEY] = QUERIES
     elif params.get(hb.LINK_PARAM):
         state[SOURCE_KEY] = "handbuilt"
         if params.get("lh"):
@@ -108,14 +113,69 @@ def sync_link(source: str, k: int, lesson: Lesson | None, lists: list[RankedList
         wanted["ls"] = encode_lists(lists)
     if source == "handbuilt" and lists:
         wanted["lh"] = lists[0].name
-    for name in ("lesson", "ls", "lh"):
+    if source == QUERIES:
+        wanted[QUERIES_PARAM] = "1"
+    for name in ("lesson", "ls", "lh", QUERIES_PARAM):
         if name not in wanted and name in params:
             del params[name]
     for name, text in wanted.items():
         if params.get(name) != text:
             params[name] = text
-    if source == "handbuilt":
+    if source in ("handbuilt", QUERIES):
         hb.sync_link()
+
+
+# ---------------------------------------------------------------------- several lists
+
+
+def is_starter(lists: list[RankedList]) -> bool:
+    """Whether ``lists`` are still the Data page's untouched starter list."""
+    return [(rl.name, rl.items, rl.labels, rl.unretrieved) for rl in lists] == [
+        (rl.name, rl.items, rl.labels, rl.unretrieved) for rl in hb.lists_of(hb.starter_table())
+    ]
+
+
+def queries_lists() -> list[RankedList]:
+    """The lists of the several-lists mode: the session's hand-built lists, each a query.
+    Untouched, the starter list gives way to the notes' MRR example (three queries, first
+    relevant at ranks 2, 1 and 4)."""
+    lists = hb.session_lists()
+    if is_starter(lists):
+        load_mrr_example()
+        lists = hb.session_lists()
+    return lists
+
+
+def load_mrr_example() -> None:
+    """Make the notes' MRR example the hand-built lists (button callback too)."""
+    from ui.learn import mrr_example_lists
+
+    hb.store_edited_lists(mrr_example_lists(teaching_lists()))
+
+
+def add_query() -> None:
+    """A new short list (the next free name ``q<n>``), first relevant at rank 3."""
+    lists = hb.session_lists()
+    names = {rl.name for rl in lists}
+    i = len(lists) + 1
+    while f"q{i}" in names:
+        i += 1
+    items = tuple(f"d{j}" for j in range(1, 6))
+    new = RankedList(f"q{i}", items, (0.0, 0.0, 1.0, 0.0, 0.0))
+    hb.store_edited_lists([*lists, new])
+
+
+def remove_query(name: str) -> None:
+    """Drop the hand-built list ``name`` (the last one stays)."""
+    lists = [rl for rl in hb.session_lists() if rl.name != name]
+    if lists:
+        hb.store_edited_lists(lists)
+
+
+def open_queries() -> None:
+    """From the worked examples of MRR: the three lists side by side, as hand-built lists."""
+    load_mrr_example()
+    st.session_state[SOURCE_KEY] = QUERIES
 
 
 def lesson_lists() -> dict[str, tuple[RankedList, ...]]:
@@ -163,7 +223,7 @@ def _commit(target: Target, old: RankedList, new: RankedList) -> None:
         lesson_lists()[target.lesson] = tuple(new if rl.name == old.name else rl for rl in shown)
         return
     lists = replace_list(hb.session_lists(), new, old.name)
-    if target.source == "handbuilt":
+    if target.source in ("handbuilt", QUERIES):
         hb.store_edited_lists(lists)
         return
     state[hb.TABLE_KEY] = hb.table_of(lists)  # a worked example or a query's list: cleaned

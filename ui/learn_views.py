@@ -35,13 +35,20 @@ def level_sentence(rl: RankedList, level: float, *, bold: bool = False) -> None:
     st.markdown(f"**{text}**" if bold else text)
 
 
-def one_list(rl: RankedList, k: int, settings: Settings) -> None:
+#: Code blocks of the Learn page break lines at spaces only, never inside a number (Streamlit
+#: lets a long word break anywhere: "0.6" at the end of one line, "0" at the start of the next).
+CSS = """<style>
+[data-testid="stCode"] code { overflow-wrap: normal !important; word-break: normal !important; }
+</style>"""
+
+
+def one_list(rl: RankedList, k: int, settings: Settings, scale: str = "graded") -> None:
     """The list you touch on the left, the pitfalls and every measure's formula on the right."""
     left, right = st.columns([11, 9], gap="medium")
     with left:
         st.subheader(t("learn.the_list"))
         level_sentence(rl, settings.relevance_level, bold=True)
-        ranked_list(rl, k, settings, "learn")
+        ranked_list(rl, k, settings, "learn", scale=scale)
     with right:
         st.subheader(t("learn.formulas"))
         pitfall_warnings(rl, k, settings)
@@ -58,14 +65,16 @@ def one_list(rl: RankedList, k: int, settings: Settings) -> None:
         st.code(f"Judged@{k} = {judged}/{k} = {judged_value:.2f}", language=None)
 
 
-def many_lists(shown: list[RankedList], k: int, settings: Settings, lesson: Lesson | None) -> None:
+def many_lists(
+    shown: list[RankedList], k: int, settings: Settings, lesson: Lesson | None, scale: str
+) -> None:
     """Several lists side by side (two models, or two models on two queries) and their values."""
     cols = st.columns(2, gap="large")
     for j, rl in enumerate(shown):
         with cols[j % 2]:
             st.subheader(md_escape(rl.name))
             level_sentence(rl, settings.relevance_level)
-            ranked_list(rl, k, settings, f"learn{j}", j)
+            ranked_list(rl, k, settings, f"learn{j}", j, scale)
     st.subheader(t("learn.formulas"))
     for m in lesson.measures if lesson else ("P", "nDCG"):
         parts = [f"{rl.name}: {value(rl, m, k, settings):.3f}" for rl in shown]
@@ -75,6 +84,66 @@ def many_lists(shown: list[RankedList], k: int, settings: Settings, lesson: Less
         avg = frame.policy_text("averaging", settings.averaging)
         values = ", ".join(f"{m} = {v:.3f}" for m, v in means.items())
         st.code(t("learn.means", k=k, avg=avg, values=values), language=None, wrap_lines=True)
+    for rl in shown:
+        pitfall_warnings(rl, k, settings, prefix=f"{md_escape(rl.name)}: ")
+
+
+#: LaTeX of each mean over queries (the same in every language).
+MEAN_LATEX = {
+    "RR": r"\mathrm{MRR@K} = \frac{1}{|Q|} \sum_{q} \mathrm{RR@K}(q)",
+    "AP": r"\mathrm{MAP@K} = \frac{1}{|Q|} \sum_{q} \mathrm{AP@K}(q)",
+    "nDCG": r"\overline{\mathrm{nDCG}}\mathrm{@K} = \frac{1}{|Q|} \sum_{q} \mathrm{nDCG@K}(q)",
+}
+
+
+def queries(
+    shown: list[RankedList],
+    k: int,
+    settings: Settings,
+    *,
+    scale: str = "graded",
+    on_remove=None,
+) -> None:
+    """Several lists side by side, each one query of the same model and each touchable as the
+    one list is; then, for RR, AP and nDCG at K, every list's value with its numbers and the
+    mean over the lists (MRR, MAP, mean nDCG) with the formula and its numbers. With
+    ``on_remove`` (a callback taking a list's name), each list has a button that removes it."""
+    per_row = 3
+    for start in range(0, len(shown), per_row):
+        cols = st.columns(per_row, gap="medium")
+        for j, rl in enumerate(shown[start : start + per_row], start=start):
+            with cols[j - start]:
+                st.subheader(md_escape(rl.name))
+                level_sentence(rl, settings.relevance_level)
+                ranked_list(rl, k, settings, f"learnq{j}", j, scale)
+                if on_remove is not None and len(shown) > 1:
+                    st.button(
+                        t("learn.queries.remove"),
+                        key=f"btn_learn_remove_query_{j}",
+                        on_click=on_remove,
+                        args=(rl.name,),
+                        icon=":material/delete:",
+                    )
+    st.subheader(t("learn.queries.means"))
+    st.caption(t("learn.queries.means_help", n=len(shown), k=k))
+    cols = st.columns(len(learn.QUERY_MEANS), gap="small")
+    for col, qm in zip(cols, learn.query_means(shown, k, settings)):
+        with col.container(border=True):
+            mean_name = t(f"learn.queries.mean.{qm.measure}", k=k)
+            st.markdown(f"**{mean_name}**")
+            st.latex(MEAN_LATEX[qm.measure])
+            lines = []
+            for name, formula in qm.formulas:
+                if formula is None:
+                    why = t(f"learn.queries.left_out.{qm.left_out[name]}")
+                    lines.append(f"{name}: {why}")
+                else:
+                    lines.append(f"{name}: {formula}")
+            if qm.values:
+                lines.append(f"{mean_name} = {qm.sum_text} = {qm.mean:.3f}")
+            else:
+                lines.append(f"{mean_name} = —")
+            st.code("\n".join(lines), language=None, wrap_lines=True)
     for rl in shown:
         pitfall_warnings(rl, k, settings, prefix=f"{md_escape(rl.name)}: ")
 

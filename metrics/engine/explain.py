@@ -152,9 +152,8 @@ def explain_list(
         f1 = float("nan")
     else:
         f1 = 2 * p * r / (p + r) if p + r > 0 else 0.0
-    pieces["F1"] = Piece(
-        f"F1@{k}", None, None, f"2·{p:.2f}·{r:.2f}/({p:.2f}+{r:.2f})" if p + r > 0 else "0", f1, 2
-    )
+    f1_text = f"2·{p:.2f}·{r:.2f} / ({p:.2f} + {r:.2f})" if p + r > 0 else "0"
+    pieces["F1"] = Piece(f"F1@{k}", None, None, f1_text, f1, 2)
     pieces["Success"] = Piece(
         f"Success@{k}", None, None, "1" if hits else "0", 1.0 if hits else 0.0, 0
     )

@@ -83,6 +83,9 @@ class MeasureDef:
         ir_measures' name, with ``{k}`` and parameter fields, when it has the measure.
     cutoff_param:
         A parameter written after ``@`` instead of a cutoff (``IPrec@0.3``: recall 0.3).
+    unit_interval:
+        Every per-query value lies in [0, 1] (a share, a probability, a normalised gain);
+        ``False`` for counts and DCG. Charts draw such a measure on a 0 to 1 axis.
     """
 
     name: str
@@ -102,6 +105,7 @@ class MeasureDef:
     aggregate: Aggregate = "mean"
     ir_measures: str | None = None
     cutoff_param: str | None = None
+    unit_interval: bool = True
 
 
 MEASURES: dict[str, MeasureDef] = {
@@ -224,6 +228,7 @@ MEASURES: dict[str, MeasureDef] = {
             kernel=m.dcg,
             micro=None,
             pitfall="Not comparable across queries with different numbers of relevant items.",
+            unit_interval=False,
         ),
         MeasureDef(
             name="Rprec",
@@ -395,6 +400,7 @@ MEASURES: dict[str, MeasureDef] = {
             ir_measures="NumRet",
             pitfall="A count, not a rate: the total grows with the number of queries.",
             aggregate="sum",
+            unit_interval=False,
         ),
         MeasureDef(
             name="NumRel",
@@ -411,6 +417,7 @@ MEASURES: dict[str, MeasureDef] = {
             ir_measures="NumRel",
             pitfall="Depends only on the judgments, not on the run.",
             aggregate="sum",
+            unit_interval=False,
         ),
         MeasureDef(
             name="NumRelRet",
@@ -427,6 +434,7 @@ MEASURES: dict[str, MeasureDef] = {
             ir_measures="NumRelRet",
             pitfall="A count: compare it with NumRel to see how much was missed.",
             aggregate="sum",
+            unit_interval=False,
         ),
         MeasureDef(
             name="ERR",

@@ -635,6 +635,7 @@ def _canonical_runs(
     extra: list[Finding] = []
     parts: list[tuple[pd.DataFrame, str, str]] = []
     inline_qrels: list[pd.DataFrame] = []
+    ranked_only: list[str] = []  # run files with ranks and no scores
     for table in run_tables:
         part = canonical_run(table, mappings.get(table.name), judged_elsewhere=judged_elsewhere)
         if LABEL in part.columns:
@@ -661,14 +662,19 @@ def _canonical_runs(
             part, q = split_inline_labels(part)
             inline_qrels.append(q)
         if part.attrs.get("score_from_rank"):
-            extra.append(
-                Finding(
-                    "score_from_rank",
-                    "info",
-                    source=table.name,
-                )
-            )
+            ranked_only.append(table.name)
         parts.append((part, table.stem, table.name))
+    if ranked_only:  # one remark naming every such file, not one unnamed remark per file
+        extra.append(
+            Finding(
+                "score_from_rank",
+                "info",
+                {"n": len(ranked_only), "files": ", ".join(ranked_only)},
+                len(ranked_only),
+                variant="files",
+                source=ranked_only[0] if len(ranked_only) == 1 else None,
+            )
+        )
     _rename_colliding_models(parts)
     sources = {name: tuple(visible(m) for m in pd.unique(p[MODEL])) for p, _, name in parts}
     for part, _, name in parts:
@@ -936,7 +942,8 @@ SAMPLES: dict[str, Sample] = {
             "web_search",
             "Web search: 300 queries x 50 results from three models (lexical, dense, "
             "hybrid), graded 0-3, with query_type and traffic segments. Hybrid is best on "
-            "average but loses to lexical on navigational queries.",
+            "average but loses to lexical on navigational queries. Clean data for a demo: "
+            "the data checks find nothing to warn about.",
             ("web_search/run.csv",),
             "web_search/qrels.csv",
             "web_search/queries.csv",
@@ -953,6 +960,16 @@ SAMPLES: dict[str, Sample] = {
             "(P@5 = 0.6, P@10 = 0.4, R@5 = 0.3, MRR = 0.583, nDCG@4 = 0.985).",
             ("teaching/teaching.csv",),
             k_max=5,
+        ),
+        Sample(
+            "web_search_pitfalls",
+            "Teaching: a small web search (40 queries x up to 20 results, lexical and dense) "
+            "with the pitfalls of real data on purpose: tied scores, lists cut short, queries "
+            "with nothing relevant, relevant documents no model retrieved, and judgments of "
+            "the top 5 only. The data's health names each one.",
+            ("web_search_pitfalls/run.csv",),
+            "web_search_pitfalls/qrels.csv",
+            "web_search_pitfalls/queries.csv",
         ),
     )
 }

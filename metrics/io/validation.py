@@ -174,6 +174,10 @@ MESSAGES: dict[str, Template] = {
         "not retrieved.",
     ),
     "score_from_rank": "The run has ranks but no scores; scores are set to -rank.",
+    "score_from_rank.files": _plural(
+        "The run file {files} has ranks but no scores; its scores are set to -rank.",
+        "The run files {files} have ranks but no scores; their scores are set to -rank.",
+    ),
     "trec_extra_fields": _plural(*READING_TEXTS["trec_extra_fields"]),
     "trec_comment_lines": _plural(*READING_TEXTS["trec_comment_lines"]),
     "queries_missing_metadata": _plural(

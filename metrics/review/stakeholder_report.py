@@ -3,10 +3,12 @@
 :func:`build_report_html` turns a :class:`ReportInputs` into a single HTML page, written as a
 decision document: the executive summary (the verdict box of the Compare page) first, then the
 headline figures (and the candidates against each other), a glossary of the measures used (from
-the registry), the segment findings, charts (interactive plotly, with plotly.js inlined once so
-the file works offline), data health and the exact settings and provenance needed to reproduce
-the numbers. Every number comes from the one review table
-(:func:`metrics.review.verdict.review_table`), so the report says what the pages say.
+the registry), the segment findings, charts, data health and the exact settings and provenance
+needed to reproduce the numbers. The charts are pictures given by the caller (SVG: the document
+stays light enough to mail and opens at once, with no script to run), or interactive plotly
+charts with plotly.js inlined once (a file of about 5 MB that still works offline). Every
+number comes from the one review table (:func:`metrics.review.verdict.review_table`), so the
+report says what the pages say.
 
 The words are :data:`REPORT_TEMPLATES` (English) or the caller's translation of them
 (``ReportInputs.words``, ``ReportInputs.lang``); tables may be passed already worded
@@ -18,6 +20,7 @@ Pure: no Streamlit; figures are passed in as plotly objects.
 
 from __future__ import annotations
 
+import base64
 import html
 import io
 import json
@@ -57,7 +60,8 @@ vertical-align:top}th{background:#f6f8fa}td.num{text-align:right;font-variant-nu
 tabular-nums}tr.better td{background:#dafbe1}tr.worse td{background:#ffebe9}
 .callout{border-left:4px solid #cf222e;background:#fff5f5;padding:8px 12px;margin:8px 0}
 .note{border-left:4px solid #bf8700;background:#fff8c5;padding:8px 12px;margin:8px 0}
-.chart{margin:12px 0 24px}code{font-size:.85rem;background:#f6f8fa;padding:1px 4px}
+.chart{margin:12px 0 24px}figure.chart img{max-width:100%;height:auto}
+code{font-size:.85rem;background:#f6f8fa;padding:1px 4px}
 .verdict{border:2px solid #0072B2;border-radius:8px;padding:10px 18px;margin:12px 0 8px;
 background:#f5f9fd}.verdict p{margin:6px 0;line-height:1.5}.verdict .closing{font-weight:600}
 dl.glossary dt{font-weight:600;margin-top:8px}dl.glossary dd{margin:2px 0 0 16px}
@@ -99,6 +103,10 @@ REPORT_TEMPLATES: dict[str, str] = {
     ),
     "review_report.html.segments_note": "Intervals: {interval}. Corrected p: {family}.",
     "review_report.html.charts": "Charts",
+    "review_report.html.pictures_note": "The charts are pictures, so that this file stays "
+    "small; the interactive report (a larger file) lets you hover over them and zoom.",
+    "review_report.html.no_picture": "The chart “{chart}” could not be drawn as a picture "
+    "here; the interactive report has it.",
     "review_report.html.health": "Data health",
     "review_report.html.health_ok": "No problems were found in the data.",
     "review_report.html.provenance": "Settings and provenance",
@@ -436,6 +444,20 @@ def _figure_html(figure: Any, index: int) -> str:
     )
 
 
+def _picture_html(title: str, svg: str | None, inputs: ReportInputs) -> str:
+    """A chart given as an SVG picture, as an image (never as markup of its own: an SVG image
+    runs no script), or the note that it could not be drawn."""
+    if not svg:
+        return (
+            f'<p class="note">{_e(inputs.word("review_report.html.no_picture", chart=title))}</p>'
+        )
+    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+    return (
+        f'<figure class="chart"><img alt="{_e(title)}" '
+        f'src="data:image/svg+xml;base64,{data}"></figure>'
+    )
+
+
 def _classes(table: pd.DataFrame) -> list[str]:
     column = "verdict" if "verdict" in table.columns else "direction"
     if column not in table.columns:
@@ -634,13 +656,25 @@ def _health_html(inputs: ReportInputs) -> list[str]:
     return parts
 
 
-def build_report_html(inputs: ReportInputs) -> str:
-    """The whole report as one HTML document (UTF-8 text), plotly.js inlined once.
+def build_report_html(inputs: ReportInputs, pictures: Sequence[str | None] | None = None) -> str:
+    """The whole report as one HTML document (UTF-8 text).
 
     Order: executive summary (the verdict), on per-query values what is left out, headline
     figures (and the candidates against each other), the glossary of the measures, the segment
     findings, charts, data health, settings and provenance.
+
+    Parameters
+    ----------
+    inputs:
+        What the report shows.
+    pictures:
+        One SVG document per figure of ``inputs.figures`` (``None`` for a figure that could not
+        be drawn, which the report says): the charts are these pictures and the charting
+        library is left out, so that a review of 50 queries stays well under 1 MB. Without
+        ``pictures``, the charts are interactive, with plotly.js inlined once.
     """
+    if pictures is not None and len(pictures) != len(inputs.figures):
+        raise ValueError(f"{len(pictures)} pictures for {len(inputs.figures)} figures")
     if not inputs.generated_at:
         inputs.generated_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     title = inputs.title or inputs.word("review_report.html.title")
@@ -672,7 +706,13 @@ def build_report_html(inputs: ReportInputs) -> str:
     parts += _segments_html(inputs)
     if inputs.figures:
         parts.append(f"<h2>{_e(inputs.word('review_report.html.charts'))}</h2>")
-        for i, (chart_title, figure) in enumerate(inputs.figures):
+        if pictures is not None:
+            parts.append(
+                f'<p class="muted">{_e(inputs.word("review_report.html.pictures_note"))}</p>'
+            )
+            for (chart_title, _), svg in zip(inputs.figures, pictures):
+                parts.append(_picture_html(chart_title, svg, inputs))
+        for i, (chart_title, figure) in enumerate(inputs.figures if pictures is None else ()):
             parts.append(
                 f'<div class="chart" aria-label="{_e(chart_title)}">{_figure_html(figure, i)}</div>'
             )

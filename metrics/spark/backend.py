@@ -384,10 +384,14 @@ def summarize_spark(
 
 def local_session(master: str = "local[*]", app_name: str = "ranking-metrics") -> SparkSession:
     """A Spark session for the command line and tests: UI off, bound to 127.0.0.1, Arrow on,
-    and the directory holding ``metrics`` on the Python workers' path."""
+    the directory holding ``metrics`` on the Python workers' path, and (for a local master,
+    unless ``PYSPARK_PYTHON`` is set) the workers run by this process's interpreter."""
     import os
     from pathlib import Path
 
+    from metrics.spark import use_worker_python
+
+    use_worker_python(master)
     root = str(Path(__file__).resolve().parents[2])
     path = os.environ.get("PYTHONPATH", "")
     if root not in path.split(os.pathsep):

@@ -38,8 +38,11 @@ def session(master: str) -> SparkSession:
 
     # pyspark's notice about the pandas version is not about the input: keep stderr for that
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
+    # a failed job is reported in one line (metrics.spark.failure_message): not as the
+    # executor's Java trace, nor as the worker's traceback repeated in pyspark's warning
+    warnings.filterwarnings("ignore", message="toPandas attempted Arrow optimization")
     spark = local_session(master)
-    spark.sparkContext.setLogLevel("ERROR")
+    spark.sparkContext.setLogLevel("FATAL")
     return spark
 
 

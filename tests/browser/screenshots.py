@@ -4,7 +4,9 @@ three main ones as well.
 
 The Chinese and Japanese ones (``data_zh``, ``compare_ja``, ...) show the pages as a user of that
 language sees them: look at them for English left over and for empty boxes where a font lacks
-glyphs.
+glyphs. ``VIEW_SHOTS`` are views at a given width, 1440 px or a phone's 390 px, in the three
+languages: Learn's several lists (``learn_queries``, ``learn_queries_phone_zh``, ...), Segments
+and Compare (``segments_phone_ja``, ``compare_phone``, ...).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from tests.browser.support import (
     CHROMIUM,
     LAUNCH_ARGS,
     ROOT,
+    new_page,
     streamlit_server,
     upload_run_and_judgments,
     wait_for_app,
@@ -47,15 +50,62 @@ LANGUAGE_SHOTS = {
 }
 ENGLISH_SHOTS = ("data_handbuilt", "data_upload", "learn_zh", "curves_ja")
 
+WIDE, PHONE = 1440, 390
+#: name -> (width, height, URL path, catalog key of a text to wait for, what to scroll to or
+#: None for the top of the page), in three languages (English without a suffix).
+VIEW_SHOTS = {
+    f"{name}{'' if lang == 'en' else '_' + lang}": (
+        width,
+        height,
+        f"{path}{'&' if '?' in path else '?'}lang={lang}",
+        key,
+        scroll,
+    )
+    for lang in ("en", "zh", "ja")
+    for name, width, height, path, key, scroll in (
+        ("learn_queries", WIDE, 2000, "/Learn?lq=1", "learn.queries.means", None),
+        ("learn_queries_phone", PHONE, 2400, "/Learn?lq=1", "learn.queries.means", ".ll-root"),
+        ("segments_wide", WIDE, 1800, "/Segments?m=nDCG", "segments.callouts_title", None),
+        ("segments_phone", PHONE, 2400, "/Segments?m=nDCG", "segments.callouts_title", None),
+        ("compare_wide", WIDE, 1800, "/Compare?m=nDCG,P", "compare.drill_title", None),
+        ("compare_phone", PHONE, 2400, "/Compare?m=nDCG,P", "compare.drill_title", "h3"),
+    )
+}
+
+
+def view_shots(browser, url: str, wanted: set[str]) -> None:
+    """The ``VIEW_SHOTS`` in ``wanted``; a phone's page is a touch screen."""
+    from ui.i18n import translate
+
+    for name, (width, height, path, key, scroll) in VIEW_SHOTS.items():
+        if name not in wanted:
+            continue
+        lang = path.rsplit("lang=", 1)[1]
+        phone = width == PHONE
+        page = new_page(browser, width, height, has_touch=phone, is_mobile=phone)
+        page.goto(url + path)
+        wait_for_app(page, translate(key, lang))
+        page.wait_for_timeout(3000)  # charts and tables draw after the page's run
+        if scroll == "h3":  # Compare: from the table of deltas on
+            scroll = f'h3:has-text("{translate("compare.deltas", lang)}")'
+        if scroll:  # to it, and a little back up: the page's header bar covers the top
+            page.locator(scroll).first.evaluate("e => e.scrollIntoView()")
+            page.mouse.move(width / 2, height / 2)
+            page.mouse.wheel(0, -150)
+            page.wait_for_timeout(1000)
+        page.screenshot(path=str(SHOTS / f"{name}.png"))
+        page.context.close()
+
 
 def main(names: list[str]) -> None:
     from ui.i18n import translate
 
-    wanted = set(names or [*ENGLISH_SHOTS, *LANGUAGE_SHOTS])
+    wanted = set(names or [*ENGLISH_SHOTS, *LANGUAGE_SHOTS, *VIEW_SHOTS])
     SHOTS.mkdir(parents=True, exist_ok=True)
     with streamlit_server() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=LAUNCH_ARGS)
-        page = browser.new_page(viewport={"width": 1400, "height": 1800})
+        view_shots(browser, url, wanted)
+        page = new_page(browser)
         for name, (path, key, charts) in LANGUAGE_SHOTS.items():
             if name not in wanted:
                 continue
@@ -68,7 +118,7 @@ def main(names: list[str]) -> None:
             browser.close()
             return
         page.goto(f"{url}/Data?data=handbuilt")
-        wait_for_app(page, "Sort by position")
+        wait_for_app(page, "Sort by rank")
         wait_for_charts(page, 1)
         wait_for_tables(page)
         page.screenshot(path=str(SHOTS / "data_handbuilt.png"))

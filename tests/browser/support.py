@@ -26,6 +26,22 @@ LAUNCH_ARGS = [
 ]
 
 
+#: How long a browser test waits for the app (milliseconds): every page made by
+#: :func:`new_page` waits this long by default for anything (a locator, a page's text, a
+#: navigation). The machine may be loaded by other work, and a cold server's first page then
+#: took longer than Playwright's own 30 s.
+WAIT = 240_000
+
+
+def new_page(browser, width: int = 1400, height: int = 1800, **options):
+    """A page in a new browser context (``options`` go to ``browser.new_context``) that waits
+    :data:`WAIT` for everything; close it with ``page.context.close()``."""
+    context = browser.new_context(viewport={"width": width, "height": height}, **options)
+    context.set_default_timeout(WAIT)
+    context.set_default_navigation_timeout(WAIT)
+    return context.new_page()
+
+
 def require_browser() -> None:
     """Skip (or fail when the CI variable is set) when Playwright or Chromium is missing."""
     missing = None
@@ -49,14 +65,14 @@ def free_port() -> int:
 
 
 @contextmanager
-def streamlit_server(timeout: float = 60):
+def streamlit_server(timeout: float = 180):
     """Start ``streamlit run app.py`` on a free port; yield its base URL; stop it."""
     with streamlit_process(timeout) as (url, _):
         yield url
 
 
 @contextmanager
-def streamlit_process(timeout: float = 60):
+def streamlit_process(timeout: float = 180):
     """Start ``streamlit run app.py`` on a free port; yield its base URL and process id (to read
     its memory); stop it."""
     port = free_port()
@@ -102,7 +118,7 @@ def streamlit_process(timeout: float = 60):
             proc.kill()
 
 
-def wait_for_app(page, text: str | None = None, timeout: float = 60_000) -> None:
+def wait_for_app(page, text: str | None = None, timeout: float = WAIT) -> None:
     """Wait until the script finished running (and ``text``, when given, is on the page)."""
     page.wait_for_selector('[data-testid="stApp"]', timeout=timeout)
     if text is not None:
@@ -118,7 +134,7 @@ def wait_for_app(page, text: str | None = None, timeout: float = 60_000) -> None
 
 
 def title(page) -> str:
-    return page.locator("h1").first.inner_text().strip()
+    return page.locator("h1").first.inner_text(timeout=WAIT).strip()
 
 
 def sidebar_dataset(page) -> str:
@@ -148,18 +164,18 @@ def go_to(page, nav_text: str) -> None:
     page.locator('[data-testid="stSidebarNav"] a').filter(has_text=nav_text).first.click()
 
 
-def wait_for_charts(page, n: int, timeout: float = 60_000) -> int:
+def wait_for_charts(page, n: int, timeout: float = WAIT) -> int:
     """Wait until at least ``n`` plotly charts are drawn; return how many there are."""
     page.locator(".js-plotly-plot").nth(n - 1).wait_for(timeout=timeout)
     return page.locator(".js-plotly-plot").count()
 
 
-def wait_for_curve(page, timeout: float = 60_000) -> None:
+def wait_for_curve(page, timeout: float = WAIT) -> None:
     """Wait until the Learn page's curve (an SVG picture) is drawn."""
     page.locator("svg.learn-curve").first.wait_for(timeout=timeout)
 
 
-def wait_for_tables(page, timeout: float = 60_000) -> None:
+def wait_for_tables(page, timeout: float = WAIT) -> None:
     """Wait until every st.dataframe on the page has drawn its canvas."""
     page.wait_for_function(
         """() => [...document.querySelectorAll('[data-testid="stDataFrame"]')]
@@ -169,7 +185,7 @@ def wait_for_tables(page, timeout: float = 60_000) -> None:
     page.wait_for_timeout(500)
 
 
-def wait_for_chart_titles(page, text: str, n: int, timeout: float = 120_000) -> None:
+def wait_for_chart_titles(page, text: str, n: int, timeout: float = WAIT) -> None:
     """Wait until ``n`` chart titles contain ``text`` (the charts were drawn again)."""
     page.wait_for_function(
         """([text, n]) => [...document.querySelectorAll('.js-plotly-plot .gtitle')]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.support import go_to, wait_for_app, wait_for_charts
+from tests.browser.support import go_to, new_page, wait_for_app, wait_for_charts
 
 pytestmark = pytest.mark.browser
 
@@ -26,10 +26,9 @@ MARGINS = """() => [...document.querySelectorAll('.js-plotly-plot')].map(chart =
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1000})
-    page = context.new_page()
+    page = new_page(browser, height=1000)
     yield page
-    context.close()
+    page.context.close()
 
 
 def grown_charts(page) -> list[dict]:
@@ -43,7 +42,7 @@ def grown_charts(page) -> list[dict]:
 )
 def test_no_chart_of_the_sample_data_grows_its_margins(server, page, page_name, charts):
     page.goto(server)
-    wait_for_app(page, "Data health", timeout=180_000)  # first page of a cold server
+    wait_for_app(page, "Data health")  # first page of a cold server
     go_to(page, page_name)
     wait_for_app(page)
     assert wait_for_charts(page, charts) >= charts
@@ -52,7 +51,7 @@ def test_no_chart_of_the_sample_data_grows_its_margins(server, page, page_name, 
 
 def test_the_histogram_leaves_room_for_its_legend_on_the_right(server, page):
     page.goto(server)
-    wait_for_app(page, "Data health", timeout=180_000)
+    wait_for_app(page, "Data health")
     go_to(page, "Curves")
     wait_for_app(page)
     page.get_by_text("histogram", exact=True).click()

@@ -7,6 +7,7 @@ import pytest
 from tests.browser.support import (
     choose,
     go_to,
+    new_page,
     sidebar_dataset,
     streamlit_server,
     title,
@@ -31,10 +32,9 @@ QRELS = b"query,item,relevance\nq1,d0,1\nq1,d3,2\nq2,d1,1\nq3,d5,1\n"
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1800})
-    page = context.new_page()
+    page = new_page(browser)
     yield page
-    context.close()
+    page.context.close()
 
 
 def test_every_page_shows_its_content_inside_the_frame(server, page, shots):
@@ -92,8 +92,7 @@ def test_a_deep_link_on_a_fresh_server_opens_the_page_inside_the_frame(
     browser, path, ready, heading
 ):
     with streamlit_server() as url:
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        page = context.new_page()
+        page = new_page(browser, height=1000)
         page.goto(url + path)
         wait_for_app(page, ready)
         assert title(page) == heading
@@ -105,7 +104,7 @@ def test_a_deep_link_on_a_fresh_server_opens_the_page_inside_the_frame(
             chips = page.locator(
                 '[data-testid="stSidebar"] [data-testid="stMultiSelect"] span[title]'
             )
-            chips.nth(1).wait_for(timeout=60_000)  # the sidebar may still be drawing
+            chips.nth(1).wait_for()  # the sidebar may still be drawing
             assert list(dict.fromkeys(chips.evaluate_all("es => es.map(e => e.title)"))) == [
                 "P · Precision",
                 "nDCG",
@@ -117,14 +116,14 @@ def test_a_deep_link_on_a_fresh_server_opens_the_page_inside_the_frame(
             assert "m=P%2CnDCG" in page.url and "rel=2" in page.url
         else:
             assert "lang=ja" in page.url and "gain=exponential" in page.url
-        context.close()
+        page.context.close()
 
 
 def test_every_registered_page_opens_by_its_link_without_errors(server, page):
     for p in PAGES:
         page.goto(f"{server}/{p.url_path}")
         wait_for_app(page)
-        page.locator("h1").first.wait_for(timeout=60_000)
+        page.locator("h1").first.wait_for()
         assert page.locator('[data-testid="stException"]').count() == 0, p.key
         assert sidebar_dataset(page).startswith("web_search"), p.key
 
@@ -139,7 +138,7 @@ def test_a_changed_setting_is_in_the_link_and_the_link_reopens_it(server, browse
     )
     wait_for_app(page)
     assert "avg=micro" in page.url
-    other = browser.new_context(viewport={"width": 1400, "height": 1000}).new_page()
+    other = new_page(browser, height=1000)
     other.goto(page.url)
     wait_for_app(other, "Values at standard cutoffs")
     assert "pooled counts" in other.locator('[data-testid="stCaptionContainer"]').first.inner_text()
@@ -154,7 +153,7 @@ def test_an_uploaded_csv_is_drawn_on_the_curves_page(server, page):
     upload_run_and_judgments(page, RUN, QRELS)
     page.locator('[data-testid="stSidebar"] [data-testid="stText"]').filter(
         has_text="two models.csv"
-    ).wait_for(timeout=60_000)
+    ).wait_for()
     wait_for_app(page)
     assert "models: alpha, beta" in sidebar_dataset(page)
     assert "data=upload" in page.url

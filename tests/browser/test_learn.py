@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.browser.support import wait_for_app, wait_for_curve
+from tests.browser.support import new_page, wait_for_app, wait_for_curve
 from ui.i18n import translate
 
 pytestmark = pytest.mark.browser
@@ -17,22 +17,21 @@ MET = "Challenge met!"
 
 @pytest.fixture
 def page(browser):
-    context = browser.new_context(viewport={"width": 1400, "height": 1800})
-    page = context.new_page()
+    page = new_page(browser)
     yield page
-    context.close()
+    page.context.close()
 
 
 def open_learn(page, url: str) -> None:
     page.goto(url)
     wait_for_app(page)
-    page.locator('[data-testid="stCode"]').first.wait_for(timeout=120_000)
+    page.locator('[data-testid="stCode"]').first.wait_for()
     wait_for_app(page)
 
 
 def changed(page, before: str) -> None:
     """Wait until the link changed (every change of a list or setting is in it), then idle."""
-    page.wait_for_function("(u) => window.location.href !== u", arg=before, timeout=60_000)
+    page.wait_for_function("(u) => window.location.href !== u", arg=before)
     wait_for_app(page)
 
 
@@ -93,7 +92,7 @@ def met(page) -> bool:
     """Whether the challenge is marked as met (waits for the mark up to a minute)."""
     mark = page.locator('[data-testid="stAlertContentSuccess"]').filter(has_text=MET).first
     try:
-        mark.wait_for(timeout=60_000)
+        mark.wait_for()
     except Exception:
         return False
     return True
@@ -141,7 +140,6 @@ def test_the_list_is_used_with_the_keyboard_and_the_focus_follows_the_moved_item
                            a = a.shadowRoot.activeElement;
                        return a && (a.getAttribute('aria-label') || '').startsWith(want); }""",
         arg=f"{ACTIONS['down']} (rank 2: {item}",
-        timeout=30_000,
     )
     before = page.url
     page.keyboard.press("Space")  # once more: the same item goes down to rank 3
@@ -181,11 +179,26 @@ def test_putting_the_grade_3_item_on_top_meets_the_graded_challenge(server, page
     assert "P@5 = 1/5 = 0.20" in codes(page)
 
 
-def test_labelling_items_after_the_first_hit_meets_the_mrr_challenge(server, page):
+def press_in(page, shown: int, op: str, rank: int) -> None:
+    """Click ``op`` on rank ``rank`` of the ``shown``-th of several lists."""
+    before = page.url
+    name = re.escape(ACTIONS[op])
+    page.locator(f".st-key-list_learnq{shown}").get_by_role(
+        "button", name=re.compile(f"^{name} \\(\\D*{rank}\\D*:")
+    ).click()
+    changed(page, before)
+
+
+MRR_LINE = "MRR@5 = (0.500 + 1.000 + 0.250)/3 = 0.583"
+
+
+def test_labelling_items_after_each_first_hit_meets_the_mrr_challenge(server, page):
     start_lesson(page, server, "mrr_first")
-    for rank in (2, 3, 4, 5):
-        press(page, "label", rank)
-    assert met(page) and "RR@10 = 1/1 = 1.000" in codes(page)
+    assert any(MRR_LINE in c for c in codes(page))
+    for shown, rank in ((0, 3), (1, 5), (2, 5)):
+        press_in(page, shown, "label", rank)
+    assert met(page)
+    assert any(c.endswith("/3 = 0.583") and c.startswith("q1: RR@5 = 1/2") for c in codes(page))
 
 
 def test_ordering_weak_items_perfectly_meets_the_ndcg_challenge(server, page):
@@ -243,12 +256,11 @@ def test_a_shared_link_shows_the_same_list_in_a_fresh_browser_and_a_reload_keeps
     page.reload()
     open_learn(page, page.url)
     assert codes(page) == before
-    other = browser.new_context(viewport={"width": 1400, "height": 1800})
-    fresh = other.new_page()
+    fresh = new_page(browser)
     open_learn(fresh, page.url)
     assert codes(fresh) == before
     assert fresh.locator(".st-key-w_learn_source input[checked]").count() in (0, 1)
-    other.close()
+    fresh.context.close()
 
 
 def test_learn_in_three_languages_and_presenter_mode(server, page, shots):
@@ -270,3 +282,66 @@ def test_learn_in_three_languages_and_presenter_mode(server, page, shots):
     page.screenshot(path=str(shots / "presenter.png"))
     click(page, "btn_present_exit")
     assert page.locator('[data-testid="stSidebar"]').is_visible()
+
+
+#: Whether a number in a code block is broken over two lines (its characters' boxes lie on
+#: different lines): the formula cards must break at spaces only.
+BROKEN_NUMBERS = """() => {
+  const broken = [];
+  for (const code of document.querySelectorAll('[data-testid="stCode"] code')) {
+    const walker = document.createTreeWalker(code, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      for (const m of node.textContent.matchAll(/\\d+(?:\\.\\d+)?/g)) {
+        const range = document.createRange();
+        range.setStart(node, m.index);
+        range.setEnd(node, m.index + m[0].length);
+        const tops = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+        if (tops.size > 1) broken.push(m[0]);
+      }
+    }
+  }
+  return broken;
+}"""
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+def test_formula_cards_never_break_a_number_over_two_lines(server, browser, width):
+    phone = new_page(browser, width, 1600)
+    for path in ("/Learn", "/Learn?lq=1"):
+        open_learn(phone, server + path)
+        assert phone.evaluate(BROKEN_NUMBERS) == [], (width, path)
+    phone.context.close()
+
+
+def test_on_a_phone_every_row_of_the_lists_is_readable(server, browser):
+    """At 390 px the item, its label and its mark are written whole (not cut to "#1 d…"), the
+    controls sit on the line below, the tray button says what it does, and the page does not
+    scroll sideways; in the several-lists mode too."""
+    phone = new_page(browser, 390, 1600)
+    for path in ("/Learn", "/Learn?lq=1"):
+        open_learn(phone, server + path)
+        texts = phone.locator(".ll-text")
+        assert texts.count() >= 5
+        clipped = texts.evaluate_all(
+            "es => es.filter(e => e.scrollWidth > e.clientWidth + 1).map(e => e.textContent)"
+        )
+        assert clipped == [], path
+        assert "relevant" in texts.first.inner_text()
+        tray = phone.locator('button[data-op="tray"]').first
+        assert "take out" in tray.inner_text()
+        label = phone.locator('button[data-op="label"]').first.inner_text()
+        assert label.startswith("make ")  # the label a press gives, not the current one
+        wide = phone.evaluate("() => document.documentElement.scrollWidth")
+        assert wide <= 390, path
+    phone.context.close()
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
+def test_several_lists_side_by_side_with_their_means(server, browser, lang):
+    wide = new_page(browser, 1440, 1500)
+    open_learn(wide, f"{server}/Learn?lq=1&lang={lang}")
+    assert wide.locator(".ll-root").count() == 3
+    tops = wide.locator(".ll-root").evaluate_all("es => es.map(e => e.getBoundingClientRect().top)")
+    assert max(tops) - min(tops) < 2  # side by side, not one under the other
+    assert any(MRR_LINE.replace("MRR@5 = ", "") in c for c in codes(wide))
+    wide.context.close()

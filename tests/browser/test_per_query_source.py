@@ -8,7 +8,7 @@ import pytest
 
 from metrics.engine.evaluation import evaluate
 from metrics.io.loaders import load_sample
-from tests.browser.support import go_to, title, wait_for_app, wait_for_charts
+from tests.browser.support import go_to, new_page, title, wait_for_app, wait_for_charts
 
 pytestmark = pytest.mark.browser
 
@@ -23,8 +23,7 @@ def _per_query_parquet() -> bytes:
 
 
 def test_a_per_query_results_file_opens_on_compare_segments_and_report(server, browser, shots):
-    context = browser.new_context(viewport={"width": 1400, "height": 2000})
-    page = context.new_page()
+    page = new_page(browser, height=2000)
     page.goto(f"{server}/Data?data=per_query")
     wait_for_app(page, "Upload a per-query results file")
     page.locator('[data-testid="stFileUploader"] input[type="file"]').first.set_input_files(
@@ -43,7 +42,8 @@ def test_a_per_query_results_file_opens_on_compare_segments_and_report(server, b
     go_to(page, "Compare")
     wait_for_app(page, "per-query values only")
     assert title(page) == "Compare models"
-    assert "hybrid against lexical" in page.locator(".st-key-verdict_box").inner_text()
+    verdict = page.locator(".st-key-verdict_box").inner_text()
+    assert "hybrid against lexical, over all 300 queries: better on" in verdict
     wait_for_charts(page, 3)
     page.screenshot(path=str(shots / "compare_per_query.png"), full_page=True)
 
@@ -54,7 +54,7 @@ def test_a_per_query_results_file_opens_on_compare_segments_and_report(server, b
 
     go_to(page, "Report")
     wait_for_app(page, "This report is built from a table of per-query values")
-    page.get_by_text("Not checked: the data health checks").first.wait_for(timeout=60_000)
+    page.get_by_text("Not checked: the data health checks").first.wait_for()
     wait_for_charts(page, 3)
     page.screenshot(path=str(shots / "report_per_query.png"), full_page=True)
     with page.expect_download() as download:
@@ -65,4 +65,4 @@ def test_a_per_query_results_file_opens_on_compare_segments_and_report(server, b
     assert "the data health checks of the runs and judgments" in exported
     assert "Not checked: the data health checks read the runs and judgments" in exported
     assert exported.index("Executive summary") < exported.index("Headline figures")
-    context.close()
+    page.context.close()

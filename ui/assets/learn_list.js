@@ -3,9 +3,11 @@
 // never as HTML. An action is sent as the trigger value "action" = {op, index, seq}; Python
 // applies it with the page's edit logic and sends the new list back.
 
+// The label buttons say in words which label a press gives; the others have a sign (and the
+// tray button a word too).
 const ICONS = {
-  label: "\u21bb", up: "\u2191", down: "\u2193", tray: "\u21a7", remove: "\u2715",
-  tray_label: "\u21bb", back: "\u2191", tray_remove: "\u2715", add: "+", add_tray: "+",
+  up: "\u2191", down: "\u2193", tray: "\u21a7", remove: "\u2715",
+  back: "\u2191", tray_remove: "\u2715", add: "+", add_tray: "+",
 };
 
 // The keyboard focus to restore after a press, by list (kept on the page's window, which
@@ -72,12 +74,12 @@ function render(root, data) {
     r.setAttribute("role", "listitem");
     r.dataset.rank = String(row.rank);
     const ctrls = el("span", "ll-ctrls");
-    ctrls.append(button("label", row.rank, row.aria.label, t.label, row.label, false));
+    ctrls.append(button("label", row.rank, row.aria.label, t.label, row.next, false));
     if (data.can_move) {
       ctrls.append(button("up", row.rank, row.aria.up, t.up, "", row.rank === 1));
       ctrls.append(button("down", row.rank, row.aria.down, t.down, "", row.rank === n));
     }
-    ctrls.append(button("tray", row.rank, row.aria.tray, t.tray, "", false));
+    ctrls.append(button("tray", row.rank, row.aria.tray, t.tray, t.tray_word, false));
     ctrls.append(button("remove", row.rank, row.aria.remove, t.remove, "", false));
     r.append(rowText(row), ctrls);
     rows.append(r);
@@ -96,21 +98,32 @@ function render(root, data) {
   const tray = el("section", "ll-tray");
   tray.setAttribute("aria-label", t.tray_title);
   tray.append(el("div", "ll-tray-title", t.tray_title), el("div", "ll-note", t.tray_help));
-  const trayRows = el("div", "ll-rows");
-  trayRows.setAttribute("role", "list");
-  for (const row of data.tray) {
-    const r = el("div", "ll-row" + (row.relevant ? " ll-rel" : ""));
-    r.setAttribute("role", "listitem");
-    const ctrls = el("span", "ll-ctrls");
-    ctrls.append(button("tray_label", row.index, row.aria.label, t.label, row.label, false));
-    ctrls.append(button("back", row.index, row.aria.back, t.back_help, t.back, false));
-    ctrls.append(button("tray_remove", row.index, row.aria.remove, t.remove, "", false));
-    r.append(rowText(row), ctrls);
-    trayRows.append(r);
+  const trayRows = (rows) => {
+    const list = el("div", "ll-rows");
+    list.setAttribute("role", "list");
+    for (const row of rows) {
+      const r = el("div", "ll-row" + (row.relevant ? " ll-rel" : ""));
+      r.setAttribute("role", "listitem");
+      const ctrls = el("span", "ll-ctrls");
+      ctrls.append(button("tray_label", row.index, row.aria.label, t.label, row.next, false));
+      ctrls.append(button("back", row.index, row.aria.back, t.back_help, t.back, false));
+      ctrls.append(button("tray_remove", row.index, row.aria.remove, t.remove, "", false));
+      r.append(rowText(row), ctrls);
+      list.append(r);
+    }
+    return list;
+  };
+  tray.append(trayRows(data.tray));
+  if (data.tray_other.length) {  // judged, not retrieved, but not relevant at the level
+    const other = el("section", "ll-tray-other");
+    other.setAttribute("aria-label", t.tray_other_title);
+    other.append(el("div", "ll-tray-title", t.tray_other_title));
+    other.append(el("div", "ll-note", t.tray_other_help), trayRows(data.tray_other));
+    tray.append(other);
   }
   const addTray = button("add_tray", 0, t.add_tray, "", t.add_tray, false);
   addTray.classList.add("ll-wide");
-  tray.append(trayRows, addTray);
+  tray.append(addTray);
   parts.push(tray);
   root.replaceChildren(...parts);
 }

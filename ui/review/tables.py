@@ -250,6 +250,36 @@ def review_display(
     return pd.DataFrame(out)
 
 
+def phone_display(display: pd.DataFrame, tr: Translate = ENGLISH) -> pd.DataFrame:
+    """A worded review table (:func:`review_display`) for a narrow screen: one first column
+    naming the row (``hybrid · nDCG@10``; with candidate pairs ``hybrid − dense · nDCG@10``),
+    then Δ, the corrected p and the verdict, then every other column as before (a sideways
+    scroll away)."""
+
+    def col(name: str) -> str:
+        return tr(f"review.col.{name}")
+
+    parts = [col("candidate"), col("measure")]
+    label = display[col("candidate")].astype(str)
+    if col("reference") in display.columns:
+        label = label + " − " + display[col("reference")].astype(str)
+        parts.insert(0, col("reference"))
+    if col("segment") in display.columns:
+        label = label + " · " + display[col("segment")].astype(str)
+        parts.append(col("segment"))
+    label = label + " · " + display[col("measure")].astype(str)
+    first = [col(name) for name in ("delta", "p_adjusted", "verdict")]
+    rest = [c for c in display.columns if c not in (*parts, *first)]
+    out = display[[c for c in first if c in display.columns] + rest].copy()
+    out.insert(0, phone_label(tr), label.to_numpy())
+    return out
+
+
+def phone_label(tr: Translate = ENGLISH) -> str:
+    """The header of :func:`phone_display`'s first column (``candidate · measure``)."""
+    return f"{tr('review.col.candidate')} · {tr('review.col.measure')}"
+
+
 def power_display(
     rows: pd.DataFrame, tr: Translate = ENGLISH, *, segment: bool = False
 ) -> pd.DataFrame:
