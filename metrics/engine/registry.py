@@ -419,6 +419,82 @@ MEASURES: dict[str, MeasureDef] = {
             aggregate="sum",
         ),
         MeasureDef(
+            "SetP",
+            "Set precision",
+            "none",
+            ("set_p", "setp", "set_precision"),
+            r"SetP = \frac{|\{\text{relevant retrieved}\}|}{n}",
+            "Share of everything retrieved that is relevant: precision over the whole list, "
+            "however long.",
+            True,
+            m.set_precision,
+            None,
+            trec_eval_full="set_P",
+            ir_measures="SetP",
+            pitfall="Not P@K at a common K: lists of different lengths are compared as they "
+            "are, and a short list is not filled with non-relevant items (-M caps the lists).",
+        ),
+        MeasureDef(
+            "SetR",
+            "Set recall",
+            "none",
+            ("set_recall", "setr", "set_r"),
+            r"SetR = \frac{|\{\text{relevant retrieved}\}|}{R}",
+            "Share of all relevant items found anywhere in the list.",
+            True,
+            m.set_recall,
+            None,
+            trec_eval_full="set_recall",
+            ir_measures="SetR",
+            pitfall="A longer list can only raise it: read it with SetP.",
+        ),
+        MeasureDef(
+            "SetF",
+            "Set F",
+            "none",
+            ("set_f", "setf"),
+            r"SetF = \frac{(\beta + 1)\,SetP \cdot SetR}{\beta\,SetP + SetR}",
+            "Harmonic mean of set precision and set recall (β weighs recall against "
+            "precision, as trec_eval's set_F).",
+            True,
+            m.set_f,
+            None,
+            trec_eval_full="set_F",
+            ir_measures="SetF",
+            pitfall="trec_eval's β enters linearly, not as β² of the usual F-beta; 0 when no "
+            "relevant item was retrieved.",
+            params=(Param("beta", float, 1.0, "weight of recall against precision"),),
+            cutoff_param="beta",
+        ),
+        MeasureDef(
+            "SetAP",
+            "Set average precision",
+            "none",
+            ("set_map", "setap", "set_ap"),
+            r"SetAP = SetP \cdot SetR",
+            "Unranked average precision: set precision times set recall.",
+            True,
+            m.set_average_precision,
+            None,
+            trec_eval_full="set_map",
+            ir_measures="SetAP",
+            pitfall="Ignores the order of the list entirely.",
+        ),
+        MeasureDef(
+            "SetRelP",
+            "Relative set precision",
+            "none",
+            ("set_relative_p", "setrelp", "set_rel_p"),
+            r"SetRelP = \frac{|\{\text{relevant retrieved}\}|}{\min(n, R)}",
+            "Set precision against the best a list of that length could reach.",
+            True,
+            m.set_relative_precision,
+            None,
+            trec_eval_full="set_relative_P",
+            ir_measures="SetRelP",
+            pitfall="0 for a query without a relevant item, whatever the list.",
+        ),
+        MeasureDef(
             "ERR",
             "Expected reciprocal rank",
             "optional",
@@ -578,6 +654,8 @@ class MeasureSpec:
     def trec_eval_name(self) -> str | None:
         d = self.definition
         if d.cutoff_param is not None and self.k is None and d.trec_eval_full:
+            if self.params and "{" not in d.trec_eval_full:
+                return None  # the name holds no parameter: trec_eval's default only
             return d.trec_eval_full.format(**dict(self.params))
         if self.params:
             return None
