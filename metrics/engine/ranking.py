@@ -1033,7 +1033,9 @@ def _drop_repeated_items(
     keep_rows = np.zeros(len(r_key), dtype=bool)
     keep_rows[by_key[first_of_key]] = True
     dropped = int(len(r_key) - keep_rows.sum())
-    dup_rows = order[~keep_rows][:5]
+    dropped_keys = r_key[~keep_rows]
+    first_copy = np.sort(np.unique(dropped_keys, return_index=True)[1])[:5]
+    dup_rows = order[~keep_rows][first_copy]  # one example per repeated item
     examples = tuple(f"{rq[int(i)].as_py()} / {ri[int(i)].as_py()}" for i in dup_rows)
     if settings.duplicates == "error":
         raise InputError(

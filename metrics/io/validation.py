@@ -1169,9 +1169,11 @@ def _score_findings(
     item_key = pd.Series(list_key * np.int64(max(len(codes.items), 1)) + codes.i_run)
     dup = item_key.duplicated().to_numpy()
     if dup.any():
+        repeated = np.flatnonzero(dup)  # one example per repeated item, not one per copy
+        first_copies = repeated[~item_key.iloc[repeated].duplicated().to_numpy()][:_MAX_EXAMPLES]
         examples = tuple(
             _with_model({"query": str(q), "item": str(i)}, m, has_model)
-            for q, i, m in zip(*(f(np.flatnonzero(dup)[:5]) for f in (q_text, i_text, m_text)))
+            for q, i, m in zip(*(f(first_copies) for f in (q_text, i_text, m_text)))
         )
         found.append(duplicate_items_finding(int(dup.sum()), examples, settings))
     ok = ~missing

@@ -386,7 +386,7 @@ def _score_findings(
     if n:
         copied = tuple(
             _model({"query": str(r[S.QUERY]), "item": str(r[S.ITEM])}, r[S.MODEL], has_model)
-            for r in _first(copies, ROW)
+            for r in _first(copies.where(F.col("__copy") == 2), ROW)  # one per repeated item
         )
         found.append(duplicate_items_finding(n, copied, settings))
     ok = run.where(~_missing(F.col("__score")))
