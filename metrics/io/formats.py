@@ -22,6 +22,7 @@ import io
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
@@ -632,6 +633,8 @@ def _read_text(text: str, utf8: bytes, source: str) -> LoadedTable:
         "header row" if header else "no header row: columns named column_1, column_2, ...",
     ]
     skipped = _blank_lines(text, first_line, whitespace=delimiter == " ")
+    if delimiter != " " and _spans_lines(text, len(frame), first_line, skipped):
+        skipped = tuple(sorted(set(skipped) | set(_continuation_lines(text, delimiter))))
     return LoadedTable(
         source,
         frame,
@@ -861,10 +864,50 @@ def _parse_whitespace(
     )
 
 
+def _spans_lines(text: str, rows: int, first_line: int, skipped: tuple[int, ...]) -> bool:
+    """Whether some rows span several lines (a quoted value holding a line break): the file
+    has more lines from the first data row on than rows and blank lines."""
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    return lines - first_line + 1 - len(skipped) > rows
+
+
+def _records(text: str, delimiter: str) -> Iterator[tuple[int, int, list[str]]]:
+    """Each record of a delimited text with the first and last lines it is on (1-based, as an
+    editor counts); a quoted value may hold line breaks, so a record may span several lines."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    previous = 0
+    for row in reader:
+        yield previous + 1, reader.line_num, row
+        previous = reader.line_num
+
+
+def _continuation_lines(text: str, delimiter: str) -> list[int]:
+    """The lines that continue a record begun on an earlier line (error path and files with
+    such records only)."""
+    found: list[int] = []
+    try:
+        for start, end, _ in _records(text, delimiter):
+            found.extend(range(start + 1, end + 1))
+    except csv.Error:
+        pass  # the lines found so far
+    return found
+
+
 def _find_ragged_line(
     text: str, delimiter: str, width: int, blank_lines: int, header: bool
 ) -> tuple[int | None, int]:
-    """Locate the first row with the wrong number of fields (error path only)."""
+    """Locate the first row with the wrong number of fields (error path only), naming the line
+    it starts on as an editor counts lines (a quoted value may hold line breaks)."""
+    if delimiter != " ":
+        start = blank_lines + (1 if header else 0)
+        try:
+            for number, _, fields in _records(text, delimiter):
+                if number <= start or not fields:
+                    continue  # the header, and empty lines, which the reader skips
+                if len(fields) != width:
+                    return number, len(fields)
+        except csv.Error:
+            pass  # fall back to reading line by line
     lines = text.split("\n")
     start = blank_lines + (1 if header else 0)
     for number, line in enumerate(lines[start:], start=start + 1):
