@@ -478,6 +478,7 @@ def ranking_key(settings: Settings) -> tuple[tuple[str, Any], ...]:
         "no_relevant",
         "max_results",
         "judged_only",
+        "fractional_labels",
     ]
     if settings.no_relevant == "leave_out":
         fields.append("relevance_level")
@@ -991,6 +992,8 @@ def _read_columns(
     jq = _as_string_array(qrels_query, "query")
     ji = _as_string_array(qrels_item, "item")
     jrel = _as_float_array(qrels_relevance, "relevance")
+    if settings.fractional_labels == "truncate":
+        jrel = np.trunc(jrel)  # trec_eval reads labels with atol: 1.5 -> 1, -0.5 -> 0
     if len(ji) != len(jq) or len(jrel) != len(jq):
         raise InputError("judgment columns differ in length.", source="judgments")
     if np.isnan(jrel).any():
