@@ -246,6 +246,7 @@ def error_text(error: InputError) -> str:
         limit = params.get("limit")
         if isinstance(limit, int):
             params["limit"] = number(limit)
+        params.setdefault("source", error.source or "—")  # formatting always runs: {{ is {
         message = t(f"error.{error.code}.message", **params)
         cells = params.get("formula_cells")
         if isinstance(cells, int) and cells:

@@ -210,6 +210,7 @@ def _dispatch(raw: bytes, source: str, kind: Kind | None) -> LoadedTable:
             "The file is empty.",
             source=source,
             fix="Choose a file with a header row and at least one data row.",
+            code="empty_file",
         )
     if raw[:4] == b"PAR1":
         return _read_parquet(raw, source)
@@ -239,6 +240,7 @@ def _decode(raw: bytes, source: str) -> tuple[str, str, bytes]:
                 "The file has a UTF-16 byte-order mark but is not valid UTF-16.",
                 source=source,
                 fix="Save it as UTF-8.",
+                code="utf16_invalid",
             ) from None
         return text, "utf-16", text.encode("utf-8")
     body = raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw
@@ -255,6 +257,7 @@ def _decode(raw: bytes, source: str) -> tuple[str, str, bytes]:
             "The file looks binary (it contains NUL bytes), not a text table.",
             source=source,
             fix=f"Use {SUPPORTED}.",
+            code="binary",
         )
     return text, encoding, utf8
 
@@ -273,6 +276,8 @@ def _read_parquet(raw: bytes, source: str) -> LoadedTable:
             f"The Parquet file cannot be read ({_short(exc)}).",
             source=source,
             fix="Write it again with pyarrow or pandas, or export CSV.",
+            code="parquet_unreadable",
+            params={"detail": _short(exc)},
         ) from None
     return LoadedTable(source, frame, "parquet", first_line=None, encoding=None)
 
@@ -311,12 +316,16 @@ def _read_excel(raw: bytes, source: str) -> LoadedTable:
             f"The file is a zip archive but not a readable Excel workbook ({_short(exc)}).",
             source=source,
             fix="Save it from Excel as .xlsx, or export CSV.",
+            code="excel_unreadable",
+            params={"detail": _short(exc)},
         ) from None
     if not rows:
         raise InputError(
             f"The first sheet ('{title}') is empty.",
             source=source,
             fix="Put the table in the first sheet, starting with a header row.",
+            code="excel_empty",
+            params={"sheet": title},
         )
     width = max(len(r) for r in rows)
     rows = [tuple(r) + (None,) * (width - len(r)) for r in rows]
@@ -413,12 +422,15 @@ def _read_json(text: str, source: str, kind: Kind | None) -> LoadedTable:
             source=source,
             line=exc.lineno,
             fix="Repair the JSON, or export the table as CSV.",
+            code="json_invalid",
+            params={"detail": exc.msg, "line": exc.lineno, "column": exc.colno},
         ) from None
     except RecursionError:
         raise InputError(
             "The JSON is nested too deeply to be a table.",
             source=source,
             fix="Use JSON Lines (one object per line) or {query: {item: score}}.",
+            code="json_too_deep",
         ) from None
     if isinstance(obj, dict):
         return _json_object_table(obj, source, kind)
@@ -428,6 +440,7 @@ def _read_json(text: str, source: str, kind: Kind | None) -> LoadedTable:
         "The JSON is a single value, not a table.",
         source=source,
         fix="Use JSON Lines (one object per line) or {query: {item: score}}.",
+        code="json_not_table",
     )
 
 
@@ -443,6 +456,7 @@ def _json_object_table(obj: dict[str, Any], source: str, kind: Kind | None) -> L
                 "The JSON object's lists have different lengths.",
                 source=source,
                 fix="Give every column the same number of values.",
+                code="json_ragged_columns",
             )
         return _records_table(pd.DataFrame(obj), source, "json_records")
     return _records_table(pd.DataFrame([obj]), source, "jsonl")
@@ -455,12 +469,14 @@ def _json_array_table(obj: list[Any], source: str) -> LoadedTable:
             "The JSON array is empty.",
             source=source,
             fix='Give one object per row: [{"query": ..., "item": ...}, ...].',
+            code="json_empty_array",
         )
     if not all(isinstance(r, dict) for r in obj):
         raise InputError(
             "The JSON array must hold objects (one per row).",
             source=source,
             fix='Give one object per row: [{"query": ..., "item": ...}, ...].',
+            code="json_not_records",
         )
     return _records_table(pd.DataFrame.from_records(obj), source, "json_records")
 
@@ -493,6 +509,8 @@ def _read_jsonl(text: str, source: str) -> LoadedTable:
                 source=source,
                 line=number,
                 fix="Give exactly one JSON object per line.",
+                code="jsonl_invalid",
+                params={"line": number, "detail": getattr(exc, "msg", "too deep")},
             ) from None
         if not isinstance(record, dict):
             raise InputError(
@@ -500,6 +518,8 @@ def _read_jsonl(text: str, source: str) -> LoadedTable:
                 source=source,
                 line=number,
                 fix="Give exactly one JSON object per line.",
+                code="jsonl_not_object",
+                params={"line": number},
             )
         records.append(record)
     loaded = _records_table(pd.DataFrame.from_records(records), source, "jsonl")
@@ -566,6 +586,12 @@ def _read_json_dict(obj: dict[str, Any], source: str, kind: Kind | None) -> Load
             f"{raw_values[bad]!r}, not a number.",
             source=source,
             fix="Every inner value must be a number: {query: {item: score}}.",
+            code="json_dict_value",
+            params={
+                "query": str(queries[bad]),
+                "item": str(items[bad]),
+                "value": repr(raw_values[bad]),
+            },
         )
     values = np.asarray(raw_values, dtype="float64")
     if kind is None:
@@ -605,6 +631,7 @@ def _read_text(text: str, utf8: bytes, source: str) -> LoadedTable:
             "The file has no rows.",
             source=source,
             fix="Choose a file with a header row and at least one data row.",
+            code="no_rows_text",
         )
     leading_blank = len(text) - len(text.lstrip("\r\n"))
     blank_lines = text[:leading_blank].count("\n")
@@ -618,6 +645,8 @@ def _read_text(text: str, utf8: bytes, source: str) -> LoadedTable:
             source=source,
             line=blank_lines + 1,
             fix="Save the table as CSV with a header row such as query,item,score.",
+            code="one_column",
+            params={"line": blank_lines + 1},
         )
     rows = _split_rows(lines[:50], delimiter)
     header = _looks_like_header(rows)
@@ -647,6 +676,8 @@ def _read_text(text: str, utf8: bytes, source: str) -> LoadedTable:
 
 
 _DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe", " ": "whitespace"}
+#: The separator as the translated messages show it (a tab as a word every language reads).
+_SEPARATOR_SHOWN = {",": "','", "\t": "Tab", ";": "';'", "|": "'|'"}
 
 
 def _read_trec(utf8: bytes, source: str, kind: TrecKind, header: int) -> LoadedTable:
@@ -825,11 +856,20 @@ def _parse_delimited(
                 line=line,
                 fix="Quote values that contain the separator, and give every row "
                 "the same number of values.",
+                code="ragged_row",
+                params={
+                    "line": line,
+                    "expected": len(names),
+                    "found": found,
+                    "separator": _SEPARATOR_SHOWN.get(delimiter, delimiter),
+                },
             ) from None
         raise InputError(
             f"The table cannot be parsed ({_short(exc)}).",
             source=source,
             fix="Check the quoting, or export the table again as CSV.",
+            code="table_unparsable",
+            params={"detail": _short(exc)},
         ) from None
 
 
@@ -851,11 +891,14 @@ def _parse_whitespace(
         )
     except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as exc:
         match = re.search(r"line (\d+)", str(exc))
+        line = int(match.group(1)) + stripped if match else None
         raise InputError(
             f"Expected {len(names)} whitespace-separated values on every line.",
             source=source,
-            line=int(match.group(1)) + stripped if match else None,
+            line=line,
             fix="Give every row the same number of values, or save the table as CSV.",
+            code="whitespace_ragged" if line is not None else "whitespace_ragged_anywhere",
+            params={"expected": len(names), "line": line},
         ) from None
     return pa.Table.from_pandas(
         frame.astype(object).where(frame.notna(), None),
