@@ -148,18 +148,19 @@ if k is None:
 else:
     per_query = compute.measure_curves(dataset, settings, measure, k_to)
     values = {model: v[:, int(k) - 1] for model, v in per_query.items()}
+    at_k = compute.cutoff_name(measure, int(k))
     dist = distribution_figure(
         values,
-        f"{measure}@{int(k)}",
+        at_k,
         kind=kind,
         title=t(
             "curves.dist_chart" if kind == "box" else "curves.dist_chart_histogram",
-            measure=f"{measure}@{int(k)}",
+            measure=at_k,
         ),
         y_label=t("curves.queries"),
         stat_labels={s: t(f"column.{s}") for s in BOX_STATS},
     )
-    figures[t("curves.export.distribution", measure=f"{measure}@{int(k)}")] = dist
+    figures[t("curves.export.distribution", measure=at_k)] = dist
     st.plotly_chart(dist, width="stretch", key="chart_distribution")
     quartiles = translated(quartile_table(values), t)
     st.dataframe(

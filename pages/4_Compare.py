@@ -360,10 +360,16 @@ if len(measures) > 1:
     if st.session_state.get("w_cmp_dis_y") not in names:
         st.session_state["w_cmp_dis_y"] = second
     measure_x = c1.selectbox(
-        t("compare.disagree_x"), names, key="w_cmp_dis_x", format_func=lambda m: f"{m}@{k}"
+        t("compare.disagree_x"),
+        names,
+        key="w_cmp_dis_x",
+        format_func=lambda m: compute.cutoff_name(m, k),
     )
     measure_y = c2.selectbox(
-        t("compare.disagree_y"), names, key="w_cmp_dis_y", format_func=lambda m: f"{m}@{k}"
+        t("compare.disagree_y"),
+        names,
+        key="w_cmp_dis_y",
+        format_func=lambda m: compute.cutoff_name(m, k),
     )
     pair = review_compute.measure_pair_deltas(
         dataset, settings, (measure_x, measure_y), k, choice.baseline, candidate, options.policy

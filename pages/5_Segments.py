@@ -41,7 +41,10 @@ if settings.averaging != "macro":
 if st.session_state.get("w_seg_measure") not in measures:
     st.session_state["w_seg_measure"] = measures[0]
 measure = c2.selectbox(
-    t("compare.measure"), list(measures), key="w_seg_measure", format_func=lambda m: f"{m}@{k}"
+    t("compare.measure"),
+    list(measures),
+    key="w_seg_measure",
+    format_func=lambda m: compute.cutoff_name(m, k),
 )
 if not by:
     st.info(t("segments.choose_by"))

@@ -25,6 +25,7 @@ from metrics.engine.evaluation import (
     rank_run,
 )
 from metrics.engine.ranking import RankedLists, ranking_key
+from metrics.engine.registry import cutoff_name as cutoff_name  # re-exported for the pages
 from metrics.engine.registry import parse_measure
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
@@ -68,11 +69,6 @@ def distribution_cutoffs(
     if per_query_data.is_per_query(dataset):
         return per_query_data.cutoffs_between(dataset, (measure,), k_from, k_to)
     return None
-
-
-def cutoff_name(measure: str, k: int) -> str:
-    """``nDCG`` at 10 -> ``nDCG@10``."""
-    return parse_measure(measure, k=k).name
 
 
 # --------------------------------------------------------------------------- pure

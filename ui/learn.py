@@ -13,6 +13,7 @@ from metrics.engine.evaluation import curves, evaluate, rank_run
 from metrics.engine.explain import EXPLAINED, ListExplanation, explain_list, list_frames
 from metrics.engine.ranking import RankedLists
 from metrics.engine.registry import parse_measure
+from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Settings
 from metrics.io.loaders import Dataset
 from ui.handbuilt_list import RankedList
@@ -190,7 +191,7 @@ def mrr_example(teaching: dict[str, RankedList], settings: Settings) -> tuple[st
         rr = evaluate_list(rl, len(rl.items), settings)["RR"]
         values.append(rr)
         first = next(
-            (i + 1 for i, l in enumerate(rl.labels) if l == l and l >= settings.relevance_level),
+            (i + 1 for i, l in enumerate(rl.labels) if is_relevant(l, settings.relevance_level)),
             None,
         )
         parts.append(f"1/{first}" if first else "0")
@@ -245,7 +246,7 @@ def _left_out_reason(rl: RankedList, settings: Settings) -> str:
     if not rl.items:
         return "empty"
     if settings.no_relevant == "leave_out" and not any(
-        x >= settings.relevance_level for x in labels
+        is_relevant(x, settings.relevance_level) for x in labels
     ):
         return "no_relevant"
     return "other"
@@ -316,7 +317,7 @@ def ideal_of(rl: RankedList) -> RankedList:
 
 def relevant_count(rl: RankedList, level: float) -> int:
     """Retrieved items whose label is at least ``level``."""
-    return sum(1 for x in rl.labels if x == x and x >= level)
+    return sum(1 for x in rl.labels if is_relevant(x, level))
 
 
 def pitfalls(rl: RankedList, k: int, settings: Settings) -> list[tuple[str, dict[str, object]]]:
@@ -337,16 +338,16 @@ def pitfalls(rl: RankedList, k: int, settings: Settings) -> list[tuple[str, dict
     n = len(rl.items)
     if n < k:
         out.append(("short", {"n": n, "k": k, "policy": settings.short_lists}))
-    missing = sum(1 for _, x in rl.unretrieved if x >= level)
+    missing = sum(1 for _, x in rl.unretrieved if is_relevant(x, level))
     if missing:
         total = relevant_count(rl, level) + missing
         out.append(("pool", {"n": missing, "total": total, "reach": total - missing}))
-    hits = sum(1 for x in top if x == x and x >= level)
+    hits = sum(1 for x in top if is_relevant(x, level))
     if relevant_count(rl, level) + missing == 0:
         out.append(("none", {"level": f"{level:g}"}))
     elif 0 < hits < min(k, n):
         out.append(("order", {"k": k}))
-    grades = sorted({x for x in rl.labels if x == x and x >= level})
+    grades = sorted({x for x in rl.labels if is_relevant(x, level)})
     if len(grades) > 1:
         out.append(
             ("graded", {"grades": ", ".join(f"{g:g}" for g in grades), "level": f"{level:g}"})

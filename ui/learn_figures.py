@@ -13,6 +13,7 @@ from html import escape
 
 import pandas as pd
 
+from metrics.engine.registry import at_cutoff
 from ui.palette import PALETTE
 
 #: Drawing area of the picture (SVG units; it is scaled to the page's width).
@@ -58,7 +59,7 @@ def _series(
             if y is not None:
                 parts.append(
                     f'<circle cx="{_x(x, top):.1f}" cy="{_y(y):.1f}" r="4" fill="{colour}">'
-                    f"<title>{escape(name)}@{x} = {y:.3f}</title></circle>"
+                    f"<title>{at_cutoff(escape(name), x)} = {y:.3f}</title></circle>"
                 )
     return parts
 

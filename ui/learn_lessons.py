@@ -17,6 +17,8 @@ import pandas as pd
 
 from metrics import evaluate, summarize
 from metrics.engine.explain import list_frames
+from metrics.engine.registry import at_cutoff
+from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Averaging, Settings, ShortLists, Ties
 from ui.handbuilt_list import RankedList
 from ui.learn import evaluate_list, list_values, ordered, query_means
@@ -47,7 +49,7 @@ def value(rl: RankedList, measure: str, k: int, settings: Settings) -> float:
     rl = ordered(rl, settings)
     if not rl.items:
         return 0.0
-    name = f"{measure}@{k}"
+    name = at_cutoff(measure, k)
     return list_values(rl, [name], settings)[name]
 
 
@@ -65,7 +67,7 @@ def model_means(
         judged.append(qrels)
     run = pd.concat(runs, ignore_index=True)
     qrels = pd.concat(judged, ignore_index=True).drop_duplicates(["query", "item"])
-    table = summarize(evaluate(run, qrels, [f"{measure}@{k}"], settings))
+    table = summarize(evaluate(run, qrels, [at_cutoff(measure, k)], settings))
     return {str(r["model"]): float(r["value"]) for _, r in table.iterrows()}
 
 
@@ -288,7 +290,7 @@ def start_settings(lesson: Lesson, settings: Settings) -> Settings:
 
 def levels_summary(rl: RankedList, level: float) -> tuple[int, int]:
     """``(relevant, results)``: how many retrieved items count as relevant at ``level``."""
-    relevant = sum(1 for x in rl.labels if x == x and x >= level)
+    relevant = sum(1 for x in rl.labels if is_relevant(x, level))
     return relevant, len(rl.items)
 
 

@@ -15,6 +15,7 @@ from typing import Any
 
 import streamlit as st
 
+from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Settings
 from ui import learn_panel as lp
 from ui.handbuilt_list import RankedList, next_label
@@ -72,7 +73,7 @@ def _meaning(label: float, level: float) -> str:
     """``relevant``, ``not_relevant`` or ``unjudged``: what ``label`` is at ``level``."""
     if label != label:
         return "unjudged"
-    return "relevant" if label >= level else "not_relevant"
+    return "relevant" if is_relevant(label, level) else "not_relevant"
 
 
 def _label_text(label: float) -> str:

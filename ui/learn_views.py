@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from metrics.engine.registry import at_cutoff
 from metrics.engine.settings import Settings
 from ui import frame, learn
 from ui import handbuilt as hb
@@ -78,7 +79,7 @@ def many_lists(
     st.subheader(t("learn.formulas"))
     for m in lesson.measures if lesson else ("P", "nDCG"):
         parts = [f"{rl.name}: {value(rl, m, k, settings):.3f}" for rl in shown]
-        st.code(f"{m}@{k} — " + ", ".join(parts), language=None, wrap_lines=True)
+        st.code(at_cutoff(m, k) + " — " + ", ".join(parts), language=None, wrap_lines=True)
     if lesson and lesson.id == "macro_micro":
         means = model_means(tuple(shown), "R", k, settings)
         avg = frame.policy_text("averaging", settings.averaging)

@@ -134,10 +134,12 @@ def _theirs(path: str, target: str, measures: list[str] | None):  # type: ignore
 
 def _candidates(tool) -> list[str]:  # type: ignore[no-untyped-def]
     """Our measure names a profile offers, at the cutoffs people use."""
+    from metrics.engine.registry import at_cutoff
+
     out = []
     for name in tool.names:
         if name.endswith("@k"):
-            out += [f"{name[:-2]}@{k}" for k in (1, 3, 5, 10, 20, 50, 100, 1000)]
+            out += [at_cutoff(name[:-2], k) for k in (1, 3, 5, 10, 20, 50, 100, 1000)]
         else:
             out.append(name)
     return out

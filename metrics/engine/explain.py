@@ -15,6 +15,7 @@ from dataclasses import dataclass
 import numpy as np
 import pandas as pd
 
+from metrics.engine import relevance
 from metrics.engine.ranking import gain_of
 from metrics.engine.settings import Settings
 
@@ -98,11 +99,9 @@ def explain_list(
     labels_arr = np.asarray(labels, dtype=float)
     n = len(labels_arr)
     level = settings.relevance_level
-    relevant = (np.nan_to_num(labels_arr, nan=-np.inf) >= level) & (
-        np.nan_to_num(labels_arr, nan=-1.0) >= 0
-    )
+    relevant = relevance.relevant(np.nan_to_num(labels_arr, nan=-1.0), level)
     extra = np.asarray(list(unretrieved_labels), dtype=float)
-    n_relevant = int(relevant.sum() + ((extra >= level) & (extra >= 0)).sum())
+    n_relevant = int(relevant.sum() + relevance.relevant(extra, level).sum())
     rank = np.arange(1, n + 1)
     discount = 1.0 / np.log2(rank + 1)
     gain = gain_of(labels_arr, settings)

@@ -20,7 +20,7 @@ from typing import Any, TypeAlias
 import numpy as np
 import pyarrow as pa
 
-from metrics.engine import arrow_calls
+from metrics.engine import arrow_calls, relevance
 from metrics.engine.arrow_calls import compute as pc
 from metrics.engine.settings import Settings, parse_gain_map
 from metrics.errors import InputError, SettingsError
@@ -273,14 +273,14 @@ class RankedLists:
         """Number of judged items at or above the relevance level, per query (negative labels
         never count, as in trec_eval)."""
         level = self.settings.relevance_level
-        relevant = (self.ideal_labels >= level) & (self.ideal_labels >= 0)
+        relevant = relevance.relevant(self.ideal_labels, level)
         return _segment_cumsum_total(relevant.astype(np.float64), self.ideal_offsets)
 
     @cached_property
     def num_judged_nonrelevant(self) -> np.ndarray:
         """Judged items below the relevance level (label ≥ 0), retrieved or not (bpref's N)."""
         level = self.settings.relevance_level
-        nonrel = (self.ideal_labels >= 0) & (self.ideal_labels < level)
+        nonrel = relevance.judged_nonrelevant(self.ideal_labels, level)
         return _segment_cumsum_total(nonrel.astype(np.float64), self.ideal_offsets)
 
     @cached_property
@@ -324,16 +324,14 @@ class RankedLists:
     def relevant(self) -> np.ndarray:
         """Binary relevance: judged, label ≥ 0 and at or above the relevance level."""
         with np.errstate(invalid="ignore"):
-            relevant: np.ndarray = (self.labels >= self.settings.relevance_level) & (
-                self.labels >= 0
-            )
+            relevant: np.ndarray = relevance.relevant(self.labels, self.settings.relevance_level)
         return relevant
 
     @cached_property
     def judged(self) -> np.ndarray:
         """In the judgments with a label ≥ 0 (a negative label is "in the pool, unjudged")."""
         with np.errstate(invalid="ignore"):
-            judged: np.ndarray = self.labels >= 0
+            judged: np.ndarray = relevance.judged(self.labels)
         return judged
 
     @cached_property
@@ -452,7 +450,7 @@ def gain_of(labels: np.ndarray, settings: Settings) -> np.ndarray:
     labels = np.nan_to_num(labels, nan=-1.0)
     negative = labels < 0
     if settings.ndcg_relevance_level:
-        labels = np.where(labels >= settings.relevance_level, labels, 0.0)
+        labels = np.where(relevance.relevant(labels, settings.relevance_level), labels, 0.0)
     labels = np.maximum(labels, 0.0)
     if settings.gain_map is not None:
         gains = labels.copy()
@@ -1072,7 +1070,7 @@ def _evaluated_queries(
     judged_q[judged_q_of_row] = True
     in_run = np.zeros(n_q, dtype=bool)
     in_run[run_q] = True
-    relevant = (jrel >= settings.relevance_level) & (jrel >= 0)
+    relevant = relevance.relevant(jrel, settings.relevance_level)
     num_rel_all = np.bincount(judged_q_of_row, weights=relevant.astype(float), minlength=n_q)
     evaluated = judged_q & (in_run | (settings.missing_queries == "zero"))
     no_rel = evaluated & (num_rel_all == 0)
@@ -1101,7 +1099,7 @@ def _cut_mask(run_q: np.ndarray, labels: np.ndarray, settings: Settings) -> np.n
         keep &= position < settings.max_results
     if settings.judged_only:
         with np.errstate(invalid="ignore"):
-            keep &= labels >= 0
+            keep &= relevance.judged(labels)
     return keep
 
 

@@ -647,9 +647,9 @@ class MeasureSpec:
         if shown:
             text += "(" + ",".join(f"{k}={_show(v)}" for k, v in shown) + ")"
         if at is not None and at in dict(self.params):
-            text += f"@{_show(dict(self.params)[at])}"
+            text = at_cutoff(text, _show(dict(self.params)[at]))
         if self.k is not None:
-            text += f"@{self.k}"
+            text = at_cutoff(text, self.k)
         return text
 
     def __str__(self) -> str:
@@ -816,6 +816,18 @@ def _checked_params(d: MeasureDef, given: dict[str, object]) -> tuple[tuple[str,
             "write the largest label of the judgments' scale, e.g. ERR(gmax=3)."
         )
     return converted
+
+
+def at_cutoff(name: str, k: object) -> str:
+    """The one spelling of a measure at a cutoff: ``nDCG`` at 10 → ``nDCG@10`` (ir_measures'
+    notation, and the column names of every table and export)."""
+    return f"{name}@{k}"
+
+
+def cutoff_name(measure: str, k: int) -> str:
+    """The canonical name of ``measure`` (any accepted spelling) at cutoff ``k``:
+    ``ndcg_cut`` at 10 → ``nDCG@10``."""
+    return parse_measure(measure, k=k).name
 
 
 def parse_measure(

@@ -242,7 +242,7 @@ class Settings:
     Attributes
     ----------
     relevance_level:
-        Labels ``>= relevance_level`` are relevant for binary measures.
+        Labels at or above ``relevance_level`` (and not negative) are relevant for binary measures.
     gain:
         ``"linear"`` (gain = label) or ``"exponential"`` (gain = 2**label - 1) for DCG.
     ties:

@@ -21,6 +21,7 @@ import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from metrics.engine import relevance
 from metrics.engine.ranking import IdCodes, encode_strings, id_codes, string_chunks
 from metrics.engine.settings import POLICIES, Settings
 from metrics.errors import InputError, file_line
@@ -979,7 +980,7 @@ def validate(
         run, qrels, labels, models, run_queries, judged_queries, relevance_level, codes, policies
     )
     findings += _segment_findings(run, codes.q_run)
-    n_rel = int((labels >= relevance_level).sum())
+    n_rel = int(relevance.relevant(labels, relevance_level).sum())
     findings.append(
         Finding(
             "summary",
@@ -1368,7 +1369,7 @@ def _label_findings(
     clean = labels.notna().to_numpy()
     judged = pd.unique(codes.q_qrels[clean])
     relevant_q = np.zeros(len(codes.queries), dtype=bool)
-    relevant_q[codes.q_qrels[clean & (labels >= relevance_level).to_numpy()]] = True
+    relevant_q[codes.q_qrels[clean & relevance.relevant(labels, relevance_level).to_numpy()]] = True
     has_rel = pd.Series(relevant_q[judged], index=codes.queries[judged])
     none = has_rel[~has_rel]
     if len(none):
@@ -1435,7 +1436,7 @@ def _coverage_findings(
                 len(missing_queries), len(judged_q), examples, settings, pairs
             )
         )
-    is_rel = (labels >= relevance_level).to_numpy()
+    is_rel = relevance.relevant(labels, relevance_level).to_numpy()
     in_run = np.zeros(len(codes.queries), dtype=bool)
     in_run[codes.q_run] = True
     rel_keys = pd.unique(codes.pair(codes.q_qrels, codes.i_qrels)[is_rel & in_run[codes.q_qrels]])

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from metrics.engine.aggregation import has_micro
-from metrics.engine.registry import MeasureSpec
+from metrics.engine.registry import MeasureSpec, at_cutoff
 from metrics.engine.settings import Settings
 
 NUM_PREFIX = "__num:"
@@ -48,8 +48,8 @@ def means_of(table: pd.DataFrame, specs: list[MeasureSpec], settings: Settings) 
         if name == "Success":
             means[j] = float(values[:, j].mean()) if len(values) else np.nan
         elif name == "F1":
-            p, r = _pooled(table, f"P@{spec.k}"), _pooled(table, f"R@{spec.k}")
+            p, r = _pooled(table, at_cutoff("P", spec.k)), _pooled(table, at_cutoff("R", spec.k))
             means[j] = 2 * p * r / (p + r) if p + r > 0 else 0.0
         else:
-            means[j] = _pooled(table, f"{name}@{spec.k}")
+            means[j] = _pooled(table, at_cutoff(name, spec.k))
     return means

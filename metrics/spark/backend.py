@@ -31,7 +31,7 @@ from pyspark.sql import types as T
 from metrics import schema as S
 from metrics.engine.aggregation import has_micro
 from metrics.engine.ranking import RankedLists, rank_lists
-from metrics.engine.registry import DEFAULT_MEASURES, MeasureSpec, parse_measures
+from metrics.engine.registry import DEFAULT_MEASURES, MeasureSpec, at_cutoff, parse_measures
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.spark.aggregate import DEN_PREFIX, NUM_PREFIX
@@ -46,7 +46,7 @@ def micro_columns(specs: Sequence[MeasureSpec]) -> list[str]:
     for spec in specs:
         if has_micro(spec) and spec.definition.name in ("P", "R", "F1"):
             for part in ("P", "R") if spec.definition.name == "F1" else (spec.definition.name,):
-                name = f"{part}@{spec.k}"
+                name = at_cutoff(part, spec.k)
                 out += [c for c in (NUM_PREFIX + name, DEN_PREFIX + name) if c not in out]
     return out
 
@@ -346,8 +346,8 @@ def summarize_spark(
             else:
                 parts = ("P", "R") if name == "F1" else (name,)
                 for part in parts:
-                    num = F.col(f"`{NUM_PREFIX}{part}@{spec.k}`")
-                    den = F.col(f"`{DEN_PREFIX}{part}@{spec.k}`")
+                    num = F.col(f"`{NUM_PREFIX}{at_cutoff(part, spec.k)}`")
+                    den = F.col(f"`{DEN_PREFIX}{at_cutoff(part, spec.k)}`")
                     ok = ~F.isnan(den)
                     aggs += [
                         F.sum(F.when(ok, num)).alias(f"num_{part}"),

@@ -27,6 +27,7 @@ from pyspark.sql import DataFrame, Row, SparkSession, Window
 from pyspark.sql import functions as F
 
 from metrics import schema as S
+from metrics.engine import relevance
 from metrics.engine.ranking import RankingNotes, rank_lists
 from metrics.engine.settings import Settings
 from metrics.io.direction import RankAgreement, rank_disagreements
@@ -155,9 +156,7 @@ def ranking_warnings(
     judged = qrels.select(S.QUERY).distinct()
     level = float(settings.relevance_level)
     relevant = (
-        qrels.where((F.col(S.RELEVANCE) >= F.lit(level)) & (F.col(S.RELEVANCE) >= 0))
-        .select(S.QUERY)
-        .distinct()
+        qrels.where(relevance.relevant(F.col(S.RELEVANCE), F.lit(level))).select(S.QUERY).distinct()
     )
     in_run = run.select(S.MODEL, S.QUERY).distinct()
     every = spark.createDataFrame([(m,) for m in models], f"{S.MODEL} string")
@@ -485,7 +484,8 @@ def _label_findings(qrels: DataFrame, settings: Settings) -> list[Finding]:
         found.append(labels_look_like_ranks_finding(shown))
     level = float(settings.relevance_level)
     judged = clean.groupBy(S.QUERY).agg(
-        F.min(QROW).alias("__first"), F.max((label >= level).cast("int")).alias("relevant")
+        F.min(QROW).alias("__first"),
+        F.max(relevance.relevant(label, level).cast("int")).alias("relevant"),
     )
     counts = judged.agg(
         F.count(F.lit(1)).alias("total"), F.sum(1 - F.col("relevant")).alias("none")
@@ -565,7 +565,7 @@ def _coverage_findings(run: DataFrame, qrels: DataFrame, settings: Settings) -> 
     absent.unpersist()
     level = float(settings.relevance_level)
     relevant = (
-        qrels.where(F.col(S.RELEVANCE) >= level)
+        qrels.where(relevance.relevant(F.col(S.RELEVANCE), level))
         .join(run.select(S.QUERY).distinct(), S.QUERY, "left_semi")
         .groupBy(S.QUERY, S.ITEM)
         .agg(F.min(QROW).alias("__first"))

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import pandas as pd
 import streamlit as st
 
+from metrics.engine.registry import cutoff_name
 from metrics.review.compare import TESTS, CompareOptions
 from metrics.review.power import DEFAULT_POWER
 from metrics.review.statistics import (
@@ -474,7 +475,7 @@ def drill_choice(candidates: list[str], measures: list[str], dataset) -> DrillCh
         t("compare.measure"),
         measures,
         key="w_cmp_query_measure",
-        format_func=lambda m: f"{m}@{k}",
+        format_func=lambda m: cutoff_name(m, k),
     )
     everything = t("compare.all_queries")  # the session's language, fixed now
     chosen = c3.selectbox(

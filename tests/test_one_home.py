@@ -1,0 +1,87 @@
+"""Each rule has one home: the relevance predicate and the spelling of a measure at a cutoff
+are written once (``metrics.engine.relevance``, ``metrics.engine.registry.at_cutoff``) and
+every other module asks them. These tests read the sources, so a second copy of a rule fails
+here before it can drift from the first."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from metrics.engine import relevance
+from metrics.engine.registry import at_cutoff, cutoff_name, parse_measure
+
+ROOT = Path(__file__).resolve().parents[1]
+SOURCES = sorted(
+    p for folder in ("metrics", "ui", "pages") for p in (ROOT / folder).rglob("*.py")
+) + [ROOT / "app.py"]
+
+#: ``label >= level`` written out, in any of the spellings it had before it had a home.
+RELEVANCE_RULE = re.compile(r">=\s*(?:self\.)?(?:settings\.)?(?:relevance_)?level\b")
+#: A measure name glued to a cutoff by hand: ``f"{measure}@{k}"``.
+CUTOFF_SPELLING = re.compile(r"""f["'][^"'\n]*\{[^}]+\}@\{[^}]+\}""")
+
+
+def offenders(pattern: re.Pattern[str], home: Path) -> list[str]:
+    found = []
+    for path in SOURCES:
+        if path == home:
+            continue
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+            if pattern.search(line):
+                found.append(f"{path.relative_to(ROOT)}:{number}: {line.strip()}")
+    return found
+
+
+def test_the_relevance_predicate_is_written_only_in_its_home():
+    assert offenders(RELEVANCE_RULE, ROOT / "metrics/engine/relevance.py") == []
+
+
+def test_a_measure_at_a_cutoff_is_spelled_only_in_the_registry():
+    assert offenders(CUTOFF_SPELLING, ROOT / "metrics/engine/registry.py") == []
+
+
+def test_the_guards_see_the_rules_they_guard(tmp_path):
+    """The patterns match the copies they were written against (else they could not fail)."""
+    assert RELEVANCE_RULE.search("relevant = (labels >= settings.relevance_level) & (x >= 0)")
+    assert RELEVANCE_RULE.search("hits = sum(1 for x in top if x == x and x >= level)")
+    assert RELEVANCE_RULE.search("(self.labels >= self.settings.relevance_level)")
+    assert not RELEVANCE_RULE.search("keep = position >= levels_seen")
+    assert CUTOFF_SPELLING.search('name = f"{measure}@{k}"')
+    assert CUTOFF_SPELLING.search("st.code(f'{m}@{k} — ')")
+    assert not CUTOFF_SPELLING.search('text = f"{name}@10 and more"')
+
+
+@pytest.mark.parametrize("level", [-1.0, 0.0, 1.0, 2.0])
+def test_relevant_means_at_or_above_the_level_and_never_negative(level):
+    labels = np.array([np.nan, -2.0, -1.0, 0.0, 0.5, 1.0, 2.0, 3.0])
+    expected = np.array([l == l and l >= level and l >= 0 for l in labels])
+    assert relevance.relevant(labels, level).tolist() == expected.tolist()
+    assert relevance.relevant(pd.Series(labels), level).tolist() == expected.tolist()
+    assert [relevance.is_relevant(float(l), level) for l in labels] == expected.tolist()
+    judged = relevance.judged(labels)
+    assert judged.tolist() == [False, False, False, True, True, True, True, True]
+    nonrel = relevance.judged_nonrelevant(labels, level)
+    assert nonrel.tolist() == (judged & ~expected).tolist()
+
+
+def test_a_negative_label_is_not_relevant_even_at_a_level_below_it():
+    """trec_eval: a negative label marks an item as in the pool but unjudged."""
+    assert not relevance.is_relevant(-1.0, -5.0)
+    assert relevance.is_relevant(0.0, -5.0)
+
+
+@pytest.mark.parametrize(
+    ("measure", "k", "name"),
+    [("nDCG", 10, "nDCG@10"), ("ndcg_cut", 5, "nDCG@5"), ("P", 3, "P@3"), ("RBP(p=0.8)", 4, None)],
+)
+def test_cutoff_names_are_the_registry_names(measure, k, name):
+    spelled = cutoff_name(measure, k)
+    assert spelled == parse_measure(measure, k=k).name
+    if name is not None:
+        assert spelled == name
+    assert at_cutoff("P", 10) == "P@10"
