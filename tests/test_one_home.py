@@ -85,3 +85,30 @@ def test_cutoff_names_are_the_registry_names(measure, k, name):
     if name is not None:
         assert spelled == name
     assert at_cutoff("P", 10) == "P@10"
+
+
+#: A comparison-row column list written out by hand: ``"mean_a",`` then ``"mean_b",``.
+ROW_LIST = re.compile(r'"mean_a",\s*\n\s*"mean_b",')
+
+
+def test_the_comparison_row_is_listed_only_in_its_home():
+    home = ROOT / "metrics/review/rows.py"
+    found = [
+        str(path.relative_to(ROOT))
+        for path in SOURCES
+        if path != home and ROW_LIST.search(path.read_text(encoding="utf-8"))
+    ]
+    assert found == []
+    assert ROW_LIST.search(home.read_text(encoding="utf-8"))  # the guard sees a list
+
+
+def test_the_views_are_columns_of_the_row():
+    from metrics.review import compare, rows, verdict
+
+    assert set(rows.SUMMARY_VIEW) <= set(rows.COLUMNS)
+    # the test table is the test part of a row, with its two older names
+    assert set(rows.TEST_COLUMNS) - set(rows.COLUMNS) == {"baseline", "direction"}
+    assert verdict.COLUMNS is rows.COLUMNS and compare.COLUMNS is rows.TEST_COLUMNS
+    table = pd.DataFrame(columns=["segment_x", *rows.COLUMNS])
+    shown = rows.view(table, rows.SUMMARY_VIEW, ["segment_x"])
+    assert list(shown.columns[:3]) == ["candidate", "segment_x", "measure"]

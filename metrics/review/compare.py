@@ -29,6 +29,7 @@ from metrics.engine.evaluation import Evaluation, curves
 from metrics.engine.registry import parse_measure
 from metrics.errors import SettingsError
 from metrics.io.validation import Template, plural_form
+from metrics.review.rows import TEST_COLUMNS as COLUMNS
 from metrics.review.statistics import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
@@ -66,32 +67,6 @@ TESTS: dict[str, str] = {
     "p_wilcoxon": "Wilcoxon signed-rank test",
 }
 DEFAULT_ALPHA = 0.05
-
-COLUMNS = [
-    "baseline",
-    "candidate",
-    "measure",
-    "n",
-    "mean_a",
-    "mean_b",
-    "delta",
-    "relative_delta",
-    "ci_low",
-    "ci_high",
-    "p_randomization",
-    "p_ttest",
-    "p_wilcoxon",
-    "p_adjusted",
-    "significant",
-    "direction",
-    "wins",
-    "ties",
-    "losses",
-    "effect_size",
-    "only_in_baseline",
-    "only_in_candidate",
-    "undefined",
-]
 
 
 @dataclass(frozen=True)

@@ -40,6 +40,7 @@ from metrics.io.export import to_csv_bytes
 from metrics.io.text_safety import visible
 from metrics.review.compare import CompareOptions, Wording, count_form
 from metrics.review.headline import verdict_sentences
+from metrics.review.rows import SUMMARY_VIEW, view
 from metrics.review.verdict import (
     family_caption,
     interval_text,
@@ -355,25 +356,7 @@ def html_table(
 
 def summary_table(comparison: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
     """The comparison columns a stakeholder reads: who, what, how much, how sure."""
-    columns = [
-        "candidate",
-        *by,
-        "measure",
-        "n",
-        "mean_a",
-        "mean_b",
-        "delta",
-        "relative_delta",
-        "ci_low",
-        "ci_high",
-        "p_adjusted",
-        "direction",
-        "verdict",
-        "wins",
-        "ties",
-        "losses",
-    ]
-    table = comparison[[c for c in columns if c in comparison.columns]].copy()
+    table = view(comparison, SUMMARY_VIEW, by).copy()
     return table.rename(columns={"mean_a": "baseline mean", "mean_b": "candidate mean"})
 
 

@@ -62,6 +62,7 @@ from metrics.review.compare import (
     segment_of_query,
 )
 from metrics.review.power import DEFAULT_POWER, minimum_detectable_effect, queries_needed
+from metrics.review.rows import COLUMNS
 from metrics.review.statistics import Pairs, adjust_pvalues, compare_many, pair_values
 
 Family = Literal["view", "measure", "all"]
@@ -112,56 +113,6 @@ TEST_NAMES: dict[str, str] = {
     "p_ttest": "t-test",
     "p_wilcoxon": "Wilcoxon test",
 }
-
-#: The columns of the review table, in order: the one schema every surface reads.
-COLUMNS = [
-    "kind",
-    "reference",
-    "candidate",
-    "measure",
-    "segment",
-    "n",
-    "mean_a",
-    "mean_b",
-    "delta",
-    "relative_delta",
-    "ci_low",
-    "ci_high",
-    "ci_adj_low",
-    "ci_adj_high",
-    "ci_adj_level",
-    "ci_adj_method",
-    "p_randomization",
-    "p_ttest",
-    "p_wilcoxon",
-    "test",
-    "p_raw",
-    "p_floor",
-    "p_adjusted",
-    "p_bound",
-    "correction",
-    "family",
-    "family_size",
-    "family_text",
-    "alpha",
-    "significant",
-    "verdict",
-    "reason",
-    "min_effect",
-    "magnitude",
-    "wins",
-    "ties",
-    "losses",
-    "effect_size",
-    "sd",
-    "power",
-    "power_alpha",
-    "mde",
-    "queries_needed",
-    "only_in_baseline",
-    "only_in_candidate",
-    "undefined",
-]
 
 
 def _min_effect_items(

@@ -17,7 +17,6 @@ from metrics.review.compare import (
     CompareOptions,
     Wording,
     compared_queries,
-    comparison_table,
     delta_curves,
     queries_in_table,
     query_deltas,
@@ -109,57 +108,6 @@ def review(
         family,
         tuple(min_effect),
         float(power),
-        dataset,
-        settings,
-        options,
-    )
-
-
-@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
-def _comparison(
-    content_hash: str,
-    key: tuple,
-    measures: tuple[str, ...],
-    k: int,
-    baseline: str,
-    candidates: tuple[str, ...],
-    by: tuple[str, ...],
-    okey: tuple,
-    _dataset: Dataset,
-    _settings: Settings,
-    _options: CompareOptions,
-) -> pd.DataFrame:
-    evaluation = evaluation_at(_dataset, _settings, measures, k)
-    return comparison_table(
-        evaluation,
-        baseline,
-        list(candidates),
-        segments=_dataset.segments,
-        by=list(by),
-        options=_options,
-    )
-
-
-def comparison(
-    dataset: Dataset,
-    settings: Settings,
-    measures: tuple[str, ...],
-    k: int,
-    baseline: str,
-    candidates: tuple[str, ...],
-    options: CompareOptions,
-    by: tuple[str, ...] = (),
-) -> pd.DataFrame:
-    """:func:`metrics.review.compare.comparison_table` of ``measures`` at ``k`` (cached)."""
-    return _comparison(
-        dataset.content_hash,
-        settings_key(settings),
-        tuple(measures),
-        int(k),
-        baseline,
-        tuple(candidates),
-        tuple(by),
-        options_key(options),
         dataset,
         settings,
         options,
@@ -404,7 +352,6 @@ def segment_results(
 
 __all__ = [
     "RESAMPLE_CHOICES",
-    "comparison",
     "delta_curve",
     "evaluation_at",
     "family_words",

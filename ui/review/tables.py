@@ -42,79 +42,10 @@ WORSE_BACKGROUND = "background-color: #ffebe9"
 LABEL_COLOURS = {0: "#f6f8fa", 1: "#fff8c5", 2: "#d2f4d8", 3: "#a7e3b4"}
 UNJUDGED = "#eaeef2"
 
-#: Columns of the delta table shown on the Compare page, in order.
-DELTA_COLUMNS = [
-    "candidate",
-    "measure",
-    "n",
-    "mean_a",
-    "mean_b",
-    "delta",
-    "relative_delta",
-    "ci_low",
-    "ci_high",
-    "p_adjusted",
-    "direction",
-    "p_randomization",
-    "p_ttest",
-    "p_wilcoxon",
-    "wins",
-    "ties",
-    "losses",
-    "effect_size",
-]
-
-
-#: The columns a stakeholder reads (the Report page).
-BRIEF_COLUMNS = [
-    "candidate",
-    "measure",
-    "n",
-    "mean_a",
-    "mean_b",
-    "delta",
-    "relative_delta",
-    "ci_low",
-    "ci_high",
-    "p_adjusted",
-    "direction",
-    "wins",
-    "ties",
-    "losses",
-]
-
-
-def delta_display(
-    table: pd.DataFrame, by: list[str] | None = None, *, brief: bool = False
-) -> pd.DataFrame:
-    """The columns of :data:`DELTA_COLUMNS` (or :data:`BRIEF_COLUMNS` when ``brief``), with the
-    ``by`` columns after ``candidate``."""
-    by = list(by or [])
-    chosen = BRIEF_COLUMNS if brief else DELTA_COLUMNS
-    columns = chosen[:1] + by + chosen[1:]
-    return table[[c for c in columns if c in table.columns]].reset_index(drop=True)
-
 
 def _row_colour(direction: str, width: int) -> list[str]:
     colour = {"better": BETTER_BACKGROUND, "worse": WORSE_BACKGROUND}.get(direction, "")
     return [colour] * width
-
-
-def style_delta_table(display: pd.DataFrame) -> Styler:
-    """Rows coloured green (significantly better) / red (significantly worse); numbers rounded.
-
-    ``display`` is :func:`delta_display` output (it must keep the ``direction`` column).
-    """
-    formats = {c: "{:.4f}" for c in ("mean_a", "mean_b", "effect_size")}
-    formats.update({c: "{:+.4f}" for c in ("delta", "ci_low", "ci_high")})
-    formats["relative_delta"] = "{:+.1%}"
-    formats.update(
-        {c: "{:.4g}" for c in ("p_adjusted", "p_randomization", "p_ttest", "p_wilcoxon")}
-    )
-    formats = {c: f for c, f in formats.items() if c in display.columns}
-    return display.style.apply(lambda row: _row_colour(row["direction"], len(row)), axis=1).format(
-        formats, na_rep="—"
-    )
 
 
 def label_colour(label: float) -> str:
@@ -572,12 +503,9 @@ def settings_rows(
 
 
 __all__ = [
-    "BRIEF_COLUMNS",
     "CSV_DIGITS",
-    "DELTA_COLUMNS",
     "change_display",
     "change_text",
-    "delta_display",
     "drill_display",
     "export_csv",
     "export_json",
@@ -588,7 +516,6 @@ __all__ = [
     "segment_display",
     "segment_text",
     "settings_rows",
-    "style_delta_table",
     "style_drill_list",
     "style_ranked_list",
     "style_review_table",
