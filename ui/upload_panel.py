@@ -28,6 +28,7 @@ from metrics.io.roles import (
     guess_query_table,
     guess_roles,
 )
+from metrics.io.source import upload_limits
 from metrics.io.validation import Finding
 from ui import compute, frame
 from ui.findings_view import finding_text
@@ -61,7 +62,7 @@ def _read(files, kind: Kind | None = None) -> list[LoadedTable]:
         _current_uploads().add(key)
         if key not in cache:
             try:
-                cache[key] = load_table(f.getvalue(), f.name, kind=kind)
+                cache[key] = load_table(f.getvalue(), f.name, kind=kind, limits=upload_limits())
             except InputError as exc:
                 cache[key] = exc
         found = cache[key]

@@ -36,9 +36,10 @@ import pyarrow.csv as pacsv
 
 from metrics.errors import InputError, file_line
 from metrics.io.names import ID_NAMES, KNOWN_NAMES
-from metrics.io.source import (  # noqa: F401  (MAX_BYTES: re-export)
+from metrics.io.source import (
     HEAD_BYTES,
     MAX_BYTES,
+    UploadLimits,
     excel_formulas_without_values,
     read_input,
     refuse_unread_format,
@@ -174,7 +175,12 @@ def file_stem(name: str) -> str:
 
 
 def load_table(
-    data: bytes | str | Path, name: str | None = None, *, kind: Kind | None = None
+    data: bytes | str | Path,
+    name: str | None = None,
+    *,
+    kind: Kind | None = None,
+    budget: int = MAX_BYTES,
+    limits: UploadLimits | None = None,
 ) -> LoadedTable:
     """Read a table from bytes or a file path, detecting its format from the content.
 
@@ -186,6 +192,11 @@ def load_table(
         File name for messages and model naming; defaults to the path's name.
     kind:
         Force ``"run"`` or ``"qrels"`` for layouts that cannot tell (dictionary JSON).
+    budget:
+        Largest (decompressed) size read.
+    limits:
+        The app's limits on one upload (:func:`~metrics.io.source.upload_limits`), refused
+        while the file is decompressed (see :func:`~metrics.io.source.read_input`).
 
     Returns
     -------
@@ -196,16 +207,35 @@ def load_table(
     InputError
         When the bytes are not a readable table; the message names the line when known.
     """
-    loaded = read_input(data, name)
-    table = _dispatch(loaded.data, loaded.name, kind)
-    table.compressed = loaded.compressed
-    if loaded.compressed:
+    loaded = read_input(data, name, budget=budget, limits=limits)
+    source, compressed = loaded.name, loaded.compressed
+    held = _Held(loaded.data)
+    del loaded  # the readers let the text go once it is parsed
+    table = _dispatch(held, source, kind)
+    table.compressed = compressed
+    if compressed:
         table.notes = ("gzip-compressed",) + table.notes
     return table
 
 
-def _dispatch(raw: bytes, source: str, kind: Kind | None) -> LoadedTable:
-    if not raw.strip():
+class _Held:
+    """The bytes being read, held in one place so that a reader can let them go once it has
+    parsed them (a table's columns are built while the text is no longer needed)."""
+
+    def __init__(self, data: bytes | bytearray) -> None:
+        self.data: bytes | bytearray = data
+
+    def release(self) -> None:
+        self.data = b""
+
+
+_ONLY_SPACE = re.compile(rb"[\s]*\Z")
+_LEADING_SPACE = re.compile(rb"\s*")
+
+
+def _dispatch(held: _Held, source: str, kind: Kind | None) -> LoadedTable:
+    raw = held.data
+    if _ONLY_SPACE.match(raw):
         raise InputError(
             "The file is empty.",
             source=source,
@@ -213,28 +243,54 @@ def _dispatch(raw: bytes, source: str, kind: Kind | None) -> LoadedTable:
             code="empty_file",
         )
     if raw[:4] == b"PAR1":
-        return _read_parquet(raw, source)
+        return _read_parquet(bytes(raw), source)
     if raw[:4] == b"PK\x03\x04":
-        return _read_excel(raw, source)
-    refuse_unread_format(raw[:HEAD_BYTES], source)
-    text, encoding, utf8 = _decode(raw, source)
+        return _read_excel(bytes(raw), source)
+    refuse_unread_format(bytes(raw[:HEAD_BYTES]), source)
+    encoding, utf8 = _decode(raw, source)
+    held.data = utf8  # the input itself is let go where the UTF-8 text is a copy of it
+    del raw
     unified = unify_line_ends(utf8)
     if unified is not utf8:
-        utf8, text = bytes(unified), bytes(unified).decode("utf-8")
-    head = text.lstrip()[:1]
-    if head in ("{", "["):
+        held.data = utf8 = bytes(unified)
+    del unified
+    start = _LEADING_SPACE.match(utf8).end()  # type: ignore[union-attr]
+    if utf8[start : start + 1] in (b"{", b"["):
+        text = bytes(utf8).decode("utf-8")
+        held.release()
+        del utf8
         table = _read_json(text, source, kind)
     else:
-        table = _read_text(text, utf8, source)
+        del utf8
+        table = _read_text(held, source)
     table.encoding = encoding
     return table
 
 
-def _decode(raw: bytes, source: str) -> tuple[str, str, bytes]:
-    """Decode to text; also return UTF-8 bytes without BOM for the fast parsers."""
-    if raw.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+#: Bytes decoded at a time when checking that a text is UTF-8 (nothing decoded is kept).
+_DECODE_STEP = 1 << 20
+
+
+def _is_utf8(data: bytes | bytearray) -> bool:
+    """Whether ``data`` is valid UTF-8, checked in steps without keeping the decoded text."""
+    decoder = codecs.getincrementaldecoder("utf-8")()
+    view = memoryview(data)
+    try:
+        for start in range(0, len(view), _DECODE_STEP):
+            decoder.decode(view[start : start + _DECODE_STEP])
+        decoder.decode(b"", final=True)
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _decode(raw: bytes | bytearray, source: str) -> tuple[str, bytes | bytearray]:
+    """The encoding, and the text as UTF-8 bytes without a byte-order mark for the fast
+    parsers: the input itself when it is UTF-8 without a mark, else a copy."""
+    utf8: bytes | bytearray
+    if raw[:2] in (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE):
         try:
-            text = raw.decode("utf-16")
+            text = bytes(raw).decode("utf-16")
         except UnicodeDecodeError:
             raise InputError(
                 "The file has a UTF-16 byte-order mark but is not valid UTF-16.",
@@ -242,24 +298,23 @@ def _decode(raw: bytes, source: str) -> tuple[str, str, bytes]:
                 fix="Save it as UTF-8.",
                 code="utf16_invalid",
             ) from None
-        return text, "utf-16", text.encode("utf-8")
-    body = raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw
-    encoding = "utf-8-sig" if body is not raw else "utf-8"
-    try:
-        text = body.decode("utf-8")
-        utf8 = body
-    except UnicodeDecodeError:
-        text = body.decode("latin-1")
-        encoding = "latin-1"
-        utf8 = text.encode("utf-8")
-    if "\x00" in text[:65536]:
+        encoding, utf8 = "utf-16", text.encode("utf-8")
+    else:
+        bom = raw[:3] == codecs.BOM_UTF8
+        body = bytes(raw[3:]) if bom else raw  # a copy: the readers search it as bytes
+        encoding = "utf-8-sig" if bom else "utf-8"
+        if _is_utf8(body):
+            utf8 = body
+        else:
+            encoding, utf8 = "latin-1", bytes(body).decode("latin-1").encode("utf-8")
+    if b"\x00" in bytes(utf8[:65536]):
         raise InputError(
             "The file looks binary (it contains NUL bytes), not a text table.",
             source=source,
             fix=f"Use {SUPPORTED}.",
             code="binary",
         )
-    return text, encoding, utf8
+    return encoding, utf8
 
 
 # --------------------------------------------------------------------------- binary formats
@@ -546,22 +601,25 @@ def _records_table(frame: pd.DataFrame, source: str, fmt: str) -> LoadedTable:
     )
 
 
-_EMPTY_LINE = re.compile(r"\n(?=\r?\n)")
-_WHITESPACE_LINE = re.compile(r"\n(?=[ \t\r\f\v]*\n)")
+_EMPTY_LINE = re.compile(rb"\n(?=\r?\n)")
+_WHITESPACE_LINE = re.compile(rb"\n(?=[ \t\r\f\v]*\n)")
 
 
-def _blank_lines(text: str, first_line: int, *, whitespace: bool) -> tuple[int, ...]:
+def _blank_lines(
+    text: str | bytes | bytearray, first_line: int, *, whitespace: bool
+) -> tuple[int, ...]:
     """Lines at or after ``first_line`` that the parser skips: empty ones, or whitespace-only
     ones when ``whitespace`` (the whitespace and JSON Lines readers skip those too)."""
+    data = text.encode("utf-8") if isinstance(text, str) else text
     pattern = _WHITESPACE_LINE if whitespace else _EMPTY_LINE
     found = []
-    end = text.find("\n")
-    head = text if end < 0 else text[:end]
-    if first_line <= 1 and (not head.strip() if whitespace else head in ("", "\r")):
+    end = data.find(b"\n")
+    head = bytes(data if end < 0 else data[:end])
+    if first_line <= 1 and (not head.strip() if whitespace else head in (b"", b"\r")):
         found.append(1)
     line, last = 1, 0
-    for match in pattern.finditer(text):
-        line += text.count("\n", last, match.start())
+    for match in pattern.finditer(data):
+        line += data.count(b"\n", last, match.start())
         last = match.start()
         if line + 1 >= first_line:
             found.append(line + 1)
@@ -616,16 +674,29 @@ def _read_json_dict(obj: dict[str, Any], source: str, kind: Kind | None) -> Load
 # --------------------------------------------------------------------------- text tables
 
 
-def _sample_lines(text: str, limit: int = 200) -> list[str]:
-    head = text[:131072]
+_LEADING_BREAKS = re.compile(rb"[\r\n]*")
+
+
+def _sample_lines(head: str, limit: int = 200, *, cut: bool = False) -> list[str]:
+    """The first non-blank lines of ``head``, the start of the text (``cut``: the text goes on,
+    so the last line may be cut in the middle and is left out)."""
     lines = head.splitlines()
-    if len(head) < len(text) and lines:
-        lines = lines[:-1]  # may be cut in the middle
+    if cut and lines:
+        lines = lines[:-1]
     return [ln for ln in lines if ln.strip()][:limit]
 
 
-def _read_text(text: str, utf8: bytes, source: str) -> LoadedTable:
-    lines = _sample_lines(text)
+#: Bytes of a text table read to detect its layout (TREC, delimiter, header).
+_SNIFF_BYTES = 131072
+
+
+def _read_text(held: _Held, source: str) -> LoadedTable:
+    """A delimited or TREC text table from UTF-8 bytes, parsed by arrow into columns (no Python
+    object per row); the bytes are let go once parsed."""
+    utf8 = held.data
+    whole = len(utf8) <= _SNIFF_BYTES
+    text = bytes(utf8[:_SNIFF_BYTES]).decode("utf-8", "ignore")  # the head, for sniffing
+    lines = _sample_lines(text, cut=not whole)
     if not lines:
         raise InputError(
             "The file has no rows.",
@@ -633,11 +704,12 @@ def _read_text(text: str, utf8: bytes, source: str) -> LoadedTable:
             fix="Choose a file with a header row and at least one data row.",
             code="no_rows_text",
         )
-    leading_blank = len(text) - len(text.lstrip("\r\n"))
-    blank_lines = text[:leading_blank].count("\n")
-    trec = detect_trec(text[:131072].split("\n")[:-1] if len(text) > 131072 else text.split("\n"))
+    leading_blank = _LEADING_BREAKS.match(utf8).end()  # type: ignore[union-attr]
+    blank_lines = bytes(utf8[:leading_blank]).count(b"\n")
+    trec = detect_trec(text.split("\n") if whole else text.split("\n")[:-1])
     if trec is not None:
-        return _read_trec(utf8, source, *trec)
+        del utf8
+        return _read_trec(held, source, *trec)
     delimiter = _sniff_delimiter(lines)
     if delimiter is None:
         raise InputError(
@@ -653,17 +725,23 @@ def _read_text(text: str, utf8: bytes, source: str) -> LoadedTable:
     width = Counter(len(r) for r in rows).most_common(1)[0][0]
     names = _column_names(rows[0], header, width)
     first_line = blank_lines + (2 if header else 1)
-    table = _parse_delimited(utf8, text, delimiter, names, header, source, blank_lines)
-    frame = _infer_types(table, delimiter)
+    table = _parse_delimited(utf8, delimiter, names, header, source, blank_lines)
+    skipped = _blank_lines(utf8, first_line, whitespace=delimiter == " ")
+    if delimiter != " " and _spans_lines(utf8, table.num_rows, first_line, skipped):
+        decoded = bytes(utf8).decode("utf-8")
+        skipped = tuple(sorted(set(skipped) | set(_continuation_lines(decoded, delimiter))))
+        del decoded
+    del utf8
+    held.release()  # parsed: the columns are built without the text
+    parsed = [table]
+    del table
+    frame = _infer_types(parsed, delimiter)
     frame = _drop_empty_unnamed(frame)
     fmt = {",": "csv", "\t": "tsv", ";": "semicolon", "|": "pipe", " ": "whitespace"}[delimiter]
     notes = [
         f"{_DELIMITER_NAMES.get(delimiter, 'whitespace')}-separated",
         "header row" if header else "no header row: columns named column_1, column_2, ...",
     ]
-    skipped = _blank_lines(text, first_line, whitespace=delimiter == " ")
-    if delimiter != " " and _spans_lines(text, len(frame), first_line, skipped):
-        skipped = tuple(sorted(set(skipped) | set(_continuation_lines(text, delimiter))))
     return LoadedTable(
         source,
         frame,
@@ -680,36 +758,42 @@ _DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe", " 
 _SEPARATOR_SHOWN = {",": "','", "\t": "Tab", ";": "';'", "|": "'|'"}
 
 
-def _read_trec(utf8: bytes, source: str, kind: TrecKind, header: int) -> LoadedTable:
-    """A TREC file through :func:`metrics.io.trec.parse_trec`, as a table with canonical names."""
-    columns = parse_trec(utf8, kind, source, header=header, tags=True)
+def _read_trec(held: _Held, source: str, kind: TrecKind, header: int) -> LoadedTable:
+    """A TREC file through :func:`metrics.io.trec.parse_trec`, as a table with canonical names
+    (the bytes are let go once split into fields, each column once it is in the frame)."""
+    utf8 = held.data
+    held.release()
+    columns = parse_trec(
+        utf8,
+        kind,
+        source,
+        header=header,
+        tags=True,
+    )
+    del utf8
+    parts: dict[str, pd.Series | np.ndarray] = {
+        QUERY: _strings(columns.query),
+        ITEM: _strings(columns.item),
+    }
     if kind == "run":
         rank = columns.rank if columns.rank is not None else np.zeros(len(columns))
-        frame = pd.DataFrame(
-            {
-                QUERY: _strings(columns.query),
-                ITEM: _strings(columns.item),
-                RANK: rank.astype("int64"),
-                SCORE: columns.value,
-                MODEL: _strings(columns.tags),
-            }
-        )
+        parts[RANK] = rank.astype("int64")
+        parts[SCORE] = columns.value
+        parts[MODEL] = _strings(columns.tags)
         note = "TREC run (qid Q0 docid rank score tag)"
     else:
-        frame = pd.DataFrame(
-            {
-                QUERY: _strings(columns.query),
-                ITEM: _strings(columns.item),
-                RELEVANCE: columns.value,
-            }
-        )
+        parts[RELEVANCE] = columns.value
         note = "TREC qrels (qid iter docid rel)"
+    notes, reading, lines = (note, *columns.notes()), columns.reading_facts(), columns.lines
+    del columns  # its arrow text shares its characters with the frame's columns
+    frame = pd.DataFrame(parts, copy=False)
+    del parts
     first_line = 1
     skipped: tuple[int, ...] = ()
-    if columns.lines is not None and len(columns.lines):
-        first_line = int(columns.lines[0])
-        every = np.arange(first_line, int(columns.lines[-1]) + 1)
-        skipped = tuple(int(x) for x in np.setdiff1d(every, columns.lines, assume_unique=True))
+    if lines is not None and len(lines):
+        first_line = int(lines[0])
+        every = np.arange(first_line, int(lines[-1]) + 1)
+        skipped = tuple(int(x) for x in np.setdiff1d(every, lines, assume_unique=True))
     return LoadedTable(
         source,
         frame,
@@ -717,15 +801,19 @@ def _read_trec(utf8: bytes, source: str, kind: TrecKind, header: int) -> LoadedT
         kind=kind,
         header=bool(header),
         first_line=first_line,
-        notes=(note, *columns.notes()),
+        notes=notes,
         skipped_lines=skipped,
-        reading=columns.reading_facts(),
+        reading=reading,
     )
 
 
 def _strings(column: pa.ChunkedArray | None) -> pd.Series:
+    """Arrow text as a pandas ``str`` column: as ``large_string``, which pandas keeps without
+    copying the characters (see :func:`_frame_of`)."""
     if column is None:
         return pd.Series([], dtype="str")
+    if pa.types.is_string(column.type):
+        column = column.cast(pa.large_string())
     return column.to_pandas().astype("str")
 
 
@@ -808,25 +896,32 @@ def _unique_names(names: list[str]) -> list[str]:
     return out
 
 
+#: Bytes arrow's CSV reader parses at a time: a few blocks are held while they are converted.
+_BLOCK_BYTES = 1 << 22
+
+
 def _parse_delimited(
-    utf8: bytes,
-    text: str | None,
+    utf8: bytes | bytearray,
     delimiter: str,
     names: list[str],
     header: bool,
     source: str,
     blank_lines: int,
 ) -> pa.Table:
-    buf = utf8.lstrip(b"\r\n") if utf8[:1] in (b"\r", b"\n") else utf8
-    if delimiter == " " and text is not None:
+    start = _LEADING_BREAKS.match(utf8).end()  # type: ignore[union-attr]
+    buf = memoryview(utf8)[start:]
+    if delimiter == " ":
         return _parse_whitespace(
-            buf, names, header, source, utf8[: len(utf8) - len(buf)].count(b"\n")
+            bytes(buf), names, header, source, bytes(utf8[:start]).count(b"\n")
         )
     try:
         return pacsv.read_csv(
-            io.BytesIO(buf),
+            pa.BufferReader(pa.py_buffer(buf)),
             read_options=pacsv.ReadOptions(
-                column_names=names, skip_rows=1 if header else 0, block_size=1 << 24
+                column_names=names,
+                skip_rows=1 if header else 0,
+                block_size=_BLOCK_BYTES,
+                use_threads=False,  # one block at a time: parallel blocks hold more memory
             ),
             parse_options=pacsv.ParseOptions(
                 delimiter=delimiter,
@@ -842,7 +937,7 @@ def _parse_delimited(
         )
     except (pa.ArrowException, ValueError) as exc:
         line, found = _find_ragged_line(
-            text if text is not None else utf8.decode("utf-8", "replace"),
+            bytes(utf8).decode("utf-8", "replace"),
             delimiter,
             len(names),
             blank_lines,
@@ -907,10 +1002,12 @@ def _parse_whitespace(
     )
 
 
-def _spans_lines(text: str, rows: int, first_line: int, skipped: tuple[int, ...]) -> bool:
+def _spans_lines(
+    data: bytes | bytearray, rows: int, first_line: int, skipped: tuple[int, ...]
+) -> bool:
     """Whether some rows span several lines (a quoted value holding a line break): the file
     has more lines from the first data row on than rows and blank lines."""
-    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    lines = data.count(b"\n") + (0 if bytes(data[-1:]) == b"\n" else 1)
     return lines - first_line + 1 - len(skipped) > rows
 
 
@@ -970,37 +1067,84 @@ def _find_ragged_line(
     return None, 0
 
 
-def _infer_types(table: pa.Table, delimiter: str) -> pd.DataFrame:
-    """Strip strings; convert fully numeric, non-identifier columns to numbers."""
+def _infer_types(table: pa.Table | list[pa.Table], delimiter: str) -> pd.DataFrame:
+    """Strip strings; convert fully numeric, non-identifier columns to numbers. A table passed
+    in a list is taken out of it, so that each column is let go once converted."""
     nulls = pa.array(NULL_WORDS, pa.string())
+    if isinstance(table, list):
+        table = table.pop()
+    rows = table.num_rows
+    names, parts = table.column_names, table.columns
+    del table
     columns = {}
-    for name, col in zip(table.column_names, table.columns):
-        col = _stripped(col)
-        columns[name] = col
-        if normalize_name(name) in ID_NAMES or col.null_count == len(col):
-            continue
-        if _leading_zeros(col):
-            continue  # leading zeros: an identifier such as "007"
-        converted = _plain_numbers(col)
-        if converted is not None:
-            columns[name] = converted
-            continue
-        numeric_src = pc.if_else(
-            pc.is_in(pc.utf8_lower(col), value_set=nulls), pa.scalar(None, pa.string()), col
-        )
-        if numeric_src.null_count == len(numeric_src):
-            continue
-        converted = _try_cast(numeric_src)
-        decimal_commas = r"^[+-]?\d*,\d+$|^[+-]?\d+$"
-        if (
-            converted is None
-            and delimiter == ";"
-            and pc.all(pc.match_substring_regex(numeric_src, decimal_commas)).as_py()
-        ):
-            converted = _try_cast(pc.replace_substring(numeric_src, ",", "."))
-        if converted is not None:
-            columns[name] = converted
-    return pa.table(columns).to_pandas()
+    for name in names:
+        columns[name] = _typed_column(name, parts.pop(0), nulls, delimiter)
+    return _frame_of(columns, rows)
+
+
+def _typed_column(
+    name: str, col: pa.ChunkedArray, nulls: pa.Array, delimiter: str
+) -> pa.ChunkedArray:
+    """One column stripped, and converted to numbers when it is fully numeric and no
+    identifier (the text it was read as is let go on return)."""
+    col = _stripped(col)
+    if normalize_name(name) in ID_NAMES or col.null_count == len(col):
+        return col
+    if _leading_zeros(col):
+        return col  # leading zeros: an identifier such as "007"
+    converted = _plain_numbers(col)
+    if converted is not None:
+        return converted
+    if not _numbers_in(_sample(col), nulls, delimiter):
+        return col  # text in the first values: the column as a whole is no number either
+    numeric_src = _without_null_words(col, nulls)
+    if numeric_src.null_count == len(numeric_src):
+        return col
+    converted = _try_cast(numeric_src)
+    decimal_commas = r"^[+-]?\d*,\d+$|^[+-]?\d+$"
+    if (
+        converted is None
+        and delimiter == ";"
+        and pc.all(pc.match_substring_regex(numeric_src, decimal_commas)).as_py()
+    ):
+        converted = _try_cast(pc.replace_substring(numeric_src, ",", "."))
+    return col if converted is None else converted
+
+
+def _frame_of(columns: dict[str, pa.ChunkedArray], rows: int) -> pd.DataFrame:
+    """A pandas frame of arrow columns, converted one at a time and each let go once
+    converted, so the table is never held twice. Text goes to pandas as ``large_string``,
+    which pandas keeps as it is: the cast shares the characters and only widens the offsets
+    (from ``string``, pandas would copy the characters too)."""
+    out: dict[str, pd.Series] = {}
+    for name in list(columns):
+        column = columns.pop(name)
+        if pa.types.is_string(column.type):
+            column = column.cast(pa.large_string())
+        out[name] = column.to_pandas()
+        del column
+    return pd.DataFrame(out, index=pd.RangeIndex(rows), copy=False)
+
+
+def _without_null_words(col: pa.ChunkedArray, nulls: pa.Array) -> pa.ChunkedArray:
+    """``col`` with the words for a missing value (``na``, ``null``, ...) made missing."""
+    return pc.if_else(
+        pc.is_in(pc.utf8_lower(col), value_set=nulls), pa.scalar(None, pa.string()), col
+    )
+
+
+def _numbers_in(sample: pa.ChunkedArray, nulls: pa.Array, delimiter: str) -> bool:
+    """Whether the first values of a text column could all be numbers (or missing-value
+    words), so that converting the whole column is worth trying."""
+    values = _without_null_words(sample, nulls)
+    if values.null_count == len(values):
+        return True
+    if _casts(values.drop_null(), pa.float64()):
+        return True
+    decimal_commas = r"^[+-]?\d*,\d+$|^[+-]?\d+$"
+    return delimiter == ";" and bool(
+        pc.all(pc.match_substring_regex(values.drop_null(), decimal_commas)).as_py()
+    )
 
 
 def _leading_zeros(col: pa.ChunkedArray) -> bool:
@@ -1014,6 +1158,7 @@ def _leading_zeros(col: pa.ChunkedArray) -> bool:
             continue
         positions, heads = first
         maybe = positions[(heads == ord("0")) | (heads == ord("+")) | (heads == ord("-"))]
+        del positions, heads
         if (
             len(maybe)
             and pc.any(pc.match_substring_regex(chunk.take(pa.array(maybe)), r"^[+-]?0\d")).as_py()
@@ -1033,13 +1178,17 @@ def _first_bytes(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
     offsets = np.frombuffer(offsets_buffer, dtype=np.int32)[
         chunk.offset : chunk.offset + len(chunk) + 1
     ]
-    filled = np.diff(offsets) > 0
+    filled = offsets[1:] > offsets[:-1]
     if chunk.null_count:
         filled &= np.asarray(chunk.is_valid(), dtype=bool)
+    data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else None
+    if data is None or not filled.any():
+        return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
+    if filled.all():  # every value has a first byte: no positions to list
+        heads = data[offsets[:-1]]
+        return np.arange(len(heads)), heads
     positions = np.flatnonzero(filled)
-    if not len(positions):
-        return positions, np.zeros(0, dtype=np.uint8)
-    return positions, np.frombuffer(data_buffer, dtype=np.uint8)[offsets[:-1][positions]]
+    return positions, data[offsets[:-1][positions]]
 
 
 def _plain_numbers(col: pa.ChunkedArray) -> pa.ChunkedArray | None:

@@ -26,7 +26,7 @@ import stat
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Literal
+from typing import Literal, TypeVar
 
 from metrics.errors import InputError
 
@@ -42,7 +42,7 @@ HEAD_BYTES = 65_536
 _GZIP = b"\x1f\x8b"
 _LEADING = re.compile(rb"(?:\xef\xbb\xbf)?[\r\n]*")
 _INPUT_STEP = 1 << 20  # compressed bytes fed to the inflater per step
-_OUTPUT_STEP = 1 << 23  # largest decompressed piece produced per step
+_OUTPUT_STEP = 1 << 21  # largest decompressed piece produced per step
 _BINARY_HEADS = (b"PAR1", b"PK\x03\x04", codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 
 #: Formats that are never read, by their first bytes: the error code (catalog key), the message
@@ -95,7 +95,7 @@ class RawInput:
         ``"upload"`` for bytes, ``"path"`` for a file read from disk.
     """
 
-    data: bytes
+    data: bytes | bytearray
     name: str
     compressed: bool
     origin: Origin
@@ -232,6 +232,7 @@ def read_input(
     name: str | None = None,
     *,
     budget: int = MAX_BYTES,
+    limits: UploadLimits | None = None,
 ) -> RawInput:
     """Read an input's bytes within the budget, decompressing gzip as a stream.
 
@@ -243,6 +244,10 @@ def read_input(
         File name for messages; defaults to the path's name (``"table"`` for bytes).
     budget:
         Largest (decompressed) size read, in bytes.
+    limits:
+        The app's limits on one upload (see :func:`upload_limits`), checked while gzip is
+        decompressed, so that a file over them is refused before the rest is held; the
+        message names the figures read so far, the limit and the setting that raises it.
 
     Returns
     -------
@@ -251,11 +256,16 @@ def read_input(
     Raises
     ------
     InputError
-        For paths that are not regular files, inputs over the budget, broken gzip, binary
-        content and text that cannot be a table (see :func:`check_text`).
+        For paths that are not regular files, inputs over the budget or the limits, broken
+        gzip, binary content and text that cannot be a table (see :func:`check_text`).
     """
+    if limits is not None:
+        budget = min(budget, limits.bytes)
     origin: Origin
-    if isinstance(data, (bytes, bytearray, memoryview)):
+    raw: bytes | bytearray
+    if isinstance(data, (bytes, bytearray)):
+        raw, source, origin = data, name or "table", "upload"
+    elif isinstance(data, memoryview):
         raw, source, origin = bytes(data), name or "table", "upload"
     elif isinstance(data, (str, Path)):
         source = name or Path(data).name
@@ -270,12 +280,97 @@ def read_input(
     for _ in range(2):  # a gzip of a gzip is read too
         if raw[:2] != _GZIP:
             break
-        raw = _gunzip(raw, source, origin, budget)
+        raw = _gunzip(raw, source, origin, budget, limits)
         compressed = True
+    if limits is not None:
+        text = _is_text(bytes(raw[:HEAD_BYTES]))
+        _check_limits(source, limits, len(raw), raw.count(b"\n") if text else 0, compressed)
     if len(raw) > budget:
         raise _too_large(source, origin, compressed, budget)
     check_text(raw, source, origin)
     return RawInput(raw, source, compressed, origin)
+
+
+#: The environment variables that set the app's limits on one upload: megabytes of
+#: (decompressed) text, and rows.
+UPLOAD_MB_VARIABLE, UPLOAD_ROWS_VARIABLE = (
+    "RANKING_METRICS_UPLOAD_MB",
+    "RANKING_METRICS_UPLOAD_ROWS",
+)
+#: The limits when the variables are not set: 50 MB of text and 2,000,000 rows.
+DEFAULT_UPLOAD_MB, DEFAULT_UPLOAD_ROWS = 50, 2_000_000
+
+
+@dataclass(frozen=True)
+class UploadLimits:
+    """The app's limits on one uploaded file, refused while it is decompressed.
+
+    Attributes
+    ----------
+    bytes:
+        Largest (decompressed) size, in bytes.
+    rows:
+        Most lines of a text table.
+    """
+
+    bytes: int
+    rows: int
+
+
+def upload_limits() -> UploadLimits:
+    """The app's limits on one upload, from :data:`UPLOAD_MB_VARIABLE` and
+    :data:`UPLOAD_ROWS_VARIABLE` as the app's process sees them (:data:`DEFAULT_UPLOAD_MB` MB
+    and :data:`DEFAULT_UPLOAD_ROWS` rows when a variable is not set or not a positive whole
+    number). Reading a table holds about three times its text; larger files are for the
+    command line, which reads up to :data:`MAX_BYTES`."""
+
+    def number(name: str, default: int) -> int:
+        text = os.environ.get(name, "").replace("_", "").replace(",", "").strip()
+        return int(text) if text.isdigit() and int(text) > 0 else default
+
+    megabytes = number(UPLOAD_MB_VARIABLE, DEFAULT_UPLOAD_MB)
+    return UploadLimits(
+        min(megabytes * 1024**2, MAX_BYTES), number(UPLOAD_ROWS_VARIABLE, DEFAULT_UPLOAD_ROWS)
+    )
+
+
+def _check_limits(
+    source: str, limits: UploadLimits, size: int, rows: int, compressed: bool
+) -> None:
+    """Refuse an upload once ``size`` bytes or ``rows`` lines (read so far) pass ``limits``."""
+    if size <= limits.bytes and rows <= limits.rows:
+        return
+    over_size = size > limits.bytes
+    read = f"{_size_text(size)} of {'decompressed ' if compressed else ''}text"
+    params: dict[str, object] = {
+        "size": _size_text(size),
+        "n": rows,
+        "budget": _size_text(limits.bytes),
+        "limit": limits.rows,
+        "variable": UPLOAD_MB_VARIABLE if over_size else UPLOAD_ROWS_VARIABLE,
+    }
+    fix = (
+        "Split the file into smaller ones, evaluate it with the command line "
+        "(python -m metrics), or start the app with a larger limit in the environment "
+        f"variable {params['variable']}."
+    )
+    if over_size:
+        raise InputError(
+            f"The file holds more than the upload limit of {params['budget']}: {read} read "
+            f"({rows:,} rows so far).",
+            source=source,
+            code="upload_too_large",
+            params=params,
+            fix=fix,
+        )
+    raise InputError(
+        f"The file has more rows than the upload limit of {limits.rows:,}: {rows:,} rows read "
+        f"({read} so far).",
+        source=source,
+        code="upload_too_many_rows",
+        params=params,
+        fix=fix,
+    )
 
 
 def _read_path(path: Path, source: str, budget: int) -> bytes:
@@ -296,10 +391,16 @@ def _read_path(path: Path, source: str, budget: int) -> bytes:
     return raw
 
 
-def _gunzip(raw: bytes, source: str, origin: Origin, budget: int) -> bytes:
-    """Decompress every gzip member within ``budget`` (see :func:`_inflate`)."""
+def _gunzip(
+    raw: bytes | bytearray,
+    source: str,
+    origin: Origin,
+    budget: int,
+    limits: UploadLimits | None = None,
+) -> bytearray:
+    """Decompress every gzip member within ``budget`` and ``limits`` (see :func:`_inflate`)."""
     try:
-        return _inflate(raw, source, origin, budget)
+        return _inflate(raw, source, origin, budget, limits)
     except zlib.error as exc:
         raise InputError(
             f"The file starts like a gzip archive but cannot be decompressed ({exc}).",
@@ -311,10 +412,21 @@ def _gunzip(raw: bytes, source: str, origin: Origin, budget: int) -> bytes:
         ) from None
 
 
-def _inflate(raw: bytes, source: str, origin: Origin, budget: int) -> bytes:
-    """Decompress step by step, checking the budget after each step; the first
-    :data:`HEAD_BYTES` are checked for binary content before the rest is decompressed."""
+def _inflate(
+    raw: bytes | bytearray,
+    source: str,
+    origin: Origin,
+    budget: int,
+    limits: UploadLimits | None = None,
+) -> bytearray:
+    """Decompress step by step, checking the budget and the limits (lines, for text) after each
+    step, so that memory stays near them; the first :data:`HEAD_BYTES` are checked for binary
+    content before the rest is decompressed. The result is the buffer it was decompressed into
+    (no copy)."""
     out = bytearray()
+    filled = 0
+    lines = 0
+    text = True
     view = memoryview(raw)
     position = 0
     inflater = zlib.decompressobj(wbits=31)
@@ -326,13 +438,20 @@ def _inflate(raw: bytes, source: str, origin: Origin, budget: int) -> bytes:
                 break
             feed = view[position : position + _INPUT_STEP]
             position += len(feed)
-        out += inflater.decompress(feed, _OUTPUT_STEP)
+        piece = inflater.decompress(feed, min(_OUTPUT_STEP, budget + 1 - filled))
+        out += piece
+        filled += len(piece)
         feed = inflater.unconsumed_tail
-        if len(out) > budget:
-            raise _too_large(source, origin, True, budget)
-        if not head_checked and (len(out) >= HEAD_BYTES or inflater.eof):
-            check_head(bytes(out[:HEAD_BYTES]), source, origin)
+        if not head_checked and (filled >= HEAD_BYTES or inflater.eof):
+            check_head(bytes(out[: min(filled, HEAD_BYTES)]), source, origin)
+            text = _is_text(bytes(out[: min(filled, HEAD_BYTES)]))
             head_checked = True
+        if limits is not None:
+            lines += piece.count(b"\n") if text else 0
+            _check_limits(source, limits, filled, lines, True)
+        if filled > budget:
+            raise _too_large(source, origin, True, budget)
+        del piece
         if inflater.eof:
             more = bytes(view[position : position + _INPUT_STEP])
             position += len(more)
@@ -342,7 +461,7 @@ def _inflate(raw: bytes, source: str, origin: Origin, budget: int) -> bytes:
             inflater = zlib.decompressobj(wbits=31)
     if not inflater.eof:
         raise zlib.error("the compressed data ends too early")
-    return bytes(out)
+    return out
 
 
 def _is_text(head: bytes) -> bool:
@@ -350,9 +469,10 @@ def _is_text(head: bytes) -> bool:
 
 
 _LONE_CR = re.compile(rb"\r(?!\n)")
+_Bytes = TypeVar("_Bytes", bound=bytes | bytearray | mmap.mmap)
 
 
-def unify_line_ends(data: bytes | mmap.mmap) -> bytes | mmap.mmap:
+def unify_line_ends(data: _Bytes) -> _Bytes | bytes:
     """``data`` with each lone carriage return (the line end of old Mac files) made a newline,
     so that every reader sees the lines a text editor shows; ``data`` itself when it has none
     (searched in place, without a copy). Carriage returns before newlines stay."""
@@ -432,7 +552,7 @@ def _nul_error(source: str, line: int) -> InputError:
     )
 
 
-def check_text(raw: bytes, source: str, origin: Origin) -> None:
+def check_text(raw: bytes | bytearray, source: str, origin: Origin) -> None:
     """Checks on a whole text input: NUL bytes, the first line's length, the number of columns.
 
     Binary formats (gzip, Parquet, Excel, UTF-16 text) are left to their readers.
@@ -443,7 +563,7 @@ def check_text(raw: bytes, source: str, origin: Origin) -> None:
         For a NUL byte (naming its line), a first line over :data:`MAX_LINE_BYTES`, or a first
         line with more than :data:`MAX_COLUMNS` fields.
     """
-    head = raw[:HEAD_BYTES]
+    head = bytes(raw[:HEAD_BYTES])
     if not _is_text(head):
         return
     check_head(head, source, origin)
@@ -516,11 +636,15 @@ __all__ = [
     "MAX_BYTES",
     "MAX_COLUMNS",
     "MAX_LINE_BYTES",
+    "UPLOAD_MB_VARIABLE",
+    "UPLOAD_ROWS_VARIABLE",
     "RawInput",
+    "UploadLimits",
     "check_file",
     "check_head",
     "check_regular_file",
     "check_text",
     "excel_formulas_without_values",
     "read_input",
+    "upload_limits",
 ]

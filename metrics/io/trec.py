@@ -284,7 +284,7 @@ def _map_file(path: Path) -> bytes | mmap.mmap:
         return handle.read()
 
 
-def sample_lines(data: bytes | mmap.mmap) -> list[str] | None:
+def sample_lines(data: bytes | bytearray | mmap.mmap) -> list[str] | None:
     """The complete lines of the first 64 KB as text, or ``None`` for binary content."""
     head = data[:_SAMPLE_BYTES]
     if b"\x00" in head:
@@ -297,7 +297,12 @@ def sample_lines(data: bytes | mmap.mmap) -> list[str] | None:
 
 
 def parse_trec(
-    data: bytes | mmap.mmap, kind: TrecKind, source: str, *, header: int = 0, tags: bool = False
+    data: bytes | bytearray | mmap.mmap,
+    kind: TrecKind,
+    source: str,
+    *,
+    header: int = 0,
+    tags: bool = False,
 ) -> TrecColumns:
     """Parse the bytes of a TREC file of a known kind, as trec_eval reads it.
 
@@ -347,7 +352,7 @@ _PLAIN = {
 }
 
 
-def _plain_delimiter(data: bytes | mmap.mmap, kind: TrecKind) -> str | None:
+def _plain_delimiter(data: bytes | bytearray | mmap.mmap, kind: TrecKind) -> str | None:
     """``" "`` or ``"\\t"`` when the sampled lines are exactly ``WIDTH`` fields split by it.
 
     Whole-file checks are byte searches: the other delimiter, a carriage return or a ``#``
@@ -374,7 +379,9 @@ def _sample_delimiter(lines: list[str] | None, kind: TrecKind) -> str | None:
     return delimiter
 
 
-def _plain_bytes(data: bytes | mmap.mmap, delimiter: str, end: int | None = None) -> bool:
+def _plain_bytes(
+    data: bytes | bytearray | mmap.mmap, delimiter: str, end: int | None = None
+) -> bool:
     """No byte (before ``end``) that the ``pyarrow.csv`` reader would read otherwise than
     trec_eval: the other delimiter, a carriage return or a ``#``."""
     other = b" " if delimiter == "\t" else b"\t"
@@ -429,7 +436,9 @@ def plain_chunks(
             data = handle.read(chunk_bytes) if more else b""
 
 
-def _read_plain(data: bytes | mmap.mmap, kind: TrecKind, tags: bool) -> TrecColumns | None:
+def _read_plain(
+    data: bytes | bytearray | mmap.mmap, kind: TrecKind, tags: bool
+) -> TrecColumns | None:
     """The ``pyarrow.csv`` reader for plain files; ``None`` when any line is not plain."""
     delimiter = _plain_delimiter(data, kind)
     if delimiter is None:
@@ -438,7 +447,7 @@ def _read_plain(data: bytes | mmap.mmap, kind: TrecKind, tags: bool) -> TrecColu
 
 
 def _plain_table(
-    data: bytes | mmap.mmap | memoryview,
+    data: bytes | bytearray | mmap.mmap | memoryview,
     kind: TrecKind,
     delimiter: str,
     tags: bool,
@@ -485,17 +494,18 @@ def _plain_table(
     )
 
 
-def _first_line(data: bytes | mmap.mmap | memoryview) -> bytes:
-    """The first line of ``data`` (a memoryview of the start of a bytes object: of its bytes)."""
+def _first_line(data: bytes | bytearray | mmap.mmap | memoryview) -> bytes:
+    """The first line of ``data`` (a memoryview of the start of a bytes object: of its bytes),
+    found without copying the rest."""
     whole = data.obj if isinstance(data, memoryview) else data
-    if not isinstance(whole, (bytes, mmap.mmap)):
+    if not isinstance(whole, (bytes, bytearray, mmap.mmap)):
         whole = bytes(data)
     end = whole.find(b"\n", 0, len(data))
     return bytes(whole[: end if end >= 0 else len(data)])
 
 
 def _csv_table(
-    data: bytes | mmap.mmap | memoryview,
+    data: bytes | bytearray | mmap.mmap | memoryview,
     kind: TrecKind,
     delimiter: str,
     tags: bool,
@@ -542,7 +552,7 @@ def _whole(values: np.ndarray) -> np.ndarray:
     return whole
 
 
-def _line_array(data: bytes | mmap.mmap) -> pa.Array:
+def _line_array(data: bytes | bytearray | mmap.mmap) -> pa.Array:
     """Every physical line of ``data`` (with its line ending) as one arrow string array."""
     ends = np.flatnonzero(np.frombuffer(data, dtype=np.uint8) == 10)
     n = len(ends) + (0 if data[-1:] == b"\n" else 1)
@@ -558,7 +568,7 @@ def _line_array(data: bytes | mmap.mmap) -> pa.Array:
 
 
 def _read_fields(
-    data: bytes | mmap.mmap, kind: TrecKind, source: str, header: int, tags: bool
+    data: bytes | bytearray | mmap.mmap, kind: TrecKind, source: str, header: int, tags: bool
 ) -> TrecColumns:
     """Split every line into whitespace-separated fields with arrow kernels, as trec_eval does."""
     width = WIDTH[kind]
