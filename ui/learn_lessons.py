@@ -2,8 +2,11 @@
 
 Pure: a :class:`Lesson` declares its starting lists and the setting it lets the learner change
 on the page; :func:`check` tells whether the challenge is met for the lists, K and settings the
-learner has now. Every number comes from :mod:`metrics` (through :mod:`ui.learn`). The words
-(explanation, challenge, teacher's notes) are catalog keys ``lesson.<id>.<part>``.
+learner has now. A lesson may first ask for a prediction (:class:`Prediction`): the learner
+commits to a number or a choice, then :func:`judge` compares it with the true value. Every
+number comes from :mod:`metrics` (through :mod:`ui.learn`), the numbers of a lesson's texts too
+(:func:`text_values`). The words (explanation, challenge, teacher's notes, the question and
+its explanation) are catalog keys ``lesson.<id>.<part>``.
 """
 
 from __future__ import annotations
@@ -17,13 +20,16 @@ import pandas as pd
 
 from metrics import evaluate, summarize
 from metrics.engine.explain import list_frames
-from metrics.engine.settings import Averaging, Settings, ShortLists, Ties
+from metrics.engine.ranking import gain_of
+from metrics.engine.settings import Averaging, Gain, MissingQueries, Settings, ShortLists, Ties
 from ui.handbuilt_list import RankedList
-from ui.learn import evaluate_list, list_values, ordered, query_means
+from ui.learn import evaluate_list, explain, list_values, ordered, query_means
 
 NAN = float("nan")
 #: Parts of a lesson's text in the catalog (``lesson.<id>.<part>``).
 TEXT_PARTS = ("title", "text", "challenge", "done", "goals", "ask", "answers")
+#: Parts of a lesson that asks for a prediction: the question and the explanation of the answer.
+PREDICT_PARTS = ("predict", "reveal")
 
 
 def _rl(name: str, labels: list[float], tray: Sequence[float] = (), **kw) -> RankedList:
@@ -134,7 +140,83 @@ def _ties(lists, k, s, start) -> bool:
     return _close(value(lists[0], "P", 3, s), 0.0) and _close(value(lists[0], "RR", 5, s), 0.25)
 
 
+def _judgments(rl: RankedList) -> list[str]:
+    """What ``rl`` holds whatever its order: each item with its label (and score), retrieved
+    or not."""
+    scores = rl.scores if rl.scores is not None else (None,) * len(rl.items)
+    held = [repr((i, x, sc)) for i, x, sc in zip(rl.items, rl.labels, scores)]
+    return sorted(held + [repr((i, x, "tray")) for i, x in rl.unretrieved])
+
+
+def same_judgments(lists: tuple[RankedList, ...], start: tuple[RankedList, ...]) -> bool:
+    """Whether every list holds the items, labels and scores it started with (in any order):
+    nothing relabelled, removed, added or taken out of the list."""
+    return [_judgments(rl) for rl in lists] == [_judgments(rl) for rl in start]
+
+
+def _rename(lists, k, s, start) -> bool:
+    return same_judgments(lists, start) and _close(value(lists[0], "nDCG", 3, s), 1.0)
+
+
+def _k_falls(lists, k, s, start) -> bool:
+    return same_judgments(lists, start) and _close(value(lists[0], "nDCG", 4, s), 1.0)
+
+
+def _gain(lists, k, s, start) -> bool:
+    return same_judgments(lists, start) and (
+        value(lists[1], "nDCG", 3, s) > value(lists[0], "nDCG", 3, s) + 1e-9
+    )
+
+
+def counted_queries(lists: tuple[RankedList, ...], measure: str, k: int, s: Settings) -> int:
+    """How many of ``lists`` (queries of one model) the mean of ``measure@k`` counts."""
+    ordered_lists = [ordered(rl, s) for rl in lists]
+    return len(query_means(ordered_lists, k, s, (measure,))[0].values)
+
+
+def _missing(lists, k, s, start) -> bool:
+    """The query without results still has none, and the mean counts it (as 0)."""
+    return not lists[2].items and counted_queries(lists, "RR", 5, s) == len(lists)
+
+
 Check = Callable[[tuple[RankedList, ...], int, Settings, tuple[RankedList, ...]], bool]
+#: Named values of a lesson's texts: numbers from metrics, item ids, and ``answer``, the true
+#: value of its prediction (a number, or one of its options).
+Facts = dict[str, float | int | str]
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What a lesson asks the learner to predict before it shows its numbers.
+
+    Attributes
+    ----------
+    facts:
+        The lesson's numbers for its texts, computed by :mod:`metrics` under the settings the
+        lesson starts from; ``answer`` among them is the true value.
+    options:
+        The choices (catalog ``lesson.<id>.option.<value>``); none: the answer is a number
+        from 0 to 1.
+    shown:
+        The lists the question shows (by default the lesson's starting lists).
+    tolerance:
+        How far a number may be from the true value and still be right.
+    """
+
+    facts: Callable[[Settings], Facts]
+    options: tuple[str, ...] = ()
+    shown: tuple[RankedList, ...] | None = None
+    tolerance: float = 0.01
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A prediction compared with the true value (``facts["answer"]``)."""
+
+    answer: float | str
+    truth: float | str
+    right: bool
+    facts: Facts
 
 
 class LessonStart(TypedDict, total=False):
@@ -143,6 +225,8 @@ class LessonStart(TypedDict, total=False):
     short_lists: ShortLists
     averaging: Averaging
     ties: Ties
+    gain: Gain
+    missing_queries: MissingQueries
 
 
 @dataclass(frozen=True)
@@ -168,6 +252,8 @@ class Lesson:
     queries:
         The lists are queries of one model: they are shown with their means over the queries
         (MRR, MAP, mean nDCG), as the several-lists mode shows them.
+    predict:
+        What the learner predicts before the lists and their numbers are shown, if anything.
     """
 
     id: str
@@ -179,6 +265,106 @@ class Lesson:
     start: LessonStart = field(default_factory=LessonStart)
     measures: tuple[str, ...] = ("P", "nDCG")
     queries: bool = False
+    predict: Prediction | None = None
+
+
+# ---------------------------------------------------------------------- the predictions
+
+#: The renamed document: its id before and after, and the id of the document tied with it.
+RENAMED, RENAMED_TO, TIED_WITH = "d9", "d1", "d5"
+_BEFORE_RENAME = RankedList(
+    "list", (RENAMED, TIED_WITH, "d4", "d2"), (1.0, 0.0, 0.0, 0.0), scores=(0.9, 0.9, 0.5, 0.3)
+)
+_AFTER_RENAME = replace(_BEFORE_RENAME, items=(RENAMED_TO, *_BEFORE_RENAME.items[1:]))
+
+
+def _top_two(rl: RankedList, s: Settings) -> str:
+    return " > ".join(ordered(rl, s).items[:2])
+
+
+def _rename_facts(s: Settings) -> Facts:
+    after = ordered(_AFTER_RENAME, s).items
+    return {
+        "before": value(_BEFORE_RENAME, "nDCG", 3, s),
+        "answer": value(_AFTER_RENAME, "nDCG", 3, s),
+        "input_order": value(_AFTER_RENAME, "nDCG", 3, s.with_(ties="input_order")),
+        "old": RENAMED,
+        "new": RENAMED_TO,
+        "other": TIED_WITH,
+        "order_before": _top_two(_BEFORE_RENAME, s),
+        "order_after": _top_two(_AFTER_RENAME, s),
+        "rank_after": after.index(RENAMED_TO) + 1,
+    }
+
+
+_FALLS = _rl("list", [1, 0, 0, 0], tray=[1])
+
+
+def _direction(before: float, after: float) -> str:
+    return "rises" if after > before + 1e-9 else "falls" if after < before - 1e-9 else "same"
+
+
+def _falls_facts(s: Settings) -> Facts:
+    at1, at4 = explain(_FALLS, 1, s), explain(_FALLS, 4, s)
+    first, fourth = value(_FALLS, "nDCG", 1, s), value(_FALLS, "nDCG", 4, s)
+    return {
+        "at1": first,
+        "at4": fourth,
+        "dcg1": at1.dcg,
+        "idcg1": at1.idcg,
+        "dcg4": at4.dcg,
+        "idcg4": at4.idcg,
+        "answer": _direction(first, fourth),
+    }
+
+
+#: One query, two lists: A retrieves the three items of label 2, B the one of label 3.
+_GAIN_LISTS = (
+    RankedList("A", ("a1", "a2", "a3"), (2.0, 2.0, 2.0), (("b1", 3.0),)),
+    RankedList("B", ("b1", "n1", "n2"), (3.0, 0.0, 0.0), (("a1", 2.0), ("a2", 2.0), ("a3", 2.0))),
+)
+
+
+def _whole(x: float) -> float | int:
+    """A gain as the texts write it: a whole number without decimals."""
+    return int(x) if x.is_integer() else x
+
+
+def _gain_facts(s: Settings) -> Facts:
+    a, b = _GAIN_LISTS
+    out: Facts = {}
+    for name in ("linear", "exponential"):
+        g = s.with_(gain=name)
+        two, three = (_whole(float(x)) for x in gain_of(np.array([2.0, 3.0]), g))
+        out |= {
+            f"a_{name}": value(a, "nDCG", 3, g),
+            f"b_{name}": value(b, "nDCG", 3, g),
+            f"g2_{name}": two,
+            f"g3_{name}": three,
+        }
+    a_exp, b_exp = float(out["a_exponential"]), float(out["b_exponential"])
+    winner = {"rises": "B", "falls": "A", "same": "same"}[_direction(a_exp, b_exp)]
+    return out | {"answer": winner}
+
+
+_MISSING = (
+    _rl("q1", [0, 1, 0, 0, 0]),
+    _rl("q2", [1, 0, 0, 0, 0]),
+    RankedList("q3", (), (), (("d1", 1.0),)),
+)
+
+
+def _missing_facts(s: Settings) -> Facts:
+    skip, zero = s.with_(missing_queries="skip"), s.with_(missing_queries="zero")
+    return {
+        "q1": value(_MISSING[0], "RR", 5, s),
+        "q2": value(_MISSING[1], "RR", 5, s),
+        "skip": mean_over_queries(_MISSING, "RR", 5, skip),
+        "zero": mean_over_queries(_MISSING, "RR", 5, zero),
+        "n_skip": counted_queries(_MISSING, "RR", 5, skip),
+        "n_zero": counted_queries(_MISSING, "RR", 5, zero),
+        "answer": mean_over_queries(_MISSING, "RR", 5, skip),
+    }
 
 
 LESSONS: tuple[Lesson, ...] = (
@@ -264,6 +450,49 @@ LESSONS: tuple[Lesson, ...] = (
         start={"ties": "item_desc"},
         measures=("P", "RR"),
     ),
+    Lesson(
+        "rename_ties",
+        (_AFTER_RENAME,),
+        3,
+        "binary",
+        _rename,
+        policy="ties",
+        start={"ties": "item_desc"},
+        measures=("nDCG", "P"),
+        predict=Prediction(_rename_facts, shown=(_BEFORE_RENAME,)),
+    ),
+    Lesson(
+        "ndcg_k_falls",
+        (_FALLS,),
+        4,
+        "binary",
+        _k_falls,
+        measures=("nDCG",),
+        predict=Prediction(_falls_facts, options=("rises", "same", "falls")),
+    ),
+    Lesson(
+        "gain_formulas",
+        _GAIN_LISTS,
+        3,
+        "graded",
+        _gain,
+        policy="gain",
+        start={"gain": "linear"},
+        measures=("nDCG",),
+        predict=Prediction(_gain_facts, options=("A", "B", "same")),
+    ),
+    Lesson(
+        "missing_query",
+        _MISSING,
+        5,
+        "binary",
+        _missing,
+        policy="missing_queries",
+        start={"missing_queries": "skip"},
+        measures=("RR",),
+        queries=True,
+        predict=Prediction(_missing_facts),
+    ),
 )
 BY_ID: dict[str, Lesson] = {lesson.id: lesson for lesson in LESSONS}
 
@@ -276,14 +505,64 @@ def check(
     Lists that do not fit the lesson (another number of lists) never meet it.
     """
     lists = tuple(lists)
-    if len(lists) != len(lesson.lists) or any(not rl.items for rl in lists):
+    if len(lists) != len(lesson.lists):
         return False
+    if any(not rl.items and first.items for rl, first in zip(lists, lesson.lists)):
+        return False  # only a list that starts empty may be empty
     return bool(lesson.check_fn(lists, k, settings, lesson.lists))
 
 
 def start_settings(lesson: Lesson, settings: Settings) -> Settings:
     """``settings`` with the lesson's starting policies."""
     return replace(settings, **lesson.start)
+
+
+def facts(lesson: Lesson, settings: Settings) -> Facts:
+    """The numbers of ``lesson``'s texts (none for a lesson without a prediction), computed by
+    metrics under ``settings`` with the lesson's starting policies: they stay as they are while
+    the learner changes the lesson's setting."""
+    if lesson.predict is None:
+        return {}
+    return lesson.predict.facts(start_settings(lesson, settings))
+
+
+def text_values(lesson: Lesson, settings: Settings) -> dict[str, str]:
+    """:func:`facts` as the texts write them: values with three decimals, counts and ids as
+    they are."""
+    out = {}
+    for name, v in facts(lesson, settings).items():
+        out[name] = f"{v:.3f}" if isinstance(v, float) else str(v)
+    return out
+
+
+def judge(lesson: Lesson, answer: float | str, settings: Settings) -> Judgement:
+    """The learner's ``answer`` to ``lesson``'s prediction against the true value."""
+    if lesson.predict is None:
+        raise ValueError(f"the lesson {lesson.id!r} asks for no prediction.")
+    found = facts(lesson, settings)
+    truth = found["answer"]
+    if lesson.predict.options:
+        right = answer == truth
+    else:
+        right = abs(float(answer) - float(truth)) <= lesson.predict.tolerance + 1e-12
+    return Judgement(answer, truth, right, found)
+
+
+def question_table(rl: RankedList, settings: Settings) -> pd.DataFrame:
+    """A list as a prediction's question shows it: ``rank, item, score, label`` in the order
+    metrics ranks it (no ``score`` column without scores); judged items not retrieved come
+    last, with no rank."""
+    rl = ordered(rl, settings)
+    rows = [
+        {"rank": str(i), "item": item, "label": f"{x:g}" if x == x else "?"}
+        for i, (item, x) in enumerate(zip(rl.items, rl.labels), start=1)
+    ]
+    if rl.scores is not None:
+        for row, sc in zip(rows, rl.scores):
+            row["score"] = f"{sc:g}"
+    rows += [{"rank": "—", "item": item, "label": f"{x:g}"} for item, x in rl.unretrieved]
+    columns = ["rank", "item", *(["score"] if rl.scores is not None else []), "label"]
+    return pd.DataFrame(rows, columns=columns).fillna("")
 
 
 def levels_summary(rl: RankedList, level: float) -> tuple[int, int]:
@@ -295,13 +574,22 @@ def levels_summary(rl: RankedList, level: float) -> tuple[int, int]:
 __all__ = [
     "BY_ID",
     "LESSONS",
+    "PREDICT_PARTS",
     "TEXT_PARTS",
+    "Judgement",
     "Lesson",
+    "Prediction",
     "check",
+    "counted_queries",
     "evaluate_list",
+    "facts",
+    "judge",
     "levels_summary",
     "mean_over_queries",
     "model_means",
+    "question_table",
+    "same_judgments",
     "start_settings",
+    "text_values",
     "value",
 ]
