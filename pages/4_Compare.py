@@ -19,6 +19,7 @@ from metrics.review.verdict import (
 from ui import compute, frame
 from ui.frame import PHONE_HIDDEN, PHONE_ONLY
 from ui.i18n import t
+from ui.per_query_data import is_per_query
 from ui.per_query_panel import measures_at, require_lists
 from ui.review import compute as review_compute
 from ui.review.controls import (
@@ -137,37 +138,38 @@ d2.download_button(
     on_click="ignore",
 )
 st.caption(t("review.export_caption", digits=CSV_DIGITS))
-with st.expander(t("compare.code"), icon=":material/code:"):
-    st.caption(t("compare.code_caption"))
-    c1, c2, c3 = st.columns(3)
-    c1.download_button(
-        t("compare.code_run"),
-        to_csv_bytes(dataset.run, bom=False),
-        "run.csv",
-        "text/csv",
-        key="dl_cmp_code_run",
-        on_click="ignore",
-    )
-    c2.download_button(
-        t("tools.download_qrels"),
-        to_csv_bytes(dataset.qrels, bom=False),
-        "qrels.csv",
-        "text/csv",
-        key="dl_cmp_code_qrels",
-        on_click="ignore",
-    )
-    if by and dataset.segments is not None:
-        c3.download_button(
-            t("compare.code_queries"),
-            to_csv_bytes(dataset.segments, bom=False),
-            "queries.csv",
+if not is_per_query(dataset):  # the code recomputes from lists; a per-query table has none
+    with st.expander(t("compare.code"), icon=":material/code:"):
+        st.caption(t("compare.code_caption"))
+        c1, c2, c3 = st.columns(3)
+        c1.download_button(
+            t("compare.code_run"),
+            to_csv_bytes(dataset.run, bom=False),
+            "run.csv",
             "text/csv",
-            key="dl_cmp_code_queries",
+            key="dl_cmp_code_run",
             on_click="ignore",
         )
-    code_measures = tuple(compute.cutoff_name(m, k) for m in measures)
-    st.code(compare_command(code_measures, choice, options, by), language="bash")
-    st.code(compare_code(settings, code_measures, choice, options, by), language="python")
+        c2.download_button(
+            t("tools.download_qrels"),
+            to_csv_bytes(dataset.qrels, bom=False),
+            "qrels.csv",
+            "text/csv",
+            key="dl_cmp_code_qrels",
+            on_click="ignore",
+        )
+        if by and dataset.segments is not None:
+            c3.download_button(
+                t("compare.code_queries"),
+                to_csv_bytes(dataset.segments, bom=False),
+                "queries.csv",
+                "text/csv",
+                key="dl_cmp_code_queries",
+                on_click="ignore",
+            )
+        code_measures = tuple(compute.cutoff_name(m, k) for m in measures)
+        st.code(compare_command(code_measures, choice, options, by), language="bash")
+        st.code(compare_code(settings, code_measures, choice, options, by), language="python")
 
 st.subheader(t("compare.power_title"))
 st.caption(t("compare.power_caption", power=f"{choice.power:.0%}", alpha=f"{options.alpha:g}"))

@@ -441,6 +441,27 @@ def test_a_bad_value_of_json_lines_after_a_blank_line_names_its_physical_line():
     assert _error(data, "run.jsonl").line == 3
 
 
+MULTI_LINE = b'query,item,score,note\nq1,a,1,"two\nlines"\nq1,b,2,"three\nmore\nlines"\nq1,c,3,ok\n'
+
+
+def test_a_bad_score_after_quoted_values_with_line_breaks_names_its_physical_line():
+    error = _error(MULTI_LINE + b"q2,d,x,bad\n")
+    assert error.line == 8 and "'x' at line 8" in str(error)
+
+
+def test_a_ragged_row_after_quoted_values_with_line_breaks_names_its_physical_line():
+    error = _error(MULTI_LINE + b"q2,d,1,bad,extra\n")
+    assert error.line == 8 and "found 5" in str(error)
+
+
+def test_quoted_line_breaks_blank_lines_and_crlf_together_keep_editor_line_numbers():
+    data = MULTI_LINE.replace(b"\n", b"\r\n") + b"\r\n" + b"q2,d,oops,x\r\n"
+    table = load_table(data, "run.csv")
+    assert table.frame["note"].tolist()[:2] == ["two\r\nlines", "three\r\nmore\r\nlines"]
+    assert [table.line_of(i) for i in range(4)] == [2, 4, 7, 9]
+    assert _error(data).line == 9
+
+
 def test_line_numbers_of_a_file_without_blank_lines_are_unchanged():
     table = load_table(b"query,item,score\nq1,a,1\nq1,b,2\n", "run.csv")
     assert table.skipped_lines == () and [table.line_of(i) for i in range(2)] == [2, 3]

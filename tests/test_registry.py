@@ -78,7 +78,7 @@ def test_every_measure_declares_a_formula_a_description_and_a_pitfall():
             "nDGC@10",
             "unknown measure 'nDGC'; known measures: P, R, F1, Success, RR, AP, nDCG, DCG, "
             "Rprec, Judged, wP, Bpref, gmBpref, infAP, IPrec, IPrec11, gmAP, NumRet, NumRel, "
-            "NumRelRet, ERR, RBP, RBPResid, gP, cwP.",
+            "NumRelRet, SetP, SetR, SetF, SetAP, SetRelP, ERR, RBP, RBPResid, gP, cwP.",
         ),
         ("P@0", "P: the cutoff must be a whole number ≥ 1, got 0."),
         ("P@-1", "cannot read the measure name 'P@-1'; write it like P@10, nDCG@10, RR or AP."),

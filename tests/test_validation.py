@@ -137,6 +137,24 @@ def test_duplicate_items_in_a_list_are_a_warning():
     )
 
 
+def test_an_item_repeated_many_times_is_one_example_not_one_per_copy():
+    copies = [("q", "d0", float(s), "m") for s in range(6)]
+    run = _run([*copies, ("q", "d1", 9.0, "m"), ("q", "d1", 8.0, "m"), ("q", "d2", 7.0, "m")])
+    f = _finding(validate(run, GOOD_QRELS, k_max=2), "duplicate_items")
+    assert f.count == 6
+    assert f.examples == ["query q, item d0 (m)", "query q, item d1 (m)"]
+
+
+def test_the_ranking_notes_name_each_repeated_item_once():
+    from metrics import rank_run
+
+    copies = [("q", "d0", float(s), "m") for s in range(6)]
+    run = _run([*copies, ("q", "d1", 9.0, "m"), ("q", "d1", 8.0, "m")])
+    notes = rank_run(run, GOOD_QRELS)["m"].notes
+    assert notes.dropped_duplicates == 6
+    assert sorted(notes.duplicate_examples) == ["q / d0", "q / d1"]
+
+
 def test_missing_scores_are_a_warning_and_the_rows_are_dropped():
     run = _run([("q", "d0", 3.0, "m"), ("q", "d1", None, "m")])
     f = _finding(validate(run, GOOD_QRELS, k_max=1), "missing_scores")

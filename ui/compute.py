@@ -142,11 +142,17 @@ def ranked_lists(
 def health(
     dataset: Dataset, settings: Settings, *, store: memo.ResultCache | None = None
 ) -> DataHealth:
-    """The data set's health with the findings that depend on the score order as ``settings``
-    make them (:func:`metrics.io.validation.under_settings`; cached)."""
+    """The data set's health with the findings that depend on the score order (and the
+    fractional-labels policy) as ``settings`` make them
+    (:func:`metrics.io.validation.under_settings`; cached)."""
     if per_query_data.is_per_query(dataset):
         return dataset.health
-    key = ("health", settings.score_order, settings.score_order_by_model)
+    key = (
+        "health",
+        settings.score_order,
+        settings.score_order_by_model,
+        settings.fractional_labels,
+    )
     return memo.cached(
         dataset.content_hash,
         key,

@@ -79,7 +79,7 @@ def finding_text(finding: Finding, lang: str) -> FindingText:
             field, value = setting
             names["setting"] = translate(f"policy.{field}.label", lang)
             names["value"] = translate(f"policy.{field}.{value}", lang) if value is not None else ""
-        action = translate(f"finding.fix.{fix_key}", lang, **names)
+        action = translate(f"finding.fix.{fix_key}", lang, **{**_values(finding.params), **names})
     message_key = finding.key if has(f"finding.message.{finding.key}") else finding.code
     return FindingText(
         _message(f"finding.message.{message_key}", lang, params),

@@ -9,12 +9,14 @@ from __future__ import annotations
 import hashlib
 from dataclasses import replace
 
+import pandas as pd
 import streamlit as st
 
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.direction import DirectionGuess, guess_direction, table_order
 from metrics.io.formats import Kind, LoadedTable, load_table
+from metrics.io.labels import MAX_TEXT_LABELS, partial_label_map, text_values
 from metrics.io.loaders import Dataset, load_dataset
 from metrics.io.roles import (
     ROLES,
@@ -244,6 +246,7 @@ def error_text(error: InputError) -> str:
         limit = params.get("limit")
         if isinstance(limit, int):
             params["limit"] = number(limit)
+        params.setdefault("source", error.source or "—")  # formatting always runs: {{ is {
         message = t(f"error.{error.code}.message", **params)
         cells = params.get("formula_cells")
         if isinstance(cells, int) and cells:
@@ -347,12 +350,67 @@ def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
     return None
 
 
-def _role_mappings(tables: dict[str, list[LoadedTable]]) -> tuple[dict[str, RoleMapping], bool]:
-    """One column-role editor (and a preview) per uploaded table; and whether a doubtful guess
-    waits for confirmation."""
+def _label_values(table: LoadedTable, column: str) -> list[str]:
+    """The text values of a label column (:func:`metrics.io.labels.text_values`), found once
+    per table and column (reruns ask on every widget change)."""
+    store: dict = st.session_state.setdefault("label_texts", {})
+    key = (_table_id(table), column)
+    found = store.get(key)
+    if found is None or found[0] is not table:
+        while len(store) >= _GUESSES_KEPT:
+            store.pop(next(iter(store)))
+        store[key] = found = (table, text_values(table.frame[column]))
+    values: list[str] = found[1]
+    return values
+
+
+def _label_mapping_editor(
+    table: LoadedTable, column: str | None
+) -> tuple[dict[str, float] | None, bool]:
+    """The grades of a label column written as text, in an editable table seeded with the
+    guess of a known scale (relevant / not relevant, clicked / not clicked, ...), and a box
+    that confirms them: the mapping, and whether it still waits (a value without a grade, or
+    not yet confirmed). ``None`` and ``False`` when the labels are numbers."""
+    if column is None or column not in table.frame.columns:
+        return None, False
+    texts = _label_values(table, column)
+    if not texts:
+        return None, False
+    if len(texts) > MAX_TEXT_LABELS:  # ids or free text, not labels: validation says so
+        return None, False
+    tid = _table_id(table)
+    start = partial_label_map(texts)
+    st.markdown(t("upload.labels.title", column=md_escape(column), n=len(texts)))
+    edited = st.data_editor(
+        pd.DataFrame({"value": texts, "grade": [start[v] for v in texts]}),
+        key=f"labels_{tid}_{column}",
+        hide_index=True,
+        disabled=["value"],
+        column_config={
+            "value": st.column_config.TextColumn(t("upload.labels.value")),
+            "grade": st.column_config.NumberColumn(t("upload.labels.grade")),
+        },
+    )
+    grades = {str(v): float(g) for v, g in zip(edited["value"], edited["grade"]) if pd.notna(g)}
+    missing = [v for v in texts if v not in grades]
+    if missing:
+        shown = ", ".join(f"'{v}'" for v in missing[:5])
+        st.warning(t("upload.labels.missing", values=md_escape(shown), n=len(missing)))
+        return None, True
+    confirmed = st.checkbox(t("upload.labels.confirm"), key=f"w_labels_ok_{tid}")
+    return grades, not confirmed
+
+
+def _role_mappings(
+    tables: dict[str, list[LoadedTable]],
+) -> tuple[dict[str, RoleMapping], dict[str, dict[str, float]], str | None]:
+    """One column-role editor (and a preview) per uploaded table, with the grades of labels
+    written as text; and what waits for confirmation: ``"roles"`` (a doubtful guess),
+    ``"labels"`` (a label mapping) or ``None``."""
     st.subheader(t("upload.mapping"))
     mappings: dict[str, RoleMapping] = {}
-    pending = False
+    label_maps: dict[str, dict[str, float]] = {}
+    pending: str | None = None
     for kind in ("runs", "judgments", "queries"):
         for table in tables[kind]:
             with st.expander(
@@ -366,9 +424,15 @@ def _role_mappings(tables: dict[str, list[LoadedTable]]) -> tuple[dict[str, Role
             ):
                 mapping, waiting = _mapping_editor(table, kind, bool(tables["judgments"]))
                 mappings[table.name] = mapping
-                pending = pending or waiting
+                grades, unsure = _label_mapping_editor(table, mapping.label)
+                if grades is not None:
+                    label_maps[table.name] = grades
+                if waiting:
+                    pending = "roles"
+                elif unsure and pending is None:
+                    pending = "labels"
                 st.dataframe(table.frame.head(5), width="stretch", hide_index=True)
-    return mappings, pending
+    return mappings, label_maps, pending
 
 
 def upload_panel() -> Dataset | None:
@@ -376,14 +440,14 @@ def upload_panel() -> Dataset | None:
     tables = _uploaded_tables()
     if tables is None or not tables["runs"]:
         return None
-    mappings, pending = _role_mappings(tables)
+    mappings, label_maps, pending = _role_mappings(tables)
     if pending:  # nothing is computed, not even from files uploaded before
-        st.info(t("upload.confirm_first"))
+        st.info(t("upload.confirm_first" if pending == "roles" else "upload.labels.confirm_first"))
         st.session_state.pop(DATASET_KEY, None)
         st.session_state.pop("upload_build_key", None)
         return None
     name = ", ".join(x.name for x in tables["runs"])
-    build_key = repr(([_table_id(x) for k in tables for x in tables[k]], mappings))
+    build_key = repr(([_table_id(x) for k in tables for x in tables[k]], mappings, label_maps))
     if st.session_state.get("upload_build_key") == build_key and DATASET_KEY in st.session_state:
         kept: Dataset = st.session_state[DATASET_KEY]
         score_orders(tables["runs"], mappings, kept)
@@ -405,6 +469,7 @@ def upload_panel() -> Dataset | None:
             mappings=mappings,
             name=name,
             on_built=warm,
+            label_maps=label_maps,
         )
     except InputError as exc:
         st.error(t("upload.error", message=md_escape(error_text(exc))))

@@ -17,6 +17,7 @@ from metrics.engine.settings import (
     POLICIES,
     Averaging,
     Duplicates,
+    FractionalLabels,
     Gain,
     MissingQueries,
     NoRelevant,
@@ -43,6 +44,7 @@ MORE_POLICIES = (
     "duplicates",
     "missing_queries",
     "no_relevant",
+    "fractional_labels",
     "ndcg_relevance_level",
     "judged_only",
     "recall_rounding",
@@ -67,6 +69,7 @@ URL_NAMES: dict[str, str] = {
     "duplicates": "dup",
     "missing_queries": "missing",
     "no_relevant": "norel",
+    "fractional_labels": "frac",
     "ndcg_relevance_level": "ndcgrel",
     "judged_only": "J",
     "recall_rounding": "rround",
@@ -100,6 +103,7 @@ class View:
     duplicates: Duplicates = Settings.duplicates
     missing_queries: MissingQueries = Settings.missing_queries
     no_relevant: NoRelevant = Settings.no_relevant
+    fractional_labels: FractionalLabels = Settings.fractional_labels
     ndcg_relevance_level: bool = Settings.ndcg_relevance_level
     judged_only: bool = Settings.judged_only
     recall_rounding: str = Settings.recall_rounding

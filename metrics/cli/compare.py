@@ -197,9 +197,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 if a candidate is significantly worse on MEASURE",
     )
     parser.add_argument("--quiet", action="store_true", help="do not print warnings on stderr")
-    from metrics.cli.evaluate import add_engine_arguments, add_score_order_argument
+    from metrics.cli.evaluate import (
+        add_engine_arguments,
+        add_label_arguments,
+        add_score_order_argument,
+    )
 
     add_score_order_argument(parser)
+    add_label_arguments(parser)
     add_engine_arguments(parser)
     return parser
 
@@ -271,13 +276,19 @@ def _compare_data(
     """The runs and judgments named in ``args`` (with the query table of ``--queries``), read
     locally, or their per-query values computed by Spark with ``--engine spark``; with the notes
     and warnings on the input that both engines print."""
-    from metrics.cli.evaluate import health_notes, health_warnings, lists_notes
+    from metrics.cli.evaluate import health_notes, health_warnings, label_map_of, lists_notes
     from metrics.engine.registry import parse_measures
     from metrics.io.loaders import load_dataset, load_table
 
     spark = getattr(args, "engine", "local") == "spark"
     if args.by and not args.queries and spark:
         raise MetricsError("--by needs --queries, the table holding the segment columns.")
+    label_map = label_map_of(args)
+    if label_map is not None and spark:
+        raise MetricsError(
+            "--label-map is read by the local engine only; with --engine spark, give the "
+            "judgments numeric labels."
+        )
     data: Dataset | PerQueryDataset
     if spark:
         from metrics.spark import spark_per_query
@@ -297,6 +308,7 @@ def _compare_data(
             k_max=max([s.k for s in parse_measures(measures) if s.k is not None], default=10),
             relevance_level=args.relevance_level,
             settings=settings,
+            label_map=label_map,
         )
         notes, warnings = health_notes(data.health), health_warnings(data.health)
         notes += lists_notes(data, args.runs)
@@ -344,7 +356,7 @@ def run_compare(
     MetricsError
         On unusable input (the message names the file).
     """
-    from metrics.cli.evaluate import score_order_settings
+    from metrics.cli.evaluate import label_options, score_order_settings
     from metrics.engine.evaluation import evaluate
     from metrics.engine.registry import parse_measures
     from metrics.engine.settings import Settings, check_model_orders
@@ -355,7 +367,11 @@ def run_compare(
     measures = [s.name for s in parse_measures(list(args.measures or DEFAULT_COMPARE_MEASURES))]
     for name in args.fail_if_worse:
         measures += [s.name for s in parse_measures([name]) if s.name not in measures]
-    settings = Settings(relevance_level=args.relevance_level, **score_order_settings(args))
+    settings = Settings(
+        relevance_level=args.relevance_level,
+        **score_order_settings(args),
+        **label_options(args),
+    )
     data, notes, warnings = _compare_data(args, measures, settings)
     models = data.models
     check_model_orders(settings, models)

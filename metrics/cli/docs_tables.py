@@ -29,6 +29,7 @@ CLI_FLAGS: dict[str, str | None] = {
     "duplicates": "--duplicates",
     "missing_queries": "-c / --complete (zero)",
     "no_relevant": "--no-relevant",
+    "fractional_labels": "--fractional-labels",
     "ndcg_relevance_level": "--ndcg-relevance-level",
     "judged_only": "-J / --judged-only",
     "max_results": "-M / --max-results N",

@@ -129,7 +129,13 @@ class Inputs:
     notes: list[str] = dataclass_field(default_factory=list)
 
 
-def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max: int) -> Inputs:
+def load_inputs(
+    qrels_path: str,
+    run_paths: list[str],
+    settings: Settings,
+    k_max: int,
+    label_map: Mapping[str, float] | None = None,
+) -> Inputs:
     """Read judgments and runs and rank every model's lists.
 
     TREC files are read by :mod:`metrics.io.trec` (no pandas; both files on two threads);
@@ -167,7 +173,9 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
                 fix="give the judgments first: python -m metrics QRELS RUN.",
             )
         lists: dict[str, RankedLists] = {}
-        warnings: list[str] = []
+        warnings = label_warnings(
+            qrels.query, qrels.item, qrels.value, Path(qrels_path).name, settings
+        )
         for path, run in zip(run_paths, ready):
             name = Path(path).name
             if run.kind != "run":
@@ -200,7 +208,7 @@ def load_inputs(qrels_path: str, run_paths: list[str], settings: Settings, k_max
             warnings += ranking_warnings(ranked, name, settings)
             warnings += rank_order_warnings(model, run.query, run.rank, run.value, name, settings)
         return Inputs(lists, warnings, notes)
-    inputs = _load_tables(qrels_path, run_paths, settings, k_max)
+    inputs = _load_tables(qrels_path, run_paths, settings, k_max, label_map)
     inputs.notes = notes + inputs.notes
     return inputs
 
@@ -226,7 +234,13 @@ def _model_name(path: str, taken: Mapping[str, object]) -> str:
     return name
 
 
-def _load_tables(qrels_path: str, run_paths: list[str], settings: Settings, k_max: int) -> Inputs:
+def _load_tables(
+    qrels_path: str,
+    run_paths: list[str],
+    settings: Settings,
+    k_max: int,
+    label_map: Mapping[str, float] | None = None,
+) -> Inputs:
     from metrics.engine.evaluation import rank_run
     from metrics.io.formats import load_table
     from metrics.io.loaders import load_dataset
@@ -234,12 +248,19 @@ def _load_tables(qrels_path: str, run_paths: list[str], settings: Settings, k_ma
     judgments = load_table(qrels_path, Path(qrels_path).name, kind="qrels")
     runs = [load_table(p, Path(p).name, kind="run") for p in run_paths]
     data = load_dataset(
-        runs, judgments, k_max=k_max, relevance_level=settings.relevance_level, settings=settings
+        runs,
+        judgments,
+        k_max=k_max,
+        relevance_level=settings.relevance_level,
+        settings=settings,
+        label_map=label_map,
     )
     lists = rank_run(
         data.run, data.qrels, settings, source=", ".join(Path(p).name for p in run_paths)
     )
-    return Inputs(lists, health_warnings(data.health), lists_notes(data, run_paths))
+    labels = [_finding_text(f) for f in data.health.findings if f.code == "text_labels"]
+    notes = labels + lists_notes(data, run_paths)  # the TREC reader's notes are already taken
+    return Inputs(lists, health_warnings(data.health), notes)
 
 
 def lists_notes(data: Dataset, run_paths: list[str]) -> list[str]:
@@ -257,7 +278,7 @@ def lists_notes(data: Dataset, run_paths: list[str]) -> list[str]:
 
 #: Data-health findings of severity ``info`` that the command lines print as notes: what the
 #: TREC reader skipped (text after a line's last field, ``#`` comment lines).
-NOTE_CODES = frozenset({"trec_extra_fields", "trec_comment_lines"})
+NOTE_CODES = frozenset({"trec_extra_fields", "trec_comment_lines", "text_labels"})
 
 
 def _finding_text(finding: Finding) -> str:
@@ -443,6 +464,7 @@ def build_parser() -> argparse.ArgumentParser:
             + f" (default {default})",
         )
     add_score_order_argument(p)
+    add_label_arguments(p)
     p.add_argument(
         "--averaging",
         choices=("macro", "micro", "geometric"),
@@ -502,6 +524,88 @@ def add_score_order_argument(p: argparse.ArgumentParser) -> None:
         + " (default descending). MODEL=ascending sets one model's order (repeatable; the "
         "model is named after its run file, or by the run's model column)",
     )
+
+
+def add_label_arguments(p: argparse.ArgumentParser) -> None:
+    """``--fractional-labels`` and ``--label-map`` (shared with ``compare``)."""
+    policy = POLICIES["fractional_labels"]
+    p.add_argument(
+        "--fractional-labels",
+        choices=[str(v) for v in policy.values],
+        default=None,
+        help=f"{policy.help} "
+        + "; ".join(f"{v}: {text}" for v, text in policy.values.items())
+        + f" (default {Settings.fractional_labels})",
+    )
+    p.add_argument(
+        "--label-map",
+        default=None,
+        metavar="VALUE=GRADE,...",
+        help="grades of labels written as text, such as 'relevant=1,not relevant=0' or "
+        "'clicked=1,not clicked=0' (case and surrounding spaces ignored); without it, common "
+        "pairs (relevant/not relevant, click/no click, yes/no, high/medium/low, ...) are "
+        "read as guessed and noted",
+    )
+
+
+def label_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``fractional_labels`` setting of ``--fractional-labels`` (empty when not given)."""
+    value = getattr(args, "fractional_labels", None)
+    return {} if value is None else {"fractional_labels": value}
+
+
+def label_map_of(args: argparse.Namespace) -> dict[str, float] | None:
+    """The mapping of ``--label-map`` (``None`` when not given).
+
+    Raises
+    ------
+    InputError
+        For a pair that is not ``value=grade`` with a number as grade.
+    """
+    text = getattr(args, "label_map", None)
+    if text is None:
+        return None
+    from metrics.io.labels import parse_label_map
+
+    return parse_label_map(text)
+
+
+def label_warnings(
+    query: pa.ChunkedArray,
+    item: pa.ChunkedArray,
+    values: np.ndarray,
+    source: str,
+    settings: Settings,
+) -> list[str]:
+    """The warnings on TREC judgments' labels the loader gives tables: negative labels, and
+    labels that are not whole numbers (read as the fractional-labels policy says)."""
+    negative = values < 0
+    fractional = np.isfinite(values) & (values != np.trunc(values))
+    if not negative.any() and not fractional.any():
+        return []
+    from metrics.io.validation import fractional_labels_finding, negative_labels_finding
+
+    def examples(mask: np.ndarray) -> tuple[dict[str, object], ...]:
+        rows = np.flatnonzero(mask)[:5]
+        return tuple(
+            {
+                "query": query[int(i)].as_py(),
+                "item": item[int(i)].as_py(),
+                "value": f"{values[i]:g}",
+            }
+            for i in rows
+        )
+
+    found = []
+    if negative.any():
+        found.append(negative_labels_finding(int(negative.sum()), examples(negative), "relevance"))
+    if fractional.any():
+        found.append(
+            fractional_labels_finding(
+                int(fractional.sum()), examples(fractional), "relevance", settings
+            )
+        )
+    return [f"{source}: {_finding_text(f)}" for f in found]
 
 
 def _score_order(text: str) -> str:
@@ -574,6 +678,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         gain_map=args.gain_map,
         **chosen,
         **score_order_settings(args),
+        **label_options(args),
     )
 
 
@@ -602,8 +707,15 @@ def compute_results(
     results = Results(
         [s.name for s in specs], settings, counts=[s.aggregate == "sum" for s in specs]
     )
+    label_map = label_map_of(args)
     if getattr(args, "engine", "local") == "spark":
         from metrics.spark import spark_report
+
+        if label_map is not None:
+            raise InputError(
+                "--label-map is read by the local engine only.",
+                fix="Give the judgments numeric labels, or leave out --engine spark.",
+            )
 
         found, notes, warnings = spark_report(
             args.qrels, args.runs, specs, settings, args.master, findings=not args.quiet
@@ -612,7 +724,7 @@ def compute_results(
         write_findings(notes, warnings, err)
         results.models.update(found)
         return results
-    blocks = _in_blocks(args.qrels, args.runs, specs, settings)
+    blocks = _in_blocks(args.qrels, args.runs, specs, settings) if label_map is None else None
     if blocks is not None:
         notes, warnings, models = blocks
         if not args.quiet:
@@ -621,7 +733,7 @@ def compute_results(
             means = mean_values(None, specs, block.values, settings)
             results.models[model] = (QueryIds(block.query_ids), block.values, means)
         return results
-    inputs = load_inputs(args.qrels, args.runs, settings, k_max)
+    inputs = load_inputs(args.qrels, args.runs, settings, k_max, label_map)
     check_model_orders(settings, list(inputs.lists))
     if not args.quiet:
         write_findings(inputs.notes, inputs.warnings, err)
@@ -654,10 +766,10 @@ def _in_blocks(
     if qrels is None or qrels.kind != "qrels" or settings.averaging == "micro":
         return None
     notes = [f"{Path(qrels_path).name}: {note}" for note in qrels.notes()]
+    warnings = label_warnings(qrels.query, qrels.item, qrels.value, Path(qrels_path).name, settings)
     judged = Judgments(qrels)
     del qrels  # the judgments hold what they need of it
     models: dict[str, BlockResult] = {}
-    warnings: list[str] = []
     for path in run_paths:
         model = _model_name(path, models)
         found = evaluate_blocks(judged, path, specs, settings.for_model(model))

@@ -23,6 +23,8 @@ COMMAND_LINE_FIXES: dict[str, str] = {
     "in the header row.",
     "non_numeric_rank": "Clean the values that are not numbers, or name another column rank in "
     "the header row.",
+    "non_numeric_label": "Give each text label a grade with --label-map '{example}', or use "
+    "numbers (0, 1, 2, ...) for labels.",
     "labels_look_like_ranks": "Name this column rank in the header row, and name the column of "
     "relevance grades or clicks label.",
     "no_scores": "Name the column of the model's scores score (or of its ranks rank) in the "
@@ -41,7 +43,9 @@ def _fix(problem: InputError) -> str | None:
     finding = problem.finding
     for key in (getattr(finding, "key", None), getattr(finding, "code", None), problem.code):
         if key in COMMAND_LINE_FIXES:
-            return COMMAND_LINE_FIXES[key]
+            params = dict(getattr(finding, "params", None) or problem.params)
+            fix = COMMAND_LINE_FIXES[key]
+            return fix.format(**params) if "{" in fix and params else fix
     return problem.fix
 
 

@@ -371,6 +371,46 @@ def num_rel_ret(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:
     return _at(lists, lists.cum_relevant, ks)
 
 
+# ====================================================================== unranked sets
+def _set_counts(lists: RankedLists) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Relevant retrieved, retrieved and relevant judged of each whole list (trec_eval's
+    ``res_rels``: the retrieved set is the list, cut to ``max_results`` when set)."""
+    rel_ret = lists.at_end(lists.cum_relevant).astype(np.float64)
+    return rel_ret, lists.n_returned.astype(np.float64), lists.num_rel.astype(np.float64)
+
+
+def set_precision(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:
+    """trec_eval's set_P: relevant retrieved / retrieved over the whole list (0 when empty)."""
+    rel_ret, ret, _ = _set_counts(lists)
+    return _safe_div(rel_ret, ret)
+
+
+def set_recall(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:
+    """trec_eval's set_recall: relevant retrieved / relevant judged (0 without a relevant)."""
+    rel_ret, _, rel = _set_counts(lists)
+    return _safe_div(rel_ret, rel)
+
+
+def set_f(lists: RankedLists, ks: np.ndarray | None = None, beta: float = 1.0) -> np.ndarray:
+    """trec_eval's set_F: (β + 1)·P·R / (β·P + R) of the set precision and recall, 0 when no
+    relevant item was retrieved (trec_eval's β weighs recall against precision linearly)."""
+    rel_ret, ret, rel = _set_counts(lists)
+    p, r = _safe_div(rel_ret, ret), _safe_div(rel_ret, rel)
+    return np.where(rel_ret > 0, _safe_div((beta + 1.0) * p * r, beta * p + r), 0.0)
+
+
+def set_average_precision(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:
+    """trec_eval's set_map: relevant retrieved² / (retrieved · relevant judged)."""
+    rel_ret, ret, rel = _set_counts(lists)
+    return _safe_div(rel_ret * rel_ret, ret * rel)
+
+
+def set_relative_precision(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:
+    """trec_eval's set_relative_P: relevant retrieved / min(retrieved, relevant judged)."""
+    rel_ret, ret, rel = _set_counts(lists)
+    return _safe_div(rel_ret, np.minimum(ret, rel))
+
+
 # ====================================================================== user models
 def err(lists: RankedLists, ks: np.ndarray | None = None, gmax: int = 4) -> np.ndarray:
     """Expected reciprocal rank (Chapelle et al. 2009): the user stops at rank r with

@@ -478,6 +478,7 @@ def ranking_key(settings: Settings) -> tuple[tuple[str, Any], ...]:
         "no_relevant",
         "max_results",
         "judged_only",
+        "fractional_labels",
     ]
     if settings.no_relevant == "leave_out":
         fields.append("relevance_level")
@@ -991,6 +992,8 @@ def _read_columns(
     jq = _as_string_array(qrels_query, "query")
     ji = _as_string_array(qrels_item, "item")
     jrel = _as_float_array(qrels_relevance, "relevance")
+    if settings.fractional_labels == "truncate":
+        jrel = np.trunc(jrel)  # trec_eval reads labels with atol: 1.5 -> 1, -0.5 -> 0
     if len(ji) != len(jq) or len(jrel) != len(jq):
         raise InputError("judgment columns differ in length.", source="judgments")
     if np.isnan(jrel).any():
@@ -1033,7 +1036,9 @@ def _drop_repeated_items(
     keep_rows = np.zeros(len(r_key), dtype=bool)
     keep_rows[by_key[first_of_key]] = True
     dropped = int(len(r_key) - keep_rows.sum())
-    dup_rows = order[~keep_rows][:5]
+    dropped_keys = r_key[~keep_rows]
+    first_copy = np.sort(np.unique(dropped_keys, return_index=True)[1])[:5]
+    dup_rows = order[~keep_rows][first_copy]  # one example per repeated item
     examples = tuple(f"{rq[int(i)].as_py()} / {ri[int(i)].as_py()}" for i in dup_rows)
     if settings.duplicates == "error":
         raise InputError(

@@ -437,6 +437,82 @@ MEASURES: dict[str, MeasureDef] = {
             unit_interval=False,
         ),
         MeasureDef(
+            name="SetP",
+            pretty="Set precision",
+            cutoff="none",
+            aliases=("set_p", "setp", "set_precision"),
+            latex=r"SetP = \frac{|\{\text{relevant retrieved}\}|}{n}",
+            description="Share of everything retrieved that is relevant: precision over the "
+            "whole list, however long.",
+            uses_relevance_level=True,
+            kernel=m.set_precision,
+            micro=None,
+            trec_eval_full="set_P",
+            ir_measures="SetP",
+            pitfall="Not P@K at a common K: lists of different lengths are compared as they "
+            "are, and a short list is not filled with non-relevant items (-M caps the lists).",
+        ),
+        MeasureDef(
+            name="SetR",
+            pretty="Set recall",
+            cutoff="none",
+            aliases=("set_recall", "setr", "set_r"),
+            latex=r"SetR = \frac{|\{\text{relevant retrieved}\}|}{R}",
+            description="Share of all relevant items found anywhere in the list.",
+            uses_relevance_level=True,
+            kernel=m.set_recall,
+            micro=None,
+            trec_eval_full="set_recall",
+            ir_measures="SetR",
+            pitfall="A longer list can only raise it: read it with SetP.",
+        ),
+        MeasureDef(
+            name="SetF",
+            pretty="Set F",
+            cutoff="none",
+            aliases=("set_f", "setf"),
+            latex=r"SetF = \frac{(\beta + 1)\,SetP \cdot SetR}{\beta\,SetP + SetR}",
+            description="Harmonic mean of set precision and set recall (β weighs recall "
+            "against precision, as trec_eval's set_F).",
+            uses_relevance_level=True,
+            kernel=m.set_f,
+            micro=None,
+            trec_eval_full="set_F",
+            ir_measures="SetF",
+            pitfall="trec_eval's β enters linearly, not as β² of the usual F-beta; 0 when no "
+            "relevant item was retrieved.",
+            params=(Param("beta", float, 1.0, "weight of recall against precision"),),
+            cutoff_param="beta",
+        ),
+        MeasureDef(
+            name="SetAP",
+            pretty="Set average precision",
+            cutoff="none",
+            aliases=("set_map", "setap", "set_ap"),
+            latex=r"SetAP = SetP \cdot SetR",
+            description="Unranked average precision: set precision times set recall.",
+            uses_relevance_level=True,
+            kernel=m.set_average_precision,
+            micro=None,
+            trec_eval_full="set_map",
+            ir_measures="SetAP",
+            pitfall="Ignores the order of the list entirely.",
+        ),
+        MeasureDef(
+            name="SetRelP",
+            pretty="Relative set precision",
+            cutoff="none",
+            aliases=("set_relative_p", "setrelp", "set_rel_p"),
+            latex=r"SetRelP = \frac{|\{\text{relevant retrieved}\}|}{\min(n, R)}",
+            description="Set precision against the best a list of that length could reach.",
+            uses_relevance_level=True,
+            kernel=m.set_relative_precision,
+            micro=None,
+            trec_eval_full="set_relative_P",
+            ir_measures="SetRelP",
+            pitfall="0 for a query without a relevant item, whatever the list.",
+        ),
+        MeasureDef(
             name="ERR",
             pretty="Expected reciprocal rank",
             cutoff="optional",
@@ -601,6 +677,8 @@ class MeasureSpec:
     def trec_eval_name(self) -> str | None:
         d = self.definition
         if d.cutoff_param is not None and self.k is None and d.trec_eval_full:
+            if self.params and "{" not in d.trec_eval_full:
+                return None  # the name holds no parameter: trec_eval's default only
             return d.trec_eval_full.format(**dict(self.params))
         if self.params:
             return None

@@ -24,6 +24,7 @@ MissingQueries = Literal["skip", "zero"]
 NoRelevant = Literal["zero", "leave_out"]
 Averaging = Literal["macro", "micro", "weighted", "geometric"]
 RecallRounding = Literal["trunc", "lround"]
+FractionalLabels = Literal["truncate", "keep"]
 
 #: Floor of trec_eval's geometric means (``MIN_GEO_MEAN``, ``GM_MAP_MIN``).
 GEO_MEAN_FLOOR = 1e-5
@@ -153,6 +154,18 @@ POLICIES: dict[str, Policy] = {
             "zero",
         ),
         Policy(
+            "fractional_labels",
+            "Labels that are not whole numbers",
+            "How a label such as 1.5 or 3.5 is read. trec_eval reads every label as a whole "
+            "number (C's atol), so 1.5 counts as 1 and -0.5 as 0; keeping the fractions makes "
+            "them gains of their own in nDCG, DCG and the graded measures.",
+            {
+                "truncate": "truncated toward zero, as trec_eval reads them (1.5 → 1)",
+                "keep": "kept as they are: fractional gains (not trec_eval)",
+            },
+            "truncate",
+        ),
+        Policy(
             "ndcg_relevance_level",
             "Relevance level filters nDCG",
             "Whether labels below the relevance level get gain 0 in nDCG.",
@@ -252,6 +265,9 @@ class Settings:
         ``"skip"`` or ``"zero"`` (trec_eval ``-c``) for judged queries absent from a run.
     no_relevant:
         ``"zero"`` evaluates queries without relevant items; ``"leave_out"`` drops them.
+    fractional_labels:
+        ``"truncate"`` reads a label that is not a whole number as trec_eval does (toward zero:
+        1.5 → 1); ``"keep"`` keeps it as a fractional gain.
     ndcg_relevance_level:
         When true, labels below ``relevance_level`` have gain 0 in nDCG.
     judged_only:
@@ -278,6 +294,7 @@ class Settings:
     duplicates: Duplicates = "keep_best"
     missing_queries: MissingQueries = "skip"
     no_relevant: NoRelevant = "zero"
+    fractional_labels: FractionalLabels = "truncate"
     ndcg_relevance_level: bool = False
     judged_only: bool = False
     max_results: int | None = None

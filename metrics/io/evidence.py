@@ -21,6 +21,7 @@ from functools import cached_property, lru_cache
 import numpy as np
 import pandas as pd
 
+from metrics.io.labels import MAX_TEXT_LABELS, looks_like_text_labels
 from metrics.io.names import ROLE_NAMES, Tier, describes_a_segment, name_tier
 from metrics.schema import ITEM, LABEL, MODEL, QUERY, RANK, SCORE
 
@@ -106,6 +107,8 @@ class Column:
     distinct: int
     numbers: np.ndarray | None
     flags: bool = False
+    #: Text values that all belong to a known label scale (``clicked`` / ``not clicked``).
+    text_labels: bool = False
 
     @property
     def numeric(self) -> bool:
@@ -134,7 +137,10 @@ def _column(name: str, values: pd.Series) -> Column:
     flags = pd.api.types.is_bool_dtype(values)
     if pd.api.types.is_numeric_dtype(values) and not flags:
         numbers = values.to_numpy(dtype="float64", na_value=np.nan)
-    return Column(name, codes.astype(np.int64) + 1, len(uniques), numbers, flags)
+    text_labels = False
+    if numbers is None and not flags and 2 <= len(uniques) <= MAX_TEXT_LABELS:
+        text_labels = looks_like_text_labels(str(u) for u in uniques)
+    return Column(name, codes.astype(np.int64) + 1, len(uniques), numbers, flags, text_labels)
 
 
 class Table:
@@ -158,7 +164,9 @@ class Table:
             codes, uniques = pd.factorize(col.codes[rows])
             numbers = None if col.numbers is None else col.numbers[rows]
             distinct = len(uniques) - int(bool(np.any(col.codes[rows] == 0)))
-            columns[name] = Column(name, codes.astype(np.int64), distinct, numbers, col.flags)
+            columns[name] = Column(
+                name, codes.astype(np.int64), distinct, numbers, col.flags, col.text_labels
+            )
         return Table(columns, len(rows))
 
     def groups(self, *names: str | None) -> tuple[np.ndarray, int]:
@@ -618,6 +626,8 @@ class Scorer:
         col = self.table.columns[name]
         if role == LABEL and col.flags:
             return (Fact("flags", 1.0),)
+        if role == LABEL and col.text_labels and not self.table.constant_within(name, lists.query):
+            return (Fact("text_labels", 1.5),)
         if not col.numeric:
             return () if name_tier(name, role) else None
         t = self.table

@@ -22,6 +22,7 @@ import io
 import json
 import re
 from collections import Counter
+from collections.abc import Iterator
 from dataclasses import dataclass
 from itertools import chain
 from pathlib import Path
@@ -209,6 +210,7 @@ def _dispatch(raw: bytes, source: str, kind: Kind | None) -> LoadedTable:
             "The file is empty.",
             source=source,
             fix="Choose a file with a header row and at least one data row.",
+            code="empty_file",
         )
     if raw[:4] == b"PAR1":
         return _read_parquet(raw, source)
@@ -238,6 +240,7 @@ def _decode(raw: bytes, source: str) -> tuple[str, str, bytes]:
                 "The file has a UTF-16 byte-order mark but is not valid UTF-16.",
                 source=source,
                 fix="Save it as UTF-8.",
+                code="utf16_invalid",
             ) from None
         return text, "utf-16", text.encode("utf-8")
     body = raw[3:] if raw.startswith(codecs.BOM_UTF8) else raw
@@ -254,6 +257,7 @@ def _decode(raw: bytes, source: str) -> tuple[str, str, bytes]:
             "The file looks binary (it contains NUL bytes), not a text table.",
             source=source,
             fix=f"Use {SUPPORTED}.",
+            code="binary",
         )
     return text, encoding, utf8
 
@@ -272,6 +276,8 @@ def _read_parquet(raw: bytes, source: str) -> LoadedTable:
             f"The Parquet file cannot be read ({_short(exc)}).",
             source=source,
             fix="Write it again with pyarrow or pandas, or export CSV.",
+            code="parquet_unreadable",
+            params={"detail": _short(exc)},
         ) from None
     return LoadedTable(source, frame, "parquet", first_line=None, encoding=None)
 
@@ -310,12 +316,16 @@ def _read_excel(raw: bytes, source: str) -> LoadedTable:
             f"The file is a zip archive but not a readable Excel workbook ({_short(exc)}).",
             source=source,
             fix="Save it from Excel as .xlsx, or export CSV.",
+            code="excel_unreadable",
+            params={"detail": _short(exc)},
         ) from None
     if not rows:
         raise InputError(
             f"The first sheet ('{title}') is empty.",
             source=source,
             fix="Put the table in the first sheet, starting with a header row.",
+            code="excel_empty",
+            params={"sheet": title},
         )
     width = max(len(r) for r in rows)
     rows = [tuple(r) + (None,) * (width - len(r)) for r in rows]
@@ -412,12 +422,15 @@ def _read_json(text: str, source: str, kind: Kind | None) -> LoadedTable:
             source=source,
             line=exc.lineno,
             fix="Repair the JSON, or export the table as CSV.",
+            code="json_invalid",
+            params={"detail": exc.msg, "line": exc.lineno, "column": exc.colno},
         ) from None
     except RecursionError:
         raise InputError(
             "The JSON is nested too deeply to be a table.",
             source=source,
             fix="Use JSON Lines (one object per line) or {query: {item: score}}.",
+            code="json_too_deep",
         ) from None
     if isinstance(obj, dict):
         return _json_object_table(obj, source, kind)
@@ -427,6 +440,7 @@ def _read_json(text: str, source: str, kind: Kind | None) -> LoadedTable:
         "The JSON is a single value, not a table.",
         source=source,
         fix="Use JSON Lines (one object per line) or {query: {item: score}}.",
+        code="json_not_table",
     )
 
 
@@ -442,6 +456,7 @@ def _json_object_table(obj: dict[str, Any], source: str, kind: Kind | None) -> L
                 "The JSON object's lists have different lengths.",
                 source=source,
                 fix="Give every column the same number of values.",
+                code="json_ragged_columns",
             )
         return _records_table(pd.DataFrame(obj), source, "json_records")
     return _records_table(pd.DataFrame([obj]), source, "jsonl")
@@ -454,12 +469,14 @@ def _json_array_table(obj: list[Any], source: str) -> LoadedTable:
             "The JSON array is empty.",
             source=source,
             fix='Give one object per row: [{"query": ..., "item": ...}, ...].',
+            code="json_empty_array",
         )
     if not all(isinstance(r, dict) for r in obj):
         raise InputError(
             "The JSON array must hold objects (one per row).",
             source=source,
             fix='Give one object per row: [{"query": ..., "item": ...}, ...].',
+            code="json_not_records",
         )
     return _records_table(pd.DataFrame.from_records(obj), source, "json_records")
 
@@ -492,6 +509,8 @@ def _read_jsonl(text: str, source: str) -> LoadedTable:
                 source=source,
                 line=number,
                 fix="Give exactly one JSON object per line.",
+                code="jsonl_invalid",
+                params={"line": number, "detail": getattr(exc, "msg", "too deep")},
             ) from None
         if not isinstance(record, dict):
             raise InputError(
@@ -499,6 +518,8 @@ def _read_jsonl(text: str, source: str) -> LoadedTable:
                 source=source,
                 line=number,
                 fix="Give exactly one JSON object per line.",
+                code="jsonl_not_object",
+                params={"line": number},
             )
         records.append(record)
     loaded = _records_table(pd.DataFrame.from_records(records), source, "jsonl")
@@ -565,6 +586,12 @@ def _read_json_dict(obj: dict[str, Any], source: str, kind: Kind | None) -> Load
             f"{raw_values[bad]!r}, not a number.",
             source=source,
             fix="Every inner value must be a number: {query: {item: score}}.",
+            code="json_dict_value",
+            params={
+                "query": str(queries[bad]),
+                "item": str(items[bad]),
+                "value": repr(raw_values[bad]),
+            },
         )
     values = np.asarray(raw_values, dtype="float64")
     if kind is None:
@@ -604,6 +631,7 @@ def _read_text(text: str, utf8: bytes, source: str) -> LoadedTable:
             "The file has no rows.",
             source=source,
             fix="Choose a file with a header row and at least one data row.",
+            code="no_rows_text",
         )
     leading_blank = len(text) - len(text.lstrip("\r\n"))
     blank_lines = text[:leading_blank].count("\n")
@@ -617,6 +645,8 @@ def _read_text(text: str, utf8: bytes, source: str) -> LoadedTable:
             source=source,
             line=blank_lines + 1,
             fix="Save the table as CSV with a header row such as query,item,score.",
+            code="one_column",
+            params={"line": blank_lines + 1},
         )
     rows = _split_rows(lines[:50], delimiter)
     header = _looks_like_header(rows)
@@ -632,6 +662,8 @@ def _read_text(text: str, utf8: bytes, source: str) -> LoadedTable:
         "header row" if header else "no header row: columns named column_1, column_2, ...",
     ]
     skipped = _blank_lines(text, first_line, whitespace=delimiter == " ")
+    if delimiter != " " and _spans_lines(text, len(frame), first_line, skipped):
+        skipped = tuple(sorted(set(skipped) | set(_continuation_lines(text, delimiter))))
     return LoadedTable(
         source,
         frame,
@@ -644,6 +676,8 @@ def _read_text(text: str, utf8: bytes, source: str) -> LoadedTable:
 
 
 _DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe", " ": "whitespace"}
+#: The separator as the translated messages show it (a tab as a word every language reads).
+_SEPARATOR_SHOWN = {",": "','", "\t": "Tab", ";": "';'", "|": "'|'"}
 
 
 def _read_trec(utf8: bytes, source: str, kind: TrecKind, header: int) -> LoadedTable:
@@ -822,11 +856,20 @@ def _parse_delimited(
                 line=line,
                 fix="Quote values that contain the separator, and give every row "
                 "the same number of values.",
+                code="ragged_row",
+                params={
+                    "line": line,
+                    "expected": len(names),
+                    "found": found,
+                    "separator": _SEPARATOR_SHOWN.get(delimiter, delimiter),
+                },
             ) from None
         raise InputError(
             f"The table cannot be parsed ({_short(exc)}).",
             source=source,
             fix="Check the quoting, or export the table again as CSV.",
+            code="table_unparsable",
+            params={"detail": _short(exc)},
         ) from None
 
 
@@ -848,11 +891,14 @@ def _parse_whitespace(
         )
     except (pd.errors.ParserError, ValueError, UnicodeDecodeError) as exc:
         match = re.search(r"line (\d+)", str(exc))
+        line = int(match.group(1)) + stripped if match else None
         raise InputError(
             f"Expected {len(names)} whitespace-separated values on every line.",
             source=source,
-            line=int(match.group(1)) + stripped if match else None,
+            line=line,
             fix="Give every row the same number of values, or save the table as CSV.",
+            code="whitespace_ragged" if line is not None else "whitespace_ragged_anywhere",
+            params={"expected": len(names), "line": line},
         ) from None
     return pa.Table.from_pandas(
         frame.astype(object).where(frame.notna(), None),
@@ -861,10 +907,50 @@ def _parse_whitespace(
     )
 
 
+def _spans_lines(text: str, rows: int, first_line: int, skipped: tuple[int, ...]) -> bool:
+    """Whether some rows span several lines (a quoted value holding a line break): the file
+    has more lines from the first data row on than rows and blank lines."""
+    lines = text.count("\n") + (0 if text.endswith("\n") else 1)
+    return lines - first_line + 1 - len(skipped) > rows
+
+
+def _records(text: str, delimiter: str) -> Iterator[tuple[int, int, list[str]]]:
+    """Each record of a delimited text with the first and last lines it is on (1-based, as an
+    editor counts); a quoted value may hold line breaks, so a record may span several lines."""
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    previous = 0
+    for row in reader:
+        yield previous + 1, reader.line_num, row
+        previous = reader.line_num
+
+
+def _continuation_lines(text: str, delimiter: str) -> list[int]:
+    """The lines that continue a record begun on an earlier line (error path and files with
+    such records only)."""
+    found: list[int] = []
+    try:
+        for start, end, _ in _records(text, delimiter):
+            found.extend(range(start + 1, end + 1))
+    except csv.Error:
+        pass  # the lines found so far
+    return found
+
+
 def _find_ragged_line(
     text: str, delimiter: str, width: int, blank_lines: int, header: bool
 ) -> tuple[int | None, int]:
-    """Locate the first row with the wrong number of fields (error path only)."""
+    """Locate the first row with the wrong number of fields (error path only), naming the line
+    it starts on as an editor counts lines (a quoted value may hold line breaks)."""
+    if delimiter != " ":
+        start = blank_lines + (1 if header else 0)
+        try:
+            for number, _, fields in _records(text, delimiter):
+                if number <= start or not fields:
+                    continue  # the header, and empty lines, which the reader skips
+                if len(fields) != width:
+                    return number, len(fields)
+        except csv.Error:
+            pass  # fall back to reading line by line
     lines = text.split("\n")
     start = blank_lines + (1 if header else 0)
     for number, line in enumerate(lines[start:], start=start + 1):

@@ -294,6 +294,7 @@ def canonical_run(
     *,
     model_name: str | None = None,
     judged_elsewhere: bool = False,
+    label_map: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """Apply a role mapping to a run table and convert its values.
 
@@ -308,6 +309,10 @@ def canonical_run(
     judged_elsewhere:
         The judgments come in a file of their own: without ``mapping``, labels are guessed from
         column names only (see :func:`~metrics.io.roles.guess_roles`).
+    label_map:
+        Grades of labels written as text (``{"clicked": 1, "not clicked": 0}``); without it, a
+        known scale is guessed (:func:`~metrics.io.labels.guess_label_map`) and recorded in
+        ``attrs["label_map"]``.
 
     Returns
     -------
@@ -322,6 +327,7 @@ def canonical_run(
     """
     frame, roles, source, first_line, skipped = _table_and_mapping(table, mapping, judged_elsewhere)
     mapped = apply_roles(frame, roles, source=source)
+    read_as = _text_labels(mapped, LABEL, label_map)
     _raise_errors(
         check_table(mapped, "run", source=source, first_line=first_line, skipped_lines=skipped)
     )
@@ -348,12 +354,37 @@ def canonical_run(
         "source": source,
         "columns": mapped.attrs.get("columns", {}),
         "score_from_rank": SCORE not in mapped.columns,
+        "label_map": read_as,
     }
     return out
 
 
+def _text_labels(
+    mapped: pd.DataFrame, role: str, label_map: Mapping[str, float] | None
+) -> dict[str, float] | None:
+    """Replace the text labels of ``mapped[role]`` by their grades in place: by ``label_map``,
+    else by the guess of a known scale (:mod:`metrics.io.labels`); the mapping used (``None``
+    when the labels are numbers, or text of no known scale: validation then names them)."""
+    from metrics.io.labels import guess_label_map, map_labels, text_values
+
+    if role not in mapped.columns:
+        return None
+    texts = text_values(mapped[role])
+    if not texts:
+        return None
+    if label_map is None:
+        label_map = guess_label_map(texts)
+        if label_map is None:
+            return None
+    mapped[role] = map_labels(mapped[role], label_map)
+    return dict(label_map)
+
+
 def canonical_qrels(
-    table: LoadedTable | pd.DataFrame, mapping: MappingLike | None = None
+    table: LoadedTable | pd.DataFrame,
+    mapping: MappingLike | None = None,
+    *,
+    label_map: Mapping[str, float] | None = None,
 ) -> pd.DataFrame:
     """Apply a role mapping to a judgments table and convert labels to floats.
 
@@ -363,6 +394,8 @@ def canonical_qrels(
         A loaded judgments table (or a frame).
     mapping:
         Column roles (``query``, ``item``, ``label``); guessed when ``None``.
+    label_map:
+        Grades of labels written as text, as :func:`canonical_run`'s.
 
     Returns
     -------
@@ -381,13 +414,18 @@ def canonical_qrels(
     mapped = apply_roles(
         frame, roles.with_(segments=(), rank=None, model=None, score=None), source=source
     )
+    read_as = _text_labels(mapped, LABEL, label_map)
     _raise_errors(
         check_table(mapped, "qrels", source=source, first_line=first_line, skipped_lines=skipped)
     )
     out = pd.DataFrame(
         {QUERY: mapped[QUERY], ITEM: mapped[ITEM], RELEVANCE: label_values(mapped[LABEL])[0]}
     )
-    out.attrs = {"source": source, "columns": {RELEVANCE: mapped.attrs["columns"].get(LABEL)}}
+    out.attrs = {
+        "source": source,
+        "columns": {RELEVANCE: mapped.attrs["columns"].get(LABEL)},
+        "label_map": read_as,
+    }
     return out
 
 
@@ -498,6 +536,8 @@ def load_dataset(
     relevance_level: float = 1,
     settings: Settings | None = None,
     on_built: Callable[[Dataset], object] | None = None,
+    label_map: Mapping[str, float] | None = None,
+    label_maps: Mapping[str, Mapping[str, float]] | None = None,
 ) -> Dataset:
     """Build a validated :class:`Dataset` from run files, judgments and query metadata.
 
@@ -526,6 +566,12 @@ def load_dataset(
         validated, so that a caller can start work on it (ranking) on another thread. The data
         set it gets is the one returned, its health filled in once validation ends; when
         validation refuses the input, nothing is returned and that work is to be dropped.
+    label_map, label_maps:
+        Grades of labels written as text (``{"relevant": 1, "not relevant": 0}``): for every
+        table, and per table name (which wins). A table without one has the labels of a known
+        scale guessed (:func:`~metrics.io.labels.guess_label_map`); the grades used are a
+        remark of the data's health (``text_labels``), and text labels of no known scale are
+        refused naming the column, the values and the fix.
 
     Returns
     -------
@@ -538,12 +584,15 @@ def load_dataset(
         not numbers, no judgments, or no query shared by run and judgments.
     """
     mappings = dict(mappings or {})
+    grades = {**({} if label_map is None else {"": dict(label_map)}), **dict(label_maps or {})}
     run_tables = _run_tables(runs)
     run, inline_qrels, extra, sources = _canonical_runs(
-        run_tables, mappings, judgments is not None, settings or Settings()
+        run_tables, mappings, judgments is not None, settings or Settings(), grades
     )
     judgments_table = _as_table(judgments) if judgments is not None else None
-    qrels_all = _judgments(inline_qrels, judgments_table, mappings, run_tables[0].name)
+    qrels_all = _judgments(
+        inline_qrels, judgments_table, mappings, run_tables[0].name, grades, extra
+    )
     query_columns = tuple(run.attrs.get("query_columns", ()))
     segments, seg_findings, read_segments = _segments(run, queries, mappings)
     run, qrels_all = (
@@ -626,18 +675,26 @@ def _canonical_runs(
     mappings: dict[str, MappingLike],
     judged_elsewhere: bool,
     settings: Settings,
+    grades: Mapping[str, Mapping[str, float]] | None = None,
 ) -> tuple[pd.DataFrame, list[pd.DataFrame], list[Finding], dict[str, tuple[str, ...]]]:
     """Stage 2: every run table in canonical columns, concatenated with unique model names;
     judgments carried by labelled runs split off; remarks on what was done (a score column
     named like a distance while ``settings`` rank the highest score first); the models of each
     table. With ``judged_elsewhere`` (a judgments file is given) a run's labels are guessed
-    from column names only."""
+    from column names only. ``grades``: the label mappings by table name (``""``: every
+    table)."""
     extra: list[Finding] = []
     parts: list[tuple[pd.DataFrame, str, str]] = []
     inline_qrels: list[pd.DataFrame] = []
     ranked_only: list[str] = []  # run files with ranks and no scores
     for table in run_tables:
-        part = canonical_run(table, mappings.get(table.name), judged_elsewhere=judged_elsewhere)
+        part = canonical_run(
+            table,
+            mappings.get(table.name),
+            judged_elsewhere=judged_elsewhere,
+            label_map=_grades_of(grades, table.name),
+        )
+        extra += _text_labels_findings(part, LABEL, table.name)
         if LABEL in part.columns:
             judged_only = int(part[SCORE].isna().sum())
             if judged_only == len(part):
@@ -685,6 +742,35 @@ def _canonical_runs(
     return run, inline_qrels, extra, sources
 
 
+def _grades_of(
+    grades: Mapping[str, Mapping[str, float]] | None, name: str
+) -> Mapping[str, float] | None:
+    """The label mapping of table ``name``: its own, else the one for every table."""
+    if not grades:
+        return None
+    return grades.get(name, grades.get(""))
+
+
+def _text_labels_findings(part: pd.DataFrame, role: str, source: str) -> list[Finding]:
+    """The remark that a table's labels were text, read by a mapping (its grades)."""
+    from metrics.io.labels import mapping_text
+
+    used = part.attrs.get("label_map")
+    if not used:
+        return []
+    column = str(part.attrs.get("columns", {}).get(role) or role)
+    return [
+        Finding(
+            "text_labels",
+            "info",
+            {"column": column, "mapping": mapping_text(used), "n": len(used)},
+            len(used),
+            source=source,
+            column=column,
+        )
+    ]
+
+
 def _score_named_lower_is_better(
     part: pd.DataFrame, models: tuple[str, ...], source: str, settings: Settings
 ) -> list[Finding]:
@@ -705,8 +791,11 @@ def _judgments(
     judgments: LoadedTable | str | Path | None,
     mappings: dict[str, MappingLike],
     run_source: str,
+    grades: Mapping[str, Mapping[str, float]] | None = None,
+    extra: list[Finding] | None = None,
 ) -> pd.DataFrame:
-    """Stage 3: the judgments file (if any) and the judgments carried by the runs, together."""
+    """Stage 3: the judgments file (if any) and the judgments carried by the runs, together
+    (the grades of text labels used are added to ``extra``)."""
     qrels_parts = (
         [clean_qrels(pd.concat(inline_qrels, ignore_index=True))]
         if len(inline_qrels) > 1
@@ -714,7 +803,10 @@ def _judgments(
     )
     if judgments is not None:
         jt = _as_table(judgments)
-        qrels_parts.insert(0, canonical_qrels(jt, mappings.get(jt.name)))
+        part = canonical_qrels(jt, mappings.get(jt.name), label_map=_grades_of(grades, jt.name))
+        if extra is not None:
+            extra += _text_labels_findings(part, RELEVANCE, jt.name)
+        qrels_parts.insert(0, part)
     if not qrels_parts:
         raise InputError(
             "There are no judgments: the run has no label column and no judgments file was given.",

@@ -211,6 +211,7 @@ GUESS_CODES = (
     "fractional",
     "rank_like",
     "small_whole_numbers",
+    "text_labels",
     "one_list_per_value",
     "splits_alike",
     "constant_in_query",
@@ -526,7 +527,11 @@ _VALUE_REASONS: dict[str, Callable[[_Guesser, Candidate], tuple[str, str, dict[s
     ITEM: _Guesser._item_reason,
     SCORE: _value_reason("fractional", "'{column}' holds fractional numbers"),
     RANK: _value_reason("rank_like", "'{column}' runs 1, 2, 3, ... within each list"),
-    LABEL: _value_reason("small_whole_numbers", "'{column}' holds a few small whole numbers"),
+    LABEL: lambda guesser, cand: (
+        _value_reason("text_labels", "'{column}' holds labels written as text")
+        if cand.fact("text_labels") is not None
+        else _value_reason("small_whole_numbers", "'{column}' holds a few small whole numbers")
+    )(guesser, cand),
     MODEL: _model_reason,
 }
 

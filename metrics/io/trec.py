@@ -586,6 +586,8 @@ def _read_fields(
             source=source,
             line=int(line_no[at]),
             fix=_FIX[kind],
+            code=f"trec_fields_{kind}",
+            params={"line": int(line_no[at]), "found": int(counts[at]), "width": width},
         )
     extra = np.flatnonzero(counts > width)
 
@@ -654,6 +656,8 @@ def _numbers(
         line=int(line_no[at]),
         column=name,
         fix=_FIX[kind],
+        code=f"trec_{name}",
+        params={"line": int(line_no[at]), "value": str(column[at].as_py())},
     )
 
 

@@ -11,6 +11,7 @@ message catalogs in the user's language.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Literal
@@ -71,7 +72,8 @@ MESSAGES: dict[str, Template] = {
     ),
     "non_numeric_label": _plural(
         "Column '{column}' has 1 label that is not a number: '{value}' {where}.",
-        "Column '{column}' has {n} labels that are not numbers; the first is '{value}' {where}.",
+        "Column '{column}' has {n} labels that are not numbers ({values}); the first is "
+        "'{value}' {where}.",
     ),
     "missing_ids.run": _plural(
         "1 row of the run has an empty query or item id; it is dropped.",
@@ -135,6 +137,11 @@ MESSAGES: dict[str, Template] = {
         "{n} labels are negative: those items are in the pool but unjudged (as trec_eval): not "
         "relevant, gain 0, and unjudged for Judged@K, bpref and infAP.",
     ),
+    "fractional_labels": _plural(
+        "1 label is not a whole number ({value}); {rule}.",
+        "{n} labels are not whole numbers (such as {value}); {rule}.",
+    ),
+    "text_labels": "The labels of column '{column}' are text, read as {mapping}.",
     "labels_look_like_ranks": "The labels in '{column}' look like rank positions (1, 2, 3, ... "
     "within each query), not relevance grades; higher labels are treated as more relevant.",
     "no_relevant": _plural(
@@ -208,7 +215,8 @@ ACTIONS: dict[str, str] = {
     "no_label_column": "Map the column holding relevance grades or clicks to the label role.",
     "non_numeric_score": "Map a numeric column to score, or clean the values that are not numbers.",
     "non_numeric_rank": "Map a numeric column to rank, or clean the values that are not numbers.",
-    "non_numeric_label": "Use numbers (0, 1, 2, ...) or true/false, yes/no for labels.",
+    "non_numeric_label": "Give each text label a grade in the label mapping (for example "
+    "{example}), or use numbers (0, 1, 2, ...) for labels.",
     "missing_ids": "Fill in the ids if these rows matter.",
     "no_shared_query": "Check that both files use the same query ids (for example '7', 'q7' and "
     "'007' differ).",
@@ -234,6 +242,10 @@ ACTIONS: dict[str, str] = {
     "duplicate_judgments": "Remove the repeated judgments if the highest label is not the right "
     "one.",
     "negative_labels": "Use 0 for items that are not relevant if negative values are not intended.",
+    "text_labels": "If a grade is wrong, change it in the label mapping.",
+    "fractional_labels.truncate": "Set '{setting}' to '{value}' if the fractions are meant as "
+    "gains of their own.",
+    "fractional_labels.keep": "Set '{setting}' to '{value}' to read labels as trec_eval does.",
     "labels_look_like_ranks": "Map this column to the rank role and map the relevance grades or "
     "clicks to the label role.",
     "no_relevant": "Set '{setting}' to '{value}' in the settings if they should not lower the "
@@ -259,6 +271,8 @@ ACTION_SETTINGS: dict[str, tuple[str, object]] = {
     "short_lists": ("short_lists", None),
     "no_relevant": ("no_relevant", "leave_out"),
     "missing_run_queries": ("missing_queries", "zero"),
+    "fractional_labels.truncate": ("fractional_labels", "keep"),
+    "fractional_labels.keep": ("fractional_labels", "truncate"),
 }
 
 #: English examples by kind (the names of an example's values, joined by ``_``).
@@ -392,10 +406,17 @@ def action_text(finding: Finding) -> str:
     template = ACTIONS.get(finding.key, ACTIONS.get(finding.code, ""))
     setting = ACTION_SETTINGS.get(finding.key, ACTION_SETTINGS.get(finding.code))
     if setting is None:
-        return template
+        return template.format_map(_Params(finding.params)) if "{" in template else template
     policy = POLICIES[setting[0]]
     value = policy.values.get(setting[1], "") if setting[1] is not None else ""
     return template.format(setting=policy.label, value=value)
+
+
+class _Params(dict[str, object]):
+    """A finding's parameters for a template; a name it lacks stays as written."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
 
 
 def example_text(example: Example) -> str:
@@ -579,7 +600,8 @@ SCORE_ORDER_CODES = frozenset({"score_order_vs_rank", "score_order_by_name", "in
 def under_settings(health: DataHealth, run: pd.DataFrame, settings: Settings) -> DataHealth:
     """``health`` (found under other settings) with its findings that depend on the score order
     as ``settings`` make them: rank agreements against the order now in force, names that no
-    longer disagree dropped, infinite scores worded for the orders now in force."""
+    longer disagree dropped, infinite scores worded for the orders now in force; and labels that
+    are not whole numbers worded for the fractional-labels policy in force."""
     models = pd.unique(run[MODEL]) if MODEL in run.columns else ["run"]
     fresh = score_order_vs_rank_findings(rank_agreements(run), settings)
     out: list[Finding] = []
@@ -597,6 +619,9 @@ def under_settings(health: DataHealth, run: pd.DataFrame, settings: Settings) ->
                 out.append(score_order_by_name_finding(str(f.column), still, f.source))
         elif f.code == "infinite_scores":
             out.append(replace(f, variant=infinite_variant(settings, models)))
+        elif f.code == "fractional_labels":
+            policy = settings.fractional_labels
+            out.append(replace(f, variant=policy, rule=("fractional_labels", policy)))
         else:
             out.append(f)
     at = next((i for i, f in enumerate(out) if f.severity == "info"), len(out))
@@ -644,6 +669,24 @@ def duplicate_judgments_finding(n: int, examples: tuple[Example, ...]) -> Findin
 def negative_labels_finding(n: int, examples: tuple[Example, ...], column: str) -> Finding:
     """``n`` judgments with a label below zero."""
     return Finding("negative_labels", "warning", {"n": n}, n, examples, column=column)
+
+
+def fractional_labels_finding(
+    n: int, examples: tuple[Example, ...], column: str, settings: Settings
+) -> Finding:
+    """``n`` labels that are not whole numbers, read as the fractional-labels policy says (one
+    wording for every engine and reader)."""
+    first = float(str(examples[0]["value"])) if examples else 0.0
+    return Finding(
+        "fractional_labels",
+        "warning",
+        {"n": n, "value": f"{first:g}", "whole": f"{math.trunc(first):d}"},
+        n,
+        examples,
+        variant=settings.fractional_labels,
+        column=column,
+        rule=("fractional_labels", settings.fractional_labels),
+    )
 
 
 def labels_look_like_ranks_finding(column: str) -> Finding:
@@ -794,14 +837,28 @@ def _non_numeric_values(
         line = file_line(first_line, first, skipped_lines)
         where = {"line": line} if line is not None else {"row": first + 1}
         kind = "label" if col in (LABEL, RELEVANCE) else col
+        params: dict[str, object] = {
+            "n": len(positions),
+            "column": shown,
+            "value": str(frame[col].iloc[first]),
+        }
+        bad_values = frame[col].iloc[positions]
+        distinct = [str(v) for v in pd.unique(bad_values.astype("str"))[:_MAX_EXAMPLES]]
+        if kind == "label":  # the text labels to give grades, and a mapping to start from
+            from metrics.io.labels import partial_label_map
+
+            params["values"] = ", ".join(f"'{v}'" for v in distinct)
+            start = partial_label_map(distinct)
+            params["example"] = ",".join(
+                f"{v}={'?' if g is None else f'{g:g}'}" for v, g in start.items()
+            )
         found.append(
             Finding(
                 f"non_numeric_{kind}",
                 "error",
-                {"n": len(positions), "column": shown, "value": str(frame[col].iloc[first])}
-                | where,
+                params | where,
                 len(positions),
-                _examples(frame[col].iloc[positions[:_MAX_EXAMPLES]], "value"),
+                tuple({"value": v} for v in distinct),
                 source=source,
                 line=line,
                 column=shown,
@@ -1131,6 +1188,16 @@ RULES: dict[str, dict[str, Template]] = {
         "error": "such input is refused (duplicates = error, as trec_eval)",
     },
     "score_order": dict(ORDER_RULES),
+    "fractional_labels": {
+        "truncate": _plural(
+            "as trec_eval reads labels, it is truncated toward zero ({value} → {whole})",
+            "as trec_eval reads labels, they are truncated toward zero ({value} → {whole})",
+        ),
+        "keep": _plural(
+            "it is kept as a fractional gain (trec_eval would read {value} as {whole})",
+            "they are kept as fractional gains (trec_eval would read {value} as {whole})",
+        ),
+    },
 }
 
 
@@ -1173,9 +1240,11 @@ def _score_findings(
     item_key = pd.Series(list_key * np.int64(max(len(codes.items), 1)) + codes.i_run)
     dup = item_key.duplicated().to_numpy()
     if dup.any():
+        repeated = np.flatnonzero(dup)  # one example per repeated item, not one per copy
+        first_copies = repeated[~item_key.iloc[repeated].duplicated().to_numpy()][:_MAX_EXAMPLES]
         examples = tuple(
             _with_model({"query": str(q), "item": str(i)}, m, has_model)
-            for q, i, m in zip(*(f(np.flatnonzero(dup)[:5]) for f in (q_text, i_text, m_text)))
+            for q, i, m in zip(*(f(first_copies) for f in (q_text, i_text, m_text)))
         )
         found.append(duplicate_items_finding(int(dup.sum()), examples, settings))
     ok = ~missing
@@ -1281,6 +1350,19 @@ def _label_findings(
             )
         )
         found.append(negative_labels_finding(n, examples, shown))
+    values = labels.to_numpy(dtype="float64", na_value=np.nan)
+    fractional = np.isfinite(values) & (values != np.trunc(values))
+    if fractional.any():
+        n = int(fractional.sum())
+        examples = tuple(
+            {"query": str(q), "item": str(i), "value": f"{v:g}"}
+            for q, i, v in zip(
+                qrels[QUERY][fractional].head(5),
+                qrels[ITEM][fractional].head(5),
+                labels[fractional].head(5),
+            )
+        )
+        found.append(fractional_labels_finding(n, examples, shown, settings))
     if _labels_look_like_ranks(codes.q_qrels, labels):
         found.append(labels_look_like_ranks_finding(shown))
     clean = labels.notna().to_numpy()

@@ -274,7 +274,11 @@ def input_notes(
         # the local loader names every run's model, so the examples name it too
         warnings = findings.table_findings(run, qrels, settings, k_max, has_model=True)
         return notes, warnings + findings.named_like_distance(run, named or [], settings)
-    return notes, findings.ranking_warnings(run, qrels, models, sources, settings)
+    from metrics.cli.evaluate import _finding_text
+
+    name = Path(qrels_path.rstrip("/")).name
+    labels = [f"{name}: {_finding_text(f)}" for f in findings.label_value_findings(qrels, settings)]
+    return notes, labels + findings.ranking_warnings(run, qrels, models, sources, settings)
 
 
 def usable_rows(table: DataFrame) -> DataFrame:

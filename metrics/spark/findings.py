@@ -36,6 +36,7 @@ from metrics.io.validation import (
     Finding,
     duplicate_items_finding,
     duplicate_judgments_finding,
+    fractional_labels_finding,
     infinite_variant,
     labels_look_like_ranks_finding,
     missing_labels_finding,
@@ -386,7 +387,7 @@ def _score_findings(
     if n:
         copied = tuple(
             _model({"query": str(r[S.QUERY]), "item": str(r[S.ITEM])}, r[S.MODEL], has_model)
-            for r in _first(copies, ROW)
+            for r in _first(copies.where(F.col("__copy") == 2), ROW)  # one per repeated item
         )
         found.append(duplicate_items_finding(n, copied, settings))
     ok = run.where(~_missing(F.col("__score")))
@@ -432,6 +433,33 @@ def _score_findings(
     return found
 
 
+def label_value_findings(qrels: DataFrame, settings: Settings) -> list[Finding]:
+    """Negative labels, and labels that are not whole numbers (read as the fractional-labels
+    policy says, by the engine every bucket runs), of judgments with a label on every row."""
+    label = F.col(S.RELEVANCE)
+    found = []
+    if QROW not in qrels.columns:  # in file order, as the local reader gives its examples
+        qrels = qrels.withColumn(QROW, F.monotonically_increasing_id())
+    whole = F.when(label < 0, F.ceil(label)).otherwise(F.floor(label))
+    for code, rows in (
+        ("negative", qrels.where(label < 0)),
+        ("fraction", qrels.where(label != whole)),
+    ):
+        n = rows.count()
+        if not n:
+            continue
+        examples = tuple(
+            {"query": str(r[S.QUERY]), "item": str(r[S.ITEM]), "value": f"{r[S.RELEVANCE]:g}"}
+            for r in _first(rows, QROW)
+        )
+        found.append(
+            negative_labels_finding(n, examples, S.RELEVANCE)
+            if code == "negative"
+            else fractional_labels_finding(n, examples, S.RELEVANCE, settings)
+        )
+    return found
+
+
 def _label_findings(qrels: DataFrame, settings: Settings) -> list[Finding]:
     label = F.col(S.RELEVANCE)
     shown = S.RELEVANCE
@@ -452,14 +480,7 @@ def _label_findings(qrels: DataFrame, settings: Settings) -> list[Finding]:
         )
         found.append(duplicate_judgments_finding(n, examples))
     clean = qrels.where(~_missing(label))
-    negative = clean.where(label < 0)
-    n = negative.count()
-    if n:
-        examples = tuple(
-            {"query": str(r[S.QUERY]), "item": str(r[S.ITEM]), "value": f"{r[S.RELEVANCE]:g}"}
-            for r in _first(negative, QROW)
-        )
-        found.append(negative_labels_finding(n, examples, shown))
+    found += label_value_findings(clean, settings)
     if _labels_look_like_ranks(clean):
         found.append(labels_look_like_ranks_finding(shown))
     level = float(settings.relevance_level)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.support import (
+    WAIT,
     choose,
     go_to,
     new_page,
@@ -188,7 +189,7 @@ def test_an_unsure_role_guess_is_confirmed_before_the_upload_is_computed(server,
     page.get_by_text("The column roles above are right", exact=True).click()
     page.locator('[data-testid="stSidebar"] [data-testid="stText"]').filter(
         has_text="twin.csv"
-    ).wait_for(timeout=60_000)
+    ).wait_for(timeout=WAIT)
     wait_for_app(page, "Queries: 3 · lists per model: 3 · median list length: 5")
 
 

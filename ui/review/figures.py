@@ -205,7 +205,7 @@ def ranking_change_figure(
         fig,
         tr("review.fig.change_title", baseline=baseline, k=k),
         tr("review.fig.change_subtitle", p=f"{p:g}"),
-        margin={"t": 100},
+        margin={"t": 100, "l": 82},  # room for "100%" ticks and the axis title
     )
     fig.update_xaxes(title=_safe(tr("review.fig.change_x", k=k)), range=[0, 1])
     fig.update_yaxes(title=_safe(tr("review.fig.change_y")), tickformat=".0%", rangemode="tozero")
