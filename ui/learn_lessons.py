@@ -140,10 +140,15 @@ def _ties(lists, k, s, start) -> bool:
     return _close(value(lists[0], "P", 3, s), 0.0) and _close(value(lists[0], "RR", 5, s), 0.25)
 
 
-def _judgments(rl: RankedList) -> list[str]:
-    """What ``rl`` holds whatever its order: each item with its label (and score), retrieved
-    or not."""
+def _judgments(rl: RankedList, *, retrieved: bool = True) -> list[str]:
+    """What ``rl`` holds whatever its order: each item with its label and score, and (with
+    ``retrieved``) whether it is in the list or in the tray."""
     scores = rl.scores if rl.scores is not None else (None,) * len(rl.items)
+    if not retrieved:
+        return sorted(
+            [repr((i, x)) for i, x in zip(rl.items, rl.labels)]
+            + [repr((i, x)) for i, x in rl.unretrieved]
+        )
     held = [repr((i, x, sc)) for i, x, sc in zip(rl.items, rl.labels, scores)]
     return sorted(held + [repr((i, x, "tray")) for i, x in rl.unretrieved])
 
@@ -154,29 +159,50 @@ def same_judgments(lists: tuple[RankedList, ...], start: tuple[RankedList, ...])
     return [_judgments(rl) for rl in lists] == [_judgments(rl) for rl in start]
 
 
+def same_labels(lists: tuple[RankedList, ...], start: tuple[RankedList, ...]) -> bool:
+    """Whether every list judges the items it started with, with the same labels, retrieved
+    or not: items may move, and move between the list and the tray."""
+    return [_judgments(rl, retrieved=False) for rl in lists] == [
+        _judgments(rl, retrieved=False) for rl in start
+    ]
+
+
 def _rename(lists, k, s, start) -> bool:
-    return same_judgments(lists, start) and _close(value(lists[0], "nDCG", 3, s), 1.0)
+    return same_judgments(lists, start) and _close(value(lists[0], "nDCG", RENAME_K, s), 1.0)
 
 
 def _k_falls(lists, k, s, start) -> bool:
-    return same_judgments(lists, start) and _close(value(lists[0], "nDCG", 4, s), 1.0)
+    return same_labels(lists, start) and _close(value(lists[0], "nDCG", FALLS_K, s), 1.0)
 
 
 def _gain(lists, k, s, start) -> bool:
     return same_judgments(lists, start) and (
-        value(lists[1], "nDCG", 3, s) > value(lists[0], "nDCG", 3, s) + 1e-9
+        value(lists[1], "nDCG", GAIN_K, s) > value(lists[0], "nDCG", GAIN_K, s) + 1e-9
     )
+
+
+def query_values(
+    lists: tuple[RankedList, ...], measure: str, k: int, s: Settings
+) -> dict[str, float]:
+    """``measure@k`` of each of ``lists`` (queries of one model) that the mean counts, by
+    query."""
+    qm = query_means([ordered(rl, s) for rl in lists], k, s, (measure,))[0]
+    counted = [name for name, formula in qm.formulas if formula is not None]
+    return dict(zip(counted, qm.values))
 
 
 def counted_queries(lists: tuple[RankedList, ...], measure: str, k: int, s: Settings) -> int:
     """How many of ``lists`` (queries of one model) the mean of ``measure@k`` counts."""
-    ordered_lists = [ordered(rl, s) for rl in lists]
-    return len(query_means(ordered_lists, k, s, (measure,))[0].values)
+    return len(query_values(lists, measure, k, s))
 
 
 def _missing(lists, k, s, start) -> bool:
     """The query without results still has none, and the mean counts it (as 0)."""
-    return not lists[2].items and counted_queries(lists, "RR", 5, s) == len(lists)
+    return not lists[2].items and counted_queries(lists, "RR", MISSING_K, s) == len(lists)
+
+
+#: The cutoffs of the lessons that ask for a prediction (their checks and texts use them).
+RENAME_K, FALLS_K, GAIN_K, MISSING_K = 3, 4, 3, 5
 
 
 Check = Callable[[tuple[RankedList, ...], int, Settings, tuple[RankedList, ...]], bool]
@@ -284,10 +310,13 @@ def _top_two(rl: RankedList, s: Settings) -> str:
 
 def _rename_facts(s: Settings) -> Facts:
     after = ordered(_AFTER_RENAME, s).items
+    assert _BEFORE_RENAME.scores is not None
     return {
-        "before": value(_BEFORE_RENAME, "nDCG", 3, s),
-        "answer": value(_AFTER_RENAME, "nDCG", 3, s),
-        "input_order": value(_AFTER_RENAME, "nDCG", 3, s.with_(ties="input_order")),
+        "k": RENAME_K,
+        "score": f"{_BEFORE_RENAME.scores[0]:g}",
+        "before": value(_BEFORE_RENAME, "nDCG", RENAME_K, s),
+        "answer": value(_AFTER_RENAME, "nDCG", RENAME_K, s),
+        "input_order": value(_AFTER_RENAME, "nDCG", RENAME_K, s.with_(ties="input_order")),
         "old": RENAMED,
         "new": RENAMED_TO,
         "other": TIED_WITH,
@@ -297,6 +326,7 @@ def _rename_facts(s: Settings) -> Facts:
     }
 
 
+#: One relevant item at rank 1, a second one the list did not retrieve (in the tray).
 _FALLS = _rl("list", [1, 0, 0, 0], tray=[1])
 
 
@@ -305,16 +335,18 @@ def _direction(before: float, after: float) -> str:
 
 
 def _falls_facts(s: Settings) -> Facts:
-    at1, at4 = explain(_FALLS, 1, s), explain(_FALLS, 4, s)
-    first, fourth = value(_FALLS, "nDCG", 1, s), value(_FALLS, "nDCG", 4, s)
+    at1, at_k = explain(_FALLS, 1, s), explain(_FALLS, FALLS_K, s)
+    first, last = value(_FALLS, "nDCG", 1, s), value(_FALLS, "nDCG", FALLS_K, s)
     return {
+        "k": FALLS_K,
         "at1": first,
-        "at4": fourth,
+        "at_k": last,
         "dcg1": at1.dcg,
         "idcg1": at1.idcg,
-        "dcg4": at4.dcg,
-        "idcg4": at4.idcg,
-        "answer": _direction(first, fourth),
+        "dcg_k": at_k.dcg,
+        "idcg_k": at_k.idcg,
+        "tray": _FALLS.unretrieved[0][0],
+        "answer": _direction(first, last),
     }
 
 
@@ -332,21 +364,22 @@ def _whole(x: float) -> float | int:
 
 def _gain_facts(s: Settings) -> Facts:
     a, b = _GAIN_LISTS
-    out: Facts = {}
+    out: Facts = {"k": GAIN_K, "low": _whole(a.labels[0]), "high": _whole(b.labels[0])}
     for name in ("linear", "exponential"):
         g = s.with_(gain=name)
-        two, three = (_whole(float(x)) for x in gain_of(np.array([2.0, 3.0]), g))
+        low, high = (_whole(float(x)) for x in gain_of(np.array([a.labels[0], b.labels[0]]), g))
         out |= {
-            f"a_{name}": value(a, "nDCG", 3, g),
-            f"b_{name}": value(b, "nDCG", 3, g),
-            f"g2_{name}": two,
-            f"g3_{name}": three,
+            f"a_{name}": value(a, "nDCG", GAIN_K, g),
+            f"b_{name}": value(b, "nDCG", GAIN_K, g),
+            f"g_low_{name}": low,
+            f"g_high_{name}": high,
         }
     a_exp, b_exp = float(out["a_exponential"]), float(out["b_exponential"])
     winner = {"rises": "B", "falls": "A", "same": "same"}[_direction(a_exp, b_exp)]
     return out | {"answer": winner}
 
 
+#: Three queries of one model; the run has no results for q3, which has a relevant item.
 _MISSING = (
     _rl("q1", [0, 1, 0, 0, 0]),
     _rl("q2", [1, 0, 0, 0, 0]),
@@ -356,14 +389,18 @@ _MISSING = (
 
 def _missing_facts(s: Settings) -> Facts:
     skip, zero = s.with_(missing_queries="skip"), s.with_(missing_queries="zero")
+    scored = query_values(_MISSING, "RR", MISSING_K, zero)  # every query, the empty one as 0
     return {
-        "q1": value(_MISSING[0], "RR", 5, s),
-        "q2": value(_MISSING[1], "RR", 5, s),
-        "skip": mean_over_queries(_MISSING, "RR", 5, skip),
-        "zero": mean_over_queries(_MISSING, "RR", 5, zero),
-        "n_skip": counted_queries(_MISSING, "RR", 5, skip),
-        "n_zero": counted_queries(_MISSING, "RR", 5, zero),
-        "answer": mean_over_queries(_MISSING, "RR", 5, skip),
+        "k": MISSING_K,
+        "q1": scored[_MISSING[0].name],
+        "q2": scored[_MISSING[1].name],
+        "q3": scored[_MISSING[2].name],
+        "empty": _MISSING[2].name,
+        "skip": mean_over_queries(_MISSING, "RR", MISSING_K, skip),
+        "zero": mean_over_queries(_MISSING, "RR", MISSING_K, zero),
+        "n_skip": counted_queries(_MISSING, "RR", MISSING_K, skip),
+        "n_zero": counted_queries(_MISSING, "RR", MISSING_K, zero),
+        "answer": mean_over_queries(_MISSING, "RR", MISSING_K, s),
     }
 
 
@@ -453,7 +490,7 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(
         "rename_ties",
         (_AFTER_RENAME,),
-        3,
+        RENAME_K,
         "binary",
         _rename,
         policy="ties",
@@ -464,7 +501,7 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(
         "ndcg_k_falls",
         (_FALLS,),
-        4,
+        FALLS_K,
         "binary",
         _k_falls,
         measures=("nDCG",),
@@ -473,7 +510,7 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(
         "gain_formulas",
         _GAIN_LISTS,
-        3,
+        GAIN_K,
         "graded",
         _gain,
         policy="gain",
@@ -484,7 +521,7 @@ LESSONS: tuple[Lesson, ...] = (
     Lesson(
         "missing_query",
         _MISSING,
-        5,
+        MISSING_K,
         "binary",
         _missing,
         policy="missing_queries",
@@ -587,8 +624,10 @@ __all__ = [
     "levels_summary",
     "mean_over_queries",
     "model_means",
+    "query_values",
     "question_table",
     "same_judgments",
+    "same_labels",
     "start_settings",
     "text_values",
     "value",
