@@ -23,7 +23,7 @@ from metrics.engine.explain import list_frames
 from metrics.engine.ranking import gain_of
 from metrics.engine.settings import Averaging, Gain, MissingQueries, Settings, ShortLists, Ties
 from ui.handbuilt_list import RankedList
-from ui.learn import evaluate_list, explain, list_values, ordered, query_means
+from ui.learn import evaluate_list, explain, list_values, ordered, own_scores, query_means
 
 NAN = float("nan")
 #: Parts of a lesson's text in the catalog (``lesson.<id>.<part>``).
@@ -71,7 +71,7 @@ def model_means(
         judged.append(qrels)
     run = pd.concat(runs, ignore_index=True)
     qrels = pd.concat(judged, ignore_index=True).drop_duplicates(["query", "item"])
-    table = summarize(evaluate(run, qrels, [f"{measure}@{k}"], settings))
+    table = summarize(evaluate(run, qrels, [f"{measure}@{k}"], own_scores(settings)))
     return {str(r["model"]): float(r["value"]) for _, r in table.iterrows()}
 
 

@@ -295,7 +295,7 @@ def policy_control(field: str) -> None:
 def lesson_menu() -> Lesson:
     """The lesson menu with progress; returns the chosen lesson."""
     state = st.session_state
-    finished = done()
+    finished = frozenset(done())  # as drawn now: a challenge met later in this run adds to done()
     if state.get(LESSON_KEY) not in BY_ID:
         state[LESSON_KEY] = LESSONS[0].id
     ids = [lesson.id for lesson in LESSONS]
