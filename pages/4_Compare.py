@@ -257,14 +257,13 @@ changes = review_compute.ranking_changes(
 if changes:
     st.subheader(t("compare.change_title"))
     st.caption(t("compare.change_caption", k=k, p=f"{DEFAULT_PERSISTENCE:g}"))
-    c1, c2 = st.columns([2, 3])
-    c1.dataframe(
+    st.dataframe(  # full width: seven columns do not fit beside the chart
         change_display(changes, t),
         hide_index=True,
         width="stretch",
         key="cmp_change",
     )
-    c2.plotly_chart(
+    st.plotly_chart(
         ranking_change_figure(changes, k, DEFAULT_PERSISTENCE, choice.baseline, colours, t),
         width="stretch",
         key="cmp_change_figure",

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from tests.browser.support import new_page, wait_for_app, wait_for_curve
+from tests.browser.support import WAIT, new_page, wait_for_app, wait_for_curve
 from ui.i18n import translate
 from ui.learn_lessons import LESSONS
 
@@ -154,7 +154,7 @@ def test_moving_k_with_the_keyboard_meets_the_k_choice_challenge(server, page):
     for k in range(4, 8):  # K = 3 -> 7, one step at a time: each press waits for its page run
         thumb.focus()
         page.keyboard.press("ArrowRight")
-        page.wait_for_function(f"() => window.location.href.includes('lk={k}')", timeout=120_000)
+        page.wait_for_function(f"() => window.location.href.includes('lk={k}')", timeout=WAIT)
         wait_for_app(page)
     assert met(page)
     assert "P@7 — A: 0.429, B: 0.571" in codes(page)
