@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from metrics import Settings
-from tests.browser.support import new_page, wait_for_app
+from tests.browser.support import WAIT, new_page, wait_for_app
 from tests.browser.test_learn import choose_option, codes, met, not_met
 from ui.i18n import translate
 from ui.learn_lessons import BY_ID, value
@@ -42,7 +42,7 @@ def test_the_gain_lesson_is_predicted_then_met_by_choosing_the_other_gain(server
     wait_for_app(page, "Right: you predicted List B")
     a_exp, b_exp = ndcg("exponential")
     a_lin, b_lin = ndcg("linear")
-    page.get_by_text(f"nDCG@3 is {a_exp:.3f} for A and {b_exp:.3f} for B").wait_for()
+    page.get_by_text(f"nDCG@3 is {a_exp:.3f} for A and {b_exp:.3f} for B").wait_for(timeout=WAIT)
     assert f"nDCG@3 — A: {a_lin:.3f}, B: {b_lin:.3f}" in codes(page)
     assert not_met(page)
     choose_option(page, "learn_policy_gain", "2^r − 1")
