@@ -9,10 +9,11 @@ from ui import compute, frame, learn
 from ui import handbuilt as hb
 from ui import learn_list as ll
 from ui import learn_panel as lp
+from ui import learn_predict as predict
 from ui import learn_views as views
 from ui.handbuilt_list import MAX_LISTS
 from ui.i18n import option_text, t
-from ui.learn_lessons import check
+from ui.learn_lessons import check, text_values
 from ui.per_query_panel import require_lists
 
 ctx = frame.page("learn")
@@ -37,6 +38,7 @@ source = st.radio(
 )
 lesson = None
 scale = "graded"
+words: dict[str, str] = {}  # the numbers of a lesson's texts, from metrics
 if source == "preset":
     name = st.selectbox(
         t("learn.preset"),
@@ -88,8 +90,12 @@ else:
     lesson = lp.lesson_menu()
     lists = list(lp.lesson_state(lesson))
     scale = lesson.scale
-    st.markdown(t(f"lesson.{lesson.id}.text"))
-    challenge = f"**{t('learn.challenge')}** {t(f'lesson.{lesson.id}.challenge')}"
+    words = text_values(lesson, settings)
+    st.markdown(t(f"lesson.{lesson.id}.text", **words))
+    if not predict.predicted(lesson, settings, words):  # the numbers come after the prediction
+        lp.sync_link(source, lesson.k, lesson, lists)
+        st.stop()
+    challenge = f"**{t('learn.challenge')}** {t(f'lesson.{lesson.id}.challenge', **words)}"
     st.info(challenge, icon=":material/flag:")
 
 target = lp.Target(source, lesson.id if lesson else None)
@@ -118,7 +124,7 @@ if lesson:
     c1, c2 = st.columns([1, 3])
     c1.button(t("learn.reset_lesson"), key="btn_lesson_reset", on_click=lp.reset_lesson)
     if c2.toggle(t("learn.teacher"), key="w_teacher"):
-        lp.teacher_view(lesson)
+        lp.teacher_view(lesson, words)
 
 
 def lists_now() -> list:
@@ -144,7 +150,7 @@ def playground() -> None:
         lists = lists_now()
         shown = [learn.ordered(rl, settings) for rl in lists]
     if lesson:
-        lp.celebrate(lesson, check(lesson, lists, k, settings))
+        lp.celebrate(lesson, check(lesson, lists, k, settings), words)
         lp.progress()
     if source == lp.QUERIES:
         views.queries(shown, k, settings, scale=scale, on_remove=lp.remove_query)

@@ -4,17 +4,24 @@ from __future__ import annotations
 
 from dataclasses import replace
 
+import numpy as np
 import pytest
 
 from metrics import Settings
+from tests.oracles import require_oracle
 from ui.i18n import LANGUAGES, catalog
 from ui.learn_lessons import (
     BY_ID,
     LESSONS,
+    PREDICT_PARTS,
     TEXT_PARTS,
     check,
+    facts,
+    judge,
     mean_over_queries,
     model_means,
+    question_table,
+    text_values,
     value,
 )
 
@@ -122,3 +129,139 @@ def test_the_tie_policy_decides_which_tied_item_is_third():
     lesson, lists, k, s = start("ties")
     assert value(lists[0], "P", 3, s) == pytest.approx(1 / 3)  # d4 before d3 (id descending)
     assert check(lesson, lists, k, replace(s, ties="input_order"))
+
+
+# ---------------------------------------------------------------------- predictions
+
+PREDICTING = ("rename_ties", "ndcg_k_falls", "gain_formulas", "missing_query")
+
+
+def trec_eval(run: dict, qrels: dict, measure: str) -> dict[str, float]:
+    """``measure`` per query by trec_eval's own code (pytrec_eval): the queries of ``run``."""
+    pytrec_eval = require_oracle("pytrec_eval")
+    found = pytrec_eval.RelevanceEvaluator(qrels, {measure}).evaluate(run)
+    return {q: row[measure] for q, row in found.items()}
+
+
+def test_the_four_lessons_ask_for_a_prediction_in_every_language():
+    assert all(BY_ID[i].predict is not None for i in PREDICTING)
+    for lang in LANGUAGES:
+        for i in PREDICTING:
+            lesson = BY_ID[i]
+            assert lesson.predict is not None
+            words = text_values(lesson, Settings())
+            for part in (*TEXT_PARTS, *PREDICT_PARTS):
+                message = catalog(lang)[f"lesson.{i}.{part}"]
+                assert message.format(**words), (lang, i, part)
+            for option in lesson.predict.options:
+                assert catalog(lang).get(f"lesson.{i}.option.{option}"), (lang, i, option)
+            assert lesson.predict.options or isinstance(facts(lesson, Settings())["answer"], float)
+
+
+def test_a_lesson_without_a_prediction_has_no_facts_and_cannot_be_judged():
+    assert facts(BY_ID["p_order"], Settings()) == {}
+    with pytest.raises(ValueError, match="no prediction"):
+        judge(BY_ID["p_order"], 0.5, Settings())
+
+
+def test_renaming_the_relevant_tied_item_lowers_ndcg_as_trec_eval_computes_it():
+    lesson, _lists, _k, s = start("rename_ties")
+    found = facts(lesson, s)
+    others, scores = {"d5": 0, "d4": 0, "d2": 0}, {"d5": 0.9, "d4": 0.5, "d2": 0.3}
+
+    def ndcg_at_3(name: str) -> float:
+        run, qrels = {"q": {name: 0.9, **scores}}, {"q": {name: 1, **others}}
+        return trec_eval(run, qrels, "ndcg_cut_3")["q"]
+
+    before, after = ndcg_at_3("d9"), ndcg_at_3("d1")
+    assert found["before"] == pytest.approx(before) == pytest.approx(1.0)
+    assert found["answer"] == pytest.approx(after) and after < 0.7
+    assert found["order_before"] == "d9 > d5" and found["order_after"] == "d5 > d1"
+    assert found["rank_after"] == 2 and found["input_order"] == pytest.approx(1.0)
+    assert judge(lesson, round(after, 2), s).right
+    assert not judge(lesson, 1.0, s).right  # "a name cannot matter"
+    assert judge(lesson, 1.0, s).truth == pytest.approx(after)
+
+
+def test_the_renamed_item_comes_back_on_top_by_the_tie_policy_not_by_relabelling():
+    lesson, lists, k, s = start("rename_ties")
+    assert check(lesson, lists, k, replace(s, ties="input_order"))
+    assert check(lesson, lists, k, replace(s, ties="rank"))
+    relabelled = (lists[0].with_label(2, 1.0),)  # the tied d5 made relevant: nDCG@3 = 1
+    assert value(relabelled[0], "nDCG", 3, s) == pytest.approx(1.0)
+    assert not check(lesson, relabelled, k, s)
+
+
+def test_ndcg_falls_from_k_1_to_k_4_because_the_ideal_list_gains_the_tray_item():
+    lesson, _lists, k, s = start("ndcg_k_falls")
+    found = facts(lesson, s)
+    assert found["answer"] == "falls" and k == found["k"] == 4
+    assert found["at1"] == pytest.approx(1.0)
+    assert found["at_k"] == pytest.approx(1 / (1 + 1 / np.log2(3)))
+    assert found["idcg_k"] == pytest.approx(1 + 1 / np.log2(3)) and found["dcg_k"] == 1.0
+    assert judge(lesson, "falls", s).right and not judge(lesson, "rises", s).right
+
+
+def test_the_k_falls_challenge_is_met_by_retrieving_the_tray_item_into_rank_2():
+    lesson, lists, k, s = start("ndcg_k_falls")
+    retrieved = lists[0].from_tray(0)  # rank 5
+    assert not check(lesson, (retrieved,), k, s)
+    moved = retrieved.moved(5, -1).moved(4, -1).moved(3, -1)
+    assert moved.items[:2] == ("d1", "x1") and check(lesson, (moved,), k, s)
+    relabelled = lists[0].with_label(2, 1.0).tray_removed(0)  # same nDCG@4 = 1, other labels
+    assert value(relabelled, "nDCG", 4, s) == pytest.approx(1.0)
+    assert not check(lesson, (relabelled,), k, s)
+
+
+def _ndcg(lists, gain: str) -> list[float]:
+    return [value(rl, "nDCG", 3, Settings(gain=gain)) for rl in lists]
+
+
+def test_the_two_gain_formulas_pick_opposite_winners():
+    lesson, lists, k, s = start("gain_formulas")
+    found = facts(lesson, s)
+    a_lin, b_lin = _ndcg(lists, "linear")
+    a_exp, b_exp = _ndcg(lists, "exponential")
+    assert a_lin > b_lin and b_exp > a_exp
+    assert (found["a_linear"], found["b_linear"]) == pytest.approx((a_lin, b_lin))
+    assert (found["a_exponential"], found["b_exponential"]) == pytest.approx((a_exp, b_exp))
+    assert (found["g_low_exponential"], found["g_high_exponential"]) == (3, 7)
+    assert found["answer"] == "B"
+    assert judge(lesson, "B", s).right and not judge(lesson, "A", s).right
+    assert not check(lesson, lists, k, s)
+    assert check(lesson, lists, k, replace(s, gain="exponential"))
+
+
+def test_a_query_missing_from_the_run_is_skipped_as_trec_eval_does_unless_scored_as_zero():
+    lesson, lists, k, s = start("missing_query")
+    found = facts(lesson, s)
+    qrels = {"q1": {"d2": 1, "d1": 0}, "q2": {"d1": 1, "d2": 0}, "q3": {"d1": 1}}
+    run = {"q1": {"d1": 2.0, "d2": 1.0}, "q2": {"d1": 2.0, "d2": 1.0}}
+    per_query = trec_eval(run, qrels, "recip_rank")
+    assert sorted(per_query) == ["q1", "q2"]  # q3 is not evaluated
+    skipped = sum(per_query.values()) / len(per_query)
+    assert found["answer"] == found["skip"] == pytest.approx(skipped)
+    assert found["zero"] == pytest.approx(sum(per_query.values()) / 3)
+    assert (found["n_skip"], found["n_zero"], found["q3"]) == (2, 3, 0.0)
+    assert judge(lesson, round(skipped, 2), s).right
+    assert not judge(lesson, found["zero"], s).right
+    assert check(lesson, lists, k, replace(s, missing_queries="zero"))
+    answered = (*lists[:2], lists[2].from_tray(0))  # q3 gets a result: no longer missing
+    assert not check(lesson, answered, k, replace(s, missing_queries="zero"))
+
+
+def test_the_question_shows_the_lists_in_metrics_order_without_their_numbers():
+    table = question_table(BY_ID["rename_ties"].predict.shown[0], Settings())
+    assert list(table.columns) == ["rank", "item", "score", "label"]
+    assert list(table["item"]) == ["d9", "d5", "d4", "d2"]
+    tray = question_table(BY_ID["missing_query"].lists[2], Settings())
+    assert tray.to_dict("records") == [{"rank": "—", "item": "d1", "label": "1"}]
+
+
+def test_the_page_s_own_lists_ignore_the_score_order_and_take_the_rank_tie_policy():
+    _lesson, lists, _k, s = start("macro_micro")
+    means = model_means(lists, "R", 5, s)
+    assert model_means(lists, "R", 5, replace(s, score_order="ascending")) == means
+    assert model_means(lists, "R", 5, replace(s, ties="rank")) == means
+    _ties, tied, _k, s = start("ties")
+    assert value(tied[0], "P", 3, replace(s, ties="rank")) == 0.0  # the stored order: d3 third

@@ -72,8 +72,12 @@ def list_from_table(table: pd.DataFrame, name: str) -> RankedList:
 
 def own_scores(settings: Settings) -> Settings:
     """``settings`` for the page's own lists, whose scores (given, or made from the positions)
-    are higher for better items: the score order does not apply to them."""
-    return settings.with_(score_order="descending", score_order_by_model=())
+    are higher for better items: the score order does not apply to them. A list whose order is
+    its stored order (tie policy ``rank``, see :func:`ordered`) is evaluated by the distinct
+    scores made from its positions, with no rank column to read: the tie policy has nothing
+    left to decide there."""
+    ties = "input_order" if settings.ties == "rank" else settings.ties
+    return settings.with_(score_order="descending", score_order_by_model=(), ties=ties)
 
 
 def ordered(rl: RankedList, settings: Settings) -> RankedList:

@@ -2,8 +2,11 @@
 
 Pure: a :class:`Lesson` declares its starting lists and the setting it lets the learner change
 on the page; :func:`check` tells whether the challenge is met for the lists, K and settings the
-learner has now. Every number comes from :mod:`metrics` (through :mod:`ui.learn`). The words
-(explanation, challenge, teacher's notes) are catalog keys ``lesson.<id>.<part>``.
+learner has now. A lesson may first ask for a prediction (:class:`Prediction`): the learner
+commits to a number or a choice, then :func:`judge` compares it with the true value. Every
+number comes from :mod:`metrics` (through :mod:`ui.learn`), the numbers of a lesson's texts too
+(:func:`text_values`). The words (explanation, challenge, teacher's notes, the question and
+its explanation) are catalog keys ``lesson.<id>.<part>``.
 """
 
 from __future__ import annotations
@@ -17,15 +20,18 @@ import pandas as pd
 
 from metrics import evaluate, summarize
 from metrics.engine.explain import list_frames
+from metrics.engine.ranking import gain_of
 from metrics.engine.registry import at_cutoff
 from metrics.engine.relevance import is_relevant
-from metrics.engine.settings import Averaging, Settings, ShortLists, Ties
+from metrics.engine.settings import Averaging, Gain, MissingQueries, Settings, ShortLists, Ties
 from ui.handbuilt_list import RankedList
-from ui.learn import evaluate_list, list_values, ordered, query_means
+from ui.learn import evaluate_list, explain, list_values, ordered, own_scores, query_means
 
 NAN = float("nan")
 #: Parts of a lesson's text in the catalog (``lesson.<id>.<part>``).
 TEXT_PARTS = ("title", "text", "challenge", "done", "goals", "ask", "answers")
+#: Parts of a lesson that asks for a prediction: the question and the explanation of the answer.
+PREDICT_PARTS = ("predict", "reveal")
 
 
 def _rl(name: str, labels: list[float], tray: Sequence[float] = (), **kw) -> RankedList:
@@ -67,7 +73,7 @@ def model_means(
         judged.append(qrels)
     run = pd.concat(runs, ignore_index=True)
     qrels = pd.concat(judged, ignore_index=True).drop_duplicates(["query", "item"])
-    table = summarize(evaluate(run, qrels, [at_cutoff(measure, k)], settings))
+    table = summarize(evaluate(run, qrels, [at_cutoff(measure, k)], own_scores(settings)))
     return {str(r["model"]): float(r["value"]) for _, r in table.iterrows()}
 
 
@@ -136,7 +142,109 @@ def _ties(lists, k, s, start) -> bool:
     return _close(value(lists[0], "P", 3, s), 0.0) and _close(value(lists[0], "RR", 5, s), 0.25)
 
 
+def _judgments(rl: RankedList, *, retrieved: bool = True) -> list[str]:
+    """What ``rl`` holds whatever its order: each item with its label and score, and (with
+    ``retrieved``) whether it is in the list or in the tray."""
+    scores = rl.scores if rl.scores is not None else (None,) * len(rl.items)
+    if not retrieved:
+        return sorted(
+            [repr((i, x)) for i, x in zip(rl.items, rl.labels)]
+            + [repr((i, x)) for i, x in rl.unretrieved]
+        )
+    held = [repr((i, x, sc)) for i, x, sc in zip(rl.items, rl.labels, scores)]
+    return sorted(held + [repr((i, x, "tray")) for i, x in rl.unretrieved])
+
+
+def same_judgments(lists: tuple[RankedList, ...], start: tuple[RankedList, ...]) -> bool:
+    """Whether every list holds the items, labels and scores it started with (in any order):
+    nothing relabelled, removed, added or taken out of the list."""
+    return [_judgments(rl) for rl in lists] == [_judgments(rl) for rl in start]
+
+
+def same_labels(lists: tuple[RankedList, ...], start: tuple[RankedList, ...]) -> bool:
+    """Whether every list judges the items it started with, with the same labels, retrieved
+    or not: items may move, and move between the list and the tray."""
+    return [_judgments(rl, retrieved=False) for rl in lists] == [
+        _judgments(rl, retrieved=False) for rl in start
+    ]
+
+
+def _rename(lists, k, s, start) -> bool:
+    return same_judgments(lists, start) and _close(value(lists[0], "nDCG", RENAME_K, s), 1.0)
+
+
+def _k_falls(lists, k, s, start) -> bool:
+    return same_labels(lists, start) and _close(value(lists[0], "nDCG", FALLS_K, s), 1.0)
+
+
+def _gain(lists, k, s, start) -> bool:
+    return same_judgments(lists, start) and (
+        value(lists[1], "nDCG", GAIN_K, s) > value(lists[0], "nDCG", GAIN_K, s) + 1e-9
+    )
+
+
+def query_values(
+    lists: tuple[RankedList, ...], measure: str, k: int, s: Settings
+) -> dict[str, float]:
+    """``measure@k`` of each of ``lists`` (queries of one model) that the mean counts, by
+    query."""
+    qm = query_means([ordered(rl, s) for rl in lists], k, s, (measure,))[0]
+    counted = [name for name, formula in qm.formulas if formula is not None]
+    return dict(zip(counted, qm.values))
+
+
+def counted_queries(lists: tuple[RankedList, ...], measure: str, k: int, s: Settings) -> int:
+    """How many of ``lists`` (queries of one model) the mean of ``measure@k`` counts."""
+    return len(query_values(lists, measure, k, s))
+
+
+def _missing(lists, k, s, start) -> bool:
+    """The query without results still has none, and the mean counts it (as 0)."""
+    return not lists[2].items and counted_queries(lists, "RR", MISSING_K, s) == len(lists)
+
+
+#: The cutoffs of the lessons that ask for a prediction (their checks and texts use them).
+RENAME_K, FALLS_K, GAIN_K, MISSING_K = 3, 4, 3, 5
+
+
 Check = Callable[[tuple[RankedList, ...], int, Settings, tuple[RankedList, ...]], bool]
+#: Named values of a lesson's texts: numbers from metrics, item ids, and ``answer``, the true
+#: value of its prediction (a number, or one of its options).
+Facts = dict[str, float | int | str]
+
+
+@dataclass(frozen=True)
+class Prediction:
+    """What a lesson asks the learner to predict before it shows its numbers.
+
+    Attributes
+    ----------
+    facts:
+        The lesson's numbers for its texts, computed by :mod:`metrics` under the settings the
+        lesson starts from; ``answer`` among them is the true value.
+    options:
+        The choices (catalog ``lesson.<id>.option.<value>``); none: the answer is a number
+        from 0 to 1.
+    shown:
+        The lists the question shows (by default the lesson's starting lists).
+    tolerance:
+        How far a number may be from the true value and still be right.
+    """
+
+    facts: Callable[[Settings], Facts]
+    options: tuple[str, ...] = ()
+    shown: tuple[RankedList, ...] | None = None
+    tolerance: float = 0.01
+
+
+@dataclass(frozen=True)
+class Judgement:
+    """A prediction compared with the true value (``facts["answer"]``)."""
+
+    answer: float | str
+    truth: float | str
+    right: bool
+    facts: Facts
 
 
 class LessonStart(TypedDict, total=False):
@@ -145,6 +253,8 @@ class LessonStart(TypedDict, total=False):
     short_lists: ShortLists
     averaging: Averaging
     ties: Ties
+    gain: Gain
+    missing_queries: MissingQueries
 
 
 @dataclass(frozen=True)
@@ -170,6 +280,8 @@ class Lesson:
     queries:
         The lists are queries of one model: they are shown with their means over the queries
         (MRR, MAP, mean nDCG), as the several-lists mode shows them.
+    predict:
+        What the learner predicts before the lists and their numbers are shown, if anything.
     """
 
     id: str
@@ -181,6 +293,117 @@ class Lesson:
     start: LessonStart = field(default_factory=LessonStart)
     measures: tuple[str, ...] = ("P", "nDCG")
     queries: bool = False
+    predict: Prediction | None = None
+
+
+# ---------------------------------------------------------------------- the predictions
+
+#: The renamed document: its id before and after, and the id of the document tied with it.
+RENAMED, RENAMED_TO, TIED_WITH = "d9", "d1", "d5"
+_BEFORE_RENAME = RankedList(
+    "list", (RENAMED, TIED_WITH, "d4", "d2"), (1.0, 0.0, 0.0, 0.0), scores=(0.9, 0.9, 0.5, 0.3)
+)
+_AFTER_RENAME = replace(_BEFORE_RENAME, items=(RENAMED_TO, *_BEFORE_RENAME.items[1:]))
+
+
+def _top_two(rl: RankedList, s: Settings) -> str:
+    return " > ".join(ordered(rl, s).items[:2])
+
+
+def _rename_facts(s: Settings) -> Facts:
+    after = ordered(_AFTER_RENAME, s).items
+    assert _BEFORE_RENAME.scores is not None
+    return {
+        "k": RENAME_K,
+        "score": f"{_BEFORE_RENAME.scores[0]:g}",
+        "before": value(_BEFORE_RENAME, "nDCG", RENAME_K, s),
+        "answer": value(_AFTER_RENAME, "nDCG", RENAME_K, s),
+        "input_order": value(_AFTER_RENAME, "nDCG", RENAME_K, s.with_(ties="input_order")),
+        "old": RENAMED,
+        "new": RENAMED_TO,
+        "other": TIED_WITH,
+        "order_before": _top_two(_BEFORE_RENAME, s),
+        "order_after": _top_two(_AFTER_RENAME, s),
+        "rank_after": after.index(RENAMED_TO) + 1,
+    }
+
+
+#: One relevant item at rank 1, a second one the list did not retrieve (in the tray).
+_FALLS = _rl("list", [1, 0, 0, 0], tray=[1])
+
+
+def _direction(before: float, after: float) -> str:
+    return "rises" if after > before + 1e-9 else "falls" if after < before - 1e-9 else "same"
+
+
+def _falls_facts(s: Settings) -> Facts:
+    at1, at_k = explain(_FALLS, 1, s), explain(_FALLS, FALLS_K, s)
+    first, last = value(_FALLS, "nDCG", 1, s), value(_FALLS, "nDCG", FALLS_K, s)
+    return {
+        "k": FALLS_K,
+        "at1": first,
+        "at_k": last,
+        "dcg1": at1.dcg,
+        "idcg1": at1.idcg,
+        "dcg_k": at_k.dcg,
+        "idcg_k": at_k.idcg,
+        "tray": _FALLS.unretrieved[0][0],
+        "answer": _direction(first, last),
+    }
+
+
+#: One query, two lists: A retrieves the three items of label 2, B the one of label 3.
+_GAIN_LISTS = (
+    RankedList("A", ("a1", "a2", "a3"), (2.0, 2.0, 2.0), (("b1", 3.0),)),
+    RankedList("B", ("b1", "n1", "n2"), (3.0, 0.0, 0.0), (("a1", 2.0), ("a2", 2.0), ("a3", 2.0))),
+)
+
+
+def _whole(x: float) -> float | int:
+    """A gain as the texts write it: a whole number without decimals."""
+    return int(x) if x.is_integer() else x
+
+
+def _gain_facts(s: Settings) -> Facts:
+    a, b = _GAIN_LISTS
+    out: Facts = {"k": GAIN_K, "low": _whole(a.labels[0]), "high": _whole(b.labels[0])}
+    for name in ("linear", "exponential"):
+        g = s.with_(gain=name)
+        low, high = (_whole(float(x)) for x in gain_of(np.array([a.labels[0], b.labels[0]]), g))
+        out |= {
+            f"a_{name}": value(a, "nDCG", GAIN_K, g),
+            f"b_{name}": value(b, "nDCG", GAIN_K, g),
+            f"g_low_{name}": low,
+            f"g_high_{name}": high,
+        }
+    a_exp, b_exp = float(out["a_exponential"]), float(out["b_exponential"])
+    winner = {"rises": "B", "falls": "A", "same": "same"}[_direction(a_exp, b_exp)]
+    return out | {"answer": winner}
+
+
+#: Three queries of one model; the run has no results for q3, which has a relevant item.
+_MISSING = (
+    _rl("q1", [0, 1, 0, 0, 0]),
+    _rl("q2", [1, 0, 0, 0, 0]),
+    RankedList("q3", (), (), (("d1", 1.0),)),
+)
+
+
+def _missing_facts(s: Settings) -> Facts:
+    skip, zero = s.with_(missing_queries="skip"), s.with_(missing_queries="zero")
+    scored = query_values(_MISSING, "RR", MISSING_K, zero)  # every query, the empty one as 0
+    return {
+        "k": MISSING_K,
+        "q1": scored[_MISSING[0].name],
+        "q2": scored[_MISSING[1].name],
+        "q3": scored[_MISSING[2].name],
+        "empty": _MISSING[2].name,
+        "skip": mean_over_queries(_MISSING, "RR", MISSING_K, skip),
+        "zero": mean_over_queries(_MISSING, "RR", MISSING_K, zero),
+        "n_skip": counted_queries(_MISSING, "RR", MISSING_K, skip),
+        "n_zero": counted_queries(_MISSING, "RR", MISSING_K, zero),
+        "answer": mean_over_queries(_MISSING, "RR", MISSING_K, s),
+    }
 
 
 LESSONS: tuple[Lesson, ...] = (
@@ -266,6 +489,49 @@ LESSONS: tuple[Lesson, ...] = (
         start={"ties": "item_desc"},
         measures=("P", "RR"),
     ),
+    Lesson(
+        "rename_ties",
+        (_AFTER_RENAME,),
+        RENAME_K,
+        "binary",
+        _rename,
+        policy="ties",
+        start={"ties": "item_desc"},
+        measures=("nDCG", "P"),
+        predict=Prediction(_rename_facts, shown=(_BEFORE_RENAME,)),
+    ),
+    Lesson(
+        "ndcg_k_falls",
+        (_FALLS,),
+        FALLS_K,
+        "binary",
+        _k_falls,
+        measures=("nDCG",),
+        predict=Prediction(_falls_facts, options=("rises", "same", "falls")),
+    ),
+    Lesson(
+        "gain_formulas",
+        _GAIN_LISTS,
+        GAIN_K,
+        "graded",
+        _gain,
+        policy="gain",
+        start={"gain": "linear"},
+        measures=("nDCG",),
+        predict=Prediction(_gain_facts, options=("A", "B", "same")),
+    ),
+    Lesson(
+        "missing_query",
+        _MISSING,
+        MISSING_K,
+        "binary",
+        _missing,
+        policy="missing_queries",
+        start={"missing_queries": "skip"},
+        measures=("RR",),
+        queries=True,
+        predict=Prediction(_missing_facts),
+    ),
 )
 BY_ID: dict[str, Lesson] = {lesson.id: lesson for lesson in LESSONS}
 
@@ -278,14 +544,64 @@ def check(
     Lists that do not fit the lesson (another number of lists) never meet it.
     """
     lists = tuple(lists)
-    if len(lists) != len(lesson.lists) or any(not rl.items for rl in lists):
+    if len(lists) != len(lesson.lists):
         return False
+    if any(not rl.items and first.items for rl, first in zip(lists, lesson.lists)):
+        return False  # only a list that starts empty may be empty
     return bool(lesson.check_fn(lists, k, settings, lesson.lists))
 
 
 def start_settings(lesson: Lesson, settings: Settings) -> Settings:
     """``settings`` with the lesson's starting policies."""
     return replace(settings, **lesson.start)
+
+
+def facts(lesson: Lesson, settings: Settings) -> Facts:
+    """The numbers of ``lesson``'s texts (none for a lesson without a prediction), computed by
+    metrics under ``settings`` with the lesson's starting policies: they stay as they are while
+    the learner changes the lesson's setting."""
+    if lesson.predict is None:
+        return {}
+    return lesson.predict.facts(start_settings(lesson, settings))
+
+
+def text_values(lesson: Lesson, settings: Settings) -> dict[str, str]:
+    """:func:`facts` as the texts write them: values with three decimals, counts and ids as
+    they are."""
+    out = {}
+    for name, v in facts(lesson, settings).items():
+        out[name] = f"{v:.3f}" if isinstance(v, float) else str(v)
+    return out
+
+
+def judge(lesson: Lesson, answer: float | str, settings: Settings) -> Judgement:
+    """The learner's ``answer`` to ``lesson``'s prediction against the true value."""
+    if lesson.predict is None:
+        raise ValueError(f"the lesson {lesson.id!r} asks for no prediction.")
+    found = facts(lesson, settings)
+    truth = found["answer"]
+    if lesson.predict.options:
+        right = answer == truth
+    else:
+        right = abs(float(answer) - float(truth)) <= lesson.predict.tolerance + 1e-12
+    return Judgement(answer, truth, right, found)
+
+
+def question_table(rl: RankedList, settings: Settings) -> pd.DataFrame:
+    """A list as a prediction's question shows it: ``rank, item, score, label`` in the order
+    metrics ranks it (no ``score`` column without scores); judged items not retrieved come
+    last, with no rank."""
+    rl = ordered(rl, settings)
+    rows = [
+        {"rank": str(i), "item": item, "label": f"{x:g}" if x == x else "?"}
+        for i, (item, x) in enumerate(zip(rl.items, rl.labels), start=1)
+    ]
+    if rl.scores is not None:
+        for row, sc in zip(rows, rl.scores):
+            row["score"] = f"{sc:g}"
+    rows += [{"rank": "—", "item": item, "label": f"{x:g}"} for item, x in rl.unretrieved]
+    columns = ["rank", "item", *(["score"] if rl.scores is not None else []), "label"]
+    return pd.DataFrame(rows, columns=columns).fillna("")
 
 
 def levels_summary(rl: RankedList, level: float) -> tuple[int, int]:
@@ -297,13 +613,24 @@ def levels_summary(rl: RankedList, level: float) -> tuple[int, int]:
 __all__ = [
     "BY_ID",
     "LESSONS",
+    "PREDICT_PARTS",
     "TEXT_PARTS",
+    "Judgement",
     "Lesson",
+    "Prediction",
     "check",
+    "counted_queries",
     "evaluate_list",
+    "facts",
+    "judge",
     "levels_summary",
     "mean_over_queries",
     "model_means",
+    "query_values",
+    "question_table",
+    "same_judgments",
+    "same_labels",
     "start_settings",
+    "text_values",
     "value",
 ]

@@ -16,6 +16,7 @@ from ui import handbuilt as hb
 from ui.handbuilt_list import LinkError, RankedList, decode_lists, encode_lists, replace_list
 from ui.i18n import option_text, t
 from ui.learn_lessons import BY_ID, LESSONS, Lesson
+from ui.learn_predict import forget
 
 SOURCE_KEY = "w_learn_source"
 HAND_KEY = "w_learn_hand_list"
@@ -196,6 +197,7 @@ def start_lesson() -> None:
     if lesson is None:
         return
     lesson_lists().pop(lesson.id, None)
+    forget(lesson.id)  # a lesson that asks for a prediction asks again
     state[K_KEY] = lesson.k
     state["w_rel"] = 1.0
     for field, value in lesson.start.items():
@@ -293,7 +295,7 @@ def policy_control(field: str) -> None:
 def lesson_menu() -> Lesson:
     """The lesson menu with progress; returns the chosen lesson."""
     state = st.session_state
-    finished = done()
+    finished = frozenset(done())  # as drawn now: a challenge met later in this run adds to done()
     if state.get(LESSON_KEY) not in BY_ID:
         state[LESSON_KEY] = LESSONS[0].id
     ids = [lesson.id for lesson in LESSONS]
@@ -318,13 +320,15 @@ def progress() -> None:
     )
 
 
-def celebrate(lesson: Lesson, met: bool) -> None:
-    """Mark a met challenge (once with balloons) or say what is still to do."""
+def celebrate(lesson: Lesson, met: bool, words: dict[str, str]) -> None:
+    """Mark a met challenge (once with balloons) or say what is still to do; ``words`` are the
+    numbers of the lesson's texts."""
     state = st.session_state
     if met:
         done().add(lesson.id)
         st.success(
-            t("learn.met", done=t(f"lesson.{lesson.id}.done")), icon=":material/celebration:"
+            t("learn.met", done=t(f"lesson.{lesson.id}.done", **words)),
+            icon=":material/celebration:",
         )
         seen = state.setdefault(CELEBRATED_KEY, set())
         if lesson.id not in seen:
@@ -334,11 +338,11 @@ def celebrate(lesson: Lesson, met: bool) -> None:
         st.caption(t("learn.not_yet"))
 
 
-def teacher_view(lesson: Lesson) -> None:
+def teacher_view(lesson: Lesson, words: dict[str, str]) -> None:
     with st.container(border=True):
         for part in ("goals", "ask", "answers"):
             st.markdown(f"**{t(f'learn.teacher.{part}')}**")
-            st.markdown(t(f"lesson.{lesson.id}.{part}"))
+            st.markdown(t(f"lesson.{lesson.id}.{part}", **words))
 
 
 def is_nan(x: float) -> bool:
