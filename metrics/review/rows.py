@@ -63,34 +63,22 @@ COLUMNS: list[str] = [
     "undefined",
 ]
 
+#: The columns of :data:`COLUMNS` that a test table holds.
+_TEST_WORDS = (
+    "candidate measure n mean_a mean_b delta relative_delta ci_low ci_high "
+    "p_randomization p_ttest p_wilcoxon p_adjusted significant wins ties losses "
+    "effect_size only_in_baseline only_in_candidate undefined"
+)
+_TEST_PART = frozenset(_TEST_WORDS.split())
 #: The columns of one candidate-against-baseline test table
 #: (:func:`metrics.review.compare.comparison_table`): the test part of a row, with the
 #: baseline under ``baseline`` and a ``direction`` of ``better`` / ``worse`` / ``unclear``.
-TEST_COLUMNS: list[str] = [
-    "baseline",
-    "candidate",
-    "measure",
-    "n",
-    "mean_a",
-    "mean_b",
-    "delta",
-    "relative_delta",
-    "ci_low",
-    "ci_high",
-    "p_randomization",
-    "p_ttest",
-    "p_wilcoxon",
-    "p_adjusted",
-    "significant",
-    "direction",
-    "wins",
-    "ties",
-    "losses",
-    "effect_size",
-    "only_in_baseline",
-    "only_in_candidate",
-    "undefined",
-]
+TEST_COLUMNS: list[str] = ["baseline"]
+for _column in COLUMNS:
+    if _column in _TEST_PART:
+        TEST_COLUMNS.append(_column)
+        if _column == "significant":
+            TEST_COLUMNS.append("direction")
 
 #: The columns a stakeholder reads (the report's summary table): who, what, how much, how sure.
 SUMMARY_VIEW: list[str] = [
