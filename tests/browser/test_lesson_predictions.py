@@ -37,7 +37,11 @@ def test_the_gain_lesson_is_predicted_then_met_by_choosing_the_other_gain(server
     commit = page.locator(".st-key-btn_predict button")
     assert commit.is_disabled()
     page.locator(f".st-key-learn_predict_{LESSON} label").filter(has_text="List B").click()
-    page.wait_for_function("() => !document.querySelector('.st-key-btn_predict button').disabled")
+    page.wait_for_function(  # the button is redrawn by the rerun: absent for a moment
+        "() => { const b = document.querySelector('.st-key-btn_predict button');"
+        " return b !== null && !b.disabled; }",
+        timeout=WAIT,
+    )
     commit.click()
     wait_for_app(page, "Right: you predicted List B")
     a_exp, b_exp = ndcg("exponential")
