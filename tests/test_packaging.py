@@ -1,5 +1,5 @@
 """The installable package: console scripts, samples found through package resources once
-installed, and the README tables that only a source checkout has."""
+installed, and the documentation tables that only a source checkout has."""
 
 from __future__ import annotations
 
@@ -92,9 +92,10 @@ def test_rank_metrics_compare_reads_its_arguments_after_the_script_name(monkeypa
     assert out.getvalue().startswith("usage: ") and err.getvalue() == ""
 
 
-def test_docs_tables_says_the_readme_belongs_to_a_source_checkout(monkeypatch, tmp_path, capsys):
-    monkeypatch.setattr(docs_tables, "README", tmp_path / "README.md")
+def test_docs_tables_says_the_docs_belong_to_a_source_checkout(monkeypatch, tmp_path, capsys):
+    monkeypatch.setattr(docs_tables, "MEASURES_DOC", tmp_path / "docs" / "measures.md")
+    monkeypatch.setattr(docs_tables, "POLICIES_DOC", tmp_path / "docs" / "policies.md")
     assert docs_tables.main(["--check"]) == 2
     message = capsys.readouterr().err
-    assert message.startswith(f"error: {tmp_path / 'README.md'}: not found")
+    assert message.startswith(f"error: {tmp_path / 'docs' / 'measures.md'}: not found")
     assert "source checkout" in message

@@ -156,10 +156,10 @@ def test_curves_equal_single_cutoffs_for_every_curve_measure():
         assert curve[0].tolist() == pytest.approx(singles), d.name
 
 
-def test_the_readme_measures_table_is_generated_from_the_registry():
-    from metrics.cli.docs_tables import README, main, measures_table
+def test_the_documented_measures_table_is_generated_from_the_registry():
+    from metrics.cli.docs_tables import MEASURES_DOC, main, measures_table
 
-    text = README.read_text(encoding="utf-8")
+    text = MEASURES_DOC.read_text(encoding="utf-8")
     assert f"<!-- measures:start -->\n{measures_table()}\n<!-- measures:end -->" in text
     assert main(["--check"]) == 0
 

@@ -103,8 +103,8 @@ def test_describe_explains_every_chosen_value_in_words():
     assert len(rows) == len(POLICIES)
 
 
-def test_the_readme_policies_table_is_generated_from_the_settings():
-    from metrics.cli.docs_tables import README, policies_table
+def test_the_documented_policies_table_is_generated_from_the_settings():
+    from metrics.cli.docs_tables import POLICIES_DOC, policies_table
 
-    text = README.read_text(encoding="utf-8")
+    text = POLICIES_DOC.read_text(encoding="utf-8")
     assert f"<!-- policies:start -->\n{policies_table()}\n<!-- policies:end -->" in text

@@ -1,21 +1,28 @@
 """Markdown tables of the measures and the policies, generated from the registry and settings.
 
-The README's tables are written between marker comments by ``python -m metrics.cli.docs_tables``
-(``--check`` only reports whether they are current; the tests run that check). The README is
-part of a source checkout, not of the installed package: run this from a checkout.
+The measures table of ``docs/measures.md`` and the policies table of ``docs/policies.md`` are
+written between marker comments by ``python -m metrics.cli.docs_tables`` (``--check`` only
+reports whether they are current; the tests run that check). ``docs/`` is part of a source
+checkout, not of the installed package: run this from a checkout.
 """
 
 from __future__ import annotations
 
 import re
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from metrics.engine.registry import MEASURES
 from metrics.engine.settings import POLICIES, Settings
 
-#: The README of a source checkout (absent when the package is installed).
-README = Path(__file__).resolve().parents[2] / "README.md"
+_DOCS = Path(__file__).resolve().parents[2] / "docs"
+
+#: The page of the measures table in a source checkout (absent when the package is installed).
+MEASURES_DOC = _DOCS / "measures.md"
+
+#: The page of the policies table in a source checkout (absent when the package is installed).
+POLICIES_DOC = _DOCS / "policies.md"
 
 #: Command-line flag of each policy (``None``: not a flag of ``python -m metrics``).
 CLI_FLAGS: dict[str, str | None] = {
@@ -90,7 +97,12 @@ def policies_table() -> str:
     return "\n".join(rows)
 
 
-TABLES = {"measures": measures_table, "policies": policies_table}
+TABLES: dict[str, Callable[[], str]] = {"measures": measures_table, "policies": policies_table}
+
+
+def documents() -> dict[Path, str]:
+    """The page that holds each table (read when called, so that a test can move the pages)."""
+    return {MEASURES_DOC: "measures", POLICIES_DOC: "policies"}
 
 
 def _replace_block(text: str, name: str, table: str) -> str:
@@ -100,36 +112,49 @@ def _replace_block(text: str, name: str, table: str) -> str:
     return pattern.sub(lambda m: m.group(1) + table + m.group(2), text)
 
 
-def render(text: str) -> str:
-    """``text`` with every ``<!-- NAME:start -->...<!-- NAME:end -->`` block regenerated."""
-    for name, make in TABLES.items():
-        text = _replace_block(text, name, make())
+def render(text: str, names: tuple[str, ...] = tuple(TABLES)) -> str:
+    """``text`` with its ``<!-- NAME:start -->...<!-- NAME:end -->`` blocks of the tables
+    ``names`` regenerated."""
+    for name in names:
+        text = _replace_block(text, name, TABLES[name]())
     return text
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Rewrite the README's tables (``--check``: exit 1 if they are out of date)."""
+    """Rewrite the tables of the documentation (``--check``: exit 1 if any is out of date)."""
     argv = sys.argv[1:] if argv is None else argv
-    if not README.is_file():
-        print(
-            f"error: {README}: not found; the README tables are generated in a source "
-            "checkout of the project (python -m metrics.cli.docs_tables from its root), "
-            "not from an installed package",
-            file=sys.stderr,
-        )
-        return 2
-    current = README.read_text(encoding="utf-8")
-    fresh = render(current)
-    if "--check" in argv:
-        if fresh != current:
+    texts: dict[Path, str] = {}
+    for path, name in documents().items():
+        if not path.is_file():
             print(
-                "README.md tables are out of date: run python -m metrics.cli.docs_tables",
+                f"error: {path}: not found; the documentation tables are generated in a source "
+                "checkout of the project (python -m metrics.cli.docs_tables from its root), "
+                "not from an installed package",
                 file=sys.stderr,
             )
-            return 1
-        return 0
-    README.write_text(fresh, encoding="utf-8")
-    return 0
+            return 2
+        texts[path] = path.read_text(encoding="utf-8")
+        if not re.search(rf"<!-- {name}:start -->\n.*?\n<!-- {name}:end -->", texts[path], re.S):
+            print(
+                f"error: {path}: no <!-- {name}:start --> ... <!-- {name}:end --> block to "
+                f"write the {name} table into",
+                file=sys.stderr,
+            )
+            return 2
+    stale = 0
+    for path, name in documents().items():
+        fresh = render(texts[path], (name,))
+        if fresh == texts[path]:
+            continue
+        if "--check" in argv:
+            print(
+                f"{path}: the {name} table is out of date: run python -m metrics.cli.docs_tables",
+                file=sys.stderr,
+            )
+            stale += 1
+        else:
+            path.write_text(fresh, encoding="utf-8")
+    return 1 if stale else 0
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 
 import pandas as pd
 
-#: The columns of a comparison row, in order (see the README's "How the review decides").
+#: The columns of a comparison row, in order (see "How the review decides" in docs/review.md).
 COLUMNS: list[str] = [
     "kind",
     "reference",
