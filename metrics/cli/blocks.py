@@ -36,7 +36,7 @@ from metrics.engine.ranking import (
 from metrics.engine.registry import MeasureSpec
 from metrics.engine.settings import Settings
 from metrics.errors import MetricsError
-from metrics.io.direction import RankAgreement, agreements
+from metrics.io.direction import RankAgreement, direction_counts
 from metrics.io.trec import CHUNK_BYTES, TrecColumns, plain_chunks
 
 
@@ -112,7 +112,7 @@ def evaluate_blocks(
         seen_ids: set[str] = set()
         notes: list[RankingNotes] = []
         ascending = descending = 0  # lists whose scores go up / down with the rank column
-        for block, heads in _query_blocks(run_path, chunk_bytes):
+        for block, heads, starts in _query_blocks(run_path, chunk_bytes):
             ids = heads.to_pylist()
             if seen_ids.intersection(ids) or len(set(ids)) < len(ids):
                 raise _Whole  # a query's rows are in more than one place
@@ -127,15 +127,12 @@ def evaluate_blocks(
             values.add(lists, compute_matrix(lists, specs), at)
             notes.append(lists.notes)
             if block.rank is not None and len(block.value):
-                found = agreements(
-                    np.zeros(len(block.value), dtype=np.int64),
-                    _list_codes(block.query),
-                    block.rank,
-                    block.value,
-                ).get(0)
-                if found is not None:
-                    ascending += found.ascending
-                    descending += found.descending
+                lengths = np.diff(np.append(starts, len(block.value)))
+                found = direction_counts(
+                    np.repeat(np.arange(len(starts)), lengths), block.rank, block.value
+                )
+                ascending += found.ascending
+                descending += found.descending
         missing = np.flatnonzero(~seen)
         if len(missing):  # judged queries the run does not have: noted, or scored 0 (-c)
             jq, ji, jrel = judged.of(missing)
@@ -150,14 +147,6 @@ def evaluate_blocks(
         return None
     ranks = RankAgreement(ascending, descending) if ascending + descending else None
     return BlockResult(judged.ids[values.written], values.kept(), merged, ranks)
-
-
-def _list_codes(query: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """A code per row, the same for the rows of one query."""
-    encoded = arrow_calls.dictionary_encode(query)
-    if isinstance(encoded, pa.ChunkedArray):
-        encoded = encoded.combine_chunks()
-    return _numpy_of(encoded.indices).astype(np.int64)
 
 
 def read_judgments(path: str, chunk_bytes: int = CHUNK_BYTES) -> TrecColumns | None:
@@ -178,9 +167,12 @@ def read_judgments(path: str, chunk_bytes: int = CHUNK_BYTES) -> TrecColumns | N
     )
 
 
-def _query_blocks(run_path: str, chunk_bytes: int) -> Iterator[tuple[TrecColumns, pa.Array]]:
-    """The run's rows in blocks of whole queries, with the query of each run of rows: each
-    chunk's rows, its last query carried over to the next chunk (where it may go on)."""
+def _query_blocks(
+    run_path: str, chunk_bytes: int
+) -> Iterator[tuple[TrecColumns, pa.Array, np.ndarray]]:
+    """The run's rows in blocks of whole queries, with the query of each run of rows and the
+    row where each run starts: each chunk's rows, its last query carried over to the next chunk
+    (where it may go on)."""
     carried: TrecColumns | None = None
     heads = arrow_strings([])
     for chunk in plain_chunks(run_path, "run", chunk_bytes):
@@ -193,11 +185,11 @@ def _query_blocks(run_path: str, chunk_bytes: int) -> Iterator[tuple[TrecColumns
         starts, heads = runs_of(query)
         last = int(starts[-1]) if len(starts) else 0
         if last:
-            yield _rows(chunk, 0, last), heads.slice(0, len(heads) - 1)
+            yield _rows(chunk, 0, last), heads.slice(0, len(heads) - 1), starts[:-1]
         carried = _rows(chunk, last, len(chunk))
         heads = heads.slice(len(heads) - 1)
     if carried is not None and len(carried):
-        yield carried, heads
+        yield carried, heads, np.zeros(1, dtype=np.int64)
 
 
 def _rows(columns: TrecColumns, start: int, stop: int) -> TrecColumns:

@@ -194,6 +194,12 @@ class RankAgreement:
         return None
 
 
+def direction_counts(lists: np.ndarray, rank: np.ndarray, score: np.ndarray) -> RankAgreement:
+    """:class:`RankAgreement` of the lists of one model (see :func:`list_directions`)."""
+    _, direction = list_directions(lists, rank, score)
+    return RankAgreement(int((direction > 0).sum()), int((direction < 0).sum()))
+
+
 def agreements(
     models: np.ndarray, lists: np.ndarray, rank: np.ndarray, score: np.ndarray
 ) -> dict[int, RankAgreement]:
