@@ -2,6 +2,7 @@
 queries."""
 
 import html
+from functools import partial
 
 import streamlit as st
 
@@ -144,7 +145,7 @@ if not is_per_query(dataset):  # the code recomputes from lists; a per-query tab
         c1, c2, c3 = st.columns(3)
         c1.download_button(
             t("compare.code_run"),
-            to_csv_bytes(dataset.run, bom=False),
+            partial(to_csv_bytes, dataset.run, bom=False),
             "run.csv",
             "text/csv",
             key="dl_cmp_code_run",
@@ -152,7 +153,7 @@ if not is_per_query(dataset):  # the code recomputes from lists; a per-query tab
         )
         c2.download_button(
             t("tools.download_qrels"),
-            to_csv_bytes(dataset.qrels, bom=False),
+            partial(to_csv_bytes, dataset.qrels, bom=False),
             "qrels.csv",
             "text/csv",
             key="dl_cmp_code_qrels",
@@ -161,7 +162,7 @@ if not is_per_query(dataset):  # the code recomputes from lists; a per-query tab
         if by and dataset.segments is not None:
             c3.download_button(
                 t("compare.code_queries"),
-                to_csv_bytes(dataset.segments, bom=False),
+                partial(to_csv_bytes, dataset.segments, bom=False),
                 "queries.csv",
                 "text/csv",
                 key="dl_cmp_code_queries",

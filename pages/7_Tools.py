@@ -1,5 +1,7 @@
 """Tools page: why two tools give two numbers for the same measure, query by query."""
 
+from functools import partial
+
 import pandas as pd
 import streamlit as st
 
@@ -117,7 +119,7 @@ run = dataset.run
 run_file = run[run["model"] == model].drop(columns="model") if "model" in run.columns else run
 d1.download_button(
     t("tools.download_run"),
-    to_csv_bytes(run_file, bom=False),
+    partial(to_csv_bytes, run_file, bom=False),
     "run.csv",
     "text/csv",
     key="dl_tools_run",
@@ -125,7 +127,7 @@ d1.download_button(
 )
 d2.download_button(
     t("tools.download_qrels"),
-    to_csv_bytes(dataset.qrels, bom=False),
+    partial(to_csv_bytes, dataset.qrels, bom=False),
     "qrels.csv",
     "text/csv",
     key="dl_tools_qrels",
