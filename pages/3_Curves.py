@@ -7,6 +7,14 @@ from ui.downloads import figure_downloads
 from ui.figures import BOX_STATS, curve_figure, distribution_figure, precision_recall_figure
 from ui.i18n import number, option_text, t
 from ui.tables import QUARTILE_COLUMNS, csv_bytes, quartile_table, translated, wide_cutoff_table
+from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
+from ui.tools.compute import (
+    evaluate_code,
+    evaluate_command,
+    matching_profiles,
+    peer_code,
+    settings_flags,
+)
 
 ctx = frame.page("curves")
 st.title(t("curves.title"))
@@ -76,6 +84,27 @@ st.download_button(
     key="dl_curves_csv",
     on_click="ignore",
 )
+if compute.has_lists(dataset):  # the code recomputes from lists; a per-query table has none
+    table_measures = tuple(wide.columns)
+    left = settings_flags(settings)[1]
+    blocks = [
+        CodeBlock(evaluate_command(settings, table_measures), "bash"),
+        CodeBlock(evaluate_code(settings, table_measures)),
+    ]
+    first_model = dataset.models[0]
+    for tool in matching_profiles(settings):
+        snippet = peer_code(tool, ("qrels.csv", "run.csv"), first_model, table_measures)
+        if snippet:
+            tool_name, model_name = frame.escape(tool.label), frame.escape(first_model)
+            heading = t("curves.peer_code", tool=tool_name, model=model_name)
+            blocks.append(CodeBlock(snippet, heading=heading))
+    code_panel(
+        "curves_code",
+        t("curves.code_caption"),
+        dataset_files(dataset, queries=bool(settings.weight_column)),
+        blocks,
+        left,
+    )
 
 st.markdown(f"**{t('curves.judged_title')}**")
 if not compute.has_lists(dataset):

@@ -2,11 +2,9 @@
 queries."""
 
 import html
-from functools import partial
 
 import streamlit as st
 
-from metrics.io.export import to_csv_bytes
 from metrics.review.compare import biggest_movers, segment_of_query
 from metrics.review.drilldown import side_by_side
 from metrics.review.overlap import DEFAULT_PERSISTENCE
@@ -56,6 +54,7 @@ from ui.review.tables import (
     style_drill_list,
     style_review_table,
 )
+from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
 from ui.tools.compute import compare_code, compare_command
 
 ctx = frame.page("compare")
@@ -140,37 +139,16 @@ d2.download_button(
 )
 st.caption(t("review.export_caption", digits=CSV_DIGITS))
 if not is_per_query(dataset):  # the code recomputes from lists; a per-query table has none
-    with st.expander(t("compare.code"), icon=":material/code:"):
-        st.caption(t("compare.code_caption"))
-        c1, c2, c3 = st.columns(3)
-        c1.download_button(
-            t("compare.code_run"),
-            partial(to_csv_bytes, dataset.run, bom=False),
-            "run.csv",
-            "text/csv",
-            key="dl_cmp_code_run",
-            on_click="ignore",
-        )
-        c2.download_button(
-            t("tools.download_qrels"),
-            partial(to_csv_bytes, dataset.qrels, bom=False),
-            "qrels.csv",
-            "text/csv",
-            key="dl_cmp_code_qrels",
-            on_click="ignore",
-        )
-        if by and dataset.segments is not None:
-            c3.download_button(
-                t("compare.code_queries"),
-                partial(to_csv_bytes, dataset.segments, bom=False),
-                "queries.csv",
-                "text/csv",
-                key="dl_cmp_code_queries",
-                on_click="ignore",
-            )
-        code_measures = tuple(compute.cutoff_name(m, k) for m in measures)
-        st.code(compare_command(code_measures, choice, options, by), language="bash")
-        st.code(compare_code(settings, code_measures, choice, options, by), language="python")
+    code_measures = tuple(compute.cutoff_name(m, k) for m in measures)
+    code_panel(
+        "cmp_code",
+        t("compare.code_caption"),
+        dataset_files(dataset, queries=bool(by)),
+        [
+            CodeBlock(compare_command(settings, code_measures, choice, options, by), "bash"),
+            CodeBlock(compare_code(settings, code_measures, choice, options, by)),
+        ],
+    )
 
 st.subheader(t("compare.power_title"))
 st.caption(t("compare.power_caption", power=f"{choice.power:.0%}", alpha=f"{options.alpha:g}"))

@@ -8,6 +8,7 @@ from metrics.review.verdict import callouts, interval_text, overall_rows, segmen
 from ui import compute, frame
 from ui.i18n import t
 from ui.pages_registry import page_def
+from ui.per_query_data import is_per_query
 from ui.per_query_panel import measures_at
 from ui.review import compute as review_compute
 from ui.review.controls import (
@@ -19,6 +20,8 @@ from ui.review.controls import (
 )
 from ui.review.figures import model_colours, segment_delta_figure, segment_heatmap_figure
 from ui.review.tables import CSV_DIGITS, export_csv, export_json, segment_display
+from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
+from ui.tools.compute import compare_code, compare_command
 
 ctx = frame.page("segments")
 st.title(t("segments.title"))
@@ -120,6 +123,20 @@ d2.download_button(
     on_click="ignore",
 )
 st.caption(t("review.export_caption", digits=CSV_DIGITS))
+if not is_per_query(dataset):  # the code recomputes from lists; a per-query table has none
+    code_measures = tuple(compute.cutoff_name(m, k) for m in measures)
+    code_by = tuple(by)
+    code_panel(
+        "seg_code",
+        t("segments.code_caption"),
+        dataset_files(dataset, queries=True),
+        [
+            CodeBlock(compare_command(settings, code_measures, choice, options, code_by), "bash"),
+            CodeBlock(
+                compare_code(settings, code_measures, choice, options, code_by, segments_only=True)
+            ),
+        ],
+    )
 
 colours = model_colours(models)
 left, right = st.columns(2)

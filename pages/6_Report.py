@@ -57,6 +57,8 @@ from ui.review.tables import (
     settings_rows,
     style_review_table,
 )
+from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
+from ui.tools.compute import compare_code, compare_command
 
 ctx = frame.page("report")
 st.title(t("review_report.title"))
@@ -257,6 +259,16 @@ d3.download_button(
 )
 
 st.caption(t("review_report.download_caption"))
+if not per_query:  # the code recomputes from lists; a per-query table has none
+    code_panel(
+        "report_code",
+        t("review_report.code_caption"),
+        dataset_files(dataset, queries=bool(by)),
+        [
+            CodeBlock(compare_command(settings, tuple(names), choice, options, by), "bash"),
+            CodeBlock(compare_code(settings, tuple(names), choice, options, by)),
+        ],
+    )
 
 st.header(
     t(

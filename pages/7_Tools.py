@@ -1,15 +1,13 @@
 """Tools page: why two tools give two numbers for the same measure, query by query."""
 
-from functools import partial
-
 import pandas as pd
 import streamlit as st
 
 from metrics.engine.profiles import PROFILES, profile
-from metrics.io.export import to_csv_bytes
 from ui import compute, frame
 from ui.i18n import option_text, t
 from ui.per_query_panel import require_lists
+from ui.tools.code_panel import CodeBlock, CodeFile, code_blocks, code_downloads
 from ui.tools.compute import (
     cause_words,
     command_line,
@@ -114,30 +112,23 @@ for key in (first, second):
 
 st.subheader(t("tools.code"))
 st.caption(t("tools.code_caption"))
-d1, d2 = st.columns(2)
 run = dataset.run
 run_file = run[run["model"] == model].drop(columns="model") if "model" in run.columns else run
-d1.download_button(
-    t("tools.download_run"),
-    partial(to_csv_bytes, run_file, bom=False),
-    "run.csv",
-    "text/csv",
-    key="dl_tools_run",
-    on_click="ignore",
-)
-d2.download_button(
-    t("tools.download_qrels"),
-    partial(to_csv_bytes, dataset.qrels, bom=False),
-    "qrels.csv",
-    "text/csv",
-    key="dl_tools_qrels",
-    on_click="ignore",
-)
 files = ("qrels.csv", "run.csv")
-st.code(command_line(files, None, measures, first, second), language="bash")
-st.code(python_code(files, None, measures, first, second), language="python")
+code_downloads(
+    [
+        CodeFile(t("tools.download_run"), "run.csv", run_file),
+        CodeFile(t("tools.download_qrels"), "qrels.csv", dataset.qrels),
+    ],
+    "tools",
+)
+blocks = [
+    CodeBlock(command_line(files, None, measures, first, second), "bash"),
+    CodeBlock(python_code(files, None, measures, first, second)),
+]
 for key in (first, second):
     snippet = peer_code(profile(key), files, None, measures)
     if snippet:
-        st.markdown(t("tools.peer_code", tool=frame.escape(labels[0 if key == first else 1])))
-        st.code(snippet, language="python")
+        label = frame.escape(labels[0 if key == first else 1])
+        blocks.append(CodeBlock(snippet, heading=t("tools.peer_code", tool=label)))
+code_blocks(blocks)

@@ -281,7 +281,9 @@ def test_report_page_shows_verdict_figures_glossary_segments_health_and_provenan
     findings = tables_with(at, "severity")[-1]
     assert "severity" in findings.columns and len(findings) == len(data.health.findings)
     buttons = {b.key: b.label for b in at.get("download_button")}
-    assert set(buttons) == {"dl_report_html", "dl_report_interactive", "dl_report_zip"}
+    assert set(buttons) == {"dl_report_html", "dl_report_interactive", "dl_report_zip"} | {
+        f"dl_report_code_{name}" for name in ("run", "qrels", "queries")
+    }
     assert "light, to mail" in buttons["dl_report_html"]
 
 

@@ -200,9 +200,11 @@ def build_parser() -> argparse.ArgumentParser:
     from metrics.cli.evaluate import (
         add_engine_arguments,
         add_label_arguments,
+        add_ranking_arguments,
         add_score_order_argument,
     )
 
+    add_ranking_arguments(parser)
     add_score_order_argument(parser)
     add_label_arguments(parser)
     add_engine_arguments(parser)
@@ -356,7 +358,7 @@ def run_compare(
     MetricsError
         On unusable input (the message names the file).
     """
-    from metrics.cli.evaluate import label_options, score_order_settings
+    from metrics.cli.evaluate import label_options, ranking_options, score_order_settings
     from metrics.engine.evaluation import evaluate
     from metrics.engine.registry import parse_measures
     from metrics.engine.settings import Settings, check_model_orders
@@ -369,6 +371,7 @@ def run_compare(
         measures += [s.name for s in parse_measures([name]) if s.name not in measures]
     settings = Settings(
         relevance_level=args.relevance_level,
+        **ranking_options(args),
         **score_order_settings(args),
         **label_options(args),
     )

@@ -437,32 +437,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help=POLICIES["relevance_level"].help + " (default 1)",
     )
-    p.add_argument(
-        "-c",
-        "--complete",
-        action="store_true",
-        help="score judged queries missing from the run as 0 (trec_eval -c)",
-    )
-    for field, flag in (
-        ("gain", "--gain"),
-        ("ties", "--ties"),
-        ("score_precision", "--score-precision"),
-        ("short_lists", "--short-lists"),
-        ("duplicates", "--duplicates"),
-        ("no_relevant", "--no-relevant"),
-        ("recall_rounding", "--recall-rounding"),
-    ):
-        policy = POLICIES[field]
-        default = getattr(Settings(), field)
-        choices = [str(v) for v in policy.values]
-        p.add_argument(
-            flag,
-            choices=choices,
-            default=None,
-            help=f"{policy.help} "
-            + "; ".join(f"{v}: {text}" for v, text in policy.values.items())
-            + f" (default {default})",
-        )
+    add_ranking_arguments(p)
     add_score_order_argument(p)
     add_label_arguments(p)
     p.add_argument(
@@ -473,6 +448,52 @@ def build_parser() -> argparse.ArgumentParser:
         "pooled counts for P, R, F1, Success; geometric: trec_eval's gm_map rule, values "
         "floored at 1e-5 (default macro)",
     )
+    p.add_argument(
+        "--profile",
+        choices=tuple(PROFILES),
+        default="trec_eval9",
+        help="which trec_eval to reproduce: trec_eval9 (9.0.8, as pytrec_eval; default) or "
+        "trec_eval10 (10.0: scores ordered in double precision, recall levels rounded with "
+        "lround); flags given explicitly win over the profile",
+    )
+    add_engine_arguments(p)
+    return p
+
+
+#: The policies of :func:`add_ranking_arguments` that take one of their values.
+_CHOICE_POLICIES = (
+    "gain",
+    "ties",
+    "score_precision",
+    "short_lists",
+    "duplicates",
+    "no_relevant",
+    "recall_rounding",
+)
+
+
+def add_ranking_arguments(p: argparse.ArgumentParser) -> None:
+    """The policies of ranking and scoring a list (shared with ``compare``): ``-c``, ``--gain``,
+    ``--ties`` and the other choices of one value, ``-J``, ``-M``, ``--gain-map`` and
+    ``--ndcg-relevance-level``."""
+    p.add_argument(
+        "-c",
+        "--complete",
+        action="store_true",
+        help="score judged queries missing from the run as 0 (trec_eval -c)",
+    )
+    for field in _CHOICE_POLICIES:
+        policy = POLICIES[field]
+        default = getattr(Settings(), field)
+        choices = [str(v) for v in policy.values]
+        p.add_argument(
+            "--" + field.replace("_", "-"),
+            choices=choices,
+            default=None,
+            help=f"{policy.help} "
+            + "; ".join(f"{v}: {text}" for v, text in policy.values.items())
+            + f" (default {default})",
+        )
     p.add_argument(
         "-J",
         "--judged-only",
@@ -494,20 +515,27 @@ def build_parser() -> argparse.ArgumentParser:
         help=POLICIES["gain_map"].help,
     )
     p.add_argument(
-        "--profile",
-        choices=tuple(PROFILES),
-        default="trec_eval9",
-        help="which trec_eval to reproduce: trec_eval9 (9.0.8, as pytrec_eval; default) or "
-        "trec_eval10 (10.0: scores ordered in double precision, recall levels rounded with "
-        "lround); flags given explicitly win over the profile",
-    )
-    p.add_argument(
         "--ndcg-relevance-level",
         action="store_true",
         help="labels below the relevance level get gain 0 in nDCG (ranx)",
     )
-    add_engine_arguments(p)
-    return p
+
+
+def ranking_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings of :func:`add_ranking_arguments`' flags (the choices only when given)."""
+    chosen = {
+        name: getattr(args, name)
+        for name in _CHOICE_POLICIES
+        if getattr(args, name, None) is not None
+    }
+    return {
+        "missing_queries": "zero" if args.complete else "skip",
+        "ndcg_relevance_level": args.ndcg_relevance_level,
+        "judged_only": args.judged_only,
+        "max_results": args.max_results,
+        "gain_map": args.gain_map,
+        **chosen,
+    }
 
 
 def add_score_order_argument(p: argparse.ArgumentParser) -> None:
@@ -654,29 +682,11 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
 def settings_from(args: argparse.Namespace) -> Settings:
     """The :class:`Settings` chosen on the command line."""
     level = args.relevance_level
-    chosen = {
-        name: getattr(args, name)
-        for name in (
-            "gain",
-            "ties",
-            "score_precision",
-            "short_lists",
-            "duplicates",
-            "no_relevant",
-            "recall_rounding",
-        )
-        if getattr(args, name, None) is not None
-    }
     return profile(
         args.profile,
         relevance_level=int(level) if float(level).is_integer() else level,
-        missing_queries="zero" if args.complete else "skip",
-        ndcg_relevance_level=args.ndcg_relevance_level,
         averaging=args.averaging,
-        judged_only=args.judged_only,
-        max_results=args.max_results,
-        gain_map=args.gain_map,
-        **chosen,
+        **ranking_options(args),
         **score_order_settings(args),
         **label_options(args),
     )

@@ -163,11 +163,109 @@ def changed_settings(settings: Settings) -> dict[str, object]:
     return {k: v for k, v in settings.to_dict().items() if default.get(k) != v}
 
 
+#: Command-line flags of the policies that take a value: field -> flag (both command lines).
+_VALUE_FLAGS = {
+    "relevance_level": "--relevance-level",
+    "gain": "--gain",
+    "ties": "--ties",
+    "score_precision": "--score-precision",
+    "score_order": "--score-order",
+    "short_lists": "--short-lists",
+    "duplicates": "--duplicates",
+    "no_relevant": "--no-relevant",
+    "fractional_labels": "--fractional-labels",
+    "max_results": "--max-results",
+    "gain_map": "--gain-map",
+    "recall_rounding": "--recall-rounding",
+    "averaging": "--averaging",
+}
+
+#: Flags of the policies that are switched on (``missing_queries``: trec_eval's ``-c``).
+_SWITCH_FLAGS = {
+    "missing_queries": "--complete",
+    "ndcg_relevance_level": "--ndcg-relevance-level",
+    "judged_only": "--judged-only",
+}
+
+
+#: The averaging policies ``python -m metrics --averaging`` takes.
+_CLI_AVERAGING = ("macro", "micro", "geometric")
+
+
+def settings_flags(settings: Settings, *, averaging: bool = True) -> tuple[list[str], list[str]]:
+    """The command-line words of the policies that differ from trec_eval's defaults, and the
+    changed policies no flag carries (a weight column; the averaging when ``averaging`` is
+    false: ``compare`` compares per-query values, which no averaging changes)."""
+    words: list[str] = []
+    left: list[str] = []
+    for field, value in changed_settings(settings).items():
+        if field == "averaging" and (not averaging or value not in _CLI_AVERAGING):
+            if averaging:
+                left.append(field)
+            continue
+        if field in _SWITCH_FLAGS:
+            words.append(_SWITCH_FLAGS[field])
+        elif field == "score_order_by_model":
+            for model, order in settings.score_order_by_model:
+                words += ["--score-order", f"{model}={order}"]
+        elif field in _VALUE_FLAGS:
+            text = f"{value:g}" if isinstance(value, float) else str(value)
+            words += [_VALUE_FLAGS[field], text]
+        else:
+            left.append(field)
+    return words, left
+
+
+def evaluate_command(settings: Settings, measures: tuple[str, ...]) -> str:
+    """The ``python -m metrics`` command that prints the means of ``measures`` of every model
+    under ``settings``, on the page's downloads (``qrels.csv``, ``run.csv``)."""
+    words = ["python", "-m", "metrics", "qrels.csv", "run.csv"]
+    for measure in measures:
+        words += ["-m", measure]
+    return shlex.join(words + settings_flags(settings)[0])
+
+
+def evaluate_code(settings: Settings, measures: tuple[str, ...]) -> str:
+    """A Python snippet of our API that prints the means of ``measures`` of every model (a row
+    per model, a column per measure, as the Curves page's table)."""
+    policies = changed_settings(settings)
+    segments = (
+        "segments = pd.read_csv('queries.csv', dtype={'query': str})\n"
+        if settings.weight_column
+        else "segments = None\n"
+    )
+    return (
+        "import pandas as pd\n"
+        "from metrics import Settings, evaluate, summarize\n\n"
+        "run = pd.read_csv('run.csv', dtype={'query': str, 'item': str, 'model': str})\n"
+        "qrels = pd.read_csv('qrels.csv', dtype={'query': str, 'item': str})\n"
+        f"{segments}"
+        f"evaluation = evaluate(run, qrels, {list(measures)!r}, Settings(**{policies!r}))\n"
+        "means = summarize(evaluation, segments)\n"
+        "table = means.pivot(index='model', columns='measure', values='value')\n"
+        f"table = table.reindex(index=evaluation.models, columns={list(measures)!r})\n"
+        "print(table.round(4).to_string())\n"
+    )
+
+
+def matching_profiles(settings: Settings) -> list[Profile]:
+    """The tool profiles whose convention is exactly ``settings`` (a peer then prints the same
+    numbers for the measures it has)."""
+    from metrics.engine.profiles import PROFILES
+
+    return [p for p in PROFILES.values() if p.settings() == settings]
+
+
 def compare_command(
-    measures: tuple[str, ...], choice: ReviewChoice, options: CompareOptions, by: tuple[str, ...]
+    settings: Settings,
+    measures: tuple[str, ...],
+    choice: ReviewChoice,
+    options: CompareOptions,
+    by: tuple[str, ...],
 ) -> str:
     """The ``python -m metrics compare`` command that prints the Compare page's table and
-    headline, on the page's downloads (``qrels.csv``, ``run.csv``, ``queries.csv``)."""
+    headline under ``settings``, on the page's downloads (``qrels.csv``, ``run.csv``,
+    ``queries.csv``)."""
     baseline, candidates, family = choice.baseline, choice.candidates, choice.family
     min_effect, power = choice.min_effect, choice.power
     words = ["python", "-m", "metrics", "compare", "qrels.csv", "run.csv"]
@@ -179,7 +277,8 @@ def compare_command(
     tests = {"p_randomization": "randomization", "p_ttest": "ttest", "p_wilcoxon": "wilcoxon"}
     words += ["--resamples", str(options.resamples), "--seed", str(options.seed)]
     words += ["--correction", options.correction, "--family", family, "--test", tests[options.test]]
-    words += ["--alpha", f"{options.alpha:g}", "--missing", options.policy]
+    words += ["--alpha", f"{options.alpha:g}", "--confidence", f"{options.confidence:g}"]
+    words += ["--missing", options.policy]
     words += ["--power", f"{power:g}"]
     for name, value in min_effect:
         words += ["--min-effect", f"{name}={value:g}"]
@@ -187,7 +286,7 @@ def compare_command(
         words += ["--queries", "queries.csv"]
         for column in by:
             words += ["--by", column]
-    return shlex.join(words)
+    return shlex.join(words + settings_flags(settings, averaging=False)[0])
 
 
 def compare_code(
@@ -196,18 +295,32 @@ def compare_code(
     choice: ReviewChoice,
     options: CompareOptions,
     by: tuple[str, ...],
+    *,
+    segments_only: bool = False,
 ) -> str:
-    """A Python snippet of our API that prints the Compare page's headline and table."""
+    """A Python snippet of our API that prints the Compare page's headline and table (with
+    ``segments_only``, the Segments page's rows: each segment's Δ and corrected p)."""
     baseline, candidates, family = choice.baseline, choice.candidates, choice.family
     min_effect, power = choice.min_effect, choice.power
     policies = changed_settings(settings)
     segments = "segments = pd.read_csv('queries.csv', dtype=str)\n" if by else "segments = None\n"
+    ending = (
+        (
+            "from metrics.review.verdict import ReviewRequest, review_table, segment_rows\n\n",
+            _SEGMENT_PRINT,
+        )
+        if segments_only
+        else (
+            "from metrics.review.headline import verdict_sentences\n"
+            "from metrics.review.verdict import ReviewRequest, review_table\n\n",
+            _HEADLINE_PRINT,
+        )
+    )
     return (
         "import pandas as pd\n"
         "from metrics import Settings, evaluate\n"
         "from metrics.review.compare import CompareOptions\n"
-        "from metrics.review.headline import verdict_sentences\n"
-        "from metrics.review.verdict import ReviewRequest, review_table\n\n"
+        f"{ending[0]}"
         "run = pd.read_csv('run.csv', dtype={'query': str, 'item': str, 'model': str})\n"
         "qrels = pd.read_csv('qrels.csv', dtype={'query': str, 'item': str})\n"
         f"{segments}"
@@ -217,7 +330,19 @@ def compare_code(
         f"request = ReviewRequest({baseline!r}, {tuple(candidates)!r}, {tuple(measures)!r}, "
         f"{tuple(by)!r}, options, {family!r}, {tuple(min_effect)!r}, {power!r})\n"
         "table = review_table(evaluation, request, segments)\n"
-        "for lines in verdict_sentences(table).values():\n"
-        "    print(*lines, sep='\\n')\n"
-        "print(table[['candidate', 'measure', 'segment', 'delta', 'p_adjusted', 'verdict']])\n"
+        f"{ending[1]}"
     )
+
+
+#: The end of :func:`compare_code`: the headline and the overall rows (Compare).
+_HEADLINE_PRINT = (
+    "for lines in verdict_sentences(table).values():\n"
+    "    print(*lines, sep='\\n')\n"
+    "print(table[['candidate', 'measure', 'segment', 'delta', 'p_adjusted', 'verdict']])\n"
+)
+
+#: The end of :func:`compare_code`: the rows of every segment (Segments).
+_SEGMENT_PRINT = (
+    "rows = segment_rows(table)[['candidate', 'measure', 'segment', 'delta', 'p_adjusted']]\n"
+    "print(rows.round(4).to_string(index=False))\n"
+)
