@@ -9,6 +9,7 @@ import os
 import shlex
 import subprocess
 import sys
+from itertools import pairwise
 from pathlib import Path
 
 import pytest
@@ -119,3 +120,40 @@ def test_the_report_page_gives_the_compare_command_with_its_settings():
     assert "--gain exponential" in command
     assert "--baseline lexical" in command
     assert any("review_table(evaluation, request, segments)" in c for c in codes(at))
+
+
+@pytest.mark.parametrize("params", [{}, {"gain": "exponential", "lk": "3"}])
+def test_the_learn_pages_code_prints_the_lists_measures(tmp_path, params):
+    """The list on Learn, downloaded as a run and judgments: the command line and the snippet
+    print the values its formula cards end with."""
+    from metrics import Settings
+    from metrics.engine.explain import list_frames
+    from ui import learn
+    from ui.learn_panel import teaching_lists
+
+    at = open_page(fresh_app(params), "learn")
+    command = next(c for c in codes(at) if c.startswith("python -m metrics qrels.csv"))
+    python = next(c for c in codes(at) if "summarize(evaluation" in c)
+    words = shlex.split(command)[3:]
+    names = [w for before, w in pairwise(words) if before == "-m"]
+    k = int(names[0].split("@")[1])
+    # the page's list, as the panel's buttons write it
+    example = teaching_lists()[at.selectbox(key="w_learn_preset").value]
+    settings = Settings(gain=params.get("gain", "linear"))
+    run_table, qrels = list_frames(
+        list(example.items), list(example.labels), list(example.unretrieved)
+    )
+    run_table.insert(0, "model", "list")
+    (tmp_path / "run.csv").write_bytes(to_csv_bytes(run_table, bom=False))
+    (tmp_path / "qrels.csv").write_bytes(to_csv_bytes(qrels, bom=False))
+    expected = learn.evaluate_list(example, k, settings)
+    printed = {
+        row[-3]: float(row[-1])  # one model: measure, "all", value
+        for row in csv.reader(io.StringIO(run(command_words(command), tmp_path)), delimiter="\t")
+    }
+    snippet = run([sys.executable, "-c", python], tmp_path).split()
+    assert set(printed) == set(names)
+    for measure, name in zip(learn.EXPLAINED, names):
+        assert f"{printed[name]:.4f}" == f"{expected[measure]:.4f}", name
+    line = snippet[snippet.index("list") + 1 : snippet.index("list") + 1 + len(names)]
+    assert [f"{float(v):.4f}" for v in line] == [f"{expected[m]:.4f}" for m in learn.EXPLAINED]

@@ -64,6 +64,36 @@ def one_list(rl: RankedList, k: int, settings: Settings, scale: str = "graded") 
         judged = sum(1 for x in rl.labels[:k] if x == x)
         judged_value = value(rl, "Judged", k, settings)
         st.code(f"Judged@{k} = {judged}/{k} = {judged_value:.2f}", language=None)
+    if any(x == x for x in (*rl.labels, *(x for _, x in rl.unretrieved))):
+        list_code(rl, k, settings)
+
+
+def list_code(rl: RankedList, k: int, settings: Settings) -> None:
+    """ "Copy as code" for the list on the page: the list as a run and its judgments, and the
+    command line and Python that print its measures at ``k`` (a list with no judged item is
+    left out by trec_eval's convention, so none is offered for it)."""
+    from metrics.engine.explain import list_frames
+    from ui.tools.code_panel import CodeBlock, CodeFile, code_panel
+    from ui.tools.compute import evaluate_code, evaluate_command, settings_flags
+
+    run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
+    run.insert(0, "model", "list")
+    # the file's scores follow the page's ranks, best first: the page's own-list settings
+    code_settings = learn.own_scores(settings)
+    names = tuple(learn.measure_names(k))
+    code_panel(
+        "learn_code",
+        t("learn.code_caption"),
+        [
+            CodeFile(t("compare.code_run"), "run.csv", run),
+            CodeFile(t("tools.download_qrels"), "qrels.csv", qrels),
+        ],
+        [
+            CodeBlock(evaluate_command(code_settings, names), "bash"),
+            CodeBlock(evaluate_code(code_settings, names)),
+        ],
+        settings_flags(code_settings)[1],
+    )
 
 
 def many_lists(
