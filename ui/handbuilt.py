@@ -19,6 +19,7 @@ import pandas as pd
 from metrics.errors import InputError
 from metrics.io.export import to_csv_bytes
 from metrics.io.loaders import Dataset, load_dataset, load_table
+from metrics.io.names import ITEM_NAMES, QUERY_NAMES
 from metrics.io.validation import DataHealth
 from ui.handbuilt_list import (
     TABLE_COLUMNS,
@@ -137,14 +138,14 @@ def table_from_csv(data: bytes, name: str = "lists.csv") -> pd.DataFrame:
     def pick(*names: str) -> str | None:
         return next((cols[n] for n in names if n in cols), None)
 
-    item = pick("item", "docid", "doc", "item_id")
+    item = pick(*ITEM_NAMES)
     if item is None:
         raise InputError(
             "the file has no item column.",
             source=name,
             fix="use the columns query, item, rank, label (as 'Download as CSV' writes them).",
         )
-    lst, rank, label = pick("query", "list", "qid"), pick("rank", "position"), pick("label")
+    lst, rank, label = pick("query", "list", *QUERY_NAMES), pick("rank", "position"), pick("label")
     items = df[item].astype(str).map(_unprotect)
     ranks = pd.to_numeric(df[rank], errors="coerce") if rank else pd.Series(range(1, len(df) + 1))
     table = pd.DataFrame(

@@ -106,9 +106,10 @@ def _theirs(path: str, target: str, measures: list[str] | None):  # type: ignore
     from metrics.engine.profiles import profile
     from metrics.engine.registry import parse_measure
     from metrics.io.loaders import load_table
+    from metrics.io.names import QUERY_NAMES
 
     table = load_table(path, Path(path).name).frame
-    names = ("query", "qid", "query_id", "topic", "query id")
+    names = (*QUERY_NAMES, "query id")
     query = next((c for c in table.columns if str(c).lower() in names), table.columns[0])
     tool = profile(target)
     renamed = {query: S.QUERY}
