@@ -8,7 +8,7 @@ import pytest
 
 from metrics.engine.evaluation import evaluate
 from metrics.io.loaders import load_sample
-from tests.browser.support import go_to, new_page, title, wait_for_app, wait_for_charts
+from tests.browser.support import WAIT, go_to, new_page, title, wait_for_app, wait_for_charts
 
 pytestmark = pytest.mark.browser
 
@@ -42,8 +42,9 @@ def test_a_per_query_results_file_opens_on_compare_segments_and_report(server, b
     go_to(page, "Compare")
     wait_for_app(page, "per-query values only")
     assert title(page) == "Compare models"
-    verdict = page.locator(".st-key-verdict_box").inner_text()
-    assert "hybrid against lexical, over all 300 queries: better on" in verdict
+    box = page.locator(".st-key-verdict_box")
+    box.get_by_text("hybrid against lexical").first.wait_for(timeout=WAIT)  # drawn after the title
+    assert "hybrid against lexical, over all 300 queries: better on" in box.inner_text()
     wait_for_charts(page, 3)
     page.screenshot(path=str(shots / "compare_per_query.png"), full_page=True)
 
