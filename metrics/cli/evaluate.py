@@ -472,6 +472,20 @@ _CHOICE_POLICIES = (
 )
 
 
+def add_choice_argument(p: argparse.ArgumentParser, field: str) -> None:
+    """``--FIELD`` for the policy ``field`` of one value among its choices, with each choice's
+    meaning and the default in its help (``None`` when not given: the settings' default)."""
+    policy = POLICIES[field]
+    p.add_argument(
+        "--" + field.replace("_", "-"),
+        choices=[str(v) for v in policy.values],
+        default=None,
+        help=f"{policy.help} "
+        + "; ".join(f"{v}: {text}" for v, text in policy.values.items())
+        + f" (default {getattr(Settings(), field)})",
+    )
+
+
 def add_ranking_arguments(p: argparse.ArgumentParser) -> None:
     """The policies of ranking and scoring a list (shared with ``compare``): ``-c``, ``--gain``,
     ``--ties`` and the other choices of one value, ``-J``, ``-M``, ``--gain-map`` and
@@ -483,17 +497,7 @@ def add_ranking_arguments(p: argparse.ArgumentParser) -> None:
         help="score judged queries missing from the run as 0 (trec_eval -c)",
     )
     for field in _CHOICE_POLICIES:
-        policy = POLICIES[field]
-        default = getattr(Settings(), field)
-        choices = [str(v) for v in policy.values]
-        p.add_argument(
-            "--" + field.replace("_", "-"),
-            choices=choices,
-            default=None,
-            help=f"{policy.help} "
-            + "; ".join(f"{v}: {text}" for v, text in policy.values.items())
-            + f" (default {default})",
-        )
+        add_choice_argument(p, field)
     p.add_argument(
         "-J",
         "--judged-only",
@@ -556,15 +560,7 @@ def add_score_order_argument(p: argparse.ArgumentParser) -> None:
 
 def add_label_arguments(p: argparse.ArgumentParser) -> None:
     """``--fractional-labels`` and ``--label-map`` (shared with ``compare``)."""
-    policy = POLICIES["fractional_labels"]
-    p.add_argument(
-        "--fractional-labels",
-        choices=[str(v) for v in policy.values],
-        default=None,
-        help=f"{policy.help} "
-        + "; ".join(f"{v}: {text}" for v, text in policy.values.items())
-        + f" (default {Settings.fractional_labels})",
-    )
+    add_choice_argument(p, "fractional_labels")
     p.add_argument(
         "--label-map",
         default=None,
