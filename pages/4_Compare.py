@@ -1,8 +1,14 @@
 """Compare page: is a candidate better than the baseline, by how much, how sure, on which
-queries."""
+queries.
+
+The verdict is above the tabs; only the open tab is computed and drawn
+(:func:`ui.review.sections.sections`).
+"""
 
 import html
+from typing import NamedTuple
 
+import pandas as pd
 import streamlit as st
 
 from metrics.review.compare import biggest_movers, segment_of_query
@@ -22,6 +28,7 @@ from ui.per_query_data import is_per_query
 from ui.per_query_panel import measures_at, require_lists
 from ui.review import compute as review_compute
 from ui.review.controls import (
+    DrillChoice,
     drill_choice,
     require_review_choice,
     segment_choice,
@@ -39,6 +46,7 @@ from ui.review.figures import (
     ranking_change_figure,
     win_tie_loss_figure,
 )
+from ui.review.sections import open_next, sections
 from ui.review.tables import (
     CSV_DIGITS,
     change_display,
@@ -85,93 +93,103 @@ overall = overall_rows(review)
 
 verdict_box(review, words)
 
-st.subheader(t("compare.deltas"))
-if settings.averaging != "macro":
-    st.caption(review_compute.macro_note(settings))
-st.caption(
-    t(
-        "compare.table_caption",
-        baseline=f"**{frame.escape(choice.baseline)}**",
-        k=k,
-        interval=frame.escape(interval_text(overall, words)),
-        family=frame.escape(review_compute.family_words(overall, words)),
-        alpha=f"{options.alpha:g}",
-    )
-)
-codes = list(overall["verdict"])
-shown = review_display(overall, t, words)
-with st.container(key=f"{PHONE_HIDDEN}_cmp"):  # wide screens: the table as it reads left to right
-    st.dataframe(
-        style_review_table(shown, codes, t), hide_index=True, width="stretch", key="cmp_table"
-    )
-with st.container(key=f"{PHONE_ONLY}_cmp"):  # a phone: the row, then Δ, p and the verdict
-    st.dataframe(
-        style_review_table(phone_display(shown, t), codes, t),
-        hide_index=True,
-        width="stretch",
-        key="cmp_table_phone",
-        column_config={phone_label(t): st.column_config.Column(pinned=True)},
-    )
-with st.expander(t("compare.all_columns"), icon=":material/table_view:"):
-    st.dataframe(
-        style_review_table(review_display(overall, t, words, full=True), codes, t),
-        hide_index=True,
-        width="stretch",
-        key="cmp_table_full",
-    )
-st.caption(t("compare.verdict_colours"))
-d1, d2 = st.columns(2)
-d1.download_button(
-    t("review.download_csv"),
-    export_csv(review),
-    "comparison.csv",
-    "text/csv",
-    key="dl_cmp_csv",
-    on_click="ignore",
-)
-d2.download_button(
-    t("review.download_json"),
-    export_json(review),
-    "comparison.json",
-    "application/json",
-    key="dl_cmp_json",
-    on_click="ignore",
-)
-st.caption(t("review.export_caption", digits=CSV_DIGITS))
-if not is_per_query(dataset):  # the code recomputes from lists; a per-query table has none
-    code_measures = tuple(compute.cutoff_name(m, k) for m in measures)
-    code_panel(
-        "cmp_code",
-        t("compare.code_caption"),
-        dataset_files(dataset, queries=bool(by)),
-        [
-            CodeBlock(compare_command(settings, code_measures, choice, options, by), "bash"),
-            CodeBlock(compare_code(settings, code_measures, choice, options, by)),
-        ],
-    )
 
-st.subheader(t("compare.power_title"))
-st.caption(t("compare.power_caption", power=f"{choice.power:.0%}", alpha=f"{options.alpha:g}"))
-st.dataframe(
-    style_review_table(power_display(overall, t), ["unclear"] * len(overall), t),
-    hide_index=True,
-    width="stretch",
-    key="cmp_power",
-)
-segment_power = segment_rows(review)
-if len(segment_power):
-    with st.expander(t("compare.power_segments"), icon=":material/table_view:"):
+# --------------------------------------------------------------------------- the open tab only
+
+
+def summary_section() -> None:
+    """The comparison table, its downloads and code, and whether there were enough queries."""
+    st.subheader(t("compare.deltas"))
+    if settings.averaging != "macro":
+        st.caption(review_compute.macro_note(settings))
+    st.caption(
+        t(
+            "compare.table_caption",
+            baseline=f"**{frame.escape(choice.baseline)}**",
+            k=k,
+            interval=frame.escape(interval_text(overall, words)),
+            family=frame.escape(review_compute.family_words(overall, words)),
+            alpha=f"{options.alpha:g}",
+        )
+    )
+    codes = list(overall["verdict"])
+    shown = review_display(overall, t, words)
+    # wide screens: the table as it reads left to right
+    with st.container(key=f"{PHONE_HIDDEN}_cmp"):
         st.dataframe(
-            style_review_table(
-                power_display(segment_power, t, segment=True), ["unclear"] * len(segment_power), t
-            ),
+            style_review_table(shown, codes, t), hide_index=True, width="stretch", key="cmp_table"
+        )
+    with st.container(key=f"{PHONE_ONLY}_cmp"):  # a phone: the row, then Δ, p and the verdict
+        st.dataframe(
+            style_review_table(phone_display(shown, t), codes, t),
             hide_index=True,
             width="stretch",
-            key="cmp_power_segments",
+            key="cmp_table_phone",
+            column_config={phone_label(t): st.column_config.Column(pinned=True)},
+        )
+    with st.expander(t("compare.all_columns"), icon=":material/table_view:"):
+        st.dataframe(
+            style_review_table(review_display(overall, t, words, full=True), codes, t),
+            hide_index=True,
+            width="stretch",
+            key="cmp_table_full",
+        )
+    st.caption(t("compare.verdict_colours"))
+    d1, d2 = st.columns(2)
+    d1.download_button(
+        t("review.download_csv"),
+        export_csv(review),
+        "comparison.csv",
+        "text/csv",
+        key="dl_cmp_csv",
+        on_click="ignore",
+    )
+    d2.download_button(
+        t("review.download_json"),
+        export_json(review),
+        "comparison.json",
+        "application/json",
+        key="dl_cmp_json",
+        on_click="ignore",
+    )
+    st.caption(t("review.export_caption", digits=CSV_DIGITS))
+    if not is_per_query(dataset):  # the code recomputes from lists; a per-query table has none
+        code_measures = tuple(compute.cutoff_name(m, k) for m in measures)
+        code_panel(
+            "cmp_code",
+            t("compare.code_caption"),
+            dataset_files(dataset, queries=bool(by)),
+            [
+                CodeBlock(compare_command(settings, code_measures, choice, options, by), "bash"),
+                CodeBlock(compare_code(settings, code_measures, choice, options, by)),
+            ],
         )
 
-colours = model_colours(models)
-if len(choice.candidates) > 1:
+    st.subheader(t("compare.power_title"))
+    st.caption(t("compare.power_caption", power=f"{choice.power:.0%}", alpha=f"{options.alpha:g}"))
+    st.dataframe(
+        style_review_table(power_display(overall, t), ["unclear"] * len(overall), t),
+        hide_index=True,
+        width="stretch",
+        key="cmp_power",
+    )
+    segment_power = segment_rows(review)
+    if len(segment_power):
+        with st.expander(t("compare.power_segments"), icon=":material/table_view:"):
+            st.dataframe(
+                style_review_table(
+                    power_display(segment_power, t, segment=True),
+                    ["unclear"] * len(segment_power),
+                    t,
+                ),
+                hide_index=True,
+                width="stretch",
+                key="cmp_power_segments",
+            )
+
+
+def candidates_section() -> None:
+    """Several candidates: each pair, and the groups no test separates."""
     st.subheader(t("compare.matrix_title"))
     matrix_names = [compute.cutoff_name(m, k) for m in measures]
     if st.session_state.get("w_cmp_matrix_measure") not in matrix_names:
@@ -199,41 +217,44 @@ if len(choice.candidates) > 1:
             key="cmp_pairs_table",
         )
 
-left, right = st.columns([3, 2])
-with left:
-    if st.session_state.get("w_cmp_curve_measure") not in measures:
-        st.session_state["w_cmp_curve_measure"] = measures[0]
-    curve_measure = st.selectbox(
-        t("compare.curve_measure"), list(measures), key="w_cmp_curve_measure"
-    )
-    k_from, k_to = view.k_range
-    curves = {
-        c: review_compute.delta_curve(
-            dataset, settings, curve_measure, k_from, k_to, choice.baseline, c, options
+
+def across_k_section() -> None:
+    """The deltas at every K, and how many queries won, tied and lost."""
+    left, right = st.columns([3, 2])
+    with left:
+        if st.session_state.get("w_cmp_curve_measure") not in measures:
+            st.session_state["w_cmp_curve_measure"] = measures[0]
+        curve_measure = st.selectbox(
+            t("compare.curve_measure"), list(measures), key="w_cmp_curve_measure"
         )
-        for c in choice.candidates
-    }
-    st.plotly_chart(
-        delta_curve_figure(
-            curves,
-            curve_measure,
-            choice.baseline,
-            confidence=options.confidence,
-            colours=colours,
-            tr=t,
-        ),
-        width="stretch",
-        key="cmp_delta_curves",
+        k_from, k_to = view.k_range
+        curves = {
+            c: review_compute.delta_curve(
+                dataset, settings, curve_measure, k_from, k_to, choice.baseline, c, options
+            )
+            for c in choice.candidates
+        }
+        st.plotly_chart(
+            delta_curve_figure(
+                curves,
+                curve_measure,
+                choice.baseline,
+                confidence=options.confidence,
+                colours=colours,
+                tr=t,
+            ),
+            width="stretch",
+            key="cmp_delta_curves",
+        )
+    with right:
+        st.plotly_chart(win_tie_loss_figure(overall, t), width="stretch", key="cmp_wtl")
+
+
+def change_section() -> None:
+    """How much each candidate's rankings moved from the baseline's."""
+    changes = review_compute.ranking_changes(
+        dataset, settings, k, choice.baseline, choice.candidates, DEFAULT_PERSISTENCE
     )
-with right:
-    st.plotly_chart(win_tie_loss_figure(overall, t), width="stretch", key="cmp_wtl")
-
-# --------------------------------------------------------------------------- ranking change
-
-changes = review_compute.ranking_changes(
-    dataset, settings, k, choice.baseline, choice.candidates, DEFAULT_PERSISTENCE
-)
-if changes:
     st.subheader(t("compare.change_title"))
     st.caption(t("compare.change_caption", k=k, p=f"{DEFAULT_PERSISTENCE:g}"))
     st.dataframe(  # full width: seven columns do not fit beside the chart
@@ -248,33 +269,47 @@ if changes:
         key="cmp_change_figure",
     )
 
-# --------------------------------------------------------------------------- per query
 
-st.subheader(t("compare.per_query"))
-drill = drill_choice(list(choice.candidates), list(measures), dataset)
-candidate, query_measure = drill.candidate, drill.measure
-deltas = review_compute.per_query_deltas(
-    dataset, settings, query_measure, k, choice.baseline, candidate, options.policy
-)
-if len(drill.segments):
-    # one rule for a missing segment value: absent from the query table or empty
-    named = [c for c in drill.segments.columns if c != "query"]
-    deltas = deltas.merge(
-        segment_of_query(drill.segments, named, deltas["query"]), on="query", how="left"
+class DrillData(NamedTuple):
+    """The drill-down's choices and the per-query deltas they select (segment applied)."""
+
+    drill: DrillChoice
+    candidate: str
+    query_measure: str
+    deltas: pd.DataFrame
+    queries: list[str]
+
+
+def drill_data() -> DrillData:
+    """The drill-down's choices and their per-query deltas; stops the page when the models
+    share no query."""
+    drill = drill_choice(list(choice.candidates), list(measures), dataset)
+    candidate, query_measure = drill.candidate, drill.measure
+    deltas = review_compute.per_query_deltas(
+        dataset, settings, query_measure, k, choice.baseline, candidate, options.policy
     )
-if drill.segment:
-    column, value = drill.segment
-    deltas = deltas[deltas[column] == value].reset_index(drop=True)
-queries = deltas["query"].tolist()
-if not queries:
-    st.info(t("compare.no_shared"))
-    st.stop()
-if st.session_state.get("w_cmp_query") not in queries:
-    st.session_state["w_cmp_query"] = queries[0]
+    if len(drill.segments):
+        # one rule for a missing segment value: absent from the query table or empty
+        named = [c for c in drill.segments.columns if c != "query"]
+        deltas = deltas.merge(
+            segment_of_query(drill.segments, named, deltas["query"]), on="query", how="left"
+        )
+    if drill.segment:
+        column, value = drill.segment
+        deltas = deltas[deltas[column] == value].reset_index(drop=True)
+    queries = deltas["query"].tolist()
+    if not queries:
+        st.info(t("compare.no_shared"))
+        st.stop()
+    if st.session_state.get("w_cmp_query") not in queries:
+        st.session_state["w_cmp_query"] = queries[0]
+
+    return DrillData(drill, candidate, query_measure, deltas, queries)
 
 
-def pick(event, key: str) -> None:
-    """A clicked point (its query id is the point's customdata) becomes the chosen query."""
+def pick(event, key: str, queries: list[str], then: str | None = None) -> None:
+    """A clicked point (its query id is the point's customdata) becomes the chosen query (and
+    the tab ``then`` opens)."""
     points = event.get("selection", {}).get("points", []) if event else []
     escaped = {html.escape(q): q for q in queries}
     picked = [escaped.get(str(p.get("customdata"))) for p in points]
@@ -283,50 +318,116 @@ def pick(event, key: str) -> None:
         st.session_state[key] = picked[0]
         if picked[0] != st.session_state["w_cmp_query"]:
             st.session_state["w_cmp_query"] = picked[0]
+            if then is not None:
+                open_next("compare", then)
             st.rerun()
 
 
-measure_name = compute.cutoff_name(query_measure, k)
-# The chart's spec depends on the chosen query (a ring marks it): choose it before drawing, so
-# that a click's selection belongs to the chart drawn on the next run too.
-event = st.plotly_chart(
-    query_scatter_figure(
-        deltas, choice.baseline, candidate, measure_name, st.session_state["w_cmp_query"], t
-    ),
-    width="stretch",
-    key="cmp_scatter",
-    on_select="rerun",
-    selection_mode="points",
-)
-pick(event, "cmp_last_pick")
-
-seg_columns = [c for c in dataset.segment_columns if c in deltas.columns]
-
-
-def movers_display(table):
-    out = table.rename(
-        columns={
-            "query": t("review.col.query"),
-            "baseline": choice.baseline,
-            "candidate": candidate,
-            "delta": t("review.col.delta"),
-        }
+def queries_section() -> None:
+    """Each query's delta, the biggest movers, and one query's two lists."""
+    st.subheader(t("compare.per_query"))
+    drill, candidate, query_measure, deltas, queries = drill_data()
+    measure_name = compute.cutoff_name(query_measure, k)
+    # The chart's spec depends on the chosen query (a ring marks it): choose it before drawing, so
+    # that a click's selection belongs to the chart drawn on the next run too.
+    event = st.plotly_chart(
+        query_scatter_figure(
+            deltas, choice.baseline, candidate, measure_name, st.session_state["w_cmp_query"], t
+        ),
+        width="stretch",
+        key="cmp_scatter",
+        on_select="rerun",
+        selection_mode="points",
     )
-    for c in seg_columns:
-        out[c] = [segment_text(v, t) for v in out[c]]
-    return out
+    pick(event, "cmp_last_pick", queries)
+
+    seg_columns = [c for c in dataset.segment_columns if c in deltas.columns]
+
+    def movers_display(table):
+        out = table.rename(
+            columns={
+                "query": t("review.col.query"),
+                "baseline": choice.baseline,
+                "candidate": candidate,
+                "delta": t("review.col.delta"),
+            }
+        )
+        for c in seg_columns:
+            out[c] = [segment_text(v, t) for v in out[c]]
+        return out
+
+    gained, lost = biggest_movers(deltas, 10)
+    g, lo = st.columns(2)
+    g.markdown(t("compare.gained", n=int((deltas["delta"] > 0).sum())))
+    g.dataframe(movers_display(gained), hide_index=True, width="stretch", key="cmp_gained")
+    lo.markdown(t("compare.lost", n=int((deltas["delta"] < 0).sum())))
+    lo.dataframe(movers_display(lost), hide_index=True, width="stretch", key="cmp_lost")
+
+    st.subheader(t("compare.drill_title"))
+    query = st.selectbox(
+        t("compare.query"), queries, key="w_cmp_query", help=t("compare.query_help")
+    )
+    drill.write_url(query)
+    row = deltas[deltas["query"] == query].iloc[0]
+    st.markdown(
+        t(
+            "compare.query_line",
+            measure=measure_name,
+            a=f"{row['baseline']:.3f}",
+            b=f"{row['candidate']:.3f}",
+            delta=f"{row['delta']:+.3f}",
+        )
+    )
+    if seg_columns:
+        st.caption(
+            t(
+                "compare.query_segments",
+                values=frame.escape(
+                    ", ".join(f"{c} = {segment_text(row[c], t)}" for c in seg_columns)
+                ),
+            )
+        )
+    changes = review_compute.ranking_changes(
+        dataset, settings, k, choice.baseline, choice.candidates, DEFAULT_PERSISTENCE
+    )
+    if candidate in changes:
+        moved = changes[candidate].set_index("query")
+        if query in moved.index:
+            row_change = moved.loc[query]
+            st.caption(
+                t(
+                    "compare.query_change",
+                    k=k,
+                    overlap=f"{row_change['overlap']:.2f}",
+                    rbo=f"{row_change['rbo']:.2f}",
+                    entered=int(row_change["entered"]),
+                    left=int(row_change["left"]),
+                )
+            )
+    require_lists(dataset, "perquery.drill_unavailable")
+    lists = compute.ranked_lists(dataset, settings)
+    top_a, top_b = side_by_side(lists[choice.baseline], lists[candidate], dataset.run, query, k)
+    a, b = st.columns(2)
+    a.markdown(t("compare.list_baseline", model=f"**{frame.escape(choice.baseline)}**", k=k))
+    a.dataframe(
+        style_drill_list(drill_display(top_a, t), top_a["change"], t),
+        hide_index=True,
+        width="stretch",
+        key="cmp_list_a",
+    )
+    b.markdown(t("compare.list_candidate", model=f"**{frame.escape(candidate)}**", k=k))
+    b.dataframe(
+        style_drill_list(drill_display(top_b, t), top_b["change"], t),
+        hide_index=True,
+        width="stretch",
+        key="cmp_list_b",
+    )
+    st.caption(t("compare.labels_caption"))
 
 
-gained, lost = biggest_movers(deltas, 10)
-g, lo = st.columns(2)
-g.markdown(t("compare.gained", n=int((deltas["delta"] > 0).sum())))
-g.dataframe(movers_display(gained), hide_index=True, width="stretch", key="cmp_gained")
-lo.markdown(t("compare.lost", n=int((deltas["delta"] < 0).sum())))
-lo.dataframe(movers_display(lost), hide_index=True, width="stretch", key="cmp_lost")
-
-# --------------------------------------------------------------------------- measures disagree
-
-if len(measures) > 1:
+def disagree_section() -> None:
+    """Queries on which two measures point in opposite directions."""
+    _, candidate, _, _, queries = drill_data()
     st.subheader(t("compare.disagree_title"))
     st.caption(t("compare.disagree_caption"))
     c1, c2 = st.columns(2)
@@ -362,7 +463,7 @@ if len(measures) > 1:
         on_select="rerun",
         selection_mode="points",
     )
-    pick(event, "cmp_last_disagree_pick")
+    pick(event, "cmp_last_disagree_pick", queries, then="queries")
     opposite = opposite_queries(pair)
     st.markdown(t("compare.disagree_list", n=len(opposite), x=name_x, y=name_y))
     st.dataframe(
@@ -378,58 +479,23 @@ if len(measures) > 1:
         key="cmp_opposite",
     )
 
-# --------------------------------------------------------------------------- one query
 
-st.subheader(t("compare.drill_title"))
-query = st.selectbox(t("compare.query"), queries, key="w_cmp_query", help=t("compare.query_help"))
-drill.write_url(query)
-row = deltas[deltas["query"] == query].iloc[0]
-st.markdown(
-    t(
-        "compare.query_line",
-        measure=measure_name,
-        a=f"{row['baseline']:.3f}",
-        b=f"{row['candidate']:.3f}",
-        delta=f"{row['delta']:+.3f}",
-    )
-)
-if seg_columns:
-    st.caption(
-        t(
-            "compare.query_segments",
-            values=frame.escape(", ".join(f"{c} = {segment_text(row[c], t)}" for c in seg_columns)),
-        )
-    )
-if candidate in changes:
-    moved = changes[candidate].set_index("query")
-    if query in moved.index:
-        row_change = moved.loc[query]
-        st.caption(
-            t(
-                "compare.query_change",
-                k=k,
-                overlap=f"{row_change['overlap']:.2f}",
-                rbo=f"{row_change['rbo']:.2f}",
-                entered=int(row_change["entered"]),
-                left=int(row_change["left"]),
-            )
-        )
-require_lists(dataset, "perquery.drill_unavailable")
-lists = compute.ranked_lists(dataset, settings)
-top_a, top_b = side_by_side(lists[choice.baseline], lists[candidate], dataset.run, query, k)
-a, b = st.columns(2)
-a.markdown(t("compare.list_baseline", model=f"**{frame.escape(choice.baseline)}**", k=k))
-a.dataframe(
-    style_drill_list(drill_display(top_a, t), top_a["change"], t),
-    hide_index=True,
-    width="stretch",
-    key="cmp_list_a",
-)
-b.markdown(t("compare.list_candidate", model=f"**{frame.escape(candidate)}**", k=k))
-b.dataframe(
-    style_drill_list(drill_display(top_b, t), top_b["change"], t),
-    hide_index=True,
-    width="stretch",
-    key="cmp_list_b",
-)
-st.caption(t("compare.labels_caption"))
+SECTIONS = {
+    "summary": summary_section,
+    "candidates": candidates_section,
+    "across_k": across_k_section,
+    "change": change_section,
+    "queries": queries_section,
+    "disagree": disagree_section,
+}
+shown = [
+    s
+    for s in SECTIONS
+    if (s != "candidates" or len(choice.candidates) > 1)
+    and (s != "change" or not is_per_query(dataset))
+    and (s != "disagree" or len(measures) > 1)
+]
+colours = model_colours(models)
+section = sections("compare", shown)
+with section.body:
+    SECTIONS[section.id]()

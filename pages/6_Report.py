@@ -1,6 +1,12 @@
 """Report page: one decision document for stakeholders, downloadable as one self-contained HTML
-file in the session's language."""
+file in the session's language.
 
+The page shows the document's verdict above tabs of its parts; only the open tab is computed and
+drawn (:func:`ui.review.sections.sections`); the downloads hold the whole document.
+"""
+
+import functools
+from dataclasses import replace
 from datetime import datetime, timezone
 from typing import Literal
 
@@ -49,6 +55,7 @@ from ui.review.figures import (
     segment_delta_figure,
     win_tie_loss_figure,
 )
+from ui.review.sections import sections
 from ui.review.tables import (
     change_display,
     groups_display,
@@ -120,44 +127,52 @@ if per_query_data.is_per_query(dataset):  # Δ curves only where the table has s
     computed = {m: per_query_data.cutoffs_between(dataset, (m,), k_from, k_to) for m in measures}
     missing_curves = [(m, k_from, k_to) for m in curve_measures if len(computed[m]) < 2]
     curve_measures = [m for m in curve_measures if len(computed[m]) >= 2]
-figures = []
-for measure in curve_measures:
-    curves = {
-        c: review_compute.delta_curve(
-            dataset, settings, measure, k_from, k_to, choice.baseline, c, options
+
+
+@functools.cache
+def report_figures() -> tuple[tuple[str, object], ...]:
+    """The report's charts (title, figure), made when first asked for in this run: by the
+    Charts tab or a download."""
+    figures = []
+    for measure in curve_measures:
+        curves = {
+            c: review_compute.delta_curve(
+                dataset, settings, measure, k_from, k_to, choice.baseline, c, options
+            )
+            for c in choice.candidates
+        }
+        title = t("review_report.delta_title", measure=measure, baseline=choice.baseline)
+        figures.append(
+            (
+                title,
+                delta_curve_figure(
+                    curves,
+                    measure,
+                    choice.baseline,
+                    confidence=options.confidence,
+                    colours=colours,
+                    tr=t,
+                ),
+            )
         )
-        for c in choice.candidates
-    }
-    title = t("review_report.delta_title", measure=measure, baseline=choice.baseline)
-    figures.append(
-        (
-            title,
-            delta_curve_figure(
-                curves,
-                measure,
-                choice.baseline,
-                confidence=options.confidence,
-                colours=colours,
-                tr=t,
-            ),
+    figures.append((t("review_report.wtl_title"), win_tie_loss_figure(overall, t)))
+    if by:
+        figures.append(
+            (
+                t("review_report.forest_title", measure=primary),
+                segment_delta_figure(
+                    segment_rows(review, primary),
+                    list(by),
+                    primary,
+                    options.confidence,
+                    colours,
+                    t,
+                    words,
+                ),
+            )
         )
-    )
-figures.append((t("review_report.wtl_title"), win_tie_loss_figure(overall, t)))
-if by:
-    figures.append(
-        (
-            t("review_report.forest_title", measure=primary),
-            segment_delta_figure(
-                segment_rows(review, primary),
-                list(by),
-                primary,
-                options.confidence,
-                colours,
-                t,
-                words,
-            ),
-        )
-    )
+    return tuple(figures)
+
 
 lang = current_language()
 findings = findings_frame(compute.health(dataset, settings), lang)
@@ -197,7 +212,7 @@ inputs = ReportInputs(
     glossary=glossary,
     segment_by=list(by),
     findings=findings,
-    figures=figures,
+    figures=[],  # made on demand: report_figures()
     generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
     extra_provenance={t("review_report.prov.software"): software_versions()["Software"]},
     settings_rows=settings_rows(
@@ -222,10 +237,16 @@ inputs = ReportInputs(
 )
 
 
+def with_figures() -> ReportInputs:
+    """The report's inputs with its charts."""
+    return replace(inputs, figures=list(report_figures()))
+
+
 def light_report() -> bytes:
     """The report with its charts as pictures (made when asked for: a few seconds)."""
-    pictures = figure_pictures([figure for _, figure in figures])
-    return build_report_html(inputs, pictures).encode("utf-8")
+    full = with_figures()
+    pictures = figure_pictures([figure for _, figure in full.figures])
+    return build_report_html(full, pictures).encode("utf-8")
 
 
 d1, d2, d3 = st.columns(3)
@@ -241,7 +262,7 @@ d1.download_button(
 )
 d2.download_button(
     t("review_report.download_interactive"),
-    lambda: build_report_html(inputs).encode("utf-8"),
+    lambda: build_report_html(with_figures()).encode("utf-8"),
     f"report_{dataset.name}_interactive.html",
     "text/html",
     key="dl_report_interactive",
@@ -250,7 +271,7 @@ d2.download_button(
 )
 d3.download_button(
     t("review_report.download_zip"),
-    lambda: report_zip(inputs),
+    lambda: report_zip(with_figures()),
     f"report_{dataset.name}_tables.zip",
     "application/zip",
     key="dl_report_zip",
@@ -286,43 +307,46 @@ if per_query:
         + "".join(f"\n- {frame.escape(item)}" for item in left_out(inputs))
     )
 
-st.subheader(t("review_report.figures"))
-st.dataframe(
-    style_review_table(inputs.figures_display, overall["verdict"], t),
-    hide_index=True,
-    width="stretch",
-    key="report_table",
-)
-st.caption(
-    t(
-        "review_report.family_caption",
-        interval=frame.escape(inputs.interval_texts["overall"]),
-        family=frame.escape(inputs.family_texts["overall"]),
-    )
-)
-st.subheader(t("compare.power_title"))
-st.dataframe(inputs.power_display, hide_index=True, width="stretch", key="report_power")
-st.caption(t("compare.power_caption", power=f"{choice.power:.0%}", alpha=f"{options.alpha:g}"))
-if inputs.change_display is not None:
-    st.subheader(t("compare.change_title"))
-    st.dataframe(inputs.change_display, hide_index=True, width="stretch", key="report_change")
-for name, table in inputs.groups:
-    st.markdown(t("compare.groups_title", measure=name))
-    st.dataframe(table, hide_index=True, key=f"report_groups_{name}")
-if inputs.groups:
-    st.caption(t("compare.groups_caption"))
-if len(pairs):
-    st.subheader(t("compare.matrix_title"))
-    st.plotly_chart(
-        pairwise_matrix_figure(review, primary, t, words), width="stretch", key="report_matrix"
-    )
 
-st.subheader(t("review_report.glossary"))
-for name, pretty, text in glossary:
-    label = name if pretty == name else f"{name} · {pretty}"
-    st.markdown(f"**{frame.escape(label)}**: {frame.escape(text)}")
+# --------------------------------------------------------------------------- the open tab only
 
-if by:
+
+def summary_section() -> None:
+    """The headline figures, whether there were enough queries, rankings' change, groups."""
+    st.subheader(t("review_report.figures"))
+    st.dataframe(
+        style_review_table(inputs.figures_display, overall["verdict"], t),
+        hide_index=True,
+        width="stretch",
+        key="report_table",
+    )
+    st.caption(
+        t(
+            "review_report.family_caption",
+            interval=frame.escape(inputs.interval_texts["overall"]),
+            family=frame.escape(inputs.family_texts["overall"]),
+        )
+    )
+    st.subheader(t("compare.power_title"))
+    st.dataframe(inputs.power_display, hide_index=True, width="stretch", key="report_power")
+    st.caption(t("compare.power_caption", power=f"{choice.power:.0%}", alpha=f"{options.alpha:g}"))
+    if inputs.change_display is not None:
+        st.subheader(t("compare.change_title"))
+        st.dataframe(inputs.change_display, hide_index=True, width="stretch", key="report_change")
+    for name, table in inputs.groups:
+        st.markdown(t("compare.groups_title", measure=name))
+        st.dataframe(table, hide_index=True, key=f"report_groups_{name}")
+    if inputs.groups:
+        st.caption(t("compare.groups_caption"))
+    if len(pairs):
+        st.subheader(t("compare.matrix_title"))
+        st.plotly_chart(
+            pairwise_matrix_figure(review, primary, t, words), width="stretch", key="report_matrix"
+        )
+
+
+def segments_section() -> None:
+    """The segments that go against the overall verdict, and every segment's row."""
     st.subheader(t("review_report.segments", column=frame.escape(", ".join(by))))
     if not len(found):
         st.success(t("segments.no_contrary", measure=primary))
@@ -336,41 +360,62 @@ if by:
             key="report_segments",
         )
 
-st.subheader(t("review_report.charts"))
-chart_columns = st.columns(2)
-for i, (_title, figure) in enumerate(figures):
-    with chart_columns[i % 2]:
-        st.plotly_chart(figure, width="stretch", key=f"report_chart_{i}")
 
-st.subheader(t("review_report.health"))
-if per_query and findings.empty:
-    st.info(t("review_report.html.health_per_query"))
-elif findings.empty:
-    st.success(t("review_report.no_problems"))
-else:
-    widths: dict[str, Literal["small", "medium", "large"]] = {
-        "severity": "small",
-        "message": "large",
-        "count": "small",
-    }
-    widths |= {"examples": "medium", "action": "medium"}
+def charts_section() -> None:
+    """The report's charts."""
+    st.subheader(t("review_report.charts"))
+    chart_columns = st.columns(2)
+    for i, (_title, figure) in enumerate(report_figures()):
+        with chart_columns[i % 2]:
+            st.plotly_chart(figure, width="stretch", key=f"report_chart_{i}")
+
+
+def about_section() -> None:
+    """The measures used, the data's health and the settings behind every number."""
+    st.subheader(t("review_report.glossary"))
+    for name, pretty, text in glossary:
+        label = name if pretty == name else f"{name} · {pretty}"
+        st.markdown(f"**{frame.escape(label)}**: {frame.escape(text)}")
+    st.subheader(t("review_report.health"))
+    if per_query and findings.empty:
+        st.info(t("review_report.html.health_per_query"))
+    elif findings.empty:
+        st.success(t("review_report.no_problems"))
+    else:
+        widths: dict[str, Literal["small", "medium", "large"]] = {
+            "severity": "small",
+            "message": "large",
+            "count": "small",
+        }
+        widths |= {"examples": "medium", "action": "medium"}
+        st.dataframe(
+            findings[list(widths)].rename(columns=lambda c: t(f"health.col.{c}")),
+            hide_index=True,
+            width="stretch",
+            column_config={
+                t(f"health.col.{c}"): st.column_config.Column(width=w) for c, w in widths.items()
+            },
+            key="report_findings",
+        )
+
+    st.subheader(t("review_report.provenance"))
     st.dataframe(
-        findings[list(widths)].rename(columns=lambda c: t(f"health.col.{c}")),
+        pd.DataFrame(
+            provenance(inputs),
+            columns=[t("review_report.html.col.setting"), t("review_report.html.col.value")],
+        ),
         hide_index=True,
         width="stretch",
-        column_config={
-            t(f"health.col.{c}"): st.column_config.Column(width=w) for c, w in widths.items()
-        },
-        key="report_findings",
+        key="report_provenance",
     )
 
-st.subheader(t("review_report.provenance"))
-st.dataframe(
-    pd.DataFrame(
-        provenance(inputs),
-        columns=[t("review_report.html.col.setting"), t("review_report.html.col.value")],
-    ),
-    hide_index=True,
-    width="stretch",
-    key="report_provenance",
-)
+
+SECTIONS = {
+    "summary": summary_section,
+    "segments": segments_section,
+    "charts": charts_section,
+    "about": about_section,
+}
+section = sections("report", [s for s in SECTIONS if s != "segments" or by])
+with section.body:
+    SECTIONS[section.id]()

@@ -8,6 +8,8 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from ui import memo
+from ui.i18n import DEFAULT_LANGUAGE, translate
+from ui.review.sections import widget_key
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -36,6 +38,17 @@ def fresh_app(query_params: dict[str, str] | None = None) -> AppTest:
 def open_page(at: AppTest, page: str) -> AppTest:
     """Switch to a page and run it; fails on any exception shown by the app."""
     at.switch_page(PAGE[page])
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def open_tab(at: AppTest, page: str, section: str) -> AppTest:
+    """Click a tab of a review page (``compare``, ``report``; only the open tab is laid out)
+    and run; fails on any exception shown by the app."""
+    state = at.session_state  # no .get: AppTest's session state has none
+    lang = state["lang"] if "lang" in state else DEFAULT_LANGUAGE  # noqa: SIM401
+    at.session_state[widget_key(page)] = translate(f"review.section.{section}", lang)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at

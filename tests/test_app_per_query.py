@@ -16,7 +16,7 @@ from metrics.errors import InputError
 from metrics.io.loaders import load_sample
 from metrics.io.per_query import looks_like_per_query, per_query_dataset
 from metrics.review.compare import CompareOptions, comparison_table
-from tests.app_support import APP
+from tests.app_support import APP, open_tab
 from ui import per_query_data
 from ui.compute import cutoff_table_of
 from ui.i18n import catalog
@@ -124,6 +124,7 @@ def test_compare_page_shows_the_comparison_of_the_per_query_values(web_search):
         np.testing.assert_allclose(
             shown[column].astype(float), expected.loc[shown.index, engine_column].astype(float)
         )
+    open_tab(at, "compare", "queries")
     texts = [i.value for i in at.info]
     assert any("per-query values only" in x for x in texts)  # no drill-down into lists
 
@@ -200,9 +201,14 @@ def test_report_page_builds_the_report_from_per_query_values_and_names_what_is_l
     dataset, _, _ = web_search
     at = open_with(dataset, "6_Report")
     titles = [h.value for h in at.subheader]
-    for title in ("Verdict", "Headline figures", "Candidates against each other", "Charts"):
+    for title in ("Verdict", "Headline figures", "Candidates against each other"):
         assert title in titles
-    assert any(title.startswith("Segments") for title in titles)
+    assert at.get("plotly_chart")
+    assert at.get("download_button")
+    assert "Charts" in [h.value for h in open_tab(at, "report", "charts").subheader]
+    segments = [h.value for h in open_tab(at, "report", "segments").subheader]
+    assert any(title.startswith("Segments") for title in segments)
+    open_tab(at, "report", "about")
     notes = [i.value for i in at.info]
     left_out = next(x for x in notes if x.startswith("This report is built from a table"))
     assert "data health checks" in left_out
@@ -210,13 +216,15 @@ def test_report_page_builds_the_report_from_per_query_values_and_names_what_is_l
     assert "the Δ curve of R" in left_out and "the Δ curve of P" not in left_out
     assert any(x.startswith("Not checked") for x in notes)
     assert not [s.value for s in at.success if "No problems" in s.value]
-    assert at.get("plotly_chart")
-    assert at.get("download_button")
 
 
 def test_report_page_on_per_query_values_speaks_the_session_language(web_search):
     dataset, _, _ = web_search
     at = open_with(dataset, "6_Report", lang="ja")
+    assert any(
+        x.startswith("このレポートはクエリごとの指標値の表から") for x in [i.value for i in at.info]
+    )
+    open_tab(at, "report", "about")
     notes = [i.value for i in at.info]
     assert any(x.startswith("このレポートはクエリごとの指標値の表から") for x in notes)
     assert any(x.startswith("チェックしていません") for x in notes)

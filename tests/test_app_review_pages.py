@@ -14,7 +14,7 @@ from metrics.io.loaders import load_sample
 from metrics.review.compare import CompareOptions
 from metrics.review.drilldown import side_by_side
 from metrics.review.verdict import ReviewRequest, overall_rows, review_table, row_p, segment_rows
-from tests.app_support import APP, ROOT, fresh_app, open_page, tables_with
+from tests.app_support import APP, ROOT, fresh_app, open_page, open_tab, tables_with
 
 #: What the pages use unless the statistics options are changed (the CLI's defaults too).
 PAGE_OPTIONS = CompareOptions()
@@ -129,7 +129,7 @@ def test_compare_with_hybrid_as_baseline_shows_lexical_worse():
 @pytest.mark.slow
 def test_compare_drill_down_shows_both_top_lists_with_their_moves(web_search):
     data, ev = web_search
-    at = open_review("4_Compare")
+    at = open_review("4_Compare", {"ctab": "queries"})
     at.selectbox(key="w_cmp_candidate").set_value("hybrid").run()
     at.selectbox(key="w_cmp_query_measure").set_value("nDCG").run()
     at.selectbox(key="w_cmp_query").set_value("109").run()
@@ -163,7 +163,7 @@ def test_a_segment_link_limits_the_drill_down_to_that_segments_queries(web_searc
 
 
 def test_compare_lists_the_queries_that_gained_and_lost_most_with_their_segments():
-    at = open_review("4_Compare")
+    at = open_review("4_Compare", {"ctab": "queries"})
     at.selectbox(key="w_cmp_candidate").set_value("hybrid").run()
     gained, lost = tables_with(at, "query", "Δ")[:2]
     assert len(gained) == 10 and (gained["Δ"] > 0).all() and gained["Δ"].is_monotonic_decreasing
@@ -172,7 +172,7 @@ def test_compare_lists_the_queries_that_gained_and_lost_most_with_their_segments
 
 
 def test_compare_lists_the_queries_where_ndcg_and_precision_disagree():
-    at = open_review("4_Compare")
+    at = open_review("4_Compare", {"ctab": "disagree"})
     opposite = tables_with(at, "Δ nDCG@10", "Δ P@10")[0]
     assert list(opposite.columns) == ["query", "Δ nDCG@10", "Δ P@10"]
     assert len(opposite) > 0
@@ -270,8 +270,11 @@ def test_report_page_shows_verdict_figures_glossary_segments_health_and_provenan
     at = open_review("6_Report")
     text = shown_text(at)
     assert "hybrid against lexical, over all 300 queries: better on nDCG@10 (+0.244)" in text
-    assert "**P@10 · Precision**: Share of the top K results that are relevant." in text
-    assert "significantly worse where query_type = navigational" in text
+    buttons = {b.key: b.label for b in at.get("download_button")}
+    open_tab(at, "report", "segments")
+    assert "significantly worse where query_type = navigational" in shown_text(at)
+    open_tab(at, "report", "about")
+    assert "**P@10 · Precision**: Share of the top K results that are relevant." in shown_text(at)
     provenance = tables_with(at, "setting")[-1].set_index("setting")["value"]
     assert provenance["Content hash (SHA-256)"] == data.content_hash
     assert provenance["Baseline"] == "lexical"
@@ -280,7 +283,6 @@ def test_report_page_shows_verdict_figures_glossary_segments_health_and_provenan
     assert provenance["Power"] == "80%" and provenance["Smallest difference that matters"] == "none"
     findings = tables_with(at, "severity")[-1]
     assert "severity" in findings.columns and len(findings) == len(data.health.findings)
-    buttons = {b.key: b.label for b in at.get("download_button")}
     assert set(buttons) == {"dl_report_html", "dl_report_interactive", "dl_report_zip"} | {
         f"dl_report_code_{name}" for name in ("run", "qrels", "queries")
     }
@@ -290,7 +292,7 @@ def test_report_page_shows_verdict_figures_glossary_segments_health_and_provenan
 def test_the_three_pages_show_the_same_corrected_p_for_hybrid_on_navigational_queries():
     compare = open_review("4_Compare", {"m": "nDCG"})
     segments = open_review("5_Segments", {"m": "nDCG"})
-    report = open_review("6_Report", {"m": "nDCG"})
+    report = open_review("6_Report", {"m": "nDCG", "rtab": "segments"})
     on_segments = segments.dataframe[0].value.set_index("query_type")
     p = on_segments.loc["navigational", "corrected p hybrid"]
     report_rows = tables_with(report, "segment", "corrected p")[0]
@@ -351,7 +353,7 @@ def test_a_link_naming_an_unknown_data_set_says_so():
 
 
 def test_switching_the_data_set_resets_choices_that_no_longer_exist():
-    at = open_review("4_Compare")
+    at = open_review("4_Compare", {"ctab": "queries"})
     at.selectbox(key="w_cmp_candidate").set_value("hybrid").run()
     at.selectbox(key="w_cmp_query").set_value("109").run()
     at.session_state["w_sample"] = "recommendations"
@@ -363,6 +365,7 @@ def test_switching_the_data_set_resets_choices_that_no_longer_exist():
         at.selectbox(key="w_cmp_query").value != "109"
         or "109" in at.selectbox(key="w_cmp_query").options
     )
+    open_tab(at, "compare", "summary")
     assert len(at.dataframe[0].value) == 4  # the four sidebar measures for one candidate
 
 
@@ -449,6 +452,7 @@ def test_the_compare_filter_offers_the_missing_segment_of_queries_absent_from_th
     at = segments_with_query_table(queries)
     at.switch_page("pages/4_Compare.py")
     at.run()
+    open_tab(at, "compare", "queries")
     box = next(b for b in at.selectbox if b.key == "w_cmp_segment")
     assert "query_type = (missing)" in box.options  # as shown
     box.set_value("query_type=(missing)").run()

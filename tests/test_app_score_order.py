@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.app_support import fresh_app, open_page, upload
+from tests.app_support import fresh_app, open_page, open_tab, upload
 from tests.test_score_order import VECTORS
 
 #: The same lists as similarities (1 - distance): higher is better.
@@ -81,7 +81,7 @@ def test_one_model_of_distances_beside_one_of_similarities_is_set_alone():
     assert at.sidebar.multiselect(key="w_score_order_models").value == ["vectors"]
     assert _mean(at, "vectors") == pytest.approx(0.75)
     assert _mean(at, "sims") == pytest.approx(0.75)  # its scores still rank highest first
-    open_page(at, "report")
+    open_tab(open_page(at, "report"), "report", "about")
     provenance = at.dataframe[-1].value.set_index("setting")["value"]
     assert provenance["Score order"].startswith("higher is better")
     assert provenance["Score order per model"] == "vectors: lower is better"

@@ -245,6 +245,12 @@ class _Values:
         else:
             found = arrow_calls.index_in(arrow_strings(ids.tolist()), self.judged.heads)
             rows = self.judged.row[found]
+        if len(rows) and rows[-1] - rows[0] + 1 == len(rows) and (np.diff(rows) == 1).all():
+            # consecutive rows (the usual case: a sorted run): a slice, copied column by column
+            # instead of element by element
+            self.table[rows[0] : rows[-1] + 1] = values
+            self.written[rows[0] : rows[-1] + 1] = True
+            return
         self.table[rows] = values
         self.written[rows] = True
 

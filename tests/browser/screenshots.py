@@ -44,8 +44,8 @@ LANGUAGE_SHOTS = {
     for lang in ("zh", "ja")
     for page, path, key, charts in (
         ("data", "Data", "health.title", 1),
-        ("compare", "Compare", "compare.deltas", 2),
-        ("report", "Report", "review_report.health", 2),
+        ("compare", "Compare", "compare.power_title", 0),
+        ("report", "Report", "review_report.figures", 1),
     )
 }
 ENGLISH_SHOTS = ("data_handbuilt", "data_upload", "learn_zh", "curves_ja")
@@ -67,8 +67,16 @@ VIEW_SHOTS = {
         ("learn_queries_phone", PHONE, 2400, "/Learn?lq=1", "learn.queries.means", ".ll-root"),
         ("segments_wide", WIDE, 1800, "/Segments?m=nDCG", "segments.callouts_title", None),
         ("segments_phone", PHONE, 2400, "/Segments?m=nDCG", "segments.callouts_title", None),
-        ("compare_wide", WIDE, 1800, "/Compare?m=nDCG,P", "compare.drill_title", None),
-        ("compare_phone", PHONE, 2400, "/Compare?m=nDCG,P", "compare.drill_title", "h3"),
+        ("compare_wide", WIDE, 1800, "/Compare?m=nDCG,P", "compare.power_title", None),
+        ("compare_phone", PHONE, 2400, "/Compare?m=nDCG,P", "compare.power_title", "h3"),
+        (
+            "compare_queries",
+            WIDE,
+            2400,
+            "/Compare?m=nDCG,P&ctab=queries",
+            "compare.drill_title",
+            None,
+        ),
     )
 }
 

@@ -164,6 +164,16 @@ def go_to(page, nav_text: str) -> None:
     page.locator('[data-testid="stSidebarNav"] a').filter(has_text=nav_text).first.click()
 
 
+def open_tab(page, section: str, lang: str = "en") -> None:
+    """Click a tab of Compare or Report (``ui.review.sections``) and wait for its run."""
+    from ui.i18n import translate
+
+    name = translate(f"review.section.{section}", lang)
+    page.get_by_role("tab", name=name, exact=True).click()
+    page.locator(f'[role="tab"][aria-selected="true"]:has-text("{name}")').wait_for()
+    wait_for_app(page)
+
+
 def wait_for_charts(page, n: int, timeout: float = WAIT) -> int:
     """Wait until at least ``n`` plotly charts are drawn; return how many there are."""
     page.locator(".js-plotly-plot").nth(n - 1).wait_for(timeout=timeout)

@@ -8,7 +8,15 @@ import pytest
 
 from metrics.engine.evaluation import evaluate
 from metrics.io.loaders import load_sample
-from tests.browser.support import WAIT, go_to, new_page, title, wait_for_app, wait_for_charts
+from tests.browser.support import (
+    WAIT,
+    go_to,
+    new_page,
+    open_tab,
+    title,
+    wait_for_app,
+    wait_for_charts,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -40,13 +48,15 @@ def test_a_per_query_results_file_opens_on_compare_segments_and_report(server, b
     page.screenshot(path=str(shots / "data_per_query.png"), full_page=True)
 
     go_to(page, "Compare")
-    wait_for_app(page, "per-query values only")
+    wait_for_app(page, "Were there enough queries?")
     assert title(page) == "Compare models"
     box = page.locator(".st-key-verdict_box")
     box.get_by_text("hybrid against lexical").first.wait_for(timeout=WAIT)  # drawn after the title
     assert "hybrid against lexical, over all 300 queries: better on" in box.inner_text()
-    wait_for_charts(page, 3)
     page.screenshot(path=str(shots / "compare_per_query.png"), full_page=True)
+    open_tab(page, "queries")
+    wait_for_app(page, "per-query values only")
+    wait_for_charts(page, 1)
 
     go_to(page, "Segments")
     wait_for_app(page, "Where a segment points the other way")
@@ -55,9 +65,11 @@ def test_a_per_query_results_file_opens_on_compare_segments_and_report(server, b
 
     go_to(page, "Report")
     wait_for_app(page, "This report is built from a table of per-query values")
-    page.get_by_text("Not checked: the data health checks").first.wait_for()
+    open_tab(page, "charts")
     wait_for_charts(page, 3)
     page.screenshot(path=str(shots / "report_per_query.png"), full_page=True)
+    open_tab(page, "about")
+    page.get_by_text("Not checked: the data health checks").first.wait_for()
     with page.expect_download() as download:
         page.get_by_text("Download the report (HTML").click()
     with open(download.value.path(), encoding="utf-8") as handle:

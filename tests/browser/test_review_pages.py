@@ -6,7 +6,14 @@ import re
 
 import pytest
 
-from tests.browser.support import go_to, new_page, title, wait_for_app, wait_for_charts
+from tests.browser.support import (
+    go_to,
+    new_page,
+    open_tab,
+    title,
+    wait_for_app,
+    wait_for_charts,
+)
 
 pytestmark = pytest.mark.browser
 
@@ -48,7 +55,7 @@ def no_sideways_scrolling(page) -> bool:
 
 def test_compare_page_opens_with_the_verdict_box_and_the_candidate_matrix(server, page, shots):
     page.goto(f"{server}/Compare?m=nDCG,P")
-    wait_for_app(page, "One query, both lists")  # first page of a cold server
+    wait_for_app(page, "Were there enough queries?")  # first page of a cold server
     assert title(page) == "Compare models"
     box = page.locator(".st-key-verdict_box").inner_text()
     assert "Verdict" in box
@@ -58,23 +65,28 @@ def test_compare_page_opens_with_the_verdict_box_and_the_candidate_matrix(server
     )
     assert "Where query_type = navigational: worse on nDCG@10 (-0.138) and P@10 (-0.136)" in box
     assert "hybrid is ahead of the baseline and of every other candidate on nDCG@10 and P@10" in box
-    # matrix, delta curves, win/tie/loss, scatter, measures disagreeing
-    assert wait_for_charts(page, 5) >= 5
+    assert no_sideways_scrolling(page)
+    page.screenshot(path=str(shots / "compare.png"), full_page=True)
+    open_tab(page, "candidates")
+    assert wait_for_charts(page, 1) == 1  # only the open tab is drawn
     matrix = page.locator(".js-plotly-plot").first
     assert "candidates against each other" in matrix.inner_text()
     assert "+0.154" in matrix.inner_text() and "-0.154" in matrix.inner_text()
+    open_tab(page, "across_k")
+    assert wait_for_charts(page, 2) == 2  # delta curves, win/tie/loss
     legend = page.locator(".js-plotly-plot .legendtext")
     assert legend.filter(has_text="hybrid").count() >= 1
     assert no_sideways_scrolling(page)
-    page.set_viewport_size({"width": WIDTH, "height": 5100})  # down to the two lists
+    open_tab(page, "queries")
+    page.set_viewport_size({"width": WIDTH, "height": 3600})  # down to the two lists
     wait_for_app(page, "One query, both lists")
-    page.screenshot(path=str(shots / "compare.png"), full_page=True)
+    page.screenshot(path=str(shots / "compare_queries.png"), full_page=True)
 
 
 def test_clicking_a_lost_query_in_the_scatter_opens_its_two_lists(server, page):
-    page.goto(f"{server}/Compare?m=nDCG")
+    page.goto(f"{server}/Compare?m=nDCG&ctab=queries")
     wait_for_app(page, "One query, both lists")
-    wait_for_charts(page, 4)
+    wait_for_charts(page, 1)
     first = page.get_by_text(re.compile(r"^nDCG@10: [0-9.]+ → [0-9.]+ \(")).first.inner_text()
     assert "(+" in first  # the biggest gain is shown first
     scatter = page.locator(".js-plotly-plot").filter(has_text="nDCG@10 per query").first
@@ -89,16 +101,16 @@ def test_clicking_a_lost_query_in_the_scatter_opens_its_two_lists(server, page):
 
 
 def test_clicking_a_query_where_the_measures_disagree_opens_it_in_the_drill_down(server, page):
-    page.goto(f"{server}/Compare?m=nDCG,P&qc=hybrid")
+    page.goto(f"{server}/Compare?m=nDCG,P&qc=hybrid&ctab=disagree")
     wait_for_app(page, "Where measures disagree")
-    wait_for_charts(page, 5)
+    wait_for_charts(page, 1)
     assert page.get_by_text(re.compile(r"^\d+ queries where nDCG@10 and P@10 point")).count()
     chart = page.locator(".js-plotly-plot").filter(has_text="Δ nDCG@10 against Δ P@10").first
     assert "opposite directions" in chart.inner_text()
     wanted = chart.evaluate("e => e.data[0].customdata[0]")
     click_point(page, chart.locator(".scatterlayer .trace").nth(0).locator("path.point").first)
     page.wait_for_function("q => new URL(location.href).searchParams.get('q') === q", arg=wanted)
-    wait_for_app(page)
+    wait_for_app(page, "One query, both lists")  # the query's tab opens
     assert chosen_query(page) == wanted
 
 
@@ -128,9 +140,9 @@ def test_segments_page_calls_out_the_loss_with_the_tables_corrected_p(server, pa
 
 def test_report_page_downloads_one_decision_document(server, page, shots, tmp_path):
     page.goto(f"{server}/Report?m=nDCG,P")
-    wait_for_app(page, "Settings and provenance")
+    wait_for_app(page, "Headline figures")
     assert title(page) == "Report"
-    wait_for_charts(page, 4)
+    wait_for_charts(page, 1)  # the matrix of the candidates
     assert "hybrid against lexical" in page.locator(".st-key-verdict_box").inner_text()
     assert no_sideways_scrolling(page)
     page.screenshot(path=str(shots / "report.png"), full_page=True)
@@ -176,7 +188,7 @@ def test_on_a_phone_compare_shows_delta_p_and_the_verdict_first(server, browser,
 
     phone = new_page(browser, 390, 1400, has_touch=True, is_mobile=True)
     phone.goto(f"{server}/Compare?m=nDCG,P&lang={lang}")
-    wait_for_app(phone, translate("compare.drill_title", lang))
+    wait_for_app(phone, translate("compare.power_title", lang))
     phone.locator(".st-key-wide_only_cmp").wait_for(state="hidden")  # hidden on a phone
     table = phone.locator('.st-key-phone_only_cmp [data-testid="stDataFrame"]')
     table.locator("canvas").first.wait_for()
