@@ -5,16 +5,16 @@ guided lessons with checked challenges."""
 import streamlit as st
 
 from metrics.engine.explain import EXPLAINED
-from ui import compute, frame, learn
-from ui import handbuilt as hb
-from ui import learn_list as ll
-from ui import learn_panel as lp
-from ui import learn_predict as predict
-from ui import learn_views as views
-from ui.handbuilt_list import MAX_LISTS
-from ui.i18n import option_text, t
-from ui.learn_lessons import check, text_values
-from ui.per_query_panel import require_lists
+from ui.data import handbuilt as hb
+from ui.data.handbuilt_list import MAX_LISTS
+from ui.data.per_query_panel import require_lists
+from ui.learn import evaluate as learn
+from ui.learn import list_component as ll
+from ui.learn import panel as lp
+from ui.learn import predict, views
+from ui.learn.lessons import check, text_values
+from ui.shell import compute, frame
+from ui.shell.i18n import option_text, t
 
 ctx = frame.page("learn")
 settings = ctx.settings

@@ -2,11 +2,17 @@
 
 import streamlit as st
 
-from ui import compute, frame
-from ui.downloads import figure_downloads
-from ui.figures import BOX_STATS, curve_figure, distribution_figure, precision_recall_figure
-from ui.i18n import number, option_text, t
-from ui.tables import QUARTILE_COLUMNS, csv_bytes, quartile_table, translated, wide_cutoff_table
+from ui.curves.downloads import figure_downloads
+from ui.curves.figures import BOX_STATS, curve_figure, distribution_figure, precision_recall_figure
+from ui.curves.tables import (
+    QUARTILE_COLUMNS,
+    csv_bytes,
+    quartile_table,
+    translated,
+    wide_cutoff_table,
+)
+from ui.shell import compute, frame
+from ui.shell.i18n import number, option_text, t
 from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
 from ui.tools.compute import (
     evaluate_code,

@@ -15,11 +15,8 @@ from metrics.review.verdict import (
     pairwise_rows,
     segment_rows,
 )
-from ui import compute, frame
-from ui.frame import PHONE_HIDDEN, PHONE_ONLY
-from ui.i18n import t
-from ui.per_query_data import is_per_query
-from ui.per_query_panel import measures_at, require_lists
+from ui.data.per_query_data import is_per_query
+from ui.data.per_query_panel import measures_at, require_lists
 from ui.review import compute as review_compute
 from ui.review.controls import (
     drill_choice,
@@ -54,6 +51,9 @@ from ui.review.tables import (
     style_drill_list,
     style_review_table,
 )
+from ui.shell import compute, frame
+from ui.shell.frame import PHONE_HIDDEN, PHONE_ONLY
+from ui.shell.i18n import t
 from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
 from ui.tools.compute import compare_code, compare_command
 

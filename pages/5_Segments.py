@@ -5,11 +5,8 @@ import streamlit as st
 
 from metrics.review.segments import MIN_SEGMENT_QUERIES
 from metrics.review.verdict import callouts, interval_text, overall_rows, segment_rows
-from ui import compute, frame
-from ui.i18n import t
-from ui.pages_registry import page_def
-from ui.per_query_data import is_per_query
-from ui.per_query_panel import measures_at
+from ui.data.per_query_data import is_per_query
+from ui.data.per_query_panel import measures_at
 from ui.review import compute as review_compute
 from ui.review.controls import (
     callout_box,
@@ -20,6 +17,9 @@ from ui.review.controls import (
 )
 from ui.review.figures import model_colours, segment_delta_figure, segment_heatmap_figure
 from ui.review.tables import CSV_DIGITS, export_csv, export_json, segment_display
+from ui.shell import compute, frame
+from ui.shell.i18n import t
+from ui.shell.pages_registry import page_def
 from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
 from ui.tools.compute import compare_code, compare_command
 

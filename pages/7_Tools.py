@@ -4,9 +4,9 @@ import pandas as pd
 import streamlit as st
 
 from metrics.engine.profiles import PROFILES, profile
-from ui import compute, frame
-from ui.i18n import option_text, t
-from ui.per_query_panel import require_lists
+from ui.data.per_query_panel import require_lists
+from ui.shell import compute, frame
+from ui.shell.i18n import option_text, t
 from ui.tools.code_panel import CodeBlock, CodeFile, code_blocks, code_downloads
 from ui.tools.compute import (
     cause_words,

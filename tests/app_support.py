@@ -7,7 +7,7 @@ from pathlib import Path
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from ui import memo
+from ui.shell import memo
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from metrics.engine.settings import POLICIES, Settings
-from ui.view import INPUT_POLICIES, MENU_POLICIES, View, from_query_params, to_query_params
+from ui.shell.view import INPUT_POLICIES, MENU_POLICIES, View, from_query_params, to_query_params
 
 
 def test_every_policy_with_a_menu_is_part_of_the_view():

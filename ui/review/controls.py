@@ -22,11 +22,11 @@ from metrics.review.statistics import (
     MISSING_POLICIES,
 )
 from metrics.review.verdict import DEFAULT_FAMILY, DEFAULT_K, FAMILIES
-from ui.i18n import Message, option_text, t
 from ui.review.compute import RESAMPLE_CHOICES
-from ui.view import K_LIMIT
+from ui.shell.i18n import Message, option_text, t
+from ui.shell.view import K_LIMIT
 
-#: Widget key -> URL query parameter (names the frame does not use; see ui/view.py URL_NAMES).
+#: Widget key -> URL query parameter (names the frame does not use; see ui/shell/view.py URL_NAMES).
 URL_PARAMS = {
     "w_review_baseline": "base",
     "w_review_candidates": "cand",
@@ -358,7 +358,7 @@ def require_review_choice(
 def verdict_templates() -> dict[str, Message]:
     """Wording of :mod:`metrics.review.verdict` sentences in the session's language."""
     from metrics.review.verdict import VERDICT_TEMPLATES
-    from ui.i18n import current_language, templates
+    from ui.shell.i18n import current_language, templates
 
     return templates(VERDICT_TEMPLATES, current_language())
 
@@ -367,7 +367,7 @@ def verdict_box(review: pd.DataFrame, words: Mapping[str, Message]) -> None:
     """The verdict at the top of the page: one or two sentences per candidate, then, with two or
     more candidates, which one is ahead (or that none clearly is)."""
     from metrics.review.headline import verdict_sentences
-    from ui import frame
+    from ui.shell import frame
 
     sentences = verdict_sentences(review, words)
     with st.container(border=True, key="verdict_box"):
@@ -395,7 +395,7 @@ CALLOUT_STYLES = {
 def callout_box(kind: str, significant: bool, sentence: str) -> None:
     """One segment finding (:func:`metrics.review.verdict.callouts`) in a bordered box with an
     icon of its direction; significant findings carry the word in bold."""
-    from ui import frame
+    from ui.shell import frame
 
     icon, _ = CALLOUT_STYLES.get(kind, (":material/info:", "#57606a"))
     with st.container(border=True):
@@ -454,7 +454,7 @@ def drill_choice(candidates: list[str], measures: list[str], dataset) -> DrillCh
     """Candidate, measure and segment of the drill-down, from the link first; choices that no
     longer exist (another data set, other candidates) fall back to the first ones."""
     from metrics.review.compare import segment_of_query
-    from ui.per_query_data import is_per_query
+    from ui.data.per_query_data import is_per_query
 
     _sync_from_url()
     columns = list(dataset.segment_columns)
@@ -492,7 +492,7 @@ def drill_choice(candidates: list[str], measures: list[str], dataset) -> DrillCh
 def warn_unknown_data(shown: str) -> None:
     """A link that named a data set this app does not have says so (the sample ``shown`` is
     used instead), until another data set is chosen."""
-    from ui import frame
+    from ui.shell import frame
 
     state = st.session_state
     missing = state.get("missing_data")

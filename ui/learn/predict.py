@@ -1,7 +1,7 @@
 """The prediction step of a Learn lesson (Streamlit): before a lesson that asks for one shows
 its lists and numbers, the learner commits to a number or a choice; then the page says whether
 it was right and shows the numbers, all from :mod:`metrics` (see
-:func:`ui.learn_lessons.judge`). The pure parts are in :mod:`ui.learn_lessons`.
+:func:`ui.learn.lessons.judge`). The pure parts are in :mod:`ui.learn.lessons`.
 """
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ from __future__ import annotations
 import streamlit as st
 
 from metrics import Settings
-from ui.i18n import option_text, t
-from ui.learn_lessons import Judgement, Lesson, judge, question_table
+from ui.learn.lessons import Judgement, Lesson, judge, question_table
+from ui.shell.i18n import option_text, t
 
 #: The committed predictions of the session, by lesson id.
 PREDICTIONS_KEY = "lesson_predictions"

@@ -22,7 +22,7 @@ from metrics.io.validation import plural_form
 if TYPE_CHECKING:  # the review package is imported by the pages that word its sentences
     from metrics.review.compare import Wording
 
-LOCALES = Path(__file__).resolve().parent / "locales"
+LOCALES = Path(__file__).resolve().parents[1] / "locales"
 
 #: Language code -> name shown in the language menu (in that language).
 LANGUAGES: dict[str, str] = {"en": "English", "zh": "简体中文", "ja": "日本語"}

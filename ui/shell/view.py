@@ -29,7 +29,7 @@ from metrics.engine.settings import (
     parse_gain_map,
 )
 from metrics.errors import SettingsError
-from ui.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from ui.shell.i18n import DEFAULT_LANGUAGE, LANGUAGES
 
 DEFAULT_DATA = "web_search"
 K_LIMIT = 100

@@ -2,7 +2,7 @@
 
 A page is a script that starts with::
 
-    from ui import frame
+    from ui.shell import frame
     ctx = frame.page("curves")
 
 :func:`page` works whether the script was started by ``app.py``'s ``st.navigation`` or run
@@ -27,8 +27,9 @@ from metrics.engine.settings import POLICIES, Settings
 from metrics.errors import MeasureError, MetricsError
 from metrics.io.direction import opposite
 from metrics.io.loaders import Dataset, sample_names
-from ui import compute, handbuilt, warm_up
-from ui.i18n import (
+from ui.data import handbuilt
+from ui.shell import compute, warm_up
+from ui.shell.i18n import (
     LANGUAGE_KEY,
     LANGUAGES,
     current_language,
@@ -38,10 +39,10 @@ from ui.i18n import (
     t,
     translate,
 )
-from ui.pages_registry import PAGES, page_def
-from ui.safe import md_escape
-from ui.upload_fix import keep_upload_answers
-from ui.view import (
+from ui.shell.pages_registry import PAGES, page_def
+from ui.shell.safe import md_escape
+from ui.shell.upload_fix import keep_upload_answers
+from ui.shell.view import (
     HANDBUILT,
     K_LIMIT,
     MAIN_POLICIES,
@@ -59,16 +60,16 @@ from ui.view import (
 # Session-state keys (see ui/README.md).
 VIEW_KEY = "view"
 UPLOAD_DATASET_KEY = "upload_dataset"
-#: Data choice of a per-query results table (ui/per_query_panel.py).
+#: Data choice of a per-query results table (ui/data/per_query_panel.py).
 PER_QUERY = "per_query"
 WIDGET_PREFIX = "w_"
 SOURCE_KEY = "w_source"
 SAMPLE_KEY = "w_sample"
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 log = logging.getLogger("ranking_metrics.frame")
-keep_upload_answers()  # a file chosen as a page run starts is not dropped (ui/upload_fix.py)
+keep_upload_answers()  # a file chosen as a page run starts is not dropped (ui/shell/upload_fix.py)
 
 _inside_navigation: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "inside_navigation", default=False
@@ -115,7 +116,8 @@ class PageContext:
 
 
 def navigation_pages() -> list:
-    """``st.Page`` objects of :data:`~ui.pages_registry.PAGES`, titles in the session language.
+    """``st.Page`` objects of :data:`~ui.shell.pages_registry.PAGES`, titles in the session
+    language.
 
     The root URL is a hidden page that forwards to the first registered page (with the query
     parameters), so every page, the first one included, has its own deep link.
@@ -541,5 +543,5 @@ def _sync_url(view: View) -> None:
 
 
 def escape(text: object) -> str:
-    """User text made safe for Markdown labels (see :func:`ui.safe.md_escape`)."""
+    """User text made safe for Markdown labels (see :func:`ui.shell.safe.md_escape`)."""
     return md_escape(text)

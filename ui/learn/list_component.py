@@ -3,7 +3,7 @@ relevant or not at the current level, the cut at K, ranks beyond K greyed), thei
 (next label, up, down, to the tray, remove), adding an item, and the tray of judged items not
 retrieved. The browser draws the rows from :func:`list_data` and sends one event per action; the
 page's fragment applies it (:func:`apply_pending`) with the page's edit logic
-(:func:`ui.learn_panel._edit`) before drawing. A redraw is one element instead of a grid of
+(:func:`ui.learn.panel._edit`) before drawing. A redraw is one element instead of a grid of
 buttons. The curve over K is drawn the same light way (:func:`show_curve`)."""
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import streamlit as st
 
 from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Settings
-from ui import learn_panel as lp
-from ui.handbuilt_list import RankedList, next_label
-from ui.i18n import current_language, translate
+from ui.data.handbuilt_list import RankedList, next_label
+from ui.learn import panel as lp
+from ui.shell.i18n import current_language, translate
 
-ASSETS = Path(__file__).with_name("assets")
+ASSETS = Path(__file__).resolve().parents[1] / "assets"
 
 #: Chip colours by label: a single-hue sequential scale (readable with any colour vision; the
 #: number is always written in the chip too).
@@ -42,7 +42,7 @@ _COMPONENT = st.components.v2.component(
     js=(ASSETS / "learn_list.js").read_text(encoding="utf-8"),
 )
 
-#: The curve over K: an SVG picture built (and escaped) by :func:`ui.learn_figures.learn_curve_svg`.
+#: The curve over K: an SVG picture built (and escaped) by :func:`ui.learn.figures.learn_curve_svg`.
 _CURVE = st.components.v2.component(
     "learn_curve",
     js="""export default function ({ data, parentElement }) {

@@ -1,6 +1,7 @@
 """The Learn page's state and edits (Streamlit): the edits of a shown list (drawn by
-:mod:`ui.learn_list`), the relevance level on the page, the link, and the lessons' state. The
-pure parts are :mod:`ui.handbuilt_list`, :mod:`ui.learn` and :mod:`ui.learn_lessons`.
+:mod:`ui.learn.list_component`), the relevance level on the page, the link, and the lessons'
+state. The pure parts are :mod:`ui.data.handbuilt_list`, :mod:`ui.learn.evaluate` and
+:mod:`ui.learn.lessons`.
 """
 
 from __future__ import annotations
@@ -11,12 +12,12 @@ from dataclasses import dataclass
 import streamlit as st
 
 from metrics.engine.settings import POLICIES
-from ui import frame
-from ui import handbuilt as hb
-from ui.handbuilt_list import LinkError, RankedList, decode_lists, encode_lists, replace_list
-from ui.i18n import option_text, t
-from ui.learn_lessons import BY_ID, LESSONS, Lesson
-from ui.learn_predict import forget
+from ui.data import handbuilt as hb
+from ui.data.handbuilt_list import LinkError, RankedList, decode_lists, encode_lists, replace_list
+from ui.learn.lessons import BY_ID, LESSONS, Lesson
+from ui.learn.predict import forget
+from ui.shell import frame
+from ui.shell.i18n import option_text, t
 
 SOURCE_KEY = "w_learn_source"
 HAND_KEY = "w_learn_hand_list"
@@ -49,7 +50,8 @@ class Target:
 @st.cache_resource(show_spinner=False)
 def teaching_lists() -> dict[str, RankedList]:
     """The worked examples of the teaching sample (ranked once per server)."""
-    from ui import compute, learn
+    from ui.learn import evaluate as learn
+    from ui.shell import compute
 
     return learn.teaching_lists(compute.sample_dataset("teaching"))
 
@@ -149,7 +151,7 @@ def queries_lists() -> list[RankedList]:
 
 def load_mrr_example() -> None:
     """Make the notes' MRR example the hand-built lists (button callback too)."""
-    from ui.learn import mrr_example_lists
+    from ui.learn.evaluate import mrr_example_lists
 
     hb.store_edited_lists(mrr_example_lists(teaching_lists()))
 

@@ -6,9 +6,9 @@ import pandas as pd
 import streamlit as st
 
 from metrics.errors import InputError
-from ui import handbuilt as hb
-from ui.i18n import option_text, t
-from ui.safe import md_escape
+from ui.data import handbuilt as hb
+from ui.shell.i18n import option_text, t
+from ui.shell.safe import md_escape
 
 _NONCE_KEY = "handbuilt_nonce"
 _SEEN_KEY = "handbuilt_seen"

@@ -30,10 +30,10 @@ from metrics.io.roles import (
 )
 from metrics.io.source import upload_limits
 from metrics.io.validation import Finding
-from ui import compute, frame
-from ui.findings_view import finding_text
-from ui.i18n import current_language, has, number, t
-from ui.safe import md_escape
+from ui.data.findings_view import finding_text
+from ui.shell import compute, frame
+from ui.shell.i18n import current_language, has, number, t
+from ui.shell.safe import md_escape
 
 TABLES_KEY = "upload_tables"  # {"runs": [LoadedTable], "judgments": ..., "queries": ...}
 DATASET_KEY = "upload_dataset"

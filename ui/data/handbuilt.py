@@ -4,13 +4,14 @@ The table has one row per item: ``list`` (the list's name, its query id), ``posi
 (1 is the top; the editor cannot drag rows, so reorder by editing positions), ``item``,
 ``label`` (0/1 or a grade; empty = unjudged) and ``retrieved`` (unticked: a judged item the list
 did not retrieve, which counts for recall and the ideal DCG). It lives in the browser session
-(``st.session_state``) and in the link (``?list=``, see :mod:`ui.handbuilt_list`), so a reload
+(``st.session_state``) and in the link (``?list=``, see :mod:`ui.data.handbuilt_list`), so a reload
 or a shared link shows the same lists. The Learn page edits the same lists
 (:func:`lists_of_table` / :func:`table_of_lists` convert).
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 
 import numpy as np
@@ -21,7 +22,7 @@ from metrics.io.export import to_csv_bytes
 from metrics.io.loaders import Dataset, load_dataset, load_table
 from metrics.io.names import ITEM_NAMES, QUERY_NAMES
 from metrics.io.validation import DataHealth
-from ui.handbuilt_list import (
+from ui.data.handbuilt_list import (
     TABLE_COLUMNS,
     LinkError,
     RankedList,
@@ -30,7 +31,6 @@ from ui.handbuilt_list import (
     lists_of_table,
     table_of_lists,
 )
-from ui.tables import fingerprint
 
 TABLE_KEY = "handbuilt_table"
 _DATASET_KEY = "handbuilt_dataset"
@@ -38,6 +38,13 @@ LINK_ERROR_KEY = "handbuilt_link_error"
 LINK_PARAM = "list"
 COLUMNS = TABLE_COLUMNS
 MODEL_NAME = "hand_built"
+
+
+def fingerprint(table: pd.DataFrame) -> str:
+    """A short hash of a table's content and column names (to notice edits of an editable
+    table)."""
+    values = pd.util.hash_pandas_object(table.astype(str), index=False).to_numpy()
+    return hashlib.sha256(values.tobytes() + repr(list(table.columns)).encode()).hexdigest()[:16]
 
 
 def starter_table() -> pd.DataFrame:
@@ -96,7 +103,7 @@ def _truth(value: object) -> bool:
 
 
 def lists_of(table: pd.DataFrame) -> list[RankedList]:
-    """The table's lists in the shared model (:class:`ui.handbuilt_list.RankedList`)."""
+    """The table's lists in the shared model (:class:`ui.data.handbuilt_list.RankedList`)."""
     return lists_of_table(normalize(table))
 
 
@@ -226,7 +233,7 @@ def session_lists() -> list[RankedList]:
 
 def as_read_back(lists: list[RankedList]) -> list[RankedList]:
     """``lists`` as :func:`lists_of` reads them back from their table, for lists that are
-    already clean (the session's lists edited by :class:`~ui.handbuilt_list.RankedList`'s
+    already clean (the session's lists edited by :class:`~ui.data.handbuilt_list.RankedList`'s
     operations): no scores, unjudged items of the tray dropped, the default K of a table."""
     return [
         RankedList(
@@ -242,7 +249,7 @@ def as_read_back(lists: list[RankedList]) -> list[RankedList]:
 
 def store_edited_lists(lists: list[RankedList]) -> None:
     """Make ``lists`` the session's hand-built lists: the session's own lists with one changed
-    by :class:`~ui.handbuilt_list.RankedList`'s operations, so already clean; the table is
+    by :class:`~ui.data.handbuilt_list.RankedList`'s operations, so already clean; the table is
     not read again (:func:`normalize` costs more than the rest of a Learn redraw)."""
     import streamlit as st
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui.figures import figure_image
-from ui.i18n import t
+from ui.shell.i18n import t
+from ui.shell.plotting import figure_image
 
 
 def figure_downloads(figures: dict[str, go.Figure], key: str) -> None:
