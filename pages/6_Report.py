@@ -55,7 +55,7 @@ from ui.review.tables import (
     settings_rows,
     style_review_table,
 )
-from ui.shell import compute, frame
+from ui.shell import compute, frame, keys
 from ui.shell.i18n import current_language, t, templates
 from ui.shell.plotting import figure_pictures
 from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
@@ -76,11 +76,11 @@ if columns:
     st.multiselect(
         t("segments.by"),
         columns,
-        key="w_seg_by",
+        key=keys.W_SEG_BY,
         max_selections=2,
         help=t("review_report.segment_help"),
     )
-    by = tuple(st.session_state["w_seg_by"])
+    by = tuple(st.session_state[keys.W_SEG_BY])
 
 measures = measures_at(dataset, tuple(view.measures), k)
 names = [compute.cutoff_name(m, k) for m in measures]

@@ -243,9 +243,10 @@ def test_judged_share_is_shown_next_to_the_measures_it_qualifies(web_search):
 def _handbuilt_curves(lists) -> object:
     """The Curves page of hand-built ``lists`` (a list of ``RankedList``)."""
     from ui.data import handbuilt as hb
+    from ui.shell import keys
 
     at = fresh_app({"data": "handbuilt"})
-    at.session_state[hb.TABLE_KEY] = hb.table_of(lists)
+    at.session_state[keys.HANDBUILT_TABLE] = hb.table_of(lists)
     return open_page(at, "curves")
 
 

@@ -12,7 +12,7 @@ import pytest
 
 from tests.app_support import fresh_app, open_page, upload
 from tests.test_app_data import QRELS, RUN
-from ui.shell import memo
+from ui.shell import keys, memo
 from ui.shell.memo import ResultCache, size_of
 
 
@@ -84,7 +84,7 @@ def test_an_uploads_results_live_in_its_session_and_a_samples_results_are_shared
     at = upload(fresh_app(), [("run.csv", RUN, "text/csv")], ("judged.csv", QRELS, "text/csv"))
     open_page(at, "curves")
     upload_hash = at.session_state["upload_dataset"].content_hash
-    store = at.session_state[memo.SESSION_KEY]
+    store = at.session_state[keys.RESULTS]
     assert any(key[0] == upload_hash for key in store._entries)
     assert all(key[0] != upload_hash for key in memo.SHARED._entries)
     assert all(key[0] != sample_hash for key in store._entries)

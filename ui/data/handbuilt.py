@@ -31,10 +31,8 @@ from ui.data.handbuilt_list import (
     lists_of_table,
     table_of_lists,
 )
+from ui.shell import keys
 
-TABLE_KEY = "handbuilt_table"
-_DATASET_KEY = "handbuilt_dataset"
-LINK_ERROR_KEY = "handbuilt_link_error"
 LINK_PARAM = "list"
 COLUMNS = TABLE_COLUMNS
 MODEL_NAME = "hand_built"
@@ -207,16 +205,16 @@ def session_table() -> pd.DataFrame:
     :func:`link_error`)."""
     import streamlit as st
 
-    if TABLE_KEY not in st.session_state:
+    if keys.HANDBUILT_TABLE not in st.session_state:
         table = starter_table()
         text = st.query_params.get(LINK_PARAM)
         if text:
             try:
                 table = table_of_lists(decode_lists(text)[0])
             except LinkError as exc:
-                st.session_state[LINK_ERROR_KEY] = exc.kind
-        st.session_state[TABLE_KEY] = table
-    return st.session_state[TABLE_KEY]
+                st.session_state[keys.HANDBUILT_LINK_ERROR] = exc.kind
+        st.session_state[keys.HANDBUILT_TABLE] = table
+    return st.session_state[keys.HANDBUILT_TABLE]
 
 
 def session_lists() -> list[RankedList]:
@@ -224,10 +222,10 @@ def session_lists() -> list[RankedList]:
     import streamlit as st
 
     table = session_table()
-    cached = st.session_state.get("handbuilt_lists")
+    cached = st.session_state.get(keys.HANDBUILT_LISTS)
     if cached is None or cached[0] is not table:
         cached = (table, lists_of(table))
-        st.session_state["handbuilt_lists"] = cached
+        st.session_state[keys.HANDBUILT_LISTS] = cached
     return cached[1]
 
 
@@ -254,15 +252,15 @@ def store_edited_lists(lists: list[RankedList]) -> None:
     import streamlit as st
 
     table = table_of(lists)
-    st.session_state[TABLE_KEY] = table
-    st.session_state["handbuilt_lists"] = (table, as_read_back(lists))
+    st.session_state[keys.HANDBUILT_TABLE] = table
+    st.session_state[keys.HANDBUILT_LISTS] = (table, as_read_back(lists))
 
 
 def link_error() -> str | None:
     """The kind of problem of the list link this session was opened with (or ``None``)."""
     import streamlit as st
 
-    return st.session_state.get(LINK_ERROR_KEY)
+    return st.session_state.get(keys.HANDBUILT_LINK_ERROR)
 
 
 def link_of(table: pd.DataFrame, k: int | None = None) -> str:
@@ -288,12 +286,12 @@ def session_dataset() -> Dataset | None:
 
     table = session_table()
     key = fingerprint(table)
-    cached = st.session_state.get(_DATASET_KEY)
+    cached = st.session_state.get(keys.HANDBUILT_DATASET)
     if cached is not None and cached[0] == key:
         return cached[1]
     try:
         dataset = to_dataset(table)
     except InputError:
         dataset = None
-    st.session_state[_DATASET_KEY] = (key, dataset)
+    st.session_state[keys.HANDBUILT_DATASET] = (key, dataset)
     return dataset
