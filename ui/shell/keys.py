@@ -72,7 +72,7 @@ UPLOAD_KEYS: Final = "upload_keys"
 UPLOAD_CACHE_CURRENT: Final = "upload_cache_current"
 #: The role guesses kept per table (reruns do not read the values again).
 ROLE_GUESSES: Final = "role_guesses"
-#: The texts of each label value (a text label column mapped to numbers).
+#: The text values of each uploaded table's label columns (found once per table and column).
 LABEL_TEXTS: Final = "label_texts"
 #: The score order questions answered "keep the order as set", and the order each run file's
 #: columns point to.
