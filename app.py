@@ -1,13 +1,13 @@
 """Ranking Metrics Explorer: the entrypoint. Run with ``streamlit run app.py``.
 
-The pages are listed in ``ui/pages_registry.py``; every page calls ``ui.frame.page``.
+The pages are listed in ``ui/shell/pages_registry.py``; every page calls ``ui.shell.frame.page``.
 """
 
-from ui import preload
+from ui.shell import preload
 
 asked = preload.preload()  # the browser fetches the chart code while the app is imported
 try:
-    from ui.frame import run_app
+    from ui.shell.frame import run_app
 
     run_app()
 finally:

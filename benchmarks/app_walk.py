@@ -59,7 +59,7 @@ from tests.browser.support import (  # noqa: E402
     streamlit_process,
     wait_for_app,
 )
-from ui.i18n import translate  # noqa: E402
+from ui.shell.i18n import translate  # noqa: E402
 
 #: Longest wait for one step (seconds); a step that takes longer stops the walk.
 STEP_TIMEOUT = 180.0

@@ -3,12 +3,12 @@
 import streamlit as st
 
 from metrics.io.loaders import sample_names
-from ui import frame
-from ui.findings_view import show_health, show_lists, show_preview
-from ui.handbuilt_panel import handbuilt_panel
-from ui.i18n import option_text, t
-from ui.per_query_panel import per_query_panel
-from ui.upload_panel import upload_panel
+from ui.data.findings_view import show_health, show_lists, show_preview
+from ui.data.handbuilt_panel import handbuilt_panel
+from ui.data.per_query_panel import per_query_panel
+from ui.data.upload_panel import upload_panel
+from ui.shell import frame, keys
+from ui.shell.i18n import option_text, t
 
 ctx = frame.page("data")
 st.title(t("data.title"))
@@ -17,13 +17,13 @@ st.caption(t("data.intro"))
 source = st.radio(
     t("data.source"),
     ["sample", "upload", "handbuilt", frame.PER_QUERY],
-    key="w_source",
+    key=keys.W_SOURCE,
     format_func=option_text("data.source."),
     horizontal=True,
 )
 
 if source == "sample":
-    name = st.selectbox(t("data.sample"), sample_names(), key="w_sample")
+    name = st.selectbox(t("data.sample"), sample_names(), key=keys.W_SAMPLE)
     st.caption(t(f"sample.{name}.description"))
 elif source == "upload":
     uploaded = upload_panel()

@@ -5,16 +5,16 @@ guided lessons with checked challenges."""
 import streamlit as st
 
 from metrics.engine.explain import EXPLAINED
-from ui import compute, frame, learn
-from ui import handbuilt as hb
-from ui import learn_list as ll
-from ui import learn_panel as lp
-from ui import learn_predict as predict
-from ui import learn_views as views
-from ui.handbuilt_list import MAX_LISTS
-from ui.i18n import option_text, t
-from ui.learn_lessons import check, text_values
-from ui.per_query_panel import require_lists
+from ui.data import handbuilt as hb
+from ui.data.handbuilt_list import MAX_LISTS
+from ui.data.per_query_panel import require_lists
+from ui.learn import evaluate as learn
+from ui.learn import list_component as ll
+from ui.learn import panel as lp
+from ui.learn import predict, views
+from ui.learn.lessons import check, text_values
+from ui.shell import compute, frame, keys
+from ui.shell.i18n import option_text, t
 
 ctx = frame.page("learn")
 settings = ctx.settings
@@ -32,7 +32,7 @@ PRESETS = ["precision_recall", *learn.MRR_LISTS, "ndcg_graded"]
 source = st.radio(
     t("learn.source"),
     ["preset", "handbuilt", lp.QUERIES, "query", "lesson"],
-    key=lp.SOURCE_KEY,
+    key=keys.W_LEARN_SOURCE,
     format_func=option_text("learn.source."),
     horizontal=True,
 )
@@ -43,7 +43,7 @@ if source == "preset":
     name = st.selectbox(
         t("learn.preset"),
         PRESETS,
-        key="w_learn_preset",
+        key=keys.W_LEARN_PRESET,
         format_func=option_text("learn.preset."),
     )
     lists = [teaching[name]]
@@ -54,9 +54,9 @@ elif source == "handbuilt":
     if not names:
         st.info(t("learn.no_handbuilt"))
         st.stop()
-    if st.session_state.get(lp.HAND_KEY) not in names:
-        st.session_state[lp.HAND_KEY] = names[0]
-    name = st.selectbox(t("learn.handbuilt_list"), names, key=lp.HAND_KEY)
+    if st.session_state.get(keys.W_LEARN_HAND_LIST) not in names:
+        st.session_state[keys.W_LEARN_HAND_LIST] = names[0]
+    name = st.selectbox(t("learn.handbuilt_list"), names, key=keys.W_LEARN_HAND_LIST)
     lists = [next(rl for rl in hand if rl.name == name)]
     st.caption(t("learn.hand_hint"))
 elif source == lp.QUERIES:
@@ -80,9 +80,9 @@ elif source == "query":
     dataset = ctx.require_dataset()
     require_lists(dataset, "perquery.learn_unavailable")
     ranked = compute.ranked_lists(dataset, settings)
-    model = st.selectbox(t("learn.model"), list(ranked), key="w_learn_model")
+    model = st.selectbox(t("learn.model"), list(ranked), key=keys.W_LEARN_MODEL)
     query = st.selectbox(
-        t("learn.query"), learn.lists_of(dataset, ranked, model), key="w_learn_query"
+        t("learn.query"), learn.lists_of(dataset, ranked, model), key=keys.W_LEARN_QUERY
     )
     lists = [learn.list_from_ranked(dataset, ranked, model, query)]
     st.caption(t("learn.preset_hint"))
@@ -106,14 +106,14 @@ if n_max == 0 and source != "lesson":
 k_top = max(10, n_max)
 state = st.session_state
 origin = f"lesson:{lesson.id}" if lesson else source if source == lp.QUERIES else shown[0].name
-if lp.K_KEY not in state or state.get("learn_k_origin", origin) != origin:
-    state[lp.K_KEY] = lesson.k if lesson else min(shown[0].default_k, max(n_max, 1))
-state["learn_k_origin"] = origin
-state[lp.K_KEY] = min(max(int(state[lp.K_KEY]), 1), k_top)
+if keys.W_LEARN_K not in state or state.get(keys.LEARN_K_ORIGIN, origin) != origin:
+    state[keys.W_LEARN_K] = lesson.k if lesson else min(shown[0].default_k, max(n_max, 1))
+state[keys.LEARN_K_ORIGIN] = origin
+state[keys.W_LEARN_K] = min(max(int(state[keys.W_LEARN_K]), 1), k_top)
 
 controls = st.columns([2, 2, 3]) if lesson and lesson.policy else st.columns([2, 2])
 with controls[0]:
-    k = int(st.slider("K", 1, k_top, key=lp.K_KEY, help=t("learn.k_help")))
+    k = int(st.slider("K", 1, k_top, key=keys.W_LEARN_K, help=t("learn.k_help")))
 with controls[1]:
     level = lp.level_control()
 if lesson and lesson.policy:
@@ -123,7 +123,7 @@ if lesson and lesson.policy:
 if lesson:
     c1, c2 = st.columns([1, 3])
     c1.button(t("learn.reset_lesson"), key="btn_lesson_reset", on_click=lp.reset_lesson)
-    if c2.toggle(t("learn.teacher"), key="w_teacher"):
+    if c2.toggle(t("learn.teacher"), key=keys.W_TEACHER):
         lp.teacher_view(lesson, words)
 
 
@@ -131,7 +131,7 @@ def lists_now() -> list:
     """The shown lists as they are now (a button press inside the fragment changed them)."""
     if source == "handbuilt":
         now = {rl.name: rl for rl in hb.session_lists()}
-        return [now.get(state.get(lp.HAND_KEY, ""), lists[0])]
+        return [now.get(state.get(keys.W_LEARN_HAND_LIST, ""), lists[0])]
     if source == lp.QUERIES:
         return hb.session_lists()
     if lesson is not None:
@@ -145,7 +145,7 @@ def playground() -> None:
     lists = lists_now()
     shown = [learn.ordered(rl, settings) for rl in lists]
     if ll.apply_pending(target, shown, scale):  # a press in the list: apply it, then draw
-        if state.pop(lp.FULL_RERUN_KEY, False):
+        if state.pop(keys.LEARN_FULL_RERUN, False):
             st.rerun(scope="app")  # the list became a hand-built list: the menus above change
         lists = lists_now()
         shown = [learn.ordered(rl, settings) for rl in lists]

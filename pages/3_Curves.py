@@ -2,11 +2,17 @@
 
 import streamlit as st
 
-from ui import compute, frame
-from ui.downloads import figure_downloads
-from ui.figures import BOX_STATS, curve_figure, distribution_figure, precision_recall_figure
-from ui.i18n import number, option_text, t
-from ui.tables import QUARTILE_COLUMNS, csv_bytes, quartile_table, translated, wide_cutoff_table
+from ui.curves.downloads import figure_downloads
+from ui.curves.figures import BOX_STATS, curve_figure, distribution_figure, precision_recall_figure
+from ui.curves.tables import (
+    QUARTILE_COLUMNS,
+    csv_bytes,
+    quartile_table,
+    translated,
+    wide_cutoff_table,
+)
+from ui.shell import compute, frame, keys
+from ui.shell.i18n import number, option_text, t
 from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
 from ui.tools.compute import (
     evaluate_code,
@@ -147,28 +153,28 @@ else:
 
 st.subheader(t("curves.dist_title"))
 c1, c2, c3 = st.columns(3)
-measure = c1.selectbox(t("curves.dist_measure"), list(view.measures), key="w_dist_measure")
+measure = c1.selectbox(t("curves.dist_measure"), list(view.measures), key=keys.W_DIST_MEASURE)
 computed_ks = compute.distribution_cutoffs(dataset, measure, k_from, k_to)
 k: int | None = None  # stays None when the table has the measure at no K in the range
 if computed_ks is None:
-    if st.session_state.get("w_dist_k", 0) not in range(k_from, k_to + 1):
-        st.session_state["w_dist_k"] = min(max(10, k_from), k_to)
+    if st.session_state.get(keys.W_DIST_K, 0) not in range(k_from, k_to + 1):
+        st.session_state[keys.W_DIST_K] = min(max(10, k_from), k_to)
     k = c2.number_input(
-        t("curves.dist_k"), min_value=k_from, max_value=k_to, step=1, key="w_dist_k"
+        t("curves.dist_k"), min_value=k_from, max_value=k_to, step=1, key=keys.W_DIST_K
     )
 elif computed_ks:
-    if st.session_state.get("w_dist_k_computed") not in computed_ks:
-        st.session_state["w_dist_k_computed"] = 10 if 10 in computed_ks else computed_ks[-1]
+    if st.session_state.get(keys.W_DIST_K_COMPUTED) not in computed_ks:
+        st.session_state[keys.W_DIST_K_COMPUTED] = 10 if 10 in computed_ks else computed_ks[-1]
     k = c2.selectbox(
         t("curves.dist_k"),
         computed_ks,
-        key="w_dist_k_computed",
+        key=keys.W_DIST_K_COMPUTED,
         help=t("perquery.dist_k_help"),
     )
 kind = c3.radio(
     t("curves.dist_kind"),
     ["box", "histogram"],
-    key="w_dist_kind",
+    key=keys.W_DIST_KIND,
     horizontal=True,
     format_func=option_text("curves.dist_kind."),
 )

@@ -21,11 +21,8 @@ from metrics.review.verdict import (
     pairwise_rows,
     segment_rows,
 )
-from ui import compute, frame
-from ui.frame import PHONE_HIDDEN, PHONE_ONLY
-from ui.i18n import t
-from ui.per_query_data import is_per_query
-from ui.per_query_panel import measures_at, require_lists
+from ui.data.per_query_data import is_per_query
+from ui.data.per_query_panel import measures_at, require_lists
 from ui.review import compute as review_compute
 from ui.review.controls import (
     DrillChoice,
@@ -62,6 +59,9 @@ from ui.review.tables import (
     style_drill_list,
     style_review_table,
 )
+from ui.shell import compute, frame, keys
+from ui.shell.frame import PHONE_HIDDEN, PHONE_ONLY
+from ui.shell.i18n import t
 from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
 from ui.tools.compute import compare_code, compare_command
 
@@ -192,9 +192,9 @@ def candidates_section() -> None:
     """Several candidates: each pair, and the groups no test separates."""
     st.subheader(t("compare.matrix_title"))
     matrix_names = [compute.cutoff_name(m, k) for m in measures]
-    if st.session_state.get("w_cmp_matrix_measure") not in matrix_names:
-        st.session_state["w_cmp_matrix_measure"] = matrix_names[0]
-    matrix_measure = st.selectbox(t("compare.measure"), matrix_names, key="w_cmp_matrix_measure")
+    if st.session_state.get(keys.W_CMP_MATRIX_MEASURE) not in matrix_names:
+        st.session_state[keys.W_CMP_MATRIX_MEASURE] = matrix_names[0]
+    matrix_measure = st.selectbox(t("compare.measure"), matrix_names, key=keys.W_CMP_MATRIX_MEASURE)
     st.plotly_chart(
         pairwise_matrix_figure(review, matrix_measure, t, words),
         width="stretch",
@@ -222,10 +222,10 @@ def across_k_section() -> None:
     """The deltas at every K, and how many queries won, tied and lost."""
     left, right = st.columns([3, 2])
     with left:
-        if st.session_state.get("w_cmp_curve_measure") not in measures:
-            st.session_state["w_cmp_curve_measure"] = measures[0]
+        if st.session_state.get(keys.W_CMP_CURVE_MEASURE) not in measures:
+            st.session_state[keys.W_CMP_CURVE_MEASURE] = measures[0]
         curve_measure = st.selectbox(
-            t("compare.curve_measure"), list(measures), key="w_cmp_curve_measure"
+            t("compare.curve_measure"), list(measures), key=keys.W_CMP_CURVE_MEASURE
         )
         k_from, k_to = view.k_range
         curves = {
@@ -301,8 +301,8 @@ def drill_data() -> DrillData:
     if not queries:
         st.info(t("compare.no_shared"))
         st.stop()
-    if st.session_state.get("w_cmp_query") not in queries:
-        st.session_state["w_cmp_query"] = queries[0]
+    if st.session_state.get(keys.W_CMP_QUERY) not in queries:
+        st.session_state[keys.W_CMP_QUERY] = queries[0]
 
     return DrillData(drill, candidate, query_measure, deltas, queries)
 
@@ -316,8 +316,8 @@ def pick(event, key: str, queries: list[str], then: str | None = None) -> None:
     picked = [q for q in picked if q is not None]
     if picked and picked[0] != st.session_state.get(key):
         st.session_state[key] = picked[0]
-        if picked[0] != st.session_state["w_cmp_query"]:
-            st.session_state["w_cmp_query"] = picked[0]
+        if picked[0] != st.session_state[keys.W_CMP_QUERY]:
+            st.session_state[keys.W_CMP_QUERY] = picked[0]
             if then is not None:
                 open_next("compare", then)
             st.rerun()
@@ -332,7 +332,7 @@ def queries_section() -> None:
     # that a click's selection belongs to the chart drawn on the next run too.
     event = st.plotly_chart(
         query_scatter_figure(
-            deltas, choice.baseline, candidate, measure_name, st.session_state["w_cmp_query"], t
+            deltas, choice.baseline, candidate, measure_name, st.session_state[keys.W_CMP_QUERY], t
         ),
         width="stretch",
         key="cmp_scatter",
@@ -365,7 +365,7 @@ def queries_section() -> None:
 
     st.subheader(t("compare.drill_title"))
     query = st.selectbox(
-        t("compare.query"), queries, key="w_cmp_query", help=t("compare.query_help")
+        t("compare.query"), queries, key=keys.W_CMP_QUERY, help=t("compare.query_help")
     )
     drill.write_url(query)
     row = deltas[deltas["query"] == query].iloc[0]
@@ -435,20 +435,20 @@ def disagree_section() -> None:
     # nDCG against P by default (they disagree where graded order and the count of relevant
     # items move apart; P and R at the same K never point in opposite directions).
     first, second = ("nDCG", "P") if {"nDCG", "P"} <= set(names) else (names[0], names[1])
-    if st.session_state.get("w_cmp_dis_x") not in names:
-        st.session_state["w_cmp_dis_x"] = first
-    if st.session_state.get("w_cmp_dis_y") not in names:
-        st.session_state["w_cmp_dis_y"] = second
+    if st.session_state.get(keys.W_CMP_DIS_X) not in names:
+        st.session_state[keys.W_CMP_DIS_X] = first
+    if st.session_state.get(keys.W_CMP_DIS_Y) not in names:
+        st.session_state[keys.W_CMP_DIS_Y] = second
     measure_x = c1.selectbox(
         t("compare.disagree_x"),
         names,
-        key="w_cmp_dis_x",
+        key=keys.W_CMP_DIS_X,
         format_func=lambda m: compute.cutoff_name(m, k),
     )
     measure_y = c2.selectbox(
         t("compare.disagree_y"),
         names,
-        key="w_cmp_dis_y",
+        key=keys.W_CMP_DIS_Y,
         format_func=lambda m: compute.cutoff_name(m, k),
     )
     pair = review_compute.measure_pair_deltas(
@@ -457,7 +457,7 @@ def disagree_section() -> None:
     pair = pair[pair["query"].isin(queries)].reset_index(drop=True)
     name_x, name_y = compute.cutoff_name(measure_x, k), compute.cutoff_name(measure_y, k)
     event = st.plotly_chart(
-        disagreement_figure(pair, name_x, name_y, st.session_state["w_cmp_query"], t),
+        disagreement_figure(pair, name_x, name_y, st.session_state[keys.W_CMP_QUERY], t),
         width="stretch",
         key="cmp_disagree",
         on_select="rerun",

@@ -5,11 +5,8 @@ import streamlit as st
 
 from metrics.review.segments import MIN_SEGMENT_QUERIES
 from metrics.review.verdict import callouts, interval_text, overall_rows, segment_rows
-from ui import compute, frame
-from ui.i18n import t
-from ui.pages_registry import page_def
-from ui.per_query_data import is_per_query
-from ui.per_query_panel import measures_at
+from ui.data.per_query_data import is_per_query
+from ui.data.per_query_panel import measures_at
 from ui.review import compute as review_compute
 from ui.review.controls import (
     callout_box,
@@ -20,6 +17,9 @@ from ui.review.controls import (
 )
 from ui.review.figures import model_colours, segment_delta_figure, segment_heatmap_figure
 from ui.review.tables import CSV_DIGITS, export_csv, export_json, segment_display
+from ui.shell import compute, frame, keys
+from ui.shell.i18n import t
+from ui.shell.pages_registry import page_def
 from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
 from ui.tools.compute import compare_code, compare_command
 
@@ -37,16 +37,16 @@ choice = require_review_choice(models, view.k_range, tuple(view.measures))
 options, k = choice.options, choice.k
 segment_choice(columns)
 c1, c2 = st.columns([2, 1])
-by = c1.multiselect(t("segments.by"), columns, key="w_seg_by", max_selections=2)
+by = c1.multiselect(t("segments.by"), columns, key=keys.W_SEG_BY, max_selections=2)
 measures = measures_at(dataset, tuple(view.measures), k)
 if settings.averaging != "macro":
     st.caption(review_compute.macro_note(settings))
-if st.session_state.get("w_seg_measure") not in measures:
-    st.session_state["w_seg_measure"] = measures[0]
+if st.session_state.get(keys.W_SEG_MEASURE) not in measures:
+    st.session_state[keys.W_SEG_MEASURE] = measures[0]
 measure = c2.selectbox(
     t("compare.measure"),
     list(measures),
-    key="w_seg_measure",
+    key=keys.W_SEG_MEASURE,
     format_func=lambda m: compute.cutoff_name(m, k),
 )
 if not by:
@@ -152,10 +152,10 @@ right.plotly_chart(
 st.subheader(t("segments.open_title"))
 values = [v for v in rows["segment"].drop_duplicates()] if len(by) == 1 else []
 if values:
-    if st.session_state.get("w_seg_open") not in values:
-        st.session_state["w_seg_open"] = values[0]
+    if st.session_state.get(keys.W_SEG_OPEN) not in values:
+        st.session_state[keys.W_SEG_OPEN] = values[0]
     chosen = st.selectbox(
-        t("segments.open_choose"), values, key="w_seg_open", help=t("segments.open_help")
+        t("segments.open_choose"), values, key=keys.W_SEG_OPEN, help=t("segments.open_help")
     )
     value = str(rows.loc[rows["segment"] == chosen, by[0]].iloc[0])
     params = {k_: v for k_, v in st.query_params.to_dict().items() if k_ not in ("q",)}

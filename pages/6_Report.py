@@ -34,11 +34,9 @@ from metrics.review.verdict import (
     pairwise_rows,
     segment_rows,
 )
-from ui import compute, frame, per_query_data
-from ui.figures import figure_pictures
-from ui.findings_view import findings_frame
-from ui.i18n import current_language, t, templates
-from ui.per_query_panel import measures_at
+from ui.data import per_query_data
+from ui.data.findings_view import findings_frame
+from ui.data.per_query_panel import measures_at
 from ui.review import compute as review_compute
 from ui.review.controls import (
     callout_box,
@@ -64,6 +62,9 @@ from ui.review.tables import (
     settings_rows,
     style_review_table,
 )
+from ui.shell import compute, frame, keys
+from ui.shell.i18n import current_language, t, templates
+from ui.shell.plotting import figure_pictures
 from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
 from ui.tools.compute import compare_code, compare_command
 
@@ -82,11 +83,11 @@ if columns:
     st.multiselect(
         t("segments.by"),
         columns,
-        key="w_seg_by",
+        key=keys.W_SEG_BY,
         max_selections=2,
         help=t("review_report.segment_help"),
     )
-    by = tuple(st.session_state["w_seg_by"])
+    by = tuple(st.session_state[keys.W_SEG_BY])
 
 measures = measures_at(dataset, tuple(view.measures), k)
 names = [compute.cutoff_name(m, k) for m in measures]

@@ -4,9 +4,9 @@ import pandas as pd
 import streamlit as st
 
 from metrics.engine.profiles import PROFILES, profile
-from ui import compute, frame
-from ui.i18n import option_text, t
-from ui.per_query_panel import require_lists
+from ui.data.per_query_panel import require_lists
+from ui.shell import compute, frame, keys
+from ui.shell.i18n import option_text, t
 from ui.tools.code_panel import CodeBlock, CodeFile, code_blocks, code_downloads
 from ui.tools.compute import (
     cause_words,
@@ -26,19 +26,19 @@ view = ctx.view
 models = list(dataset.models)
 c1, c2, c3, c4 = st.columns([2, 2, 2, 1])
 tools = list(PROFILES)
-st.session_state.setdefault("w_tools_first", "trec_eval")
-st.session_state.setdefault("w_tools_second", "ranx")
+st.session_state.setdefault(keys.W_TOOLS_FIRST, "trec_eval")
+st.session_state.setdefault(keys.W_TOOLS_SECOND, "ranx")
 first = c1.selectbox(
-    t("tools.first"), tools, key="w_tools_first", format_func=option_text("tools.profile.")
+    t("tools.first"), tools, key=keys.W_TOOLS_FIRST, format_func=option_text("tools.profile.")
 )
 second = c2.selectbox(
-    t("tools.second"), tools, key="w_tools_second", format_func=option_text("tools.profile.")
+    t("tools.second"), tools, key=keys.W_TOOLS_SECOND, format_func=option_text("tools.profile.")
 )
-if st.session_state.get("w_tools_model") not in models:
-    st.session_state["w_tools_model"] = models[0]
-model = c3.selectbox(t("tools.model"), models, key="w_tools_model")
-st.session_state.setdefault("w_tools_k", 10)
-k = int(c4.number_input("K", min_value=1, max_value=1000, step=1, key="w_tools_k"))
+if st.session_state.get(keys.W_TOOLS_MODEL) not in models:
+    st.session_state[keys.W_TOOLS_MODEL] = models[0]
+model = c3.selectbox(t("tools.model"), models, key=keys.W_TOOLS_MODEL)
+st.session_state.setdefault(keys.W_TOOLS_K, 10)
+k = int(c4.number_input("K", min_value=1, max_value=1000, step=1, key=keys.W_TOOLS_K))
 measures = tuple(compute.cutoff_name(m, k) for m in view.measures)
 
 found = explanation(dataset, model, measures, first, second)

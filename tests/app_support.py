@@ -7,9 +7,8 @@ from pathlib import Path
 import streamlit as st
 from streamlit.testing.v1 import AppTest
 
-from ui import memo
-from ui.i18n import DEFAULT_LANGUAGE, translate
-from ui.review.sections import widget_key
+from ui.shell import keys, memo
+from ui.shell.i18n import DEFAULT_LANGUAGE, translate
 
 ROOT = Path(__file__).resolve().parent.parent
 APP = str(ROOT / "app.py")
@@ -48,7 +47,7 @@ def open_tab(at: AppTest, page: str, section: str) -> AppTest:
     and run; fails on any exception shown by the app."""
     state = at.session_state  # no .get: AppTest's session state has none
     lang = state["lang"] if "lang" in state else DEFAULT_LANGUAGE  # noqa: SIM401
-    at.session_state[widget_key(page)] = translate(f"review.section.{section}", lang)
+    at.session_state[keys.section_tabs(page)] = translate(f"review.section.{section}", lang)
     at.run()
     assert not at.exception, [e.value for e in at.exception]
     return at

@@ -36,8 +36,8 @@ def spark():
 @pytest.fixture(autouse=True)
 def _no_server_warm_up(monkeypatch):
     """AppTest runs the app's frame in the test process, whose first finished page run would
-    start the server's warm-up (``ui/warm_up.py``) in the background: it would compute while
+    start the server's warm-up (``ui/shell/warm_up.py``) in the background: it would compute while
     tests count computations. Tests of the warm-up turn it on themselves."""
-    from ui import warm_up
+    from ui.shell import warm_up
 
     monkeypatch.setattr(warm_up, "ENABLED", False)

@@ -128,8 +128,8 @@ def test_the_learn_pages_code_prints_the_lists_measures(tmp_path, params):
     print the values its formula cards end with."""
     from metrics import Settings
     from metrics.engine.explain import list_frames
-    from ui import learn
-    from ui.learn_panel import teaching_lists
+    from ui.learn import evaluate as learn
+    from ui.learn.panel import teaching_lists
 
     at = open_page(fresh_app(params), "learn")
     command = next(c for c in codes(at) if c.startswith("python -m metrics qrels.csv"))

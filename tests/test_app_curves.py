@@ -88,7 +88,7 @@ def test_distribution_table_gives_median_and_quartiles_of_per_query_values(web_s
 def test_table_csv_keeps_numbers_numeric_and_neutralises_formula_text():
     import pandas as pd
 
-    from ui.tables import csv_bytes
+    from ui.curves.tables import csv_bytes
 
     text = csv_bytes(pd.DataFrame({"model": ["=cmd()", "hybrid"], "value": [-0.5, 0.77]}))
     assert text.decode("utf-8-sig").splitlines() == ["model,value", "'=cmd(),-0.5", "hybrid,0.77"]
@@ -107,16 +107,16 @@ def test_micro_averaging_changes_the_table_but_not_the_lines(web_search):
 
 @pytest.mark.slow
 def test_ranking_runs_once_per_data_and_settings(monkeypatch):
-    import ui.compute
+    import ui.shell.compute
 
     calls = []
-    real = ui.compute.rank_run
+    real = ui.shell.compute.rank_run
 
     def counting(run, qrels, settings, source="run", **options):
         calls.append(settings)
         return real(run, qrels, settings, source, **options)
 
-    monkeypatch.setattr(ui.compute, "rank_run", counting)
+    monkeypatch.setattr(ui.shell.compute, "rank_run", counting)
     at = open_page(fresh_app(), "curves")
     at.radio(key="w_dist_kind").set_value("histogram").run()
     at.selectbox(key="w_dist_measure").set_value("R").run()
@@ -134,12 +134,12 @@ def test_ranking_runs_once_per_data_and_settings(monkeypatch):
 
 @pytest.mark.slow
 def test_a_failed_png_export_shows_a_message_not_a_traceback(monkeypatch):
-    import ui.downloads
+    import ui.curves.downloads
 
     def broken(fig, fmt, width=1100, height=500):
         raise RuntimeError("the PNG image could not be made (no browser).")
 
-    monkeypatch.setattr(ui.downloads, "figure_image", broken)
+    monkeypatch.setattr(ui.curves.downloads, "figure_image", broken)
     at = open_page(fresh_app(), "curves")
     at.button(key="btn_curves_prepare").click().run()
     assert not at.exception
@@ -147,10 +147,10 @@ def test_a_failed_png_export_shows_a_message_not_a_traceback(monkeypatch):
 
 
 def test_svg_export_makes_a_download_button(monkeypatch):
-    import ui.downloads
+    import ui.curves.downloads
 
     monkeypatch.setattr(
-        ui.downloads, "figure_image", lambda fig, fmt, width=1100, height=500: b"<svg/>"
+        ui.curves.downloads, "figure_image", lambda fig, fmt, width=1100, height=500: b"<svg/>"
     )
     at = open_page(fresh_app(), "curves")
     at.radio(key="w_export_curves_fmt").set_value("svg").run()
@@ -161,7 +161,7 @@ def test_svg_export_makes_a_download_button(monkeypatch):
 def test_figure_image_turns_kaleido_failures_into_a_clear_error(monkeypatch):
     import plotly.graph_objects as go
 
-    from ui.figures import figure_image
+    from ui.shell.plotting import figure_image
 
     fig = go.Figure()
     monkeypatch.setattr(
@@ -242,17 +242,18 @@ def test_judged_share_is_shown_next_to_the_measures_it_qualifies(web_search):
 
 def _handbuilt_curves(lists) -> object:
     """The Curves page of hand-built ``lists`` (a list of ``RankedList``)."""
-    from ui import handbuilt as hb
+    from ui.data import handbuilt as hb
+    from ui.shell import keys
 
     at = fresh_app({"data": "handbuilt"})
-    at.session_state[hb.TABLE_KEY] = hb.table_of(lists)
+    at.session_state[keys.HANDBUILT_TABLE] = hb.table_of(lists)
     return open_page(at, "curves")
 
 
 def test_positions_past_a_lists_end_are_not_unjudged_in_the_data_checks():
     """The notes' MRR example: three fully judged lists of five. Judged@10 is 0.50 (half of
     the ten positions hold nothing), but nothing is unjudged: no warning."""
-    from ui.handbuilt_list import RankedList
+    from ui.data.handbuilt_list import RankedList
 
     lists = [
         RankedList(name, tuple(f"d{i}" for i in range(1, 6)), labels)
@@ -270,7 +271,7 @@ def test_positions_past_a_lists_end_are_not_unjudged_in_the_data_checks():
 
 
 def test_unjudged_items_in_short_lists_still_raise_the_warning():
-    from ui.handbuilt_list import RankedList
+    from ui.data.handbuilt_list import RankedList
 
     nan = float("nan")
     lists = [RankedList("q1", ("a", "b", "c", "d"), (1.0, nan, nan, 0.0))]

@@ -210,7 +210,7 @@ def test_file_names_and_messages_are_shown_literally_not_as_markdown():
 
 
 def test_markdown_escape_leaves_no_markup_characters_bare():
-    from ui.safe import md_escape
+    from ui.shell.safe import md_escape
 
     assert md_escape("*a*_b_[c](d)<e>") == r"\*a\*\_b\_\[c\]\(d\)&lt;e&gt;"
 

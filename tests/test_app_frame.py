@@ -9,9 +9,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.app_support import ROOT, fresh_app, open_page, sidebar_text
-from ui.i18n import LANGUAGES, LOCALES, catalog, translate
-from ui.pages_registry import PAGES
-from ui.view import View, from_query_params, to_query_params
+from ui.shell.i18n import LANGUAGES, LOCALES, catalog, translate
+from ui.shell.pages_registry import PAGES
+from ui.shell.view import View, from_query_params, to_query_params
 
 
 def test_view_survives_a_round_trip_through_the_url():
@@ -128,7 +128,7 @@ def test_chinese_and_japanese_are_translated_not_copied():
 
 def test_every_message_used_in_the_code_is_in_the_catalog():
     used = set()
-    for path in [*ROOT.glob("ui/*.py"), *ROOT.glob("pages/*.py")]:
+    for path in [*ROOT.glob("ui/**/*.py"), *ROOT.glob("pages/*.py")]:
         used |= set(re.findall(r'\bt\("([a-z_.]+)"', path.read_text(encoding="utf-8")))
     assert used - set(catalog("en")) == set()
 

@@ -13,7 +13,8 @@ import tomllib
 
 from metrics.errors import InputError
 from tests.app_support import fresh_app, open_page, sidebar_text, upload
-from ui import compute, upload_panel
+from ui.data import upload_panel
+from ui.shell import compute
 
 
 def _shown(at) -> str:
@@ -64,7 +65,7 @@ def test_an_unexpected_failure_shows_an_error_id_and_no_traceback_or_path(
     page, monkeypatch, caplog
 ):
     def boom(*args, **kwargs):
-        raise RuntimeError("secret detail in /work/wt/reliability/ui/compute.py line 1")
+        raise RuntimeError("secret detail in /work/wt/reliability/ui/shell/compute.py line 1")
 
     monkeypatch.setattr(compute, "query_count", boom)
     with caplog.at_level(logging.ERROR, logger="ranking_metrics.frame"):
@@ -145,7 +146,7 @@ def test_a_download_never_reruns_the_page_so_its_file_outlives_other_runs():
     # A rerun on click rebuilds the page while the browser fetches the file; Streamlit deletes
     # a generated file once two runs anywhere on the server have finished without it.
     root = Path(__file__).resolve().parents[1]
-    sources = sorted((root / "pages").glob("*.py")) + sorted((root / "ui").glob("*.py"))
+    sources = sorted((root / "pages").glob("*.py")) + sorted((root / "ui").rglob("*.py"))
     offenders = [p.name for p in sources if _download_buttons_without_ignore(p.read_text())]
     assert offenders == []
     assert _download_buttons_without_ignore('st.download_button("a", b"x")') == 1

@@ -17,9 +17,9 @@ from metrics.io.loaders import load_sample
 from metrics.io.per_query import looks_like_per_query, per_query_dataset
 from metrics.review.compare import CompareOptions, comparison_table
 from tests.app_support import APP, open_tab
-from ui import per_query_data
-from ui.compute import cutoff_table_of
-from ui.i18n import catalog
+from ui.data import per_query_data
+from ui.shell.compute import cutoff_table_of
+from ui.shell.i18n import catalog
 
 MEASURES = ["P@5", "P@10", "R@10", "RR@10", "nDCG@5", "nDCG@10", "AP"]
 
@@ -238,7 +238,7 @@ def test_exported_report_on_per_query_values_says_what_is_left_out(web_search):
         build_report_html,
     )
     from metrics.review.verdict import ReviewRequest, review_table
-    from ui.i18n import templates
+    from ui.shell.i18n import templates
 
     dataset, _, _ = web_search
     options = CompareOptions(resamples=200)

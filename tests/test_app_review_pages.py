@@ -84,7 +84,7 @@ def test_compare_table_shows_the_shared_review_table_with_readable_columns(web_s
 def test_on_a_phone_compare_shows_delta_p_and_the_verdict_first():
     """A second table, shown on narrow screens only (frame.PHONE_ONLY), names each row in one
     column and gives Δ, the corrected p and the verdict next; the wide table keeps its order."""
-    from ui.frame import PHONE_HIDDEN, PHONE_ONLY
+    from ui.shell.frame import PHONE_HIDDEN, PHONE_ONLY
 
     at = open_review("4_Compare")
     wide, phone = at.dataframe[0].value, at.dataframe[1].value

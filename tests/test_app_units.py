@@ -10,16 +10,11 @@ import pytest
 
 from metrics import Settings
 from metrics.engine.explain import EXPLAINED, explain_list, list_frames
-from ui import handbuilt as hb
-from ui.compute import cutoffs_within
-from ui.figures import (
-    SETTLED_MARGIN,
-    curve_figure,
-    distribution_figure,
-    label_margin,
-    text_width,
-)
-from ui.learn import RankedList, compare_orderings, evaluate_list
+from ui.curves.figures import curve_figure, distribution_figure
+from ui.data import handbuilt as hb
+from ui.learn.evaluate import RankedList, compare_orderings, evaluate_list
+from ui.shell.compute import cutoffs_within
+from ui.shell.plotting import SETTLED_MARGIN, label_margin, text_width
 
 
 def test_standard_cutoffs_inside_the_range_and_the_end_when_none_fits():
@@ -165,7 +160,7 @@ def test_distribution_histogram_counts_every_query_once():
 
 
 def test_label_chart_counts_judgments_per_label_value():
-    from ui.figures import label_figure
+    from ui.shell.plotting import label_figure
 
     fig = label_figure(pd.Series([0.0, 1.0, 1.0, 3.0]), title="t", x_label="x", y_label="y")
     assert list(fig.data[0].x) == ["0", "1", "3"] and list(fig.data[0].y) == [1, 2, 1]
@@ -174,7 +169,8 @@ def test_label_chart_counts_judgments_per_label_value():
 def test_a_curve_figure_starts_from_the_app_template_without_copying_it_twice():
     import plotly.io as pio
 
-    from ui.figures import FONT_FAMILY, TEMPLATE, curve_figure
+    from ui.curves.figures import curve_figure
+    from ui.shell.plotting import FONT_FAMILY, TEMPLATE
 
     table = pd.DataFrame(
         {"model": ["a", "a"], "measure": ["P", "P"], "k": [1, 2], "mean": [0.5, 0.25], "n": [4, 4]}
@@ -186,7 +182,8 @@ def test_a_curve_figure_starts_from_the_app_template_without_copying_it_twice():
 
 
 def test_precision_recall_axes_span_zero_to_one_and_raw_points_are_dotted_in_the_models_colour():
-    from ui.figures import PALETTE, precision_recall_figure
+    from ui.curves.figures import precision_recall_figure
+    from ui.shell.palette import PALETTE
 
     table = pd.DataFrame(
         {

@@ -327,7 +327,7 @@ def test_loading_numbers_are_unchanged_by_making_bidi_visible():
 
 
 def test_plotly_text_is_escaped_once_and_keeps_quotes_readable():
-    from ui.safe import plotly_text
+    from ui.shell.safe import plotly_text
 
     assert plotly_text('say "hi" <b>&</b> 50%{y}') == 'say "hi" &lt;b&gt;&amp;&lt;/b&gt; 50&#37;{y}'
     assert plotly_text(f"a{RLO}b") == "a[U+202E]b"
@@ -336,7 +336,7 @@ def test_plotly_text_is_escaped_once_and_keeps_quotes_readable():
 def test_a_model_name_with_a_quote_shows_the_quote_in_the_legend_not_an_entity():
     import pandas as pd
 
-    from ui.figures import curve_figure
+    from ui.curves.figures import curve_figure
 
     table = pd.DataFrame(
         {

@@ -277,14 +277,16 @@ def test_number_columns_are_read_as_the_general_rules_read_them(cells, delimiter
 
 
 def test_the_query_count_from_the_encoded_ids_is_the_number_of_distinct_queries(monkeypatch):
-    import ui.compute
-    import ui.memo
+    import ui.shell.compute
+    import ui.shell.memo
 
-    monkeypatch.setattr(ui.memo, "cached", lambda content_hash, key, compute, store=None: compute())
+    monkeypatch.setattr(
+        ui.shell.memo, "cached", lambda content_hash, key, compute, store=None: compute()
+    )
     dataset = load_dataset(
         [load_table(b"query,item,score\nq1,a,1\nq2,a,2\nq1,b,3\nq3,,1\nq4,c,\n", "run.csv")],
         load_table(b"query,item,relevance\nq1,a,1\nq9,z,1\n", "qrels.csv"),
         name="x",
     )
     assert dataset.ids is not None
-    assert ui.compute.query_count(dataset) == dataset.run["query"].nunique() == 2
+    assert ui.shell.compute.query_count(dataset) == dataset.run["query"].nunique() == 2

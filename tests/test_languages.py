@@ -26,8 +26,8 @@ from metrics.io.loaders import SAMPLES
 from metrics.io.validation import ACTIONS, EXAMPLES, MESSAGES, WHERE
 from metrics.review.stakeholder_report import REPORT_TEMPLATES
 from tests.app_support import ROOT, fresh_app, open_page
-from ui.i18n import catalog
-from ui.pages_registry import PAGES
+from ui.shell.i18n import catalog
+from ui.shell.pages_registry import PAGES
 
 TERMS = ROOT / "docs" / "terminology.md"
 
@@ -390,7 +390,8 @@ def test_the_english_check_finds_english_on_an_english_page():
 
 
 def test_every_figure_names_a_font_family_with_chinese_and_japanese_glyphs():
-    from ui.figures import FONT_FAMILY, curve_figure
+    from ui.curves.figures import curve_figure
+    from ui.shell.plotting import FONT_FAMILY
 
     table = pd.DataFrame({"model": ["a"], "measure": ["P"], "k": [1], "mean": [0.5], "n": [3]})
     spec = json.loads(
@@ -406,7 +407,8 @@ def test_figures_keep_their_cjk_font_after_streamlit_sets_its_own_default_templa
     import plotly.io as pio
     import streamlit.elements.plotly_chart  # noqa: F401  (sets Streamlit's template as default)
 
-    from ui.figures import FONT_FAMILY, TEMPLATE, curve_figure, distribution_figure
+    from ui.curves.figures import curve_figure, distribution_figure
+    from ui.shell.plotting import FONT_FAMILY, TEMPLATE
 
     previous = pio.templates.default
     pio.templates.default = "streamlit"
@@ -428,7 +430,7 @@ def test_exported_png_draws_chinese_and_japanese_characters_not_empty_boxes():
     would then give the same image."""
     import plotly.graph_objects as go
 
-    from ui.figures import figure_image
+    from ui.shell.plotting import figure_image
 
     def png(title: str) -> bytes:
         fig = go.Figure(go.Bar(x=[1], y=[1]))
@@ -448,7 +450,7 @@ def test_exported_png_draws_chinese_and_japanese_characters_not_empty_boxes():
 
 def test_a_japanese_fix_names_the_setting_and_its_value_by_their_japanese_labels():
     from metrics.io.validation import Finding
-    from ui.findings_view import finding_text
+    from ui.data.findings_view import finding_text
 
     text = finding_text(
         Finding(
@@ -467,7 +469,7 @@ def test_a_japanese_fix_names_the_setting_and_its_value_by_their_japanese_labels
 
 def test_counts_read_naturally_in_each_language():
     from metrics.io.validation import Finding
-    from ui.findings_view import finding_text
+    from ui.data.findings_view import finding_text
 
     one = Finding("missing_labels", "warning", {"n": 1}, 1)
     many = Finding("missing_labels", "warning", {"n": 12345}, 12345)
@@ -563,7 +565,7 @@ def test_the_html_report_is_written_in_the_session_language(lang, report_inputs)
 @pytest.mark.parametrize("lang", ["zh", "ja"])
 def test_the_report_describes_a_sample_in_the_session_language(lang, report_inputs):
     from metrics.review import stakeholder_report
-    from ui.i18n import translate
+    from ui.shell.i18n import translate
 
     made = report_inputs
     open_page(fresh_app({"lang": lang}), "report")

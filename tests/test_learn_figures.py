@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 import pandas as pd
 
-from ui.learn_figures import CUT_COLOUR, learn_curve_svg
+from ui.learn.figures import CUT_COLOUR, learn_curve_svg
 
 SVG = "{http://www.w3.org/2000/svg}"
 

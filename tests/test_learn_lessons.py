@@ -9,8 +9,7 @@ import pytest
 
 from metrics import Settings
 from tests.oracles import require_oracle
-from ui.i18n import LANGUAGES, catalog
-from ui.learn_lessons import (
+from ui.learn.lessons import (
     BY_ID,
     LESSONS,
     PREDICT_PARTS,
@@ -24,6 +23,7 @@ from ui.learn_lessons import (
     text_values,
     value,
 )
+from ui.shell.i18n import LANGUAGES, catalog
 
 
 def start(lesson_id: str):

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ui.handbuilt_list import RankedList
-from ui.learn_list import CHIP_TOP, chip_colours, list_data, valid_action
+from ui.data.handbuilt_list import RankedList
+from ui.learn.list_component import CHIP_TOP, chip_colours, list_data, valid_action
 
 NAN = float("nan")
 
@@ -111,8 +111,8 @@ def test_a_list_ordered_by_score_cannot_be_moved(rl):
     ],
 )
 def test_an_edited_hand_built_list_needs_no_cleaning_of_its_table(op, index):
-    from ui import handbuilt as hb
-    from ui.handbuilt_list import replace_list
+    from ui.data import handbuilt as hb
+    from ui.data.handbuilt_list import replace_list
 
     table = hb.table_of(
         [
@@ -175,8 +175,8 @@ def test_the_tray_button_has_a_word_not_only_a_sign(rl):
 
 def test_counts_in_the_lists_sentences_take_the_singular_for_one(rl):
     from metrics import Settings
-    from ui.i18n import translate
-    from ui.learn import pitfalls
+    from ui.learn.evaluate import pitfalls
+    from ui.shell.i18n import translate
 
     one = RankedList("one", ("a",), (1.0,), (("z", 1.0),))
     found = dict(pitfalls(one, 3, Settings()))

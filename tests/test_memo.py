@@ -12,8 +12,8 @@ import pytest
 
 from tests.app_support import fresh_app, open_page, upload
 from tests.test_app_data import QRELS, RUN
-from ui import memo
-from ui.memo import ResultCache, size_of
+from ui.shell import keys, memo
+from ui.shell.memo import ResultCache, size_of
 
 
 def test_an_entry_is_computed_once_and_then_served():
@@ -84,7 +84,7 @@ def test_an_uploads_results_live_in_its_session_and_a_samples_results_are_shared
     at = upload(fresh_app(), [("run.csv", RUN, "text/csv")], ("judged.csv", QRELS, "text/csv"))
     open_page(at, "curves")
     upload_hash = at.session_state["upload_dataset"].content_hash
-    store = at.session_state[memo.SESSION_KEY]
+    store = at.session_state[keys.RESULTS]
     assert any(key[0] == upload_hash for key in store._entries)
     assert all(key[0] != upload_hash for key in memo.SHARED._entries)
     assert all(key[0] != sample_hash for key in store._entries)
@@ -138,30 +138,30 @@ def test_released_sessions_are_shut_down_and_emptied_before_the_memory_is_handed
 def test_warming_a_new_data_set_ranks_it_once_and_leaves_the_curves_page_results_cached(
     monkeypatch,
 ):
-    import ui.compute
+    import ui.shell.compute
     from metrics.engine.settings import Settings
     from metrics.io.loaders import load_sample
 
     dataset = load_sample("web_search")
     store = ResultCache(60, 1 << 30, 48)
     calls = []
-    real = ui.compute.rank_run
+    real = ui.shell.compute.rank_run
 
     def counting(*args, **options):
         calls.append(args[2])
         return real(*args, **options)
 
-    monkeypatch.setattr(ui.compute, "rank_run", counting)
+    monkeypatch.setattr(ui.shell.compute, "rank_run", counting)
     settings = Settings()
-    ui.compute.warm(dataset, settings, ("P", "nDCG"), (1, 20), store=store).join()
+    ui.shell.compute.warm(dataset, settings, ("P", "nDCG"), (1, 20), store=store).join()
     assert len(calls) == 1
     for measure in ("P", "nDCG"):  # served from the store: computing them would raise
         cached = store.get(
-            (dataset.content_hash, "curves", ui.compute.settings_key(settings), measure, 20),
+            (dataset.content_hash, "curves", ui.shell.compute.settings_key(settings), measure, 20),
             lambda: (_ for _ in ()).throw(AssertionError("not warmed")),
         )
         assert set(cached) == set(dataset.models)
-    key = ui.compute.settings_key(settings)
+    key = ui.shell.compute.settings_key(settings)
     for entry in (
         ("curve_table", key, ("P", "nDCG"), 1, 20),
         ("cutoffs", key, ("P", "nDCG"), (1, 3, 5, 10, 20)),
@@ -250,7 +250,7 @@ def test_a_megabyte_array_lives_in_a_map_of_its_own_not_in_the_heaps():
     script = """
 import ctypes
 import numpy as np
-import ui.memo
+import ui.shell.memo
 
 class MallInfo2(ctypes.Structure):
     _fields_ = [(n, ctypes.c_size_t) for n in (

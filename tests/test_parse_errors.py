@@ -12,7 +12,7 @@ import pytest
 from metrics.errors import InputError
 from metrics.io.formats import load_table
 from tests.app_support import fresh_app, upload
-from ui.i18n import LANGUAGES, catalog
+from ui.shell.i18n import LANGUAGES, catalog
 
 QRELS = ("judged.csv", b"query,item,relevance\nq1,a,1\nq2,d,1\n", "text/csv")
 

@@ -22,8 +22,8 @@ from metrics.review.stakeholder_report import (
     report_zip,
 )
 from metrics.review.verdict import ReviewRequest, callouts, review_table
-from ui.i18n import templates
 from ui.review.figures import delta_curve_figure
+from ui.shell.i18n import templates
 
 EVIL = "<script>alert(1)</script>"
 OPTIONS = CompareOptions(resamples=500, seed=11, correction="bh")

@@ -470,7 +470,7 @@ def _click_report(click) -> ReportInputs:
 @pytest.mark.slow
 def test_the_report_to_mail_of_a_50_query_review_is_under_a_megabyte(click):
     """Its four charts are SVG pictures (kaleido), with no charting library to load or run."""
-    from ui.figures import figure_pictures
+    from ui.shell.plotting import figure_pictures
 
     inputs = _click_report(click)
     pictures = figure_pictures([figure for _, figure in inputs.figures])

@@ -277,7 +277,7 @@ def test_the_synonyms_have_one_home():
 @pytest.mark.parametrize("lang", ["en", "zh", "ja"])
 def test_every_role_guess_message_is_in_the_catalogs(lang):
     from metrics.io.roles import DOUBT_CODES, GUESS_CODES, SAID_TEXT
-    from ui.i18n import catalog
+    from ui.shell.i18n import catalog
 
     messages = catalog(lang)
     wanted = (

@@ -9,8 +9,8 @@ from metrics.review.compare import HEADLINE_TEMPLATES, headline
 from metrics.review.segments import REVERSAL_TEMPLATES, reversal_sentence
 from tests.app_support import fresh_app, open_page
 from tests.test_app_review_pages import open_review, shown_text
-from ui import i18n
-from ui.i18n import catalog, sentence_templates
+from ui.shell import i18n
+from ui.shell.i18n import catalog, sentence_templates
 
 #: One comparison row as metrics.review.compare.comparison_table gives it (numbers made up).
 ROW = {

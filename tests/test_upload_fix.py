@@ -5,7 +5,7 @@ from __future__ import annotations
 from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 from streamlit.runtime.forward_msg_queue import ForwardMsgQueue
 
-from ui.upload_fix import keep_upload_answers
+from ui.shell.upload_fix import keep_upload_answers
 
 
 def _answer(request_id: str) -> ForwardMsg:

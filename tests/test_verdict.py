@@ -39,9 +39,9 @@ from metrics.review.verdict import (
     row_p,
     segment_rows,
 )
-from ui.i18n import templates
 from ui.review.figures import pairwise_matrix_figure, segment_delta_figure
 from ui.review.tables import export_csv, export_json, review_display, segment_display
+from ui.shell.i18n import templates
 
 #: country -> (candidate wins, candidate losses); each win or loss moves RR by 0.5.
 HELD_OUT = {"DE": (8, 7), "FR": (5, 5), "JP": (1, 9), "US": (10, 5)}

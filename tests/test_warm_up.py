@@ -11,11 +11,17 @@ import sys
 from streamlit.testing.v1 import AppTest
 
 from tests.app_support import APP, ROOT, fresh_app, open_page
-from ui import warm_up
+from ui.shell import warm_up
 
 #: Modules only the pages after Data need: plotly's figure classes and our builders, the
 #: review package, scipy.
-HEAVY = ("scipy", "plotly.graph_objs._figure", "ui.figures", "ui.downloads", "ui.review")
+HEAVY = (
+    "scipy",
+    "plotly.graph_objs._figure",
+    "ui.shell.plotting",
+    "ui.curves",
+    "ui.review",
+)
 HEAVY_PACKAGES = ("metrics.review",)
 
 
@@ -40,46 +46,55 @@ def _heavy(loaded: list[str]) -> list[str]:
 
 def test_the_frame_and_the_data_page_import_no_figure_builder_review_package_or_scipy():
     loaded = _loaded_by(
-        "ui.frame",
-        "ui.findings_view",
-        "ui.upload_panel",
-        "ui.handbuilt_panel",
-        "ui.per_query_panel",
+        "ui.shell.frame",
+        "ui.data.findings_view",
+        "ui.data.upload_panel",
+        "ui.data.handbuilt_panel",
+        "ui.data.per_query_panel",
     )
-    assert "ui.frame" in loaded and "metrics.io.loaders" in loaded
+    assert "ui.shell.frame" in loaded and "metrics.io.loaders" in loaded
     assert _heavy(loaded) == []
 
 
 def test_the_learn_page_draws_without_plotly_figures_or_the_review_package():
-    loaded = _loaded_by("ui.learn_views", "ui.learn_panel", "ui.learn_list", "ui.learn_figures")
-    assert "ui.learn_figures" in loaded
+    loaded = _loaded_by(
+        "ui.learn.views", "ui.learn.panel", "ui.learn.list_component", "ui.learn.figures"
+    )
+    assert "ui.learn.figures" in loaded
     assert _heavy(loaded) == []
 
 
 def test_the_warm_up_imports_what_the_other_pages_need():
-    assert set(warm_up.PAGE_MODULES) >= {"ui.figures", "ui.review.figures", "ui.review.tables"}
+    assert set(warm_up.PAGE_MODULES) >= {
+        "ui.shell.plotting",
+        "ui.curves.figures",
+        "ui.review.figures",
+        "ui.review.tables",
+    }
     for name in warm_up.PAGE_MODULES:  # every name is a module of the app
         assert (ROOT / (name.replace(".", "/") + ".py")).exists(), name
 
 
 def test_the_warm_up_results_are_shared_by_every_new_session(monkeypatch):
-    import ui.compute
-    from ui import memo
+    import ui.shell.compute
+    from ui.shell import memo
 
     fresh_app()  # empty caches
     warm_up.work()
-    dataset = ui.compute.sample_dataset("web_search")
+    dataset = ui.shell.compute.sample_dataset("web_search")
     assert memo.store_for(dataset.content_hash) is memo.SHARED
     ranked = []
-    real = ui.compute.rank_run
-    monkeypatch.setattr(ui.compute, "rank_run", lambda *a, **o: ranked.append(1) or real(*a, **o))
+    real = ui.shell.compute.rank_run
+    monkeypatch.setattr(
+        ui.shell.compute, "rank_run", lambda *a, **o: ranked.append(1) or real(*a, **o)
+    )
     for _ in range(2):  # two new sessions: neither ranks the sample nor computes its curves
         at = AppTest.from_file(APP, default_timeout=60)
         at.run()
         open_page(at, "curves")
         assert len(at.get("plotly_chart")) >= 5
     assert ranked == []
-    assert ui.compute.sample_dataset("web_search") is dataset
+    assert ui.shell.compute.sample_dataset("web_search") is dataset
 
 
 def test_the_first_finished_page_run_of_a_server_starts_the_warm_up_once(monkeypatch):
@@ -96,17 +111,17 @@ def test_the_first_finished_page_run_of_a_server_starts_the_warm_up_once(monkeyp
 
 
 def test_the_entrypoint_asks_for_the_chart_code_before_it_imports_the_app():
-    loaded = _loaded_by("ui.preload")
+    loaded = _loaded_by("ui.shell.preload")
     assert [m for m in loaded if m.split(".")[0] in ("numpy", "pandas", "pyarrow", "metrics")] == []
-    assert "ui.frame" not in loaded
+    assert "ui.shell.frame" not in loaded
     source = (ROOT / "app.py").read_text(encoding="utf-8")
-    assert source.index("preload.preload()") < source.index("from ui.frame import")
+    assert source.index("preload.preload()") < source.index("from ui.shell.frame import")
 
 
 def _preloading_page() -> None:
     import streamlit as st
 
-    from ui import preload
+    from ui.shell import preload
 
     slot = preload.preload()
     st.title("page")

@@ -83,7 +83,7 @@ VIEW_SHOTS = {
 
 def view_shots(browser, url: str, wanted: set[str]) -> None:
     """The ``VIEW_SHOTS`` in ``wanted``; a phone's page is a touch screen."""
-    from ui.i18n import translate
+    from ui.shell.i18n import translate
 
     for name, (width, height, path, key, scroll) in VIEW_SHOTS.items():
         if name not in wanted:
@@ -106,7 +106,7 @@ def view_shots(browser, url: str, wanted: set[str]) -> None:
 
 
 def main(names: list[str]) -> None:
-    from ui.i18n import translate
+    from ui.shell.i18n import translate
 
     wanted = set(names or [*ENGLISH_SHOTS, *LANGUAGE_SHOTS, *VIEW_SHOTS])
     SHOTS.mkdir(parents=True, exist_ok=True)

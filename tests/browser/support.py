@@ -166,7 +166,7 @@ def go_to(page, nav_text: str) -> None:
 
 def open_tab(page, section: str, lang: str = "en") -> None:
     """Click a tab of Compare or Report (``ui.review.sections``) and wait for its run."""
-    from ui.i18n import translate
+    from ui.shell.i18n import translate
 
     name = translate(f"review.section.{section}", lang)
     page.get_by_role("tab", name=name, exact=True).click()

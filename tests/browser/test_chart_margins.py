@@ -1,7 +1,7 @@
 """Charts start from the margins plotly settles on, so the browser draws each of them once.
 
 Plotly grows a margin too small for the tick labels, axis titles or legend and then draws the
-whole figure again; ``ui.figures.SETTLED_MARGIN`` and ``label_margin`` give every chart room
+whole figure again; ``ui.shell.plotting.SETTLED_MARGIN`` and ``label_margin`` give every chart room
 enough from the start. Each chart's drawn margins must equal the margins its figure asked for.
 """
 

@@ -18,7 +18,7 @@ from tests.browser.support import (
     wait_for_curve,
     wait_for_tables,
 )
-from ui.pages_registry import PAGES
+from ui.shell.pages_registry import PAGES
 
 pytestmark = pytest.mark.browser
 

@@ -8,8 +8,8 @@ import re
 import pytest
 
 from tests.browser.support import WAIT, new_page, wait_for_app, wait_for_curve
-from ui.i18n import translate
-from ui.learn_lessons import LESSONS
+from ui.learn.lessons import LESSONS
+from ui.shell.i18n import translate
 
 pytestmark = pytest.mark.browser
 

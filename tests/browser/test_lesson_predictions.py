@@ -9,8 +9,8 @@ import pytest
 from metrics import Settings
 from tests.browser.support import WAIT, new_page, wait_for_app
 from tests.browser.test_learn import choose_option, codes, met, not_met
-from ui.i18n import translate
-from ui.learn_lessons import BY_ID, value
+from ui.learn.lessons import BY_ID, value
+from ui.shell.i18n import translate
 
 pytestmark = pytest.mark.browser
 

@@ -184,7 +184,7 @@ def test_the_review_pages_are_in_the_navigation(server, page):
 def test_on_a_phone_compare_shows_delta_p_and_the_verdict_first(server, browser, lang):
     """At 390 px on a touch screen: the compact table, whose first columns (the row, Δ,
     corrected p, verdict) are the ones drawn, and a toolbar that leaves the caption readable."""
-    from ui.i18n import translate
+    from ui.shell.i18n import translate
 
     phone = new_page(browser, 390, 1400, has_touch=True, is_mobile=True)
     phone.goto(f"{server}/Compare?m=nDCG,P&lang={lang}")

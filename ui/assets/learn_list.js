@@ -1,4 +1,4 @@
-// The Learn page's ranked list (ui/learn_list.py): one component, one event per action.
+// The Learn page's ranked list (ui/learn/list_component.py): one component, one event per action.
 // Every word and every number comes from the Python side (data); user ids are set as text,
 // never as HTML. An action is sent as the trigger value "action" = {op, index, seq}; Python
 // applies it with the page's edit logic and sends the new list back.

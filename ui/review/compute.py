@@ -2,7 +2,7 @@
 
 The pure functions (``*_of``) do the work and are tested without a server; the cached wrappers
 key on :attr:`Dataset.content_hash`, the settings and the page's choices, and take the data set
-as an unhashed ``_dataset`` argument (see ``ui/compute.py``).
+as an unhashed ``_dataset`` argument (see ``ui/shell/compute.py``).
 """
 
 from __future__ import annotations
@@ -25,9 +25,10 @@ from metrics.review.power import DEFAULT_POWER
 from metrics.review.segments import segment_means
 from metrics.review.statistics import DEFAULT_RESAMPLES, MissingPolicy
 from metrics.review.verdict import ReviewRequest, review_table
-from ui import frame, per_query_data
-from ui.compute import cutoff_evaluation_of, cutoff_name, ranked_lists, settings_key
-from ui.i18n import t
+from ui.data import per_query_data
+from ui.shell import frame
+from ui.shell.compute import cutoff_evaluation_of, cutoff_name, ranked_lists, settings_key
+from ui.shell.i18n import t
 
 #: Resample counts offered on the pages (the CLI accepts any); the default is the CLI's.
 RESAMPLE_CHOICES = tuple(sorted({1_000, 2_000, DEFAULT_RESAMPLES, 10_000}))

@@ -22,28 +22,27 @@ from metrics.review.statistics import (
     MISSING_POLICIES,
 )
 from metrics.review.verdict import DEFAULT_FAMILY, DEFAULT_K, FAMILIES
-from ui.i18n import Message, option_text, t
 from ui.review.compute import RESAMPLE_CHOICES
-from ui.view import K_LIMIT
+from ui.shell import keys
+from ui.shell.i18n import Message, option_text, t
+from ui.shell.view import K_LIMIT
 
-#: Widget key -> URL query parameter (names the frame does not use; see ui/view.py URL_NAMES).
+#: Widget key -> URL query parameter (names the frame does not use; see ui/shell/view.py URL_NAMES).
 URL_PARAMS = {
-    "w_review_baseline": "base",
-    "w_review_candidates": "cand",
-    "w_review_k": "at",
-    "w_review_resamples": "boot",
-    "w_review_seed": "seed",
-    "w_review_correction": "corr",
-    "w_review_family": "fam",
-    "w_review_power": "pow",
-    "w_seg_by": "seg",
+    keys.W_REVIEW_BASELINE: "base",
+    keys.W_REVIEW_CANDIDATES: "cand",
+    keys.W_REVIEW_K: "at",
+    keys.W_REVIEW_RESAMPLES: "boot",
+    keys.W_REVIEW_SEED: "seed",
+    keys.W_REVIEW_CORRECTION: "corr",
+    keys.W_REVIEW_FAMILY: "fam",
+    keys.W_REVIEW_POWER: "pow",
+    keys.W_SEG_BY: "seg",
 }
 #: URL parameter of the smallest differences that matter (``nDCG:0.02,P:0.01``).
 MIN_EFFECT_PARAM = "eff"
 #: Powers offered for the minimum detectable effect and the queries needed.
 POWER_CHOICES = (0.8, 0.9, 0.95)
-#: Session-state key prefix of the smallest difference that matters of one measure.
-MIN_EFFECT_KEY = "w_review_eff_"
 
 
 @dataclass(frozen=True)
@@ -73,12 +72,12 @@ def _keep_valid(key: str, allowed: list, fallback) -> None:
 def _swap_with_previous_baseline(baseline: str, models: list[str]) -> None:
     """When a candidate becomes the baseline, the previous baseline takes its candidate slot."""
     state = st.session_state
-    previous = state.get("review_previous_baseline")
-    state["review_previous_baseline"] = baseline
-    chosen = state.get("w_review_candidates")
+    previous = state.get(keys.REVIEW_PREVIOUS_BASELINE)
+    state[keys.REVIEW_PREVIOUS_BASELINE] = baseline
+    chosen = state.get(keys.W_REVIEW_CANDIDATES)
     if previous is None or previous == baseline or chosen is None or previous not in models:
         return
-    state["w_review_candidates"] = [previous if m == baseline else m for m in chosen]
+    state[keys.W_REVIEW_CANDIDATES] = [previous if m == baseline else m for m in chosen]
 
 
 def _integer(text: str, low: int, high: int) -> int | None:
@@ -92,25 +91,25 @@ def _integer(text: str, low: int, high: int) -> int | None:
 def seed_from_url(models: list[str]) -> None:
     """On a session's first visit, take baseline, candidates, K and statistics from the link."""
     state, params = st.session_state, st.query_params
-    if state.get("review_url_read"):
+    if state.get(keys.REVIEW_URL_READ):
         return
-    state["review_url_read"] = True
+    state[keys.REVIEW_URL_READ] = True
     if params.get("base") in models:
-        state["w_review_baseline"] = params["base"]
+        state[keys.W_REVIEW_BASELINE] = params["base"]
     if "cand" in params:
         chosen = [m for m in params["cand"].split(",") if m in models]
         if chosen:
-            state["w_review_candidates"] = chosen
+            state[keys.W_REVIEW_CANDIDATES] = chosen
     if "at" in params and _integer(params["at"], 1, K_LIMIT) is not None:
-        state["w_review_k"] = _integer(params["at"], 1, K_LIMIT)
+        state[keys.W_REVIEW_K] = _integer(params["at"], 1, K_LIMIT)
     if "boot" in params and _integer(params["boot"], 1, 10**6) in RESAMPLE_CHOICES:
-        state["w_review_resamples"] = _integer(params["boot"], 1, 10**6)
+        state[keys.W_REVIEW_RESAMPLES] = _integer(params["boot"], 1, 10**6)
     if "seed" in params and _integer(params["seed"], 0, 2**31 - 1) is not None:
-        state["w_review_seed"] = _integer(params["seed"], 0, 2**31 - 1)
+        state[keys.W_REVIEW_SEED] = _integer(params["seed"], 0, 2**31 - 1)
     if params.get("corr") in CORRECTIONS:
-        state["w_review_correction"] = params["corr"]
+        state[keys.W_REVIEW_CORRECTION] = params["corr"]
     if params.get("fam") in FAMILIES:
-        state["w_review_family"] = params["fam"]
+        state[keys.W_REVIEW_FAMILY] = params["fam"]
     _power_and_effects_from_url()
 
 
@@ -119,9 +118,9 @@ def _power_and_effects_from_url() -> None:
     state, params = st.session_state, st.query_params
     power = _number(str(params.get("pow", "")))
     if power in POWER_CHOICES:
-        state["w_review_power"] = power
+        state[keys.W_REVIEW_POWER] = power
     for name, value in _min_effects_of_url(str(params.get(MIN_EFFECT_PARAM, ""))):
-        state[MIN_EFFECT_KEY + name] = value
+        state[keys.min_effect(name)] = value
 
 
 def _number(text: str) -> float | None:
@@ -179,33 +178,35 @@ def review_controls(
     """
     seed_from_url(models)
     c1, c2, c3 = st.columns([1, 2, 1])
-    _keep_valid("w_review_baseline", models, models[0])
+    _keep_valid(keys.W_REVIEW_BASELINE, models, models[0])
     baseline = c1.selectbox(
-        t("review.baseline"), models, key="w_review_baseline", help=t("review.baseline_help")
+        t("review.baseline"), models, key=keys.W_REVIEW_BASELINE, help=t("review.baseline_help")
     )
     others = [m for m in models if m != baseline]
     if several_candidates:
         _swap_with_previous_baseline(baseline, models)
-        _keep_valid("w_review_candidates", others, others)
-        if "w_review_candidates" not in st.session_state:
-            st.session_state["w_review_candidates"] = others
+        _keep_valid(keys.W_REVIEW_CANDIDATES, others, others)
+        if keys.W_REVIEW_CANDIDATES not in st.session_state:
+            st.session_state[keys.W_REVIEW_CANDIDATES] = others
         candidates = c2.multiselect(
             t("review.candidates"),
             others,
-            key="w_review_candidates",
+            key=keys.W_REVIEW_CANDIDATES,
             help=t("review.candidates_help"),
         )
     else:
         candidates = others
     k_from, k_to = k_range
-    if "w_review_k" not in st.session_state or not (1 <= st.session_state["w_review_k"] <= K_LIMIT):
-        st.session_state["w_review_k"] = min(max(DEFAULT_K, k_from), k_to)
+    if keys.W_REVIEW_K not in st.session_state or not (
+        1 <= st.session_state[keys.W_REVIEW_K] <= K_LIMIT
+    ):
+        st.session_state[keys.W_REVIEW_K] = min(max(DEFAULT_K, k_from), k_to)
     k = c3.number_input(
         t("review.k"),
         min_value=1,
         max_value=K_LIMIT,
         step=1,
-        key="w_review_k",
+        key=keys.W_REVIEW_K,
         help=t("review.k_help"),
     )
     options, family, min_effect, power = statistics_options(measures)
@@ -226,11 +227,11 @@ def statistics_options(
     (options, family, smallest differences that matter, power)
     """
     for key, value in (
-        ("w_review_resamples", DEFAULT_RESAMPLES),
-        ("w_review_seed", DEFAULT_SEED),
-        ("w_review_alpha", 0.05),
-        ("w_review_family", DEFAULT_FAMILY),
-        ("w_review_power", DEFAULT_POWER),
+        (keys.W_REVIEW_RESAMPLES, DEFAULT_RESAMPLES),
+        (keys.W_REVIEW_SEED, DEFAULT_SEED),
+        (keys.W_REVIEW_ALPHA, 0.05),
+        (keys.W_REVIEW_FAMILY, DEFAULT_FAMILY),
+        (keys.W_REVIEW_POWER, DEFAULT_POWER),
     ):
         st.session_state.setdefault(key, value)
     with st.expander(t("review.stats"), icon=":material/tune:"):
@@ -238,7 +239,7 @@ def statistics_options(
         resamples = c1.selectbox(
             t("review.resamples"),
             RESAMPLE_CHOICES,
-            key="w_review_resamples",
+            key=keys.W_REVIEW_RESAMPLES,
             format_func=lambda n: f"{n:,}",
             help=t("review.resamples_help"),
         )
@@ -247,44 +248,44 @@ def statistics_options(
             min_value=0,
             max_value=2**31 - 1,
             step=1,
-            key="w_review_seed",
+            key=keys.W_REVIEW_SEED,
             help=t("review.seed_help"),
         )
         correction = c2.selectbox(
             t("review.correction"),
             list(CORRECTIONS),
-            key="w_review_correction",
+            key=keys.W_REVIEW_CORRECTION,
             format_func=option_text("review.correction."),
         )
         family = c2.selectbox(
             t("review.family"),
             list(FAMILIES),
-            key="w_review_family",
+            key=keys.W_REVIEW_FAMILY,
             format_func=option_text("review.family."),
             help=t("review.family_help"),
         )
         test = c2.selectbox(
             t("review.test"),
             list(TESTS),
-            key="w_review_test",
+            key=keys.W_REVIEW_TEST,
             format_func=option_text("review.test."),
         )
         policy = c3.selectbox(
             t("review.policy"),
             list(MISSING_POLICIES),
-            key="w_review_policy",
+            key=keys.W_REVIEW_POLICY,
             format_func=option_text("review.policy."),
         )
         alpha = c3.selectbox(
             t("review.alpha"),
             (0.05, 0.01, 0.1),
-            key="w_review_alpha",
+            key=keys.W_REVIEW_ALPHA,
             format_func=lambda a: f"{a:g}",
         )
         power = c3.selectbox(
             t("review.power"),
             POWER_CHOICES,
-            key="w_review_power",
+            key=keys.W_REVIEW_POWER,
             format_func=lambda p: f"{p:.0%}",
             help=t("review.power_help"),
         )
@@ -307,7 +308,7 @@ def _min_effect_inputs(measures: tuple[str, ...]) -> tuple[tuple[str, float], ..
     st.markdown(t("review.min_effect"), help=t("review.min_effect_help"))
     chosen = []
     for column, measure in zip(st.columns(min(len(measures), 4)) * len(measures), measures):
-        key = MIN_EFFECT_KEY + measure
+        key = keys.min_effect(measure)
         st.session_state.setdefault(key, 0.0)
         value = column.number_input(
             measure, min_value=0.0, max_value=1e6, step=0.005, format="%.3f", key=key
@@ -324,13 +325,13 @@ def segment_choice(columns: list[str]) -> tuple[str, ...]:
     state = st.session_state
     if not columns:
         return ()
-    if "w_seg_by" not in state:
+    if keys.W_SEG_BY not in state:
         wanted = [c for c in str(st.query_params.get("seg", "")).split(",") if c in columns]
-        state["w_seg_by"] = wanted[:2] or columns[:1]
-    chosen = [c for c in state["w_seg_by"] if c in columns][:2]
-    if chosen != list(state["w_seg_by"]):
-        state["w_seg_by"] = chosen or columns[:1]
-    by = tuple(state["w_seg_by"])
+        state[keys.W_SEG_BY] = wanted[:2] or columns[:1]
+    chosen = [c for c in state[keys.W_SEG_BY] if c in columns][:2]
+    if chosen != list(state[keys.W_SEG_BY]):
+        state[keys.W_SEG_BY] = chosen or columns[:1]
+    by = tuple(state[keys.W_SEG_BY])
     if st.query_params.get("seg") != ",".join(by) and all("," not in c for c in by):
         st.query_params["seg"] = ",".join(by)
     return by
@@ -358,7 +359,7 @@ def require_review_choice(
 def verdict_templates() -> dict[str, Message]:
     """Wording of :mod:`metrics.review.verdict` sentences in the session's language."""
     from metrics.review.verdict import VERDICT_TEMPLATES
-    from ui.i18n import current_language, templates
+    from ui.shell.i18n import current_language, templates
 
     return templates(VERDICT_TEMPLATES, current_language())
 
@@ -367,7 +368,7 @@ def verdict_box(review: pd.DataFrame, words: Mapping[str, Message]) -> None:
     """The verdict at the top of the page: one or two sentences per candidate, then, with two or
     more candidates, which one is ahead (or that none clearly is)."""
     from metrics.review.headline import verdict_sentences
-    from ui import frame
+    from ui.shell import frame
 
     sentences = verdict_sentences(review, words)
     with st.container(border=True, key="verdict_box"):
@@ -395,7 +396,7 @@ CALLOUT_STYLES = {
 def callout_box(kind: str, significant: bool, sentence: str) -> None:
     """One segment finding (:func:`metrics.review.verdict.callouts`) in a bordered box with an
     icon of its direction; significant findings carry the word in bold."""
-    from ui import frame
+    from ui.shell import frame
 
     icon, _ = CALLOUT_STYLES.get(kind, (":material/info:", "#57606a"))
     with st.container(border=True):
@@ -422,7 +423,7 @@ class DrillChoice:
             "q": str(query),
         }
         for name, value in wanted.items():
-            st.session_state[f"cmp_url_{name}"] = value
+            st.session_state[keys.compare_url(name)] = value
             if not value:
                 if name in st.query_params:
                     del st.query_params[name]
@@ -432,10 +433,10 @@ class DrillChoice:
 
 #: Drill-down widget key -> URL parameter.
 DRILL_PARAMS = {
-    "w_cmp_candidate": "qc",
-    "w_cmp_query_measure": "qm",
-    "w_cmp_segment": "qseg",
-    "w_cmp_query": "q",
+    keys.W_CMP_CANDIDATE: "qc",
+    keys.W_CMP_QUERY_MEASURE: "qm",
+    keys.W_CMP_SEGMENT: "qseg",
+    keys.W_CMP_QUERY: "q",
 }
 
 
@@ -445,16 +446,16 @@ def _sync_from_url() -> None:
     state, params = st.session_state, st.query_params
     for key, name in DRILL_PARAMS.items():
         value = params.get(name)
-        if value is not None and value != state.get(f"cmp_url_{name}"):
+        if value is not None and value != state.get(keys.compare_url(name)):
             state[key] = value
-            state[f"cmp_url_{name}"] = value
+            state[keys.compare_url(name)] = value
 
 
 def drill_choice(candidates: list[str], measures: list[str], dataset) -> DrillChoice:
     """Candidate, measure and segment of the drill-down, from the link first; choices that no
     longer exist (another data set, other candidates) fall back to the first ones."""
     from metrics.review.compare import segment_of_query
-    from ui.per_query_data import is_per_query
+    from ui.data.per_query_data import is_per_query
 
     _sync_from_url()
     columns = list(dataset.segment_columns)
@@ -465,23 +466,23 @@ def drill_choice(candidates: list[str], measures: list[str], dataset) -> DrillCh
         else pd.DataFrame(columns=["query"])
     )
     options = [""] + [f"{c}={v}" for c in columns for v in sorted(segments[c].unique())]
-    _keep_valid("w_cmp_candidate", candidates, candidates[0])
-    _keep_valid("w_cmp_query_measure", measures, measures[0])
-    _keep_valid("w_cmp_segment", options, "")
+    _keep_valid(keys.W_CMP_CANDIDATE, candidates, candidates[0])
+    _keep_valid(keys.W_CMP_QUERY_MEASURE, measures, measures[0])
+    _keep_valid(keys.W_CMP_SEGMENT, options, "")
     c1, c2, c3 = st.columns(3)
-    candidate = c1.selectbox(t("compare.candidate"), candidates, key="w_cmp_candidate")
-    k = st.session_state.get("w_review_k", 10)
+    candidate = c1.selectbox(t("compare.candidate"), candidates, key=keys.W_CMP_CANDIDATE)
+    k = st.session_state.get(keys.W_REVIEW_K, 10)
     measure = c2.selectbox(
         t("compare.measure"),
         measures,
-        key="w_cmp_query_measure",
+        key=keys.W_CMP_QUERY_MEASURE,
         format_func=lambda m: cutoff_name(m, k),
     )
     everything = t("compare.all_queries")  # the session's language, fixed now
     chosen = c3.selectbox(
         t("compare.segment_filter"),
         options,
-        key="w_cmp_segment",
+        key=keys.W_CMP_SEGMENT,
         format_func=lambda o: o.replace("=", " = ", 1) if o else everything,
     )
     column, _, value = chosen.partition("=")
@@ -492,14 +493,14 @@ def drill_choice(candidates: list[str], measures: list[str], dataset) -> DrillCh
 def warn_unknown_data(shown: str) -> None:
     """A link that named a data set this app does not have says so (the sample ``shown`` is
     used instead), until another data set is chosen."""
-    from ui import frame
+    from ui.shell import frame
 
     state = st.session_state
-    missing = state.get("missing_data")
+    missing = state.get(keys.MISSING_DATA)
     if not missing:
         return
-    if state.setdefault("missing_data_fallback", shown) != shown:
-        state.pop("missing_data", None)
+    if state.setdefault(keys.MISSING_DATA_FALLBACK, shown) != shown:
+        state.pop(keys.MISSING_DATA, None)
         return
     st.warning(
         t("review.unknown_data", name=frame.escape(missing), shown=frame.escape(shown)),

@@ -2,7 +2,7 @@
 
 Every user string (model names, query ids, segment values) is HTML-escaped before it reaches a
 label, since plotly renders a subset of HTML in titles, ticks and hovers. Every other word
-comes from the catalogs through ``tr`` (``ui.i18n.translate`` in a language; English by
+comes from the catalogs through ``tr`` (``ui.shell.i18n.translate`` in a language; English by
 default), so titles, axes, legends and hovers are in the session's language.
 """
 
@@ -27,12 +27,13 @@ from metrics.review.verdict import (
     value_column,
 )
 from metrics.review.verdict import WORSE as WORSE_CODE
-from ui.figures import PALETTE, SETTLED_MARGIN, label_margin, layout_template
-from ui.i18n import translate
-from ui.safe import plotly_text
+from ui.shell.i18n import translate
+from ui.shell.palette import PALETTE
+from ui.shell.plotting import SETTLED_MARGIN, label_margin, layout_template
+from ui.shell.safe import plotly_text
 
 Translate = Callable[..., str]
-#: English words (tests, scripts); pages pass ``ui.i18n.t``.
+#: English words (tests, scripts); pages pass ``ui.shell.i18n.t``.
 ENGLISH: Translate = partial(translate, lang="en")
 
 BETTER = "#1a7f37"
@@ -72,7 +73,7 @@ def _layout(
     margin: dict[str, int] | None = None,
 ) -> go.Figure:
     """Title, size and margins; the default margins leave room for a legend below the plot (see
-    :data:`ui.figures.SETTLED_MARGIN`), ``margin`` overrides some of them."""
+    :data:`ui.shell.plotting.SETTLED_MARGIN`), ``margin`` overrides some of them."""
     text = _safe(title) + (f"<br><sup>{_safe(subtitle)}</sup>" if subtitle else "")
     fig.update_layout(
         title={"text": text},

@@ -7,10 +7,10 @@ one; the page then lays out that section alone. The verdict stays above the tabs
 is seen whichever tab is open.
 
 Which tab is open is kept three ways: the tabs' own widget state (the tab just clicked), the
-session (``<page>_section``, so that a visit to another page or a change of language comes back
-to the same tab) and the link (``URL_PARAMS[page]``, so that a copied link opens the same tab;
-left out when the link opens that tab anyway). A link that names a choice of the drill-down
-(``q``, ``qc``, ``qm``, ``qseg``) but no tab opens the tab that shows it.
+session (:func:`ui.shell.keys.section`, so that a visit to another page or a change of language
+comes back to the same tab) and the link (``URL_PARAMS[page]``, so that a copied link opens the
+same tab; left out when the link opens that tab anyway). A link that names a choice of the
+drill-down (``q``, ``qc``, ``qm``, ``qseg``) but no tab opens the tab that shows it.
 """
 
 from __future__ import annotations
@@ -21,7 +21,8 @@ from dataclasses import dataclass
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from ui.i18n import t
+from ui.shell import keys
+from ui.shell.i18n import t
 
 #: Page -> the link parameter that names its open tab.
 URL_PARAMS = {"compare": "ctab", "report": "rtab"}
@@ -31,24 +32,10 @@ URL_PARAMS = {"compare": "ctab", "report": "rtab"}
 LINK_TABS = {"compare": (("q", "qc", "qm", "qseg"), "queries")}
 
 
-def state_key(page: str) -> str:
-    """Session-state key of the section id ``page`` has open."""
-    return f"{page}_section"
-
-
-def widget_key(page: str) -> str:
-    """Key of ``page``'s tabs widget (its value is the open tab's label)."""
-    return f"{page}_tabs"
-
-
-def _next_key(page: str) -> str:
-    return f"{page}_section_next"
-
-
 def open_next(page: str, section: str) -> None:
     """Open ``section`` on the next run of ``page`` (as if its tab were clicked): for an action
     in one tab whose answer is shown in another."""
-    st.session_state[_next_key(page)] = section
+    st.session_state[keys.section_next(page)] = section
 
 
 def label(section: str) -> str:
@@ -77,7 +64,7 @@ def _wanted(page: str, ids: Sequence[str]) -> str:
     param = st.query_params.get(URL_PARAMS[page])
     if param in ids:
         return str(param)
-    saved = st.session_state.get(state_key(page))
+    saved = st.session_state.get(keys.section(page))
     if saved in ids:
         return str(saved)
     return _link_default(page, ids)
@@ -87,19 +74,19 @@ def sections(page: str, ids: Sequence[str]) -> Section:
     """Draw ``page``'s tabs (one per section id, in order) and return the open one."""
     labels = {section: label(section) for section in ids}
     by_label = {text: section for section, text in labels.items()}
-    then = st.session_state.pop(_next_key(page), None)
+    then = st.session_state.pop(keys.section_next(page), None)
     if then in labels:  # asked for by the last run: as a click on its tab
-        st.session_state[widget_key(page)] = labels[then]
-    clicked = by_label.get(str(st.session_state.get(widget_key(page))))
+        st.session_state[keys.section_tabs(page)] = labels[then]
+    clicked = by_label.get(str(st.session_state.get(keys.section_tabs(page))))
     opened = clicked if clicked is not None else _wanted(page, ids)
     tabs = st.tabs(
         list(labels.values()),
-        key=widget_key(page),
+        key=keys.section_tabs(page),
         default=labels[opened],
         on_change="rerun",
     )
     current = next((s for s, tab in zip(ids, tabs) if tab.open), opened)
-    st.session_state[state_key(page)] = current
+    st.session_state[keys.section(page)] = current
     param = URL_PARAMS[page]
     if current == _link_default(page, ids):
         if param in st.query_params:

@@ -2,7 +2,7 @@
 
 Colour carries meaning only together with text: every coloured row also says better, worse or
 no clear difference in its verdict column. Column names and categorical values come from the
-catalogs through ``tr`` (``ui.i18n.t`` on the pages); the data keeps its codes
+catalogs through ``tr`` (``ui.shell.i18n.t`` on the pages); the data keeps its codes
 (``better``/``worse``/``unclear``, ``new``/``left``/``up``/``down``/``same``).
 """
 
@@ -29,7 +29,7 @@ from metrics.review.verdict import (
     row_p,
     value_column,
 )
-from ui.i18n import translate
+from ui.shell.i18n import translate
 
 Translate = Callable[..., str]
 ENGLISH: Translate = partial(translate, lang="en")

@@ -17,7 +17,7 @@ import streamlit as st
 
 from metrics.io.export import to_csv_bytes
 from metrics.io.loaders import Dataset
-from ui.i18n import t
+from ui.shell.i18n import t
 
 
 @dataclass(frozen=True)
@@ -84,7 +84,7 @@ def code_panel(
     with st.expander(t("compare.code"), icon=":material/code:"):
         st.caption(caption)
         if left:
-            from ui.frame import policy_label
+            from ui.shell.frame import policy_label
 
             names = ", ".join(policy_label(p) for p in left)
             st.caption(t("compare.code_not_in_command", settings=names))

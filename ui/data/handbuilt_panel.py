@@ -6,39 +6,37 @@ import pandas as pd
 import streamlit as st
 
 from metrics.errors import InputError
-from ui import handbuilt as hb
-from ui.i18n import option_text, t
-from ui.safe import md_escape
-
-_NONCE_KEY = "handbuilt_nonce"
-_SEEN_KEY = "handbuilt_seen"
+from ui.data import handbuilt as hb
+from ui.shell import keys
+from ui.shell.i18n import option_text, t
+from ui.shell.safe import md_escape
 
 
 def handbuilt_panel() -> None:
     """Edit the session's lists in a table; the result is stored as ``handbuilt_table``.
 
-    Code (buttons, tests) may replace ``st.session_state["handbuilt_table"]`` at any time: the
+    Code (buttons, tests) may replace ``st.session_state[keys.HANDBUILT_TABLE]`` at any time: the
     editor notices the change and restarts from it.
     """
     table = hb.session_table()
     if hb.link_error():
         st.error(t(f"hand.link.bad.{hb.link_error()}"))
     fp = hb.fingerprint(table)
-    if st.session_state.get(_SEEN_KEY) != fp:
-        st.session_state[_NONCE_KEY] = st.session_state.get(_NONCE_KEY, 0) + 1
-        st.session_state["handbuilt_base"] = table
-    base = st.session_state["handbuilt_base"]
+    if st.session_state.get(keys.HANDBUILT_SEEN) != fp:
+        st.session_state[keys.HANDBUILT_NONCE] = st.session_state.get(keys.HANDBUILT_NONCE, 0) + 1
+        st.session_state[keys.HANDBUILT_BASE] = table
+    base = st.session_state[keys.HANDBUILT_BASE]
     scale = st.radio(
         t("hand.scale"),
         ["binary", "graded"],
-        key="w_hand_scale",
+        key=keys.W_HAND_SCALE,
         horizontal=True,
         format_func=option_text("hand.scale."),
     )
     st.caption(t("hand.help"))
     edited = st.data_editor(
         base,
-        key=f"hand_editor_{st.session_state[_NONCE_KEY]}",
+        key=keys.hand_editor(st.session_state[keys.HANDBUILT_NONCE]),
         num_rows="dynamic",
         hide_index=True,
         width="stretch",
@@ -65,10 +63,10 @@ def handbuilt_panel() -> None:
     )
     edited = pd.DataFrame(edited)
     if hb.fingerprint(edited) != fp:
-        st.session_state[hb.TABLE_KEY] = edited
-        st.session_state[_SEEN_KEY] = hb.fingerprint(edited)
+        st.session_state[keys.HANDBUILT_TABLE] = edited
+        st.session_state[keys.HANDBUILT_SEEN] = hb.fingerprint(edited)
         st.rerun()  # the sidebar and the report show the edited lists
-    st.session_state[_SEEN_KEY] = fp
+    st.session_state[keys.HANDBUILT_SEEN] = fp
     hb.sync_link()
     c1, c2, c3, c4 = st.columns(4)
     if c1.button(t("hand.sort"), key="btn_hand_sort", help=t("hand.sort_help")):
@@ -95,21 +93,21 @@ def csv_import(key: str, after=None) -> None:
     if upload is None:
         return
     marker = (upload.name, upload.size)
-    if st.session_state.get(f"{key}_done") == marker:
+    if st.session_state.get(keys.imported(key)) == marker:
         return
     try:
         table = hb.table_from_csv(upload.getvalue(), upload.name)
     except InputError as exc:
         st.error(t("hand.import_bad", problem=md_escape(str(exc))))
         return
-    st.session_state[f"{key}_done"] = marker
+    st.session_state[keys.imported(key)] = marker
     if after is not None:
         after()
     _replace(table)
 
 
 def _replace(table: pd.DataFrame) -> None:
-    st.session_state[hb.TABLE_KEY] = table
+    st.session_state[keys.HANDBUILT_TABLE] = table
     st.rerun()
 
 

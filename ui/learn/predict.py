@@ -1,7 +1,7 @@
 """The prediction step of a Learn lesson (Streamlit): before a lesson that asks for one shows
 its lists and numbers, the learner commits to a number or a choice; then the page says whether
 it was right and shows the numbers, all from :mod:`metrics` (see
-:func:`ui.learn_lessons.judge`). The pure parts are in :mod:`ui.learn_lessons`.
+:func:`ui.learn.lessons.judge`). The pure parts are in :mod:`ui.learn.lessons`.
 """
 
 from __future__ import annotations
@@ -9,34 +9,31 @@ from __future__ import annotations
 import streamlit as st
 
 from metrics import Settings
-from ui.i18n import option_text, t
-from ui.learn_lessons import Judgement, Lesson, judge, question_table
-
-#: The committed predictions of the session, by lesson id.
-PREDICTIONS_KEY = "lesson_predictions"
-BUTTON_KEY = "btn_predict"
+from ui.learn.lessons import Judgement, Lesson, judge, question_table
+from ui.shell import keys
+from ui.shell.i18n import option_text, t
 
 
 def input_key(lesson: Lesson) -> str:
     """The key of the widget the learner gives the prediction of ``lesson`` in."""
-    return f"learn_predict_{lesson.id}"
+    return keys.lesson_prediction(lesson.id)
 
 
 def predictions() -> dict[str, float | str]:
     state = st.session_state
-    if PREDICTIONS_KEY not in state:
-        state[PREDICTIONS_KEY] = {}
-    return state[PREDICTIONS_KEY]
+    if keys.LESSON_PREDICTIONS not in state:
+        state[keys.LESSON_PREDICTIONS] = {}
+    return state[keys.LESSON_PREDICTIONS]
 
 
 def forget(lesson_id: str) -> None:
     """Ask for the prediction of ``lesson_id`` again (the lesson starts over)."""
     predictions().pop(lesson_id, None)
-    st.session_state.pop(f"learn_predict_{lesson_id}", None)
+    st.session_state.pop(keys.lesson_prediction(lesson_id), None)
 
 
 def _commit(lesson_id: str) -> None:
-    answer = st.session_state.get(f"learn_predict_{lesson_id}")
+    answer = st.session_state.get(keys.lesson_prediction(lesson_id))
     if answer is not None:
         predictions()[lesson_id] = answer
 
@@ -91,7 +88,7 @@ def ask(lesson: Lesson, settings: Settings, words: dict[str, str]) -> None:
             )
         st.button(
             t("learn.predict.commit"),
-            key=BUTTON_KEY,
+            key=keys.BTN_PREDICT,
             on_click=_commit,
             args=(lesson.id,),
             disabled=st.session_state.get(key) is None,
@@ -124,4 +121,4 @@ def reveal(lesson: Lesson, judgement: Judgement, words: dict[str, str]) -> None:
     st.markdown(t(f"lesson.{lesson.id}.reveal", **words))
 
 
-__all__ = ["BUTTON_KEY", "PREDICTIONS_KEY", "forget", "input_key", "predicted"]
+__all__ = ["forget", "input_key", "predicted"]

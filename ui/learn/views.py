@@ -1,6 +1,6 @@
 """Sections of the Learn page (Streamlit): one list with its numbers, several lists of a
 lesson, the curve and the rank-by-rank tables, sharing. Every number comes from
-:mod:`metrics` through :mod:`ui.learn` and :mod:`ui.learn_lessons`."""
+:mod:`metrics` through :mod:`ui.learn.evaluate` and :mod:`ui.learn.lessons`."""
 
 from __future__ import annotations
 
@@ -8,15 +8,16 @@ import streamlit as st
 
 from metrics.engine.registry import at_cutoff
 from metrics.engine.settings import Settings
-from ui import frame, learn
-from ui import handbuilt as hb
-from ui import learn_panel as lp
-from ui.handbuilt_list import RankedList
-from ui.i18n import t
-from ui.learn_figures import learn_curve_svg
-from ui.learn_lessons import Lesson, model_means, value
-from ui.learn_list import ranked_list, show_curve
-from ui.safe import md_escape
+from ui.data import handbuilt as hb
+from ui.data.handbuilt_list import RankedList
+from ui.learn import evaluate as learn
+from ui.learn import panel as lp
+from ui.learn.figures import learn_curve_svg
+from ui.learn.lessons import Lesson, model_means, value
+from ui.learn.list_component import ranked_list, show_curve
+from ui.shell import frame
+from ui.shell.i18n import t
+from ui.shell.safe import md_escape
 
 
 def pitfall_warnings(rl: RankedList, k: int, settings: Settings, *, prefix: str = "") -> None:
@@ -233,7 +234,7 @@ def curve_and_tables(rl: RankedList, k: int, settings: Settings, title_name: str
 
 def share(lists: list[RankedList]) -> None:
     """Download the shown lists as CSV, or import lists from a CSV."""
-    from ui.handbuilt_panel import csv_import
+    from ui.data.handbuilt_panel import csv_import
 
     with st.expander(t("learn.share"), expanded=False):
         st.caption(t("learn.share_help"))

@@ -3,7 +3,7 @@
 A :class:`~metrics.io.per_query.PerQueryDataset` has no ranked lists, so its curves exist only
 at the cutoffs that were computed, and pages that need the lists (Learn, the drill-down of
 Compare) say they are not available. The functions here take the place of the list-based ones
-of :mod:`ui.compute` and :mod:`ui.review.compute` for such data.
+of :mod:`ui.shell.compute` and :mod:`ui.review.compute` for such data.
 """
 
 from __future__ import annotations
@@ -121,7 +121,7 @@ def curve_table_of(
     dataset: PerQueryDataset, measures: tuple[str, ...], k_from: int, k_to: int
 ) -> pd.DataFrame:
     """Mean, quartiles and n at the computed K within ``[k_from, k_to]``, with a ``measure``
-    column: the same layout as :func:`ui.compute.curve_table`."""
+    column: the same layout as :func:`ui.shell.compute.curve_table`."""
     frames = []
     for measure in measures:
         ks = [k for k in dataset.cutoffs(family_of(measure)) if k <= k_to]

@@ -18,13 +18,12 @@ from __future__ import annotations
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
+from ui.shell import keys
+
 #: Session-state key: the browser of this session was asked for the code already.
-ASKED_KEY = "_browser_code_asked"
-BOX_KEY = "browser_code"
-#: Out of sight but laid out (an element of no width is not drawn), and out of the page's flow
 #: (no gap above the page).
 _HIDE = (
-    f"<style>.st-key-{BOX_KEY} {{position: absolute !important; left: -10000px; top: 0;"
+    f"<style>.st-key-{keys.BROWSER_CODE} {{position: absolute !important; left: -10000px; top: 0;"
     " width: 400px; height: 200px; overflow: hidden; visibility: hidden;}</style>"
 )
 #: The smallest chart plotly accepts (plotly's code is fetched for it).
@@ -35,10 +34,10 @@ def preload() -> DeltaGenerator | None:
     """On a session's first run, send a chart, a code block and a formula out of sight (see the
     module docstring); returns their slot for :func:`done`, or ``None`` on later runs."""
     state = st.session_state
-    if state.get(ASKED_KEY):
+    if state.get(keys.BROWSER_CODE_ASKED):
         return None
-    state[ASKED_KEY] = True
-    with st.container(key=BOX_KEY):
+    state[keys.BROWSER_CODE_ASKED] = True
+    with st.container(key=keys.BROWSER_CODE):
         st.html(_HIDE)
         slot = st.empty()
     with slot.container():

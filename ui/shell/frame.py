@@ -2,7 +2,7 @@
 
 A page is a script that starts with::
 
-    from ui import frame
+    from ui.shell import frame
     ctx = frame.page("curves")
 
 :func:`page` works whether the script was started by ``app.py``'s ``st.navigation`` or run
@@ -27,9 +27,9 @@ from metrics.engine.settings import POLICIES, Settings
 from metrics.errors import MeasureError, MetricsError
 from metrics.io.direction import opposite
 from metrics.io.loaders import Dataset, sample_names
-from ui import compute, handbuilt, warm_up
-from ui.i18n import (
-    LANGUAGE_KEY,
+from ui.data import handbuilt
+from ui.shell import compute, keys, warm_up
+from ui.shell.i18n import (
     LANGUAGES,
     current_language,
     has,
@@ -38,10 +38,10 @@ from ui.i18n import (
     t,
     translate,
 )
-from ui.pages_registry import PAGES, page_def
-from ui.safe import md_escape
-from ui.upload_fix import keep_upload_answers
-from ui.view import (
+from ui.shell.pages_registry import PAGES, page_def
+from ui.shell.safe import md_escape
+from ui.shell.upload_fix import keep_upload_answers
+from ui.shell.view import (
     HANDBUILT,
     K_LIMIT,
     MAIN_POLICIES,
@@ -56,19 +56,13 @@ from ui.view import (
     to_query_params,
 )
 
-# Session-state keys (see ui/README.md).
-VIEW_KEY = "view"
-UPLOAD_DATASET_KEY = "upload_dataset"
-#: Data choice of a per-query results table (ui/per_query_panel.py).
+#: Data choice of a per-query results table (ui/data/per_query_panel.py).
 PER_QUERY = "per_query"
-WIDGET_PREFIX = "w_"
-SOURCE_KEY = "w_source"
-SAMPLE_KEY = "w_sample"
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 
 log = logging.getLogger("ranking_metrics.frame")
-keep_upload_answers()  # a file chosen as a page run starts is not dropped (ui/upload_fix.py)
+keep_upload_answers()  # a file chosen as a page run starts is not dropped (ui/shell/upload_fix.py)
 
 _inside_navigation: contextvars.ContextVar[bool] = contextvars.ContextVar(
     "inside_navigation", default=False
@@ -115,7 +109,8 @@ class PageContext:
 
 
 def navigation_pages() -> list:
-    """``st.Page`` objects of :data:`~ui.pages_registry.PAGES`, titles in the session language.
+    """``st.Page`` objects of :data:`~ui.shell.pages_registry.PAGES`, titles in the session
+    language.
 
     The root URL is a hidden page that forwards to the first registered page (with the query
     parameters), so every page, the first one included, has its own deep link.
@@ -186,7 +181,7 @@ def page(key: str) -> PageContext:
     view = _sidebar()
     _presenter()
     st.html(_PHONE_CSS)
-    st.session_state[VIEW_KEY] = view
+    st.session_state[keys.VIEW] = view
     _sync_url(view)
     settings = view.settings()
     if view.data == HANDBUILT:  # ranked by their positions: no score order applies
@@ -197,43 +192,43 @@ def page(key: str) -> PageContext:
 def _init_session() -> None:
     """Seed the view from the URL on a session's first run; keep widget values across pages."""
     state = st.session_state
-    if VIEW_KEY not in state:
+    if keys.VIEW not in state:
         view = from_query_params(dict(st.query_params))
-        state[VIEW_KEY] = view
+        state[keys.VIEW] = view
         _seed_widgets(view)
-    for name in [k for k in state if isinstance(k, str) and k.startswith(WIDGET_PREFIX)]:
+    for name in [k for k in state if isinstance(k, str) and k.startswith(keys.WIDGET_PREFIX)]:
         state[name] = state[name]  # a value set by code survives pages that lack the widget
-    state[LANGUAGE_KEY] = state.get("w_lang", state[VIEW_KEY].lang)
+    state[keys.LANG] = state.get(keys.W_LANG, state[keys.VIEW].lang)
 
 
 def _seed_widgets(view: View) -> None:
     state = st.session_state
-    state["w_lang"] = view.lang
+    state[keys.W_LANG] = view.lang
     if view.data in (UPLOAD, HANDBUILT, PER_QUERY):
-        state[SOURCE_KEY] = view.data
+        state[keys.W_SOURCE] = view.data
     else:
-        state[SOURCE_KEY] = "sample"
-        state[SAMPLE_KEY] = view.data if view.data in sample_names() else "web_search"
+        state[keys.W_SOURCE] = "sample"
+        state[keys.W_SAMPLE] = view.data if view.data in sample_names() else "web_search"
         if view.data not in sample_names():
-            state["missing_data"] = view.data
-    state["w_measures"] = list(view.measures)
-    state["w_k"] = tuple(view.k_range)
-    state["w_rel"] = float(view.relevance_level)
+            state[keys.MISSING_DATA] = view.data
+    state[keys.W_MEASURES] = list(view.measures)
+    state[keys.W_K] = tuple(view.k_range)
+    state[keys.W_REL] = float(view.relevance_level)
     for field in MENU_POLICIES:
-        state[f"w_{field}"] = getattr(view, field)
-    state["w_max_results"] = view.max_results or 0
-    state["w_gain_map"] = view.gain_map or ""
-    state[OTHER_WAY_KEY] = view.other_way_models()
+        state[keys.policy_widget(field)] = getattr(view, field)
+    state[keys.W_MAX_RESULTS] = view.max_results or 0
+    state[keys.W_GAIN_MAP] = view.gain_map or ""
+    state[keys.W_SCORE_ORDER_MODELS] = view.other_way_models()
     if view.weight_column:
-        state["w_weight_column"] = view.weight_column
+        state[keys.W_WEIGHT_COLUMN] = view.weight_column
 
 
 def data_choice() -> str:
     """``web_search`` (a sample name), ``upload`` or ``handbuilt``, from the Data page widgets."""
-    source = st.session_state.get(SOURCE_KEY, "sample")
+    source = st.session_state.get(keys.W_SOURCE, "sample")
     if source in (UPLOAD, HANDBUILT, PER_QUERY):
         return source
-    return st.session_state.get(SAMPLE_KEY, "web_search")
+    return st.session_state.get(keys.W_SAMPLE, "web_search")
 
 
 def active_dataset(view: View) -> Dataset | None:
@@ -241,17 +236,33 @@ def active_dataset(view: View) -> Dataset | None:
     if view.data in sample_names():
         return compute.sample_dataset(view.data)
     if view.data == UPLOAD:
-        return st.session_state.get(UPLOAD_DATASET_KEY)
+        return st.session_state.get(keys.UPLOAD_DATASET)
     if view.data == HANDBUILT:
         return handbuilt.session_dataset()
     if view.data == PER_QUERY:
-        return st.session_state.get("per_query_dataset")
+        return st.session_state.get(keys.PER_QUERY_DATASET)
     return None
 
 
 def policy_text(field: str, value: object) -> str:
     """A setting value explained, in the session language (``policy.<field>.<value>``)."""
     return t(f"policy.{field}.{value}")
+
+
+def sidebar_key(field: str) -> str:
+    """The key of the sidebar widget that sets the ``Settings`` field ``field`` (the level box
+    for ``relevance_level``, the models ranked the other way for ``score_order_by_model``, a
+    policy's menu otherwise). Other panels read and set the sidebar through it."""
+    if field == "relevance_level":
+        return keys.W_REL
+    if field == "score_order_by_model":
+        return keys.W_SCORE_ORDER_MODELS
+    return keys.policy_widget(field)
+
+
+def set_sidebar(field: str, value: object) -> None:
+    """Set the sidebar widget of the ``Settings`` field ``field`` (see :func:`sidebar_key`)."""
+    st.session_state[sidebar_key(field)] = value
 
 
 def policy_label(field: str) -> str:
@@ -301,11 +312,11 @@ def measure_text(name: str, part: str, lang: str | None = None) -> str:
 def _sidebar() -> View:
     side = st.sidebar
     side.selectbox(
-        t("frame.language"), list(LANGUAGES), format_func=LANGUAGES.__getitem__, key="w_lang"
+        t("frame.language"), list(LANGUAGES), format_func=LANGUAGES.__getitem__, key=keys.W_LANG
     )
-    st.session_state[LANGUAGE_KEY] = st.session_state["w_lang"]
+    st.session_state[keys.LANG] = st.session_state[keys.W_LANG]
     data = data_choice()
-    view_before: View = st.session_state[VIEW_KEY]
+    view_before: View = st.session_state[keys.VIEW]
     dataset = active_dataset(view_before.with_(data=data))
     _dataset_box(side, data, dataset)
     side.subheader(t("frame.settings"))
@@ -314,20 +325,20 @@ def _sidebar() -> View:
     side.multiselect(
         t("frame.measures"),
         options,
-        key="w_measures",
+        key=keys.W_MEASURES,
         format_func=lambda name: measure_label(name, lang),
         help="\n\n".join(f"**{n}** — {measure_text(n, 'description')}" for n in options),
     )
-    if not st.session_state["w_measures"]:
+    if not st.session_state[keys.W_MEASURES]:
         side.caption(t("frame.no_measure"))
-    side.slider(t("frame.k_range"), 1, K_LIMIT, key="w_k", help=t("frame.k_range_help"))
+    side.slider(t("frame.k_range"), 1, K_LIMIT, key=keys.W_K, help=t("frame.k_range_help"))
     side.number_input(
         policy_label("relevance_level"),
         min_value=0.0,
         max_value=100.0,
         step=1.0,
         format="%g",
-        key="w_rel",
+        key=keys.W_REL,
         help=policy_help("relevance_level"),
     )
     handbuilt = data == HANDBUILT
@@ -336,10 +347,10 @@ def _sidebar() -> View:
         if field == "score_order" and handbuilt:
             side.caption(t("policy.score_order.handbuilt"))
     weight = None
-    if st.session_state["w_averaging"] == "weighted":
+    if st.session_state[keys.W_AVERAGING] == "weighted":
         numeric = _numeric_segments(dataset)
         if numeric:
-            weight = side.selectbox(t("frame.weight_column"), numeric, key="w_weight_column")
+            weight = side.selectbox(t("frame.weight_column"), numeric, key=keys.W_WEIGHT_COLUMN)
         else:
             side.caption(t("frame.no_weight_column"))
     with side.expander(t("frame.more_settings")):
@@ -347,42 +358,38 @@ def _sidebar() -> View:
             _policy_menu(st, field)
         limits = _input_policies()
         other_way = [] if handbuilt else _models_other_way(dataset)
-    measures = tuple(st.session_state["w_measures"]) or view_before.measures[:1] or ("P",)
+    measures = tuple(st.session_state[keys.W_MEASURES]) or view_before.measures[:1] or ("P",)
     return View(
         data=data,
         measures=measures,
-        k_range=tuple(st.session_state["w_k"]),
-        relevance_level=_level(st.session_state["w_rel"]),
+        k_range=tuple(st.session_state[keys.W_K]),
+        relevance_level=_level(st.session_state[keys.W_REL]),
         weight_column=weight,
-        lang=st.session_state["w_lang"],
-        **{field: st.session_state[f"w_{field}"] for field in MENU_POLICIES},
+        lang=st.session_state[keys.W_LANG],
+        **{field: st.session_state[keys.policy_widget(field)] for field in MENU_POLICIES},
         **limits,
         score_order_by_model=tuple(
-            (m, opposite(st.session_state["w_score_order"])) for m in other_way
+            (m, opposite(st.session_state[keys.W_SCORE_ORDER])) for m in other_way
         ),
     )
-
-
-#: The sidebar's models ranked the other way from the score order (``w_score_order_models``).
-OTHER_WAY_KEY = "w_score_order_models"
 
 
 def _models_other_way(dataset: Dataset | None) -> list[str]:
     """The models whose scores go the other way from the score order: a menu of the data set's
     models when it has several (or some are chosen already)."""
     state = st.session_state
-    chosen = [str(m) for m in state.get(OTHER_WAY_KEY, [])]
+    chosen = [str(m) for m in state.get(keys.W_SCORE_ORDER_MODELS, [])]
     models = [str(m) for m in (dataset.models if dataset is not None else [])]
     if len(models) < 2 and not chosen:
         return []
-    state[OTHER_WAY_KEY] = chosen
-    direction = "higher" if state["w_score_order"] == "ascending" else "lower"
+    state[keys.W_SCORE_ORDER_MODELS] = chosen
+    direction = "higher" if state[keys.W_SCORE_ORDER] == "ascending" else "lower"
     return [
         str(m)
         for m in st.multiselect(
             t(f"policy.score_order_by_model.{direction}"),
             list(dict.fromkeys(models + chosen)),
-            key=OTHER_WAY_KEY,
+            key=keys.W_SCORE_ORDER_MODELS,
             help=policy_help("score_order_by_model"),
         )
     ]
@@ -402,17 +409,17 @@ def _input_policies() -> _InputPolicies:
         min_value=0,
         max_value=1_000_000,
         step=10,
-        key="w_max_results",
+        key=keys.W_MAX_RESULTS,
         help=t("policy.max_results.help"),
     )
     st.text_input(
         policy_label("gain_map"),
-        key="w_gain_map",
+        key=keys.W_GAIN_MAP,
         placeholder="0:0,1:1,2:3,3:7",
         help=t("policy.gain_map.help"),
     )
-    limit = int(st.session_state["w_max_results"] or 0)
-    gains = str(st.session_state["w_gain_map"] or "").strip()
+    limit = int(st.session_state[keys.W_MAX_RESULTS] or 0)
+    gains = str(st.session_state[keys.W_GAIN_MAP] or "").strip()
     problem = gain_map_problem(gains) if gains else None
     if problem:
         st.caption(t("policy.gain_map.invalid", problem=problem))
@@ -438,7 +445,6 @@ _PHONE_CSS = f"""<style>
 }}
 </style>"""
 
-PRESENT_KEY = "w_present"
 _PRESENT_CSS = """<style>
 [data-testid="stSidebar"], [data-testid="stSidebarCollapsedControl"],
 [data-testid="stExpandSidebarButton"], header[data-testid="stHeader"] {display: none !important;}
@@ -450,9 +456,9 @@ _PRESENT_CSS = """<style>
 def _presenter() -> None:
     """Presenter mode (``?present=1``): no sidebar, larger text and charts, same view."""
     state = st.session_state
-    if PRESENT_KEY not in state:
-        state[PRESENT_KEY] = st.query_params.get("present") == "1"
-    on = st.sidebar.toggle(t("frame.present"), key=PRESENT_KEY, help=t("frame.present_help"))
+    if keys.W_PRESENT not in state:
+        state[keys.W_PRESENT] = st.query_params.get("present") == "1"
+    on = st.sidebar.toggle(t("frame.present"), key=keys.W_PRESENT, help=t("frame.present_help"))
     if on:
         st.query_params["present"] = "1"
         st.html(_PRESENT_CSS)
@@ -460,7 +466,7 @@ def _presenter() -> None:
             t("frame.present_exit"),
             key="btn_present_exit",
             icon=":material/close_fullscreen:",
-            on_click=lambda: state.update({PRESENT_KEY: False}),
+            on_click=lambda: state.update({keys.W_PRESENT: False}),
         )
     elif "present" in st.query_params:
         del st.query_params["present"]
@@ -471,7 +477,7 @@ def _policy_menu(where, field: str, disabled: bool = False) -> None:
     where.selectbox(
         policy_label(field),
         list(POLICIES[field].values),
-        key=f"w_{field}",
+        key=keys.policy_widget(field),
         format_func=option_text(f"policy.{field}."),
         help=policy_help(field),
         disabled=disabled,
@@ -541,5 +547,5 @@ def _sync_url(view: View) -> None:
 
 
 def escape(text: object) -> str:
-    """User text made safe for Markdown labels (see :func:`ui.safe.md_escape`)."""
+    """User text made safe for Markdown labels (see :func:`ui.shell.safe.md_escape`)."""
     return md_escape(text)

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class PageDef:
-    """One page: its key (used by :func:`ui.frame.page` and the catalog), file and icon.
+    """One page: its key (used by :func:`ui.shell.frame.page` and the catalog), file and icon.
 
     The title is the catalog message ``page.<key>``; the URL path is ``url_path``.
     """
@@ -34,4 +34,4 @@ def page_def(key: str) -> PageDef:
     for p in PAGES:
         if p.key == key:
             return p
-    raise KeyError(f"no page '{key}' in ui.pages_registry.PAGES")
+    raise KeyError(f"no page '{key}' in ui.shell.pages_registry.PAGES")

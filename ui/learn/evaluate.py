@@ -16,7 +16,7 @@ from metrics.engine.registry import parse_measure
 from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Settings
 from metrics.io.loaders import Dataset
-from ui.handbuilt_list import RankedList
+from ui.data.handbuilt_list import RankedList
 
 #: Default K of each teaching list (the cutoff of the worked example).
 PRESET_K = {"precision_recall": 5, "ndcg_graded": 4}
@@ -61,8 +61,8 @@ def teaching_lists(dataset: Dataset) -> dict[str, RankedList]:
 
 
 def list_from_table(table: pd.DataFrame, name: str) -> RankedList:
-    """One hand-built list (see :mod:`ui.handbuilt`)."""
-    from ui.handbuilt import lists_of
+    """One hand-built list (see :mod:`ui.data.handbuilt`)."""
+    from ui.data.handbuilt import lists_of
 
     for rl in lists_of(table):
         if rl.name == name:

@@ -18,21 +18,17 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from metrics.io.validation import plural_form
+from ui.shell import keys
 
 if TYPE_CHECKING:  # the review package is imported by the pages that word its sentences
     from metrics.review.compare import Wording
 
-LOCALES = Path(__file__).resolve().parent / "locales"
+LOCALES = Path(__file__).resolve().parents[1] / "locales"
 
 #: Language code -> name shown in the language menu (in that language).
 LANGUAGES: dict[str, str] = {"en": "English", "zh": "简体中文", "ja": "日本語"}
 DEFAULT_LANGUAGE = "en"
 
-#: Session-state key of the chosen language.
-LANGUAGE_KEY = "lang"
-
-
-#: A catalog entry: a text, or plural forms by category (``"one"``, ``"other"``).
 Message = str | dict[str, str]
 
 
@@ -77,7 +73,7 @@ def current_language() -> str:
     """The language chosen in this browser session (English before any choice)."""
     import streamlit as st
 
-    lang = st.session_state.get(LANGUAGE_KEY, DEFAULT_LANGUAGE)
+    lang = st.session_state.get(keys.LANG, DEFAULT_LANGUAGE)
     return lang if lang in LANGUAGES else DEFAULT_LANGUAGE
 
 

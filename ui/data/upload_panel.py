@@ -30,13 +30,11 @@ from metrics.io.roles import (
 )
 from metrics.io.source import upload_limits
 from metrics.io.validation import Finding
-from ui import compute, frame
-from ui.findings_view import finding_text
-from ui.i18n import current_language, has, number, t
-from ui.safe import md_escape
+from ui.data.findings_view import finding_text
+from ui.shell import compute, frame, keys
+from ui.shell.i18n import current_language, has, number, t
+from ui.shell.safe import md_escape
 
-TABLES_KEY = "upload_tables"  # {"runs": [LoadedTable], "judgments": ..., "queries": ...}
-DATASET_KEY = "upload_dataset"
 _NONE = "—"
 
 _ROLES_OF = {"runs": ROLES, "judgments": ("query", "item", "label"), "queries": ("query",)}
@@ -49,16 +47,16 @@ def _read(files, kind: Kind | None = None) -> list[LoadedTable]:
     A file that cannot be read is remembered by its content hash with its message, so reruns
     (every widget change) show the message again without reading the file again.
     """
-    cache = st.session_state.setdefault("upload_cache", {})
-    keys = st.session_state.setdefault("upload_keys", {})  # an upload's id -> its cache key
+    cache = st.session_state.setdefault(keys.UPLOAD_CACHE, {})
+    cache_keys = st.session_state.setdefault(keys.UPLOAD_KEYS, {})  # an upload's id -> cache key
     tables = []
     for f in files:
         file_id = getattr(f, "file_id", None)
-        key = keys.get(file_id) if file_id is not None else None
+        key = cache_keys.get(file_id) if file_id is not None else None
         if key is None or key[0] != f.name:  # a new upload: hashed once, not on every rerun
             key = (f.name, hashlib.sha256(f.getvalue()).hexdigest(), kind)
             if file_id is not None:
-                keys[file_id] = key
+                cache_keys[file_id] = key
         _current_uploads().add(key)
         if key not in cache:
             try:
@@ -94,19 +92,19 @@ def _distinct_names(tables: dict[str, list[LoadedTable]]) -> dict[str, list[Load
 
 def _current_uploads() -> set:
     """Cache keys of the files read in this run (see :func:`_forget_other_uploads`)."""
-    return st.session_state.setdefault("upload_cache_current", set())
+    return st.session_state.setdefault(keys.UPLOAD_CACHE_CURRENT, set())
 
 
 def _forget_other_uploads() -> None:
     """Drop tables of files no longer in the uploaders, so a session holds only its current
     files."""
-    cache = st.session_state.get("upload_cache", {})
-    current = st.session_state.pop("upload_cache_current", set())
+    cache = st.session_state.get(keys.UPLOAD_CACHE, {})
+    current = st.session_state.pop(keys.UPLOAD_CACHE_CURRENT, set())
     for key in [k for k in cache if k not in current]:
         del cache[key]
-    keys = st.session_state.get("upload_keys", {})
-    for file_id in [i for i, key in keys.items() if key not in current]:
-        del keys[file_id]
+    cache_keys = st.session_state.get(keys.UPLOAD_KEYS, {})
+    for file_id in [i for i, key in cache_keys.items() if key not in current]:
+        del cache_keys[file_id]
 
 
 def _table_id(table: LoadedTable) -> str:
@@ -124,7 +122,7 @@ def _guesses(table: LoadedTable, kind: str, judged_elsewhere: bool) -> dict[str,
     """The guessed roles of an uploaded table, worked out once per table (see
     :func:`metrics.io.roles.guess_roles`; a query table: :func:`~metrics.io.roles.
     guess_query_table`)."""
-    store: dict = st.session_state.setdefault("role_guesses", {})
+    store: dict = st.session_state.setdefault(keys.ROLE_GUESSES, {})
     key = (_table_id(table), kind, judged_elsewhere)
     found = store.get(key)
     if found is None or found[0] is not table:
@@ -160,16 +158,16 @@ def _mapping_editor(
     chosen: dict[str, str | None] = {}
     cols = st.columns(len(roles) if len(roles) > 1 else 2)
     for i, role in enumerate(roles):
-        key = f"w_map_{tid}_{role}"
+        key = keys.role_menu(tid, role)
         guess = getattr(guessed, role)
         if role == "label" and kind == "judgments" and guess is None:
             guess = guessed.score
         seeded = guess if guess in columns else _NONE
         if key not in st.session_state or (
-            st.session_state.get(f"{key}_seeded") and st.session_state[key] != seeded
+            st.session_state.get(keys.seeded(key)) and st.session_state[key] != seeded
         ):
             st.session_state[key] = seeded
-            st.session_state[f"{key}_seeded"] = True
+            st.session_state[keys.seeded(key)] = True
         value = cols[i].selectbox(
             t(f"role.{role}"),
             [_NONE, *columns],
@@ -182,7 +180,7 @@ def _mapping_editor(
     pending = _ask_to_confirm(tid, {r: d for r, d in doubts.items() if r not in ruled_out})
     segments: tuple[str, ...] = ()
     if kind in ("runs", "queries"):
-        key = f"w_map_{tid}_segments"
+        key = keys.segment_menu(tid)
         taken = {v for v in chosen.values() if v}
         options = [c for c in columns if c not in taken]
         default = (
@@ -217,12 +215,14 @@ SEGMENTS_CHOSEN = 2
 def _ask_to_confirm(tid: str, asked: dict[str, Doubt]) -> bool:
     """Say why the unsure guesses still in their menus are in doubt, with a box to confirm
     them; ``True`` while one waits (the user has neither confirmed nor picked the role)."""
-    waiting = {r: d for r, d in asked.items() if st.session_state.get(f"w_map_{tid}_{r}_seeded")}
+    waiting = {
+        r: d for r, d in asked.items() if st.session_state.get(keys.seeded(keys.role_menu(tid, r)))
+    }
     if not waiting:
         return False
     reasons = t("upload.doubt_separator").join(doubt_reason(d) for d in waiting.values())
     st.warning(t("upload.unsure_guess", reasons=md_escape(reasons)))
-    return not st.checkbox(t("upload.confirm_roles"), key=f"w_roles_ok_{tid}")
+    return not st.checkbox(t("upload.confirm_roles"), key=keys.roles_ok(tid))
 
 
 def error_text(error: InputError) -> str:
@@ -302,15 +302,17 @@ def said_text(said: Said) -> str:
 
 def _one_role_per_column(tid: str, changed: str, roles: tuple[str, ...]) -> None:
     """A column chosen for one role is taken away from the other roles of the table."""
-    st.session_state.pop(f"w_map_{tid}_{changed}_seeded", None)  # the user's choice from now on
-    value = st.session_state[f"w_map_{tid}_{changed}"]
+    st.session_state.pop(
+        keys.seeded(keys.role_menu(tid, changed)), None
+    )  # the user's choice from now on
+    value = st.session_state[keys.role_menu(tid, changed)]
     if value == _NONE:
         return
     for role in roles:
-        key = f"w_map_{tid}_{role}"
+        key = keys.role_menu(tid, role)
         if role != changed and st.session_state.get(key) == value:
             st.session_state[key] = _NONE
-            st.session_state.pop(f"{key}_seeded", None)
+            st.session_state.pop(keys.seeded(key), None)
 
 
 def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
@@ -326,7 +328,7 @@ def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
         t("upload.judgments"), key="up_judgments", help=t("upload.judgments_help")
     )
     queries = c3.file_uploader(t("upload.queries"), key="up_queries", help=t("upload.queries_help"))
-    stored: dict[str, list[LoadedTable]] | None = st.session_state.get(TABLES_KEY)
+    stored: dict[str, list[LoadedTable]] | None = st.session_state.get(keys.UPLOAD_TABLES)
     if runs:
         tables = _distinct_names(
             {
@@ -336,15 +338,15 @@ def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
             }
         )
         _forget_other_uploads()
-        st.session_state[TABLES_KEY] = tables
+        st.session_state[keys.UPLOAD_TABLES] = tables
         return tables
     if stored:
         st.info(
             t("upload.kept", files=md_escape(", ".join(x.name for k in stored for x in stored[k])))
         )
         if st.button(t("upload.forget"), key="btn_forget_upload"):
-            st.session_state.pop(TABLES_KEY, None)
-            st.session_state.pop(DATASET_KEY, None)
+            st.session_state.pop(keys.UPLOAD_TABLES, None)
+            st.session_state.pop(keys.UPLOAD_DATASET, None)
             st.rerun()
         return stored
     st.info(t("upload.empty"))
@@ -354,7 +356,7 @@ def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
 def _label_values(table: LoadedTable, column: str) -> list[str]:
     """The text values of a label column (:func:`metrics.io.labels.text_values`), found once
     per table and column (reruns ask on every widget change)."""
-    store: dict = st.session_state.setdefault("label_texts", {})
+    store: dict = st.session_state.setdefault(keys.LABEL_TEXTS, {})
     key = (_table_id(table), column)
     found = store.get(key)
     if found is None or found[0] is not table:
@@ -384,7 +386,7 @@ def _label_mapping_editor(
     st.markdown(t("upload.labels.title", column=md_escape(column), n=len(texts)))
     edited = st.data_editor(
         pd.DataFrame({"value": texts, "grade": [start[v] for v in texts]}),
-        key=f"labels_{tid}_{column}",
+        key=keys.label_values(tid, column),
         hide_index=True,
         disabled=["value"],
         column_config={
@@ -398,7 +400,7 @@ def _label_mapping_editor(
         shown = ", ".join(f"'{v}'" for v in missing[:5])
         st.warning(t("upload.labels.missing", values=md_escape(shown), n=len(missing)))
         return None, True
-    confirmed = st.checkbox(t("upload.labels.confirm"), key=f"w_labels_ok_{tid}")
+    confirmed = st.checkbox(t("upload.labels.confirm"), key=keys.labels_ok(tid))
     return grades, not confirmed
 
 
@@ -444,17 +446,20 @@ def upload_panel() -> Dataset | None:
     mappings, label_maps, pending = _role_mappings(tables)
     if pending:  # nothing is computed, not even from files uploaded before
         st.info(t("upload.confirm_first" if pending == "roles" else "upload.labels.confirm_first"))
-        st.session_state.pop(DATASET_KEY, None)
-        st.session_state.pop("upload_build_key", None)
+        st.session_state.pop(keys.UPLOAD_DATASET, None)
+        st.session_state.pop(keys.UPLOAD_BUILD_KEY, None)
         return None
     name = ", ".join(x.name for x in tables["runs"])
     build_key = repr(([_table_id(x) for k in tables for x in tables[k]], mappings, label_maps))
-    if st.session_state.get("upload_build_key") == build_key and DATASET_KEY in st.session_state:
-        kept: Dataset = st.session_state[DATASET_KEY]
+    if (
+        st.session_state.get(keys.UPLOAD_BUILD_KEY) == build_key
+        and keys.UPLOAD_DATASET in st.session_state
+    ):
+        kept: Dataset = st.session_state[keys.UPLOAD_DATASET]
         score_orders(tables["runs"], mappings, kept)
         return kept
-    previous: Dataset | None = st.session_state.get(DATASET_KEY)
-    view = st.session_state.get("view")
+    previous: Dataset | None = st.session_state.get(keys.UPLOAD_DATASET)
+    view = st.session_state.get(keys.VIEW)
 
     def warm(built: Dataset) -> None:
         """Rank the new data set and compute the Curves page's first results while it is
@@ -474,10 +479,10 @@ def upload_panel() -> Dataset | None:
         )
     except InputError as exc:
         st.error(t("upload.error", message=md_escape(error_text(exc))))
-        st.session_state.pop(DATASET_KEY, None)
+        st.session_state.pop(keys.UPLOAD_DATASET, None)
         return None
-    st.session_state[DATASET_KEY] = dataset
-    st.session_state["upload_build_key"] = build_key
+    st.session_state[keys.UPLOAD_DATASET] = dataset
+    st.session_state[keys.UPLOAD_BUILD_KEY] = build_key
     if previous is None or previous.content_hash != dataset.content_hash:
         if view is None or view.averaging == "weighted":
             st.rerun()  # the sidebar offers the new data set's weight columns
@@ -487,8 +492,6 @@ def upload_panel() -> Dataset | None:
 
 
 # --------------------------------------------------------------------------- score order
-DISMISSED_KEY = "score_order_dismissed"
-GUESSES_KEY = "score_order_guesses"
 
 
 def score_orders(
@@ -497,10 +500,10 @@ def score_orders(
     """For each run file, the score order its columns point to (its ranks, or a score column
     named like a distance): asked, with a button to confirm it, while its models are ranked
     the other way; said once they are ranked that way."""
-    view = st.session_state.get("view")
+    view = st.session_state.get(keys.VIEW)
     settings = view.settings() if view is not None else Settings()
     current = {_table_id(table) for table in runs}
-    found = st.session_state.setdefault(GUESSES_KEY, {})
+    found = st.session_state.setdefault(keys.SCORE_ORDER_GUESSES, {})
     for key in [k for k in found if k[0] not in current]:
         del found[key]  # files no longer uploaded
     for table in runs:
@@ -513,7 +516,7 @@ def score_orders(
             if guess.order != Settings.score_order:
                 st.caption(_order_set_text(table.name, guess.order))
             continue
-        if asked in st.session_state.get(DISMISSED_KEY, set()):
+        if asked in st.session_state.get(keys.SCORE_ORDER_DISMISSED, set()):
             continue
         st.warning(_order_doubt_text(table.name, guess))
         yes, no = st.columns(2)
@@ -527,16 +530,16 @@ def score_orders(
         no.button(
             t("upload.order.keep"),
             key=f"btn_order_keep_{asked[0]}",
-            on_click=lambda asked=asked: st.session_state.setdefault(DISMISSED_KEY, set()).add(
-                asked
-            ),
+            on_click=lambda asked=asked: st.session_state.setdefault(
+                keys.SCORE_ORDER_DISMISSED, set()
+            ).add(asked),
         )
 
 
 def _direction_of(table: LoadedTable, roles: RoleMapping) -> DirectionGuess | None:
     """:func:`~metrics.io.direction.guess_direction` of a run file under its roles, found once
     per file and roles (page runs ask again on every widget change)."""
-    found = st.session_state.setdefault(GUESSES_KEY, {})
+    found = st.session_state.setdefault(keys.SCORE_ORDER_GUESSES, {})
     key = (_table_id(table), roles.score, roles.rank, roles.query, roles.model)
     if key not in found:
         found[key] = guess_direction(table.frame, roles.score, roles.rank, roles.query, roles.model)
@@ -565,10 +568,12 @@ def set_score_order(models: tuple[str, ...], order: str, every_model: bool) -> N
     """Rank ``models`` by ``order``: the score order of every model when they are all the data
     set's (one run file), else theirs alone (the sidebar's models ranked the other way)."""
     state = st.session_state
-    others = [m for m in state.get(frame.OTHER_WAY_KEY, []) if m not in models]
+    others = [
+        m for m in state.get(frame.sidebar_key("score_order_by_model"), []) if m not in models
+    ]
     if every_model:
-        state["w_score_order"] = order
-        state[frame.OTHER_WAY_KEY] = others
+        frame.set_sidebar("score_order", order)
+        frame.set_sidebar("score_order_by_model", others)
         return
-    other_way = order != state.get("w_score_order", Settings.score_order)
-    state[frame.OTHER_WAY_KEY] = others + (list(models) if other_way else [])
+    other_way = order != state.get(frame.sidebar_key("score_order"), Settings.score_order)
+    frame.set_sidebar("score_order_by_model", others + (list(models) if other_way else []))

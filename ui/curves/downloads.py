@@ -5,8 +5,9 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from ui.figures import figure_image
-from ui.i18n import t
+from ui.shell import keys
+from ui.shell.i18n import t
+from ui.shell.plotting import figure_image
 
 
 def figure_downloads(figures: dict[str, go.Figure], key: str) -> None:
@@ -14,11 +15,11 @@ def figure_downloads(figures: dict[str, go.Figure], key: str) -> None:
     if not figures:
         return
     c1, c2, c3 = st.columns([2, 1, 2])
-    name = c1.selectbox(t("export.chart"), list(figures), key=f"w_export_{key}_chart")
+    name = c1.selectbox(t("export.chart"), list(figures), key=keys.export_chart(key))
     fmt = c2.radio(
         t("export.format"),
         ["png", "svg", "html"],
-        key=f"w_export_{key}_fmt",
+        key=keys.export_format(key),
         horizontal=True,
         format_func=str.upper,
     )
@@ -34,7 +35,7 @@ def figure_downloads(figures: dict[str, go.Figure], key: str) -> None:
             on_click="ignore",
         )
         return
-    made_key = f"export_{key}_bytes"
+    made_key = keys.export_bytes(key)
     if c3.button(t("export.prepare", fmt=fmt.upper()), key=f"btn_{key}_prepare"):
         with st.spinner(t("export.preparing")):
             try:

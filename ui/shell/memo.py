@@ -30,10 +30,10 @@ import pandas as pd
 import pyarrow as pa
 import streamlit as st
 
+from ui.shell import keys
+
 T = TypeVar("T")
 
-SESSION_KEY = "_results"
-#: Shared (sample) results: time to live (seconds), byte budget, entries.
 SHARED_TTL, SHARED_BYTES, SHARED_ENTRIES = 600.0, 256 * 1024**2, 128
 #: One session's results: time to live (seconds), byte budget, entries.
 SESSION_TTL, SESSION_BYTES, SESSION_ENTRIES = 1800.0, 1024**3, 48
@@ -174,10 +174,10 @@ def share(content_hash: str) -> None:
 
 def session_store() -> ResultCache:
     """This browser session's results (created on first use; released with the session)."""
-    store = st.session_state.get(SESSION_KEY)
+    store = st.session_state.get(keys.RESULTS)
     if not isinstance(store, ResultCache):
         store = ResultCache(SESSION_TTL, SESSION_BYTES, SESSION_ENTRIES)
-        st.session_state[SESSION_KEY] = store
+        st.session_state[keys.RESULTS] = store
     return store
 
 

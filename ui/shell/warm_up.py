@@ -1,17 +1,17 @@
 """What a new server prepares once, in the background, for every session to come.
 
-The first page run of a server that finishes (:func:`ui.frame.run_app`) calls :func:`start`,
+The first page run of a server that finishes (:func:`ui.shell.frame.run_app`) calls :func:`start`,
 which starts one thread (once per server process) while the browser draws that page. It
 
 1. loads the default sample and ranks it, then computes what the Curves page shows first for
-   the default view (:func:`ui.compute.warm`: the curves, the table at the standard cutoffs, the
-   note on judgments, precision against recall) into :data:`ui.memo.SHARED`;
-2. ranks the worked examples of the Learn page (:func:`ui.learn_panel.teaching_lists`);
+   the default view (:func:`ui.shell.compute.warm`: the curves, the table at the standard
+   cutoffs, the note on judgments, precision against recall) into :data:`ui.shell.memo.SHARED`;
+2. ranks the worked examples of the Learn page (:func:`ui.learn.panel.teaching_lists`);
 3. imports the modules that only the other pages use (plotly's figure builders, the review
    package), so that their first visit does not wait for them either.
 
 The results are the same objects every session reads: a session never computes them again (the
-samples' results are shared, with the time to live of :data:`ui.memo.SHARED`). The first page
+samples' results are shared, with the time to live of :data:`ui.shell.memo.SHARED`). The first page
 itself does not wait for the warm-up, which starts only after the page's run: the frame and the
 Data page import nothing of what the other pages need (``tests/test_warm_up.py``). A failure is
 logged; the page that needs the result computes it then and shows the error.
@@ -25,11 +25,12 @@ import threading
 
 #: Modules imported by the pages after Data (Learn, Curves, the review pages), leaves first.
 PAGE_MODULES = (
-    "ui.figures",
-    "ui.downloads",
-    "ui.learn",
-    "ui.learn_lessons",
-    "ui.learn_views",
+    "ui.shell.plotting",
+    "ui.curves.figures",
+    "ui.curves.downloads",
+    "ui.learn.evaluate",
+    "ui.learn.lessons",
+    "ui.learn.views",
     "metrics.review.verdict",
     "metrics.review.headline",
     "metrics.review.drilldown",
@@ -61,9 +62,9 @@ def start() -> threading.Thread | None:
 
 def work() -> None:
     """The warm-up itself (see the module docstring), in the calling thread."""
-    from ui import compute
-    from ui.learn_panel import teaching_lists
-    from ui.view import View
+    from ui.learn.panel import teaching_lists
+    from ui.shell import compute
+    from ui.shell.view import View
 
     view = View()
     try:

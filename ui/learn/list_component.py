@@ -3,7 +3,7 @@ relevant or not at the current level, the cut at K, ranks beyond K greyed), thei
 (next label, up, down, to the tray, remove), adding an item, and the tray of judged items not
 retrieved. The browser draws the rows from :func:`list_data` and sends one event per action; the
 page's fragment applies it (:func:`apply_pending`) with the page's edit logic
-(:func:`ui.learn_panel._edit`) before drawing. A redraw is one element instead of a grid of
+(:func:`ui.learn.panel._edit`) before drawing. A redraw is one element instead of a grid of
 buttons. The curve over K is drawn the same light way (:func:`show_curve`)."""
 
 from __future__ import annotations
@@ -17,11 +17,12 @@ import streamlit as st
 
 from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Settings
-from ui import learn_panel as lp
-from ui.handbuilt_list import RankedList, next_label
-from ui.i18n import current_language, translate
+from ui.data.handbuilt_list import RankedList, next_label
+from ui.learn import panel as lp
+from ui.shell import keys
+from ui.shell.i18n import current_language, translate
 
-ASSETS = Path(__file__).with_name("assets")
+ASSETS = Path(__file__).resolve().parents[1] / "assets"
 
 #: Chip colours by label: a single-hue sequential scale (readable with any colour vision; the
 #: number is always written in the chip too).
@@ -33,8 +34,6 @@ CHIP_TOP = ("#08519C", "#FFFFFF")
 ROW_OPS = ("label", "up", "down", "tray", "remove")
 TRAY_OPS = ("tray_label", "back", "tray_remove")
 ADD_OPS = ("add", "add_tray")
-#: Session key of the list event waiting to be applied (``op``, ``index``, ``list``).
-ACTION_KEY = "learn_action"
 
 _COMPONENT = st.components.v2.component(
     "learn_list",
@@ -42,7 +41,7 @@ _COMPONENT = st.components.v2.component(
     js=(ASSETS / "learn_list.js").read_text(encoding="utf-8"),
 )
 
-#: The curve over K: an SVG picture built (and escaped) by :func:`ui.learn_figures.learn_curve_svg`.
+#: The curve over K: an SVG picture built (and escaped) by :func:`ui.learn.figures.learn_curve_svg`.
 _CURVE = st.components.v2.component(
     "learn_curve",
     js="""export default function ({ data, parentElement }) {
@@ -59,7 +58,7 @@ _CURVE = st.components.v2.component(
 
 def show_curve(svg: str) -> None:
     """Show the curve picture (one element, drawn by the browser in a few milliseconds)."""
-    _CURVE(key="learn_curve", data=svg)
+    _CURVE(key=keys.LEARN_CURVE, data=svg)
 
 
 def chip_colours(label: float) -> tuple[str, str]:
@@ -222,13 +221,13 @@ def _on_action(widget_key: str, index: int) -> None:
     """The component's event: keep it for the page run that follows (:func:`apply_pending`)."""
     action = getattr(st.session_state.get(widget_key), "action", None)
     if isinstance(action, dict):
-        st.session_state[ACTION_KEY] = {**action, "list": index}
+        st.session_state[keys.LEARN_ACTION] = {**action, "list": index}
 
 
 def apply_pending(target: lp.Target, shown: list[RankedList], scale: str) -> bool:
-    """Apply the list event waiting in the session (``ACTION_KEY``: ``op``, ``index`` and the
+    """Apply the list event waiting in the session (``keys.LEARN_ACTION``: ``op``, ``index`` and the
     shown list's position ``list``) to the list as shown; whether an edit was made."""
-    action = st.session_state.pop(ACTION_KEY, None)
+    action = st.session_state.pop(keys.LEARN_ACTION, None)
     if not isinstance(action, dict):
         return False
     j = action.get("list", 0)
@@ -247,7 +246,7 @@ def ranked_list(
 ) -> None:
     """Draw ``rl`` (shown list number ``index``, labels cycling through ``scale``) as the
     touchable list; a press is applied by the next run of the page's fragment."""
-    widget_key = f"list_{key}"
+    widget_key = keys.list_component(key)
     data = list_data(rl, k, settings.relevance_level, scale=scale)
     _COMPONENT(
         key=widget_key,

@@ -14,7 +14,7 @@ from html import escape
 import pandas as pd
 
 from metrics.engine.registry import at_cutoff
-from ui.palette import PALETTE
+from ui.shell.palette import PALETTE
 
 #: Drawing area of the picture (SVG units; it is scaled to the page's width).
 WIDTH, HEIGHT = 900, 380

@@ -6,7 +6,6 @@ and tests can read them; :func:`translated` renames the columns for display and 
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable
 
 import numpy as np
@@ -35,20 +34,14 @@ def translated(frame: pd.DataFrame, t: Callable[[str], str]) -> pd.DataFrame:
     return out
 
 
-def fingerprint(table: pd.DataFrame) -> str:
-    """A short hash of a table's content and column names (to notice edits of an editable
-    table)."""
-    values = pd.util.hash_pandas_object(table.astype(str), index=False).to_numpy()
-    return hashlib.sha256(values.tobytes() + repr(list(table.columns)).encode()).hexdigest()[:16]
-
-
 def csv_bytes(frame: pd.DataFrame) -> bytes:
     """Excel-safe CSV (UTF-8 with a byte order mark), see :func:`metrics.io.export.to_csv_bytes`."""
     return to_csv_bytes(frame)
 
 
 def wide_cutoff_table(long: pd.DataFrame, models: list[str]) -> pd.DataFrame:
-    """Models as rows, ``measure@K`` as columns, from :func:`ui.compute.cutoff_table`'s output."""
+    """Models as rows, ``measure@K`` as columns, from :func:`ui.shell.compute.cutoff_table`'s
+    output."""
     if long.empty:
         return pd.DataFrame(index=pd.Index(models, name="model"))
     wide = long.pivot(index="model", columns="measure", values="value")

@@ -12,10 +12,9 @@ import streamlit as st
 from metrics.errors import InputError
 from metrics.io.formats import load_table
 from metrics.io.per_query import PerQueryDataset, per_query_dataset
-from ui.i18n import t
-from ui.safe import md_escape
-
-DATASET_KEY = "per_query_dataset"
+from ui.shell import keys
+from ui.shell.i18n import t
+from ui.shell.safe import md_escape
 
 
 def per_query_panel() -> PerQueryDataset | None:
@@ -24,19 +23,19 @@ def per_query_panel() -> PerQueryDataset | None:
     upload = st.file_uploader(t("perquery.file"), key="up_per_query", help=t("perquery.file_help"))
     if upload is not None:
         key = (upload.name, upload.size)
-        if st.session_state.get("per_query_key") != key:
+        if st.session_state.get(keys.PER_QUERY_KEY) != key:
             try:
                 data: PerQueryDataset | None = per_query_dataset(
                     load_table(upload.getvalue(), upload.name), upload.name
                 )
             except InputError as exc:
                 st.error(t("upload.error", message=md_escape(exc)))
-                st.session_state.pop(DATASET_KEY, None)
+                st.session_state.pop(keys.PER_QUERY_DATASET, None)
                 return None
-            st.session_state[DATASET_KEY] = data
-            st.session_state["per_query_key"] = key
+            st.session_state[keys.PER_QUERY_DATASET] = data
+            st.session_state[keys.PER_QUERY_KEY] = key
             st.rerun()  # the sidebar shows the new data set
-    data = st.session_state.get(DATASET_KEY)
+    data = st.session_state.get(keys.PER_QUERY_DATASET)
     if data is None:
         st.info(t("perquery.empty"))
         return None
@@ -64,7 +63,7 @@ def show_per_query(data: PerQueryDataset, rows: int = 20) -> None:
 
 def require_lists(dataset: object, key: str) -> None:
     """Stop the page with a plain message when ``dataset`` has per-query values only."""
-    from ui.per_query_data import is_per_query
+    from ui.data.per_query_data import is_per_query
 
     if is_per_query(dataset):
         st.info(t(key))
@@ -75,7 +74,7 @@ def measures_at(dataset: object, measures: tuple[str, ...], k: int) -> tuple[str
     """The ``measures`` a page can compare at ``k``: all of them for ranked lists; for a
     per-query table, those it has a column for at ``k``, with a note naming the columns it lacks.
     Stops the page with a plain message when it has none of them."""
-    from ui.per_query_data import column_name, is_per_query, split_at
+    from ui.data.per_query_data import column_name, is_per_query, split_at
 
     if not is_per_query(dataset):
         return tuple(measures)

@@ -25,8 +25,8 @@ from metrics.io.validation import (
     example_kind,
     plural_form,
 )
-from ui import compute
-from ui.i18n import DEFAULT_LANGUAGE, catalog, current_language, has, number, t, translate
+from ui.shell import compute
+from ui.shell.i18n import DEFAULT_LANGUAGE, catalog, current_language, has, number, t, translate
 
 
 @dataclass(frozen=True)
@@ -161,7 +161,7 @@ def lists_text(dataset: Dataset) -> str:
     """The data set at a glance, in the session's language: queries, lists per model and the
     median list length (``2 queries, median list length 840`` reads as a wrong query column).
     Model names are escaped for Markdown."""
-    from ui.safe import md_escape
+    from ui.shell.safe import md_escape
 
     lists = dataset.lists
     same = lists.same_lists
@@ -185,7 +185,7 @@ def show_lists(dataset: Dataset) -> None:
 
 def show_preview(dataset: Dataset, rows: int = 20) -> None:
     """First rows of the run and of the judgments, as text cells, with translated headers."""
-    from ui.figures import label_figure  # plotly's builders: only for a page that draws one
+    from ui.shell.plotting import label_figure  # plotly's builders: only for a page that draws one
 
     st.subheader(t("preview.title"))
     c1, c2 = st.columns([3, 2])

@@ -39,7 +39,7 @@ class RankedList:
     """One list: items and labels in rank order (NaN = unjudged) and unretrieved judgments.
 
     ``scores`` (optional, same length as ``items``) are the model's scores: equal scores are
-    ties, ordered by the tie policy (see :func:`ui.learn.ordered`).
+    ties, ordered by the tie policy (see :func:`ui.learn.evaluate.ordered`).
     """
 
     name: str
@@ -189,7 +189,7 @@ def table_of_lists(lists: list[RankedList] | tuple[RankedList, ...]) -> pd.DataF
 
 
 def lists_of_table(table: pd.DataFrame) -> list[RankedList]:
-    """The lists of a normalized table (see :func:`ui.handbuilt.normalize`), in table order."""
+    """The lists of a normalized table (see :func:`ui.data.handbuilt.normalize`), in table order."""
     out = []
     for name, part in table.groupby("list", sort=False):
         retrieved = part[part["retrieved"].astype(bool)]

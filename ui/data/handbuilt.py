@@ -4,13 +4,14 @@ The table has one row per item: ``list`` (the list's name, its query id), ``posi
 (1 is the top; the editor cannot drag rows, so reorder by editing positions), ``item``,
 ``label`` (0/1 or a grade; empty = unjudged) and ``retrieved`` (unticked: a judged item the list
 did not retrieve, which counts for recall and the ideal DCG). It lives in the browser session
-(``st.session_state``) and in the link (``?list=``, see :mod:`ui.handbuilt_list`), so a reload
+(``st.session_state``) and in the link (``?list=``, see :mod:`ui.data.handbuilt_list`), so a reload
 or a shared link shows the same lists. The Learn page edits the same lists
 (:func:`lists_of_table` / :func:`table_of_lists` convert).
 """
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import replace
 
 import numpy as np
@@ -21,7 +22,7 @@ from metrics.io.export import to_csv_bytes
 from metrics.io.loaders import Dataset, load_dataset, load_table
 from metrics.io.names import ITEM_NAMES, QUERY_NAMES
 from metrics.io.validation import DataHealth
-from ui.handbuilt_list import (
+from ui.data.handbuilt_list import (
     TABLE_COLUMNS,
     LinkError,
     RankedList,
@@ -30,14 +31,18 @@ from ui.handbuilt_list import (
     lists_of_table,
     table_of_lists,
 )
-from ui.tables import fingerprint
+from ui.shell import keys
 
-TABLE_KEY = "handbuilt_table"
-_DATASET_KEY = "handbuilt_dataset"
-LINK_ERROR_KEY = "handbuilt_link_error"
 LINK_PARAM = "list"
 COLUMNS = TABLE_COLUMNS
 MODEL_NAME = "hand_built"
+
+
+def fingerprint(table: pd.DataFrame) -> str:
+    """A short hash of a table's content and column names (to notice edits of an editable
+    table)."""
+    values = pd.util.hash_pandas_object(table.astype(str), index=False).to_numpy()
+    return hashlib.sha256(values.tobytes() + repr(list(table.columns)).encode()).hexdigest()[:16]
 
 
 def starter_table() -> pd.DataFrame:
@@ -96,7 +101,7 @@ def _truth(value: object) -> bool:
 
 
 def lists_of(table: pd.DataFrame) -> list[RankedList]:
-    """The table's lists in the shared model (:class:`ui.handbuilt_list.RankedList`)."""
+    """The table's lists in the shared model (:class:`ui.data.handbuilt_list.RankedList`)."""
     return lists_of_table(normalize(table))
 
 
@@ -200,16 +205,16 @@ def session_table() -> pd.DataFrame:
     :func:`link_error`)."""
     import streamlit as st
 
-    if TABLE_KEY not in st.session_state:
+    if keys.HANDBUILT_TABLE not in st.session_state:
         table = starter_table()
         text = st.query_params.get(LINK_PARAM)
         if text:
             try:
                 table = table_of_lists(decode_lists(text)[0])
             except LinkError as exc:
-                st.session_state[LINK_ERROR_KEY] = exc.kind
-        st.session_state[TABLE_KEY] = table
-    return st.session_state[TABLE_KEY]
+                st.session_state[keys.HANDBUILT_LINK_ERROR] = exc.kind
+        st.session_state[keys.HANDBUILT_TABLE] = table
+    return st.session_state[keys.HANDBUILT_TABLE]
 
 
 def session_lists() -> list[RankedList]:
@@ -217,16 +222,16 @@ def session_lists() -> list[RankedList]:
     import streamlit as st
 
     table = session_table()
-    cached = st.session_state.get("handbuilt_lists")
+    cached = st.session_state.get(keys.HANDBUILT_LISTS)
     if cached is None or cached[0] is not table:
         cached = (table, lists_of(table))
-        st.session_state["handbuilt_lists"] = cached
+        st.session_state[keys.HANDBUILT_LISTS] = cached
     return cached[1]
 
 
 def as_read_back(lists: list[RankedList]) -> list[RankedList]:
     """``lists`` as :func:`lists_of` reads them back from their table, for lists that are
-    already clean (the session's lists edited by :class:`~ui.handbuilt_list.RankedList`'s
+    already clean (the session's lists edited by :class:`~ui.data.handbuilt_list.RankedList`'s
     operations): no scores, unjudged items of the tray dropped, the default K of a table."""
     return [
         RankedList(
@@ -242,20 +247,20 @@ def as_read_back(lists: list[RankedList]) -> list[RankedList]:
 
 def store_edited_lists(lists: list[RankedList]) -> None:
     """Make ``lists`` the session's hand-built lists: the session's own lists with one changed
-    by :class:`~ui.handbuilt_list.RankedList`'s operations, so already clean; the table is
+    by :class:`~ui.data.handbuilt_list.RankedList`'s operations, so already clean; the table is
     not read again (:func:`normalize` costs more than the rest of a Learn redraw)."""
     import streamlit as st
 
     table = table_of(lists)
-    st.session_state[TABLE_KEY] = table
-    st.session_state["handbuilt_lists"] = (table, as_read_back(lists))
+    st.session_state[keys.HANDBUILT_TABLE] = table
+    st.session_state[keys.HANDBUILT_LISTS] = (table, as_read_back(lists))
 
 
 def link_error() -> str | None:
     """The kind of problem of the list link this session was opened with (or ``None``)."""
     import streamlit as st
 
-    return st.session_state.get(LINK_ERROR_KEY)
+    return st.session_state.get(keys.HANDBUILT_LINK_ERROR)
 
 
 def link_of(table: pd.DataFrame, k: int | None = None) -> str:
@@ -281,12 +286,12 @@ def session_dataset() -> Dataset | None:
 
     table = session_table()
     key = fingerprint(table)
-    cached = st.session_state.get(_DATASET_KEY)
+    cached = st.session_state.get(keys.HANDBUILT_DATASET)
     if cached is not None and cached[0] == key:
         return cached[1]
     try:
         dataset = to_dataset(table)
     except InputError:
         dataset = None
-    st.session_state[_DATASET_KEY] = (key, dataset)
+    st.session_state[keys.HANDBUILT_DATASET] = (key, dataset)
     return dataset

@@ -7,29 +7,20 @@ server); :func:`View.settings` builds the engine's :class:`~metrics.engine.setti
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, fields, make_dataclass
 from typing import Any
 from urllib.parse import quote, unquote
 
 from metrics.engine.registry import DEFAULT_CURVE_MEASURES, MEASURES
 from metrics.engine.settings import (
     POLICIES,
-    Averaging,
-    Duplicates,
-    FractionalLabels,
-    Gain,
-    MissingQueries,
-    NoRelevant,
-    ScoreOrder,
-    ScorePrecision,
     Settings,
-    ShortLists,
-    Ties,
     parse_gain_map,
 )
 from metrics.errors import SettingsError
-from ui.i18n import DEFAULT_LANGUAGE, LANGUAGES
+from ui.shell.i18n import DEFAULT_LANGUAGE, LANGUAGES
 
 DEFAULT_DATA = "web_search"
 K_LIMIT = 100
@@ -38,21 +29,17 @@ HANDBUILT = "handbuilt"
 
 #: Policies chosen from a menu, always in view in the sidebar ...
 MAIN_POLICIES = ("gain", "score_order", "ties", "short_lists", "averaging")
-#: ... and the rest, under "more settings".
-MORE_POLICIES = (
-    "score_precision",
-    "duplicates",
-    "missing_queries",
-    "no_relevant",
-    "fractional_labels",
-    "ndcg_relevance_level",
-    "judged_only",
-    "recall_rounding",
-)
-MENU_POLICIES = MAIN_POLICIES + MORE_POLICIES
 #: Policies typed in rather than chosen (under "more settings" too), and the models whose
 #: scores go the other way (chosen from the data set's models, under the score order).
 INPUT_POLICIES = ("max_results", "gain_map", "score_order_by_model")
+#: ... and the rest of the engine's policies (but the relevance level, the sidebar's number),
+#: chosen under "more settings", in the engine's order.
+MORE_POLICIES = tuple(
+    field for field in POLICIES if field not in (*MAIN_POLICIES, *INPUT_POLICIES, "relevance_level")
+)
+MENU_POLICIES = MAIN_POLICIES + MORE_POLICIES
+#: The fields of the engine's settings: every one is a field of a :class:`View` too.
+SETTINGS_FIELDS = tuple(f.name for f in fields(Settings))
 
 #: View field -> URL query parameter name.
 URL_NAMES: dict[str, str] = {
@@ -79,6 +66,8 @@ URL_NAMES: dict[str, str] = {
     "score_order_by_model": "orders",
     "lang": "lang",
 }
+#: A policy added to the engine without a short name here is named in the link by its field.
+URL_NAMES.update({field: field for field in SETTINGS_FIELDS if field not in URL_NAMES})
 
 
 def curve_measure_names() -> list[str]:
@@ -86,61 +75,73 @@ def curve_measure_names() -> list[str]:
     return [d.name for d in MEASURES.values() if d.cutoff != "none"]
 
 
-@dataclass(frozen=True)
-class View:
-    """Data set choice and settings shared by all pages."""
+#: The settings a view holds, as chosen (unvalidated: weighted averaging may wait for its
+#: column): one field per field of the engine's ``Settings``, with its default.
+Policies = make_dataclass(
+    "Policies",
+    [(f.name, f.type, dataclasses.field(default=f.default)) for f in fields(Settings)],
+    frozen=True,
+)
 
-    data: str = DEFAULT_DATA
-    measures: tuple[str, ...] = DEFAULT_CURVE_MEASURES
-    k_range: tuple[int, int] = (1, 20)
-    relevance_level: float = 1
-    gain: Gain = "linear"
-    ties: Ties = "item_desc"
-    short_lists: ShortLists = "divide_by_k"
-    averaging: Averaging = "macro"
-    weight_column: str | None = None
-    score_precision: ScorePrecision = Settings.score_precision
-    duplicates: Duplicates = Settings.duplicates
-    missing_queries: MissingQueries = Settings.missing_queries
-    no_relevant: NoRelevant = Settings.no_relevant
-    fractional_labels: FractionalLabels = Settings.fractional_labels
-    ndcg_relevance_level: bool = Settings.ndcg_relevance_level
-    judged_only: bool = Settings.judged_only
-    recall_rounding: str = Settings.recall_rounding
-    max_results: int | None = Settings.max_results
-    gain_map: str | None = Settings.gain_map
-    score_order: ScoreOrder = Settings.score_order
-    score_order_by_model: tuple[tuple[str, ScoreOrder], ...] = ()
-    lang: str = DEFAULT_LANGUAGE
+
+@dataclass(frozen=True, init=False)
+class View:
+    """Data set choice and settings shared by all pages.
+
+    Besides its own fields, a view has every field of the engine's ``Settings`` (``view.gain``,
+    ``View(gain="exponential")``, ``view.with_(ties="input_order")``), with the engine's
+    defaults, held in :attr:`policies`: a policy added to ``Settings`` is a view's field without
+    an edit here.
+    """
+
+    data: str
+    measures: tuple[str, ...]
+    k_range: tuple[int, int]
+    lang: str
+    policies: Any  # a Policies
+
+    def __init__(
+        self,
+        data: str = DEFAULT_DATA,
+        measures: tuple[str, ...] = DEFAULT_CURVE_MEASURES,
+        k_range: tuple[int, int] = (1, 20),
+        lang: str = DEFAULT_LANGUAGE,
+        **policies: Any,
+    ) -> None:
+        object.__setattr__(self, "data", data)
+        object.__setattr__(self, "measures", measures)
+        object.__setattr__(self, "k_range", k_range)
+        object.__setattr__(self, "lang", lang)
+        object.__setattr__(self, "policies", Policies(**policies))
+
+    def __getattr__(self, name: str) -> Any:
+        """A policy's value (only called for names that are not the view's own)."""
+        policies = self.__dict__.get("policies")
+        if policies is not None and name in SETTINGS_FIELDS:
+            return getattr(policies, name)
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
     def settings(self) -> Settings:
         """Engine settings of this view (weighted averaging without a column falls back to
         macro)."""
-        averaging: Averaging = self.averaging
-        if averaging == "weighted" and not self.weight_column:
-            averaging = "macro"
-        chosen = {
-            field: getattr(self, field)
-            for field in MENU_POLICIES + INPUT_POLICIES
-            if field != "averaging"
-        }
-        return Settings(
-            relevance_level=self.relevance_level,
-            averaging=averaging,
-            weight_column=self.weight_column if averaging == "weighted" else None,
-            **chosen,
-        )
+        chosen = asdict(self.policies)
+        if chosen["averaging"] == "weighted" and not chosen["weight_column"]:
+            chosen["averaging"] = "macro"
+        if chosen["averaging"] != "weighted":
+            chosen["weight_column"] = None
+        return Settings(**chosen)
 
     def with_(self, **changes: Any) -> View:
         """A copy with some fields changed."""
-        return replace(self, **changes)
+        return View(**{**self.to_dict(), **changes})
 
     def other_way_models(self) -> list[str]:
         """The models whose score order is not :attr:`score_order`."""
         return [m for m, order in self.score_order_by_model if order != self.score_order]
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        own = {"data": self.data, "measures": self.measures, "k_range": self.k_range}
+        return {**own, **asdict(self.policies), "lang": self.lang}
 
 
 def gain_map_problem(text: str) -> str | None:

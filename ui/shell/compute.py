@@ -1,7 +1,7 @@
 """Per-query metrics computed once per (data content hash, settings), shared by every page.
 
 Results are keyed on :attr:`metrics.io.loaders.Dataset.content_hash` and the settings and kept by
-:mod:`ui.memo`: in the browser session for uploaded and hand-built data (released with the
+:mod:`ui.shell.memo`: in the browser session for uploaded and hand-built data (released with the
 session), in a shared cache with a time to live and a byte budget for the samples. The pure
 functions (``*_of``) do the work and are tested without a server.
 """
@@ -31,7 +31,8 @@ from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.loaders import Dataset, load_sample
 from metrics.io.validation import DataHealth, under_settings
-from ui import memo, per_query_data
+from ui.data import per_query_data
+from ui.shell import memo
 
 STANDARD_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
 
@@ -114,7 +115,7 @@ def ranked_lists(
     Lists are ranked once per :func:`metrics.engine.ranking.ranking_key` (ties, score precision,
     duplicates, missing and empty queries); a change of any other setting (relevance level,
     gain, fewer than K, averaging) reuses them, rescored. Results of an upload live in the
-    session (:mod:`ui.memo`); ``store`` names the store when called outside a page run.
+    session (:mod:`ui.shell.memo`); ``store`` names the store when called outside a page run.
     """
     if per_query_data.is_per_query(dataset):
         raise InputError(

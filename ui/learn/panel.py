@@ -1,6 +1,7 @@
 """The Learn page's state and edits (Streamlit): the edits of a shown list (drawn by
-:mod:`ui.learn_list`), the relevance level on the page, the link, and the lessons' state. The
-pure parts are :mod:`ui.handbuilt_list`, :mod:`ui.learn` and :mod:`ui.learn_lessons`.
+:mod:`ui.learn.list_component`), the relevance level on the page, the link, and the lessons'
+state. The pure parts are :mod:`ui.data.handbuilt_list`, :mod:`ui.learn.evaluate` and
+:mod:`ui.learn.lessons`.
 """
 
 from __future__ import annotations
@@ -11,24 +12,13 @@ from dataclasses import dataclass
 import streamlit as st
 
 from metrics.engine.settings import POLICIES
-from ui import frame
-from ui import handbuilt as hb
-from ui.handbuilt_list import LinkError, RankedList, decode_lists, encode_lists, replace_list
-from ui.i18n import option_text, t
-from ui.learn_lessons import BY_ID, LESSONS, Lesson
-from ui.learn_predict import forget
+from ui.data import handbuilt as hb
+from ui.data.handbuilt_list import LinkError, RankedList, decode_lists, encode_lists, replace_list
+from ui.learn.lessons import BY_ID, LESSONS, Lesson
+from ui.learn.predict import forget
+from ui.shell import frame, keys
+from ui.shell.i18n import option_text, t
 
-SOURCE_KEY = "w_learn_source"
-HAND_KEY = "w_learn_hand_list"
-LESSON_KEY = "w_lesson"
-K_KEY = "w_learn_k"
-LESSON_LISTS = "lesson_lists"
-DONE_KEY = "lessons_done"
-CELEBRATED_KEY = "lessons_celebrated"
-SEEDED_KEY = "learn_seeded"
-LINK_PROBLEM_KEY = "learn_link_problem"
-FULL_RERUN_KEY = "learn_full_rerun"
-EDITED_KEY = "learn_edited_list"
 LEVELS = (1, 2, 3)
 #: The several-lists mode (each hand-built list a query) and its link parameter.
 QUERIES = "queries"
@@ -49,7 +39,8 @@ class Target:
 @st.cache_resource(show_spinner=False)
 def teaching_lists() -> dict[str, RankedList]:
     """The worked examples of the teaching sample (ranked once per server)."""
-    from ui import compute, learn
+    from ui.learn import evaluate as learn
+    from ui.shell import compute
 
     return learn.teaching_lists(compute.sample_dataset("teaching"))
 
@@ -57,14 +48,14 @@ def teaching_lists() -> dict[str, RankedList]:
 def seed_from_link() -> None:
     """On the first run of Learn in a session, open the lesson or list the link names."""
     state = st.session_state
-    if state.get(SEEDED_KEY):
+    if state.get(keys.LEARN_SEEDED):
         return
-    state[SEEDED_KEY] = True
+    state[keys.LEARN_SEEDED] = True
     params = st.query_params
     lesson = params.get("lesson")
     if lesson in BY_ID:
-        state[SOURCE_KEY] = "lesson"
-        state[LESSON_KEY] = lesson
+        state[keys.W_LEARN_SOURCE] = "lesson"
+        state[keys.W_LESSON] = lesson
         if params.get("ls"):
             try:
                 lists, _ = decode_lists(params["ls"])
@@ -72,19 +63,19 @@ def seed_from_link() -> None:
                     raise LinkError("shape", "the lists do not fit the lesson.")
                 lesson_lists()[lesson] = tuple(lists)
             except LinkError as exc:
-                state[LINK_PROBLEM_KEY] = exc.kind
+                state[keys.LEARN_LINK_PROBLEM] = exc.kind
     elif params.get(QUERIES_PARAM) == "1":
-        state[SOURCE_KEY] = QUERIES
+        state[keys.W_LEARN_SOURCE] = QUERIES
     elif params.get(hb.LINK_PARAM):
-        state[SOURCE_KEY] = "handbuilt"
+        state[keys.W_LEARN_SOURCE] = "handbuilt"
         if params.get("lh"):
-            state[HAND_KEY] = params["lh"]
+            state[keys.W_LEARN_HAND_LIST] = params["lh"]
     if params.get("lk", "").isdigit():
-        state[K_KEY] = min(max(int(params["lk"]), 1), 100)
+        state[keys.W_LEARN_K] = min(max(int(params["lk"]), 1), 100)
 
 
 def after_import() -> None:
-    st.session_state["learn_switch_hand"] = True
+    st.session_state[keys.LEARN_SWITCH_HAND] = True
 
 
 def switch_after_import() -> None:
@@ -92,17 +83,17 @@ def switch_after_import() -> None:
     worked example or of a query's list, show the hand-built list it became (called before the
     menus are drawn)."""
     state = st.session_state
-    if state.pop("learn_switch_hand", False):
-        state[SOURCE_KEY] = "handbuilt"
-        state.pop(HAND_KEY, None)
-    edited = state.pop(EDITED_KEY, None)
+    if state.pop(keys.LEARN_SWITCH_HAND, False):
+        state[keys.W_LEARN_SOURCE] = "handbuilt"
+        state.pop(keys.W_LEARN_HAND_LIST, None)
+    edited = state.pop(keys.LEARN_EDITED_LIST, None)
     if edited is not None:
-        state[SOURCE_KEY] = "handbuilt"
-        state[HAND_KEY] = edited
+        state[keys.W_LEARN_SOURCE] = "handbuilt"
+        state[keys.W_LEARN_HAND_LIST] = edited
 
 
 def link_problem() -> str | None:
-    return st.session_state.get(LINK_PROBLEM_KEY) or hb.link_error()
+    return st.session_state.get(keys.LEARN_LINK_PROBLEM) or hb.link_error()
 
 
 def sync_link(source: str, k: int, lesson: Lesson | None, lists: list[RankedList]) -> None:
@@ -149,7 +140,7 @@ def queries_lists() -> list[RankedList]:
 
 def load_mrr_example() -> None:
     """Make the notes' MRR example the hand-built lists (button callback too)."""
-    from ui.learn import mrr_example_lists
+    from ui.learn.evaluate import mrr_example_lists
 
     hb.store_edited_lists(mrr_example_lists(teaching_lists()))
 
@@ -176,14 +167,14 @@ def remove_query(name: str) -> None:
 def open_queries() -> None:
     """From the worked examples of MRR: the three lists side by side, as hand-built lists."""
     load_mrr_example()
-    st.session_state[SOURCE_KEY] = QUERIES
+    st.session_state[keys.W_LEARN_SOURCE] = QUERIES
 
 
 def lesson_lists() -> dict[str, tuple[RankedList, ...]]:
     state = st.session_state
-    if LESSON_LISTS not in state:
-        state[LESSON_LISTS] = {}
-    return state[LESSON_LISTS]
+    if keys.LESSON_LISTS not in state:
+        state[keys.LESSON_LISTS] = {}
+    return state[keys.LESSON_LISTS]
 
 
 def lesson_state(lesson: Lesson) -> tuple[RankedList, ...]:
@@ -193,15 +184,15 @@ def lesson_state(lesson: Lesson) -> tuple[RankedList, ...]:
 def start_lesson() -> None:
     """Callback of the lesson menu and the reset button: the lesson's lists, K and settings."""
     state = st.session_state
-    lesson = BY_ID.get(state.get(LESSON_KEY, ""))
+    lesson = BY_ID.get(state.get(keys.W_LESSON, ""))
     if lesson is None:
         return
     lesson_lists().pop(lesson.id, None)
     forget(lesson.id)  # a lesson that asks for a prediction asks again
-    state[K_KEY] = lesson.k
-    state["w_rel"] = 1.0
+    state[keys.W_LEARN_K] = lesson.k
+    frame.set_sidebar("relevance_level", 1.0)
     for field, value in lesson.start.items():
-        state[f"w_{field}"] = value
+        frame.set_sidebar(field, value)
 
 
 def reset_lesson() -> None:
@@ -210,9 +201,9 @@ def reset_lesson() -> None:
 
 def done() -> set[str]:
     state = st.session_state
-    if DONE_KEY not in state:
-        state[DONE_KEY] = set()
-    return state[DONE_KEY]
+    if keys.LESSONS_DONE not in state:
+        state[keys.LESSONS_DONE] = set()
+    return state[keys.LESSONS_DONE]
 
 
 # ---------------------------------------------------------------------- edits
@@ -228,9 +219,9 @@ def _commit(target: Target, old: RankedList, new: RankedList) -> None:
     if target.source in ("handbuilt", QUERIES):
         hb.store_edited_lists(lists)
         return
-    state[hb.TABLE_KEY] = hb.table_of(lists)  # a worked example or a query's list: cleaned
-    state[EDITED_KEY] = old.name  # shown as a hand-built list from the next page run on
-    state[FULL_RERUN_KEY] = True
+    state[keys.HANDBUILT_TABLE] = hb.table_of(lists)  # a worked example or a query's list: cleaned
+    state[keys.LEARN_EDITED_LIST] = old.name  # shown as a hand-built list from the next page run on
+    state[keys.LEARN_FULL_RERUN] = True
 
 
 def _edit(target: Target, rl: RankedList, op: str, index: int, scale: str) -> None:
@@ -257,13 +248,13 @@ def _mirror(source_key: str, target_key: str) -> None:
 def level_control() -> float:
     """The relevance level on the page (the same setting as the sidebar's)."""
     state = st.session_state
-    level = float(state.get("w_rel", 1.0))
+    level = float(state.get(frame.sidebar_key("relevance_level"), 1.0))
     options = sorted({*LEVELS, int(level) if level.is_integer() else level})
-    state["learn_level_pick"] = int(level) if level.is_integer() else level
+    state[keys.LEARN_LEVEL_PICK] = int(level) if level.is_integer() else level
     st.segmented_control(
         t("learn.level"),
         options,
-        key="learn_level_pick",
+        key=keys.LEARN_LEVEL_PICK,
         format_func=lambda v: f"≥ {v:g}",
         on_change=lambda: _set_level(),
         help=t("learn.level_help"),
@@ -272,23 +263,23 @@ def level_control() -> float:
 
 
 def _set_level() -> None:
-    value = st.session_state.get("learn_level_pick")
+    value = st.session_state.get(keys.LEARN_LEVEL_PICK)
     if value is not None:
-        st.session_state["w_rel"] = float(value)
+        frame.set_sidebar("relevance_level", float(value))
 
 
 def policy_control(field: str) -> None:
     """A setting of the sidebar shown on the page (for a lesson), kept in step with it."""
     state = st.session_state
-    pick = f"learn_policy_{field}"
-    state[pick] = state.get(f"w_{field}")
+    pick = keys.learn_policy(field)
+    state[pick] = state.get(frame.sidebar_key(field))
     st.radio(
         frame.policy_label(field),
         list(POLICIES[field].values),
         key=pick,
         format_func=option_text(f"policy.{field}."),
         on_change=_mirror,
-        args=(pick, f"w_{field}"),
+        args=(pick, frame.sidebar_key(field)),
     )
 
 
@@ -296,20 +287,20 @@ def lesson_menu() -> Lesson:
     """The lesson menu with progress; returns the chosen lesson."""
     state = st.session_state
     finished = frozenset(done())  # as drawn now: a challenge met later in this run adds to done()
-    if state.get(LESSON_KEY) not in BY_ID:
-        state[LESSON_KEY] = LESSONS[0].id
+    if state.get(keys.W_LESSON) not in BY_ID:
+        state[keys.W_LESSON] = LESSONS[0].id
     ids = [lesson.id for lesson in LESSONS]
     title = option_text("lesson.")  # the session's language, fixed now
     st.selectbox(
         t("learn.lesson"),
         ids,
-        key=LESSON_KEY,
+        key=keys.W_LESSON,
         format_func=lambda i: (
             f"{'✓ ' if i in finished else ''}{ids.index(i) + 1}. {title(f'{i}.title')}"
         ),
         on_change=start_lesson,
     )
-    return BY_ID[state[LESSON_KEY]]
+    return BY_ID[state[keys.W_LESSON]]
 
 
 def progress() -> None:
@@ -330,7 +321,7 @@ def celebrate(lesson: Lesson, met: bool, words: dict[str, str]) -> None:
             t("learn.met", done=t(f"lesson.{lesson.id}.done", **words)),
             icon=":material/celebration:",
         )
-        seen = state.setdefault(CELEBRATED_KEY, set())
+        seen = state.setdefault(keys.LESSONS_CELEBRATED, set())
         if lesson.id not in seen:
             seen.add(lesson.id)
             st.balloons()

@@ -4,9 +4,9 @@ Pure: a :class:`Lesson` declares its starting lists and the setting it lets the 
 on the page; :func:`check` tells whether the challenge is met for the lists, K and settings the
 learner has now. A lesson may first ask for a prediction (:class:`Prediction`): the learner
 commits to a number or a choice, then :func:`judge` compares it with the true value. Every
-number comes from :mod:`metrics` (through :mod:`ui.learn`), the numbers of a lesson's texts too
-(:func:`text_values`). The words (explanation, challenge, teacher's notes, the question and
-its explanation) are catalog keys ``lesson.<id>.<part>``.
+number comes from :mod:`metrics` (through :mod:`ui.learn.evaluate`), the numbers of a lesson's
+texts too (:func:`text_values`). The words (explanation, challenge, teacher's notes, the question
+and its explanation) are catalog keys ``lesson.<id>.<part>``.
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from metrics.engine.ranking import gain_of
 from metrics.engine.registry import at_cutoff
 from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Averaging, Gain, MissingQueries, Settings, ShortLists, Ties
-from ui.handbuilt_list import RankedList
-from ui.learn import evaluate_list, explain, list_values, ordered, own_scores, query_means
+from ui.data.handbuilt_list import RankedList
+from ui.learn.evaluate import evaluate_list, explain, list_values, ordered, own_scores, query_means
 
 NAN = float("nan")
 #: Parts of a lesson's text in the catalog (``lesson.<id>.<part>``).
