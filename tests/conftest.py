@@ -1,6 +1,7 @@
 """Test-wide settings: tests write nothing into the repository. Hypothesis keeps no example
 database, and its other caches go to the system's temporary directory."""
 
+import functools
 import tempfile
 from pathlib import Path
 
@@ -41,3 +42,23 @@ def _no_server_warm_up(monkeypatch):
     from ui.shell import warm_up
 
     monkeypatch.setattr(warm_up, "ENABLED", False)
+
+
+# --------------------------------------------------------------------------- AppTest's start
+def _scan_installed_components_once() -> None:
+    """Every ``AppTest`` scans the metadata of every installed distribution for Streamlit
+    components (about 0.7 s each: several minutes over the suite); the installed packages do
+    not change while the tests run, so the scan's answer is kept for the process. The app's own
+    components are declared in its code and are not found by the scan either way."""
+    from streamlit.components.v2 import manifest_scanner
+
+    scan = manifest_scanner.scan_component_manifests
+    if getattr(scan, "cache_info", None) is None:
+        cached = functools.cache(scan)
+        manifest_scanner.scan_component_manifests = lambda *args, **kwargs: list(
+            cached(*args, **kwargs)
+        )
+        manifest_scanner.scan_component_manifests.cache_info = cached.cache_info  # type: ignore[attr-defined]
+
+
+_scan_installed_components_once()
