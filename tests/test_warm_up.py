@@ -11,7 +11,7 @@ import sys
 from streamlit.testing.v1 import AppTest
 
 from tests.app_support import APP, ROOT, fresh_app, open_page
-from ui.shell import warm_up
+from ui.shell import keys, warm_up
 
 #: Modules only the pages after Data need: plotly's figure classes and our builders, the
 #: review package, scipy.
@@ -154,3 +154,26 @@ def test_the_first_page_of_a_session_holds_only_its_own_elements():
     first = [len(at.code), len(at.latex)]
     at.run()
     assert [len(at.code), len(at.latex)] == first and first[1] > 0
+
+
+def test_the_warm_up_computes_the_review_the_review_pages_show_first(monkeypatch):
+    import metrics.review.verdict
+
+    fresh_app()  # empty caches
+    warm_up.work()
+    computed = []
+    real = metrics.review.verdict.review_table
+    monkeypatch.setattr(
+        metrics.review.verdict, "review_table", lambda *a, **o: computed.append(1) or real(*a, **o)
+    )
+    import ui.review.compute
+
+    monkeypatch.setattr(ui.review.compute, "review_table", metrics.review.verdict.review_table)
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.run()
+    for page in ("compare", "segments", "report"):  # a new session that changed nothing
+        open_page(at, page)
+    assert computed == []
+    at.session_state[keys.W_REVIEW_K] = 5  # a choice of its own is computed then
+    at.run()
+    assert computed

@@ -21,10 +21,11 @@ from metrics.review.compare import (
     queries_in_table,
     query_deltas,
 )
+from metrics.review.overlap import DEFAULT_PERSISTENCE
 from metrics.review.power import DEFAULT_POWER
 from metrics.review.segments import segment_means
 from metrics.review.statistics import DEFAULT_RESAMPLES, MissingPolicy
-from metrics.review.verdict import ReviewRequest, review_table
+from metrics.review.verdict import DEFAULT_K, ReviewRequest, review_table
 from ui.data import per_query_data
 from ui.shell import frame
 from ui.shell.compute import cutoff_evaluation_of, cutoff_name, ranked_lists, settings_key
@@ -368,3 +369,28 @@ def macro_note(settings: Settings) -> str:
     """Why the review pages average per-query values (macro) whatever ``settings.averaging``
     says, in the session's language."""
     return t("review.macro_note", averaging=frame.policy_name("averaging", settings.averaging))
+
+
+def default_k(k_range: tuple[int, int]) -> int:
+    """The review's K before it is chosen: the standard cutoff, within the sidebar's range."""
+    k_from, k_to = k_range
+    return min(max(DEFAULT_K, k_from), k_to)
+
+
+def warm(
+    dataset: Dataset, settings: Settings, measures: tuple[str, ...], k_range: tuple[int, int]
+) -> None:
+    """Compute, into the caches every session reads, what Compare, Segments and Report show
+    first for a session that changed no review choice: the review table of the first model
+    against the others at :func:`default_k`, per the first segment column, with the default
+    statistics (``CompareOptions()``, the family and power of
+    :class:`ui.review.controls.ReviewChoice`), and the rankings' change. Called by the server's
+    warm-up (``ui/shell/warm_up.py``)."""
+    models = list(dataset.models)
+    if len(models) < 2:
+        return
+    baseline, candidates = models[0], tuple(models[1:])
+    by = tuple(dataset.segment_columns[:1])
+    k = default_k(k_range)
+    review(dataset, settings, measures, k, baseline, candidates, CompareOptions(), by)
+    ranking_changes(dataset, settings, k, baseline, candidates, DEFAULT_PERSISTENCE)

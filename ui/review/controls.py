@@ -21,8 +21,8 @@ from metrics.review.statistics import (
     DEFAULT_SEED,
     MISSING_POLICIES,
 )
-from metrics.review.verdict import DEFAULT_FAMILY, DEFAULT_K, FAMILIES
-from ui.review.compute import RESAMPLE_CHOICES
+from metrics.review.verdict import DEFAULT_FAMILY, FAMILIES
+from ui.review.compute import RESAMPLE_CHOICES, default_k
 from ui.shell import keys
 from ui.shell.i18n import Message, option_text, t
 from ui.shell.view import K_LIMIT
@@ -196,11 +196,10 @@ def review_controls(
         )
     else:
         candidates = others
-    k_from, k_to = k_range
     if keys.W_REVIEW_K not in st.session_state or not (
         1 <= st.session_state[keys.W_REVIEW_K] <= K_LIMIT
     ):
-        st.session_state[keys.W_REVIEW_K] = min(max(DEFAULT_K, k_from), k_to)
+        st.session_state[keys.W_REVIEW_K] = default_k(k_range)
     k = c3.number_input(
         t("review.k"),
         min_value=1,

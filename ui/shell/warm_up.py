@@ -8,7 +8,9 @@ which starts one thread (once per server process) while the browser draws that p
    cutoffs, the note on judgments, precision against recall) into :data:`ui.shell.memo.SHARED`;
 2. ranks the worked examples of the Learn page (:func:`ui.learn.panel.teaching_lists`);
 3. imports the modules that only the other pages use (plotly's figure builders, the review
-   package), so that their first visit does not wait for them either.
+   package), so that their first visit does not wait for them either;
+4. computes the review table Compare, Segments and Report show first, and the rankings' change
+   (:func:`ui.review.compute.warm`).
 
 The results are the same objects every session reads: a session never computes them again (the
 samples' results are shared, with the time to live of :data:`ui.shell.memo.SHARED`). The first page
@@ -63,6 +65,7 @@ def start() -> threading.Thread | None:
 def work() -> None:
     """The warm-up itself (see the module docstring), in the calling thread."""
     from ui.learn.panel import teaching_lists
+    from ui.review import compute as review_compute
     from ui.shell import compute
     from ui.shell.view import View
 
@@ -73,5 +76,6 @@ def work() -> None:
         teaching_lists()
         for name in PAGE_MODULES:
             importlib.import_module(name)
+        review_compute.warm(dataset, view.settings(), tuple(view.measures), view.k_range)
     except Exception:  # the page that needs it computes it again and shows the error
         log.exception("The warm-up of the server failed")
