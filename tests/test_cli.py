@@ -259,7 +259,8 @@ def test_tsv_lines_escape_tabs_newlines_and_backslashes_in_query_ids_and_json_ke
 
 
 def test_several_models_escape_their_names_and_carriage_returns_like_query_ids():
-    from metrics.cli.output import Results, write_tsv
+    from metrics.cli.output import write_tsv
+    from metrics.engine.results import Results
 
     lists = types.SimpleNamespace(query_ids=np.array(["a\rb"], dtype=object), n_queries=1)
     results = Results(["P@1"], Settings())

@@ -32,8 +32,6 @@ from metrics.cli.arguments import ArgumentParser
 from metrics.cli.messages import error_line
 from metrics.cli.output import (
     TREC_NAME_WIDTH,
-    QueryIds,
-    Results,
     check_per_query_path,
     write_csv,
     write_json,
@@ -50,6 +48,7 @@ from metrics.engine.registry import (
     expand_measure_names,
     parse_measures,
 )
+from metrics.engine.results import QueryIds, Results
 from metrics.engine.settings import (
     POLICIES,
     PROFILES,

@@ -12,16 +12,15 @@ import json
 import math
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 import pyarrow as pa
 
 from metrics.engine.arrow_calls import compute as pc
 from metrics.engine.ranking import arrow_numbers
-from metrics.engine.settings import Settings
+from metrics.engine.results import Results
 from metrics.errors import InputError
 
 if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
@@ -117,39 +116,6 @@ def fixed_texts(values: list[float], digits: int) -> list[str]:
     if all(math.isfinite(v * scale) and v >= 0 and abs(v * scale) <= 2**52 for v in values):
         return [f"{v + 0.0:.{digits}f}" for v in values]
     return [f"{v:.{digits}f}" for v in values]
-
-
-class QueryLists(Protocol):
-    """What the writers read of a model's lists: :class:`RankedLists`, or only its query ids
-    (the Spark engine)."""
-
-    @property
-    def query_ids(self) -> np.ndarray: ...
-
-    @property
-    def n_queries(self) -> int: ...
-
-
-@dataclass
-class QueryIds:
-    """What the output writers read of a model's ranked lists: its query ids, in order."""
-
-    query_ids: np.ndarray
-
-    @property
-    def n_queries(self) -> int:
-        return len(self.query_ids)
-
-
-@dataclass
-class Results:
-    """Values of one run of the command: per model, the lists, per-query values and means."""
-
-    names: list[str]
-    settings: Settings
-    models: dict[str, tuple[QueryLists, np.ndarray, np.ndarray]] = field(default_factory=dict)
-    #: Per measure, whether it is a count printed without decimals (trec_eval's num_ret, ...).
-    counts: list[bool] = field(default_factory=list)
 
 
 _BLOCK_LINES = 1 << 20

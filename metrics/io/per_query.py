@@ -32,7 +32,7 @@ from metrics.io.validation import DataHealth
 from metrics.schema import normalize_name
 
 if TYPE_CHECKING:
-    from metrics.cli.output import Results
+    from metrics.engine.results import Results
 
 
 def _measure_of(column: str) -> MeasureSpec | None:
@@ -257,7 +257,7 @@ def per_query_dataset(
 
 
 def results_table(results: Results) -> pd.DataFrame:
-    """The per-query table of a command-line run (:class:`metrics.cli.output.Results`)."""
+    """The per-query table of a command-line run (:class:`metrics.engine.results.Results`)."""
     frames = []
     for model, (lists, values, _) in results.models.items():
         data = {

@@ -21,7 +21,7 @@ from metrics.errors import InputError, MetricsError
 if TYPE_CHECKING:
     import numpy as np
 
-    from metrics.cli.output import QueryIds
+    from metrics.engine.results import QueryIds
     from metrics.io.per_query import PerQueryDataset
     from metrics.spark.cli import SparkEvaluation
 

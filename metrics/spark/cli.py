@@ -19,8 +19,8 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from metrics import schema as S
-from metrics.cli.output import QueryIds
 from metrics.engine.registry import MeasureSpec
+from metrics.engine.results import QueryIds
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.direction import lower_is_better_name
