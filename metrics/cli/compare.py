@@ -278,9 +278,10 @@ def _compare_data(
     """The runs and judgments named in ``args`` (with the query table of ``--queries``), read
     locally, or their per-query values computed by Spark with ``--engine spark``; with the notes
     and warnings on the input that both engines print."""
-    from metrics.cli.evaluate import health_notes, health_warnings, label_map_of, lists_notes
+    from metrics.cli.evaluate import label_map_of
     from metrics.engine.registry import parse_measures
     from metrics.io.loaders import load_dataset, load_table
+    from metrics.io.reading_notes import health_notes, health_warnings, lists_notes
 
     spark = getattr(args, "engine", "local") == "spark"
     if args.by and not args.queries and spark:

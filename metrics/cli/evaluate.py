@@ -39,7 +39,7 @@ from metrics.cli.output import (
     write_tsv,
 )
 from metrics.engine import arrow_calls
-from metrics.engine.ranking import RankedLists, RankingNotes, rank_lists
+from metrics.engine.ranking import RankedLists, rank_lists
 from metrics.engine.registry import (
     DEFAULT_MEASURES,
     MAX_RANGE_K,
@@ -59,11 +59,10 @@ from metrics.engine.settings import (
 )
 from metrics.errors import InputError, MeasureError, MetricsError, SettingsError
 from metrics.io.direction import agreements, rank_disagreements
+from metrics.io.reading_notes import finding_text, health_warnings, lists_notes, notes_warnings
 
 if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
     from metrics.cli.blocks import BlockResult
-    from metrics.io.loaders import Dataset
-    from metrics.io.validation import DataHealth, Finding
 
 EXIT_OK, EXIT_USAGE = 0, 2
 #: Largest K of ``--curves`` (the same bound as a cutoff range such as ``P@1..1000``).
@@ -257,44 +256,9 @@ def _load_tables(
     lists = rank_run(
         data.run, data.qrels, settings, source=", ".join(Path(p).name for p in run_paths)
     )
-    labels = [_finding_text(f) for f in data.health.findings if f.code == "text_labels"]
+    labels = [finding_text(f) for f in data.health.findings if f.code == "text_labels"]
     notes = labels + lists_notes(data, run_paths)  # the TREC reader's notes are already taken
     return Inputs(lists, health_warnings(data.health), notes)
-
-
-def lists_notes(data: Dataset, run_paths: list[str]) -> list[str]:
-    """The sanity line of a data set whose query column was not named ``query``: queries, lists
-    per model and the median list length, so that a wrong query column shows at a glance
-    (``2 queries, ..., median list length 840``)."""
-    from metrics.schema import QUERY, normalize_name
-
-    if all(normalize_name(c) == QUERY for c in data.query_columns):
-        return []
-    columns = ", ".join(f"'{c}'" for c in data.query_columns)
-    names = ", ".join(Path(p).name for p in run_paths)
-    return [f"{names}: query column {columns}: {data.lists.text}."]
-
-
-#: Data-health findings of severity ``info`` that the command lines print as notes: what the
-#: TREC reader skipped (text after a line's last field, ``#`` comment lines).
-NOTE_CODES = frozenset({"trec_extra_fields", "trec_comment_lines", "text_labels"})
-
-
-def _finding_text(finding: Finding) -> str:
-    return f"{finding.source + ': ' if finding.source else ''}{finding.message}" + (
-        f" (e.g. {'; '.join(finding.examples)})" if finding.examples else ""
-    )
-
-
-def health_warnings(health: DataHealth) -> list[str]:
-    """The warnings of a loaded data set's health, one line each, as the command lines print
-    them (the file first when the finding names one, then up to five examples)."""
-    return [_finding_text(f) for f in health.warnings]
-
-
-def health_notes(health: DataHealth) -> list[str]:
-    """The notes of a loaded data set's health the command lines print (:data:`NOTE_CODES`)."""
-    return [_finding_text(f) for f in health.findings if f.code in NOTE_CODES]
 
 
 def ranking_warnings(ranked: RankedLists, source: str, settings: Settings) -> list[str]:
@@ -321,55 +285,6 @@ def rank_order_warnings(
     if found is None:
         return []
     return [f"{source}: {d.message}" for d in rank_disagreements({model: found}, settings)]
-
-
-def notes_warnings(
-    r: RankingNotes,
-    source: str,
-    settings: Settings,
-    counts: Mapping[str, int] | None = None,
-) -> list[str]:
-    """Plain-English warnings from :class:`~metrics.engine.ranking.RankingNotes`.
-
-    ``counts`` gives the number of queries of a note (by field name) when its tuple holds only
-    the first ids (as ``--engine spark`` collects them); by default the tuple's length.
-    """
-    out = []
-    counts = counts or {}
-
-    def examples(name: str, values: tuple[str, ...]) -> str:
-        n = counts.get(name, len(values))
-        return ", ".join(values[:5]) + (", ..." if n > 5 else "")
-
-    if r.dropped_duplicates:
-        out.append(
-            f"{source}: dropped {r.dropped_duplicates} repeated item(s) within a query, "
-            f"keeping the best-ranked copy (e.g. {'; '.join(r.duplicate_examples)})."
-        )
-    name = "run_queries_without_judgments"
-    if r.run_queries_without_judgments:
-        n = counts.get(name, len(r.run_queries_without_judgments))
-        out.append(
-            f"{source}: {n} quer{'y has' if n == 1 else 'ies have'} no judgments and "
-            f"{'is' if n == 1 else 'are'} not evaluated "
-            f"({examples(name, r.run_queries_without_judgments)})."
-        )
-    name = "judged_queries_missing_from_run"
-    if r.judged_queries_missing_from_run and settings.missing_queries == "skip":
-        n = counts.get(name, len(r.judged_queries_missing_from_run))
-        out.append(
-            f"{source}: {n} judged quer{'y is' if n == 1 else 'ies are'} missing from the "
-            f"run and skipped; --complete scores them 0 "
-            f"({examples(name, r.judged_queries_missing_from_run)})."
-        )
-    name = "left_out_without_relevant"
-    if r.left_out_without_relevant:
-        n = counts.get(name, len(r.left_out_without_relevant))
-        out.append(
-            f"{source}: {n} quer{'y' if n == 1 else 'ies'} without a relevant item "
-            f"left out ({examples(name, r.left_out_without_relevant)})."
-        )
-    return out
 
 
 # ====================================================================== output
@@ -628,7 +543,7 @@ def label_warnings(
                 int(fractional.sum()), examples(fractional), "relevance", settings
             )
         )
-    return [f"{source}: {_finding_text(f)}" for f in found]
+    return [f"{source}: {finding_text(f)}" for f in found]
 
 
 def _score_order(text: str) -> str:

@@ -25,6 +25,7 @@ from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.direction import lower_is_better_name
 from metrics.io.formats import file_stem
+from metrics.io.reading_notes import finding_text
 from metrics.io.roles import guess_roles
 from metrics.io.trec import detect_trec
 from metrics.spark.backend import evaluate_spark, local_session, prepare_qrels
@@ -38,7 +39,7 @@ def session(master: str) -> SparkSession:
 
     # pyspark's notice about the pandas version is not about the input: keep stderr for that
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
-    # a failed job is reported in one line (metrics.spark.failure_message): not as the
+    # a failed job is reported in one line (metrics.spark.workers.failure_message): not as the
     # executor's Java trace, nor as the worker's traceback repeated in pyspark's warning
     warnings.filterwarnings("ignore", message="toPandas attempted Arrow optimization")
     spark = local_session(master)
@@ -274,10 +275,8 @@ def input_notes(
         # the local loader names every run's model, so the examples name it too
         warnings = findings.table_findings(run, qrels, settings, k_max, has_model=True)
         return notes, warnings + findings.named_like_distance(run, named or [], settings)
-    from metrics.cli.evaluate import _finding_text
-
     name = Path(qrels_path.rstrip("/")).name
-    labels = [f"{name}: {_finding_text(f)}" for f in findings.label_value_findings(qrels, settings)]
+    labels = [f"{name}: {finding_text(f)}" for f in findings.label_value_findings(qrels, settings)]
     return notes, labels + findings.ranking_warnings(run, qrels, models, sources, settings)
 
 
