@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 
 from metrics import Settings, evaluate, summarize
+from metrics.cli import main as cli_main
 from metrics.cli.evaluate import expand_measure_names, main
 from metrics.engine.registry import DEFAULT_MEASURES
 from tests.oracles import require_oracle
@@ -618,7 +619,7 @@ def test_compare_is_dispatched_to_the_compare_module(monkeypatch):
     fake.__spec__ = importlib.machinery.ModuleSpec("metrics.cli.compare", None)
     fake.main = lambda argv: calls.append(argv) or 7
     monkeypatch.setitem(sys.modules, "metrics.cli.compare", fake)
-    assert main(["compare", "a", "b", "-m", "P@10"]) == 7
+    assert cli_main.main(["compare", "a", "b", "-m", "P@10"]) == 7
     assert calls == [["a", "b", "-m", "P@10"]]
 
 

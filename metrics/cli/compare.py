@@ -44,8 +44,18 @@ from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
-from metrics.cli.arguments import ArgumentParser
-from metrics.cli.messages import error_line
+from metrics.cli.arguments import (
+    ArgumentParser,
+    add_engine_arguments,
+    add_label_arguments,
+    add_ranking_arguments,
+    add_score_order_argument,
+    label_map_of,
+    label_options,
+    ranking_options,
+    score_order_settings,
+)
+from metrics.cli.messages import error_line, write_findings
 from metrics.engine.registry import DEFAULT_COMPARE_MEASURES
 from metrics.errors import InputError, MetricsError, SettingsError
 from metrics.review.power import DEFAULT_POWER
@@ -197,13 +207,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 if a candidate is significantly worse on MEASURE",
     )
     parser.add_argument("--quiet", action="store_true", help="do not print warnings on stderr")
-    from metrics.cli.evaluate import (
-        add_engine_arguments,
-        add_label_arguments,
-        add_ranking_arguments,
-        add_score_order_argument,
-    )
-
     add_ranking_arguments(parser)
     add_score_order_argument(parser)
     add_label_arguments(parser)
@@ -278,7 +281,6 @@ def _compare_data(
     """The runs and judgments named in ``args`` (with the query table of ``--queries``), read
     locally, or their per-query values computed by Spark with ``--engine spark``; with the notes
     and warnings on the input that both engines print."""
-    from metrics.cli.evaluate import label_map_of
     from metrics.engine.registry import parse_measures
     from metrics.io.loaders import load_dataset, load_table
     from metrics.io.reading_notes import health_notes, health_warnings, lists_notes
@@ -359,7 +361,6 @@ def run_compare(
     MetricsError
         On unusable input (the message names the file).
     """
-    from metrics.cli.evaluate import label_options, ranking_options, score_order_settings
     from metrics.engine.evaluation import evaluate
     from metrics.engine.registry import parse_measures
     from metrics.engine.settings import Settings, check_model_orders
@@ -499,7 +500,6 @@ def records(table: pd.DataFrame, by: list[str] | tuple[str, ...] = ()) -> list[d
 def _score_orders(args: argparse.Namespace) -> dict[str, object]:
     """The score order of every model and the orders per model, as the JSON output records
     them."""
-    from metrics.cli.evaluate import score_order_settings
     from metrics.engine.settings import Settings
 
     settings = Settings(**score_order_settings(args))
@@ -594,8 +594,6 @@ def main(
     except OSError as exc:
         return _fail(f"{exc.filename or 'input'}: cannot read ({exc.strerror}).", err)
     if not args.quiet:
-        from metrics.cli.evaluate import write_findings
-
         write_findings(notes, warnings, err)
         for name in ("only_in_baseline", "only_in_candidate"):
             total = int(table[name].max()) if len(table) else 0

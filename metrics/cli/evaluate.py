@@ -16,20 +16,28 @@ Examples
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 import pyarrow as pa
 
-from metrics.cli.arguments import ArgumentParser
-from metrics.cli.messages import error_line
+from metrics.cli.arguments import (
+    ArgumentParser,
+    add_engine_arguments,
+    add_label_arguments,
+    add_ranking_arguments,
+    add_score_order_argument,
+    label_map_of,
+    label_options,
+    ranking_options,
+    score_order_settings,
+)
+from metrics.cli.messages import error_line, write_findings
 from metrics.cli.output import (
     TREC_NAME_WIDTH,
     check_per_query_path,
@@ -54,10 +62,9 @@ from metrics.engine.settings import (
     PROFILES,
     Settings,
     check_model_orders,
-    parse_model_orders,
     profile,
 )
-from metrics.errors import InputError, MeasureError, MetricsError, SettingsError
+from metrics.errors import InputError, MeasureError, MetricsError
 from metrics.io.direction import agreements, rank_disagreements
 from metrics.io.reading_notes import finding_text, health_warnings, lists_notes, notes_warnings
 
@@ -374,140 +381,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-#: The policies of :func:`add_ranking_arguments` that take one of their values.
-_CHOICE_POLICIES = (
-    "gain",
-    "ties",
-    "score_precision",
-    "short_lists",
-    "duplicates",
-    "no_relevant",
-    "recall_rounding",
-)
-
-
-def add_choice_argument(p: argparse.ArgumentParser, field: str) -> None:
-    """``--FIELD`` for the policy ``field`` of one value among its choices, with each choice's
-    meaning and the default in its help (``None`` when not given: the settings' default)."""
-    policy = POLICIES[field]
-    p.add_argument(
-        "--" + field.replace("_", "-"),
-        choices=[str(v) for v in policy.values],
-        default=None,
-        help=f"{policy.help} "
-        + "; ".join(f"{v}: {text}" for v, text in policy.values.items())
-        + f" (default {getattr(Settings(), field)})",
-    )
-
-
-def add_ranking_arguments(p: argparse.ArgumentParser) -> None:
-    """The policies of ranking and scoring a list (shared with ``compare``): ``-c``, ``--gain``,
-    ``--ties`` and the other choices of one value, ``-J``, ``-M``, ``--gain-map`` and
-    ``--ndcg-relevance-level``."""
-    p.add_argument(
-        "-c",
-        "--complete",
-        action="store_true",
-        help="score judged queries missing from the run as 0 (trec_eval -c)",
-    )
-    for field in _CHOICE_POLICIES:
-        add_choice_argument(p, field)
-    p.add_argument(
-        "-J",
-        "--judged-only",
-        action="store_true",
-        help=POLICIES["judged_only"].help,
-    )
-    p.add_argument(
-        "-M",
-        "--max-results",
-        type=int,
-        default=None,
-        metavar="N",
-        help=POLICIES["max_results"].help,
-    )
-    p.add_argument(
-        "--gain-map",
-        default=None,
-        metavar="L:G,...",
-        help=POLICIES["gain_map"].help,
-    )
-    p.add_argument(
-        "--ndcg-relevance-level",
-        action="store_true",
-        help="labels below the relevance level get gain 0 in nDCG (ranx)",
-    )
-
-
-def ranking_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The settings of :func:`add_ranking_arguments`' flags (the choices only when given)."""
-    chosen = {
-        name: getattr(args, name)
-        for name in _CHOICE_POLICIES
-        if getattr(args, name, None) is not None
-    }
-    return {
-        "missing_queries": "zero" if args.complete else "skip",
-        "ndcg_relevance_level": args.ndcg_relevance_level,
-        "judged_only": args.judged_only,
-        "max_results": args.max_results,
-        "gain_map": args.gain_map,
-        **chosen,
-    }
-
-
-def add_score_order_argument(p: argparse.ArgumentParser) -> None:
-    """``--score-order`` (shared with ``compare``): for every model, or ``MODEL=ORDER``."""
-    policy = POLICIES["score_order"]
-    p.add_argument(
-        "--score-order",
-        action="append",
-        default=[],
-        type=_score_order,
-        metavar="ORDER|MODEL=ORDER",
-        help=f"{policy.help} "
-        + "; ".join(f"{v}: {text}" for v, text in policy.values.items())
-        + " (default descending). MODEL=ascending sets one model's order (repeatable; the "
-        "model is named after its run file, or by the run's model column)",
-    )
-
-
-def add_label_arguments(p: argparse.ArgumentParser) -> None:
-    """``--fractional-labels`` and ``--label-map`` (shared with ``compare``)."""
-    add_choice_argument(p, "fractional_labels")
-    p.add_argument(
-        "--label-map",
-        default=None,
-        metavar="VALUE=GRADE,...",
-        help="grades of labels written as text, such as 'relevant=1,not relevant=0' or "
-        "'clicked=1,not clicked=0' (case and surrounding spaces ignored); without it, common "
-        "pairs (relevant/not relevant, click/no click, yes/no, high/medium/low, ...) are "
-        "read as guessed and noted",
-    )
-
-
-def label_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``fractional_labels`` setting of ``--fractional-labels`` (empty when not given)."""
-    value = getattr(args, "fractional_labels", None)
-    return {} if value is None else {"fractional_labels": value}
-
-
-def label_map_of(args: argparse.Namespace) -> dict[str, float] | None:
-    """The mapping of ``--label-map`` (``None`` when not given).
-
-    Raises
-    ------
-    InputError
-        For a pair that is not ``value=grade`` with a number as grade.
-    """
-    text = getattr(args, "label_map", None)
-    if text is None:
-        return None
-    from metrics.io.labels import parse_label_map
-
-    return parse_label_map(text)
-
-
 def label_warnings(
     query: pa.ChunkedArray,
     item: pa.ChunkedArray,
@@ -544,49 +417,6 @@ def label_warnings(
             )
         )
     return [f"{source}: {finding_text(f)}" for f in found]
-
-
-def _score_order(text: str) -> str:
-    """One ``--score-order`` value, checked (argparse's usage error otherwise)."""
-    try:
-        parse_model_orders([text])
-    except SettingsError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
-
-
-def score_order_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``score_order`` and ``score_order_by_model`` of ``--score-order`` (empty when it was
-    not given)."""
-    order, per_model = parse_model_orders(getattr(args, "score_order", []) or [])
-    out: dict[str, Any] = {}
-    if order is not None:
-        out["score_order"] = order
-    if per_model:
-        out["score_order_by_model"] = tuple(per_model.items())
-    return out
-
-
-def add_engine_arguments(p: argparse.ArgumentParser) -> None:
-    """``--engine``, ``--master`` and ``--per-query-out`` (shared with ``compare``)."""
-    p.add_argument(
-        "--engine",
-        choices=("local", "spark"),
-        default="local",
-        help="compute in this process (local, default) or with Apache Spark (spark: needs "
-        "pip install -r requirements-spark.txt and Java 17+); the output is the same",
-    )
-    p.add_argument(
-        "--master",
-        default="local[*]",
-        help="Spark master URL with --engine spark (default local[*]: every core here)",
-    )
-    p.add_argument(
-        "--per-query-out",
-        metavar="PATH",
-        help="also write the per-query values (model, query, one column per measure) to "
-        "PATH: Parquet for a .parquet file (the app opens it), CSV for a .csv file",
-    )
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -705,14 +535,6 @@ def _in_blocks(
     return notes, warnings, models
 
 
-def write_findings(notes: list[str], warnings: list[str], err: TextIO) -> None:
-    """``note: ...`` and ``warning: ...`` lines on ``err`` (both command lines)."""
-    for note in notes:
-        err.write(f"note: {note}\n")
-    for warning in warnings:
-        err.write(f"warning: {warning}\n")
-
-
 def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Evaluate as the parsed arguments say and write the results."""
     if args.digits < 0 or args.digits > 12:
@@ -744,16 +566,11 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
 def main(
     argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
-    """Entry point of ``python -m metrics``; returns the exit status (0 ok, 2 unusable input)."""
+    """``python -m metrics`` without a subcommand; returns the exit status (0 ok, 2 unusable
+    input). :func:`metrics.cli.main.main` hands the subcommands to their modules."""
     argv = list(sys.argv[1:] if argv is None else argv)
     out = out or sys.stdout
     err = err or sys.stderr
-    if argv[:1] == ["compare"]:
-        return _compare(argv[1:], err)
-    if argv[:1] == ["explain"]:
-        from metrics.cli.explain import main as explain_main
-
-        return explain_main(argv[1:], out=out, err=err)
     args = build_parser().parse_args(argv)
     try:
         return run(args, out, err)
@@ -762,11 +579,3 @@ def main(
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
-
-
-def _compare(argv: list[str], err: TextIO) -> int:
-    if importlib.util.find_spec("metrics.cli.compare") is None:
-        err.write(error_line("the compare command is not available in this version.") + "\n")
-        return EXIT_USAGE
-    module = importlib.import_module("metrics.cli.compare")
-    return int(module.main(argv))
