@@ -18,6 +18,7 @@ from __future__ import annotations
 import ast
 import os
 from dataclasses import dataclass
+from graphlib import CycleError, TopologicalSorter
 from pathlib import Path
 
 import pytest
@@ -60,48 +61,62 @@ def modules() -> dict[str, Path]:
 
 
 def layer_of(module: str) -> int:
-    best, depth = -1, -1
-    for index, prefixes in enumerate(LAYERS):
-        for prefix in prefixes:
-            if module == prefix or module.startswith(prefix + ".") and prefix != "metrics":
-                if len(prefix) > depth:
-                    best, depth = index, len(prefix)
-    assert best >= 0, f"{module} is in no layer: add it to LAYERS"
-    return best
+    """The layer of ``module``: that of the longest prefix in :data:`LAYERS` naming it."""
+    matches = [
+        (len(prefix), index)
+        for index, prefixes in enumerate(LAYERS)
+        for prefix in prefixes
+        if module == prefix or (module.startswith(prefix + ".") and prefix != "metrics")
+    ]
+    assert matches, f"{module} is in no layer: add it to LAYERS"
+    return max(matches)[1]
 
 
 def _package_of(module: str, path: Path) -> str:
     return module if path.name == "__init__.py" else module.rpartition(".")[0]
 
 
+def _module_called(node: ast.AST) -> str | None:
+    """The module named by ``importlib.import_module("metrics....")``, if ``node`` is one."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return None
+    name = getattr(node.func, "attr", None) or getattr(node.func, "id", None)
+    first = node.args[0]
+    if name == "import_module" and isinstance(first, ast.Constant):
+        return str(first.value)
+    return None
+
+
+def _targets(node: ast.AST, module: str, path: Path, known: set[str]) -> list[str]:
+    """The modules an ``import``, ``from ... import`` or ``import_module`` call loads."""
+    if isinstance(node, ast.Import):
+        return [alias.name for alias in node.names]
+    if isinstance(node, ast.ImportFrom):
+        base = node.module or ""
+        if node.level:
+            package = _package_of(module, path).split(".")
+            package = package[: len(package) - node.level + 1]
+            base = ".".join([*package, base] if base else package)
+        names = [f"{base}.{alias.name}" for alias in node.names]
+        return [name if name in known else base for name in names]
+    called = _module_called(node)
+    return [called] if called else []
+
+
 def imports_of(module: str, path: Path, known: set[str]) -> list[Import]:
     """The imports of ``metrics`` modules in one file, each resolved to the module it loads."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
-    found: list[Import] = []
-
-    def add(target: str, line: int, in_function: bool) -> None:
-        if target in known and target != module:
-            found.append(Import(module, target, line, in_function))
+    found: set[Import] = set()
 
     def visit(node: ast.AST, in_function: bool) -> None:
         for child in ast.iter_child_nodes(node):
-            inner = in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef)
-            if isinstance(child, ast.Import):
-                for alias in child.names:
-                    add(alias.name, child.lineno, in_function)
-            elif isinstance(child, ast.ImportFrom):
-                base = child.module or ""
-                if child.level:
-                    package = _package_of(module, path).split(".")
-                    package = package[: len(package) - child.level + 1]
-                    base = ".".join([*package, base] if base else package)
-                for alias in child.names:
-                    name = f"{base}.{alias.name}"
-                    add(name if name in known else base, child.lineno, in_function)
-            visit(child, inner)
+            for target in _targets(child, module, path, known):
+                if target in known and target != module:
+                    found.add(Import(module, target, child.lineno, in_function))
+            visit(child, in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef))
 
     visit(tree, False)
-    return found
+    return sorted(found, key=lambda edge: (edge.line, edge.target))
 
 
 def graph() -> tuple[dict[str, Path], list[Import]]:
@@ -111,43 +126,16 @@ def graph() -> tuple[dict[str, Path], list[Import]]:
     return found, edges
 
 
-def circles(edges: list[Import]) -> list[list[str]]:
-    """Every strongly connected group of more than one module (Tarjan's algorithm)."""
+def circles(edges: list[Import]) -> list[str]:
+    """A circle of imports, as ``a -> b -> a`` (empty when there is none)."""
     after: dict[str, set[str]] = {}
     for edge in edges:
         after.setdefault(edge.source, set()).add(edge.target)
-        after.setdefault(edge.target, set())
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    stack: list[str] = []
-    on_stack: set[str] = set()
-    groups: list[list[str]] = []
-
-    def connect(node: str) -> None:
-        index[node] = low[node] = len(index)
-        stack.append(node)
-        on_stack.add(node)
-        for target in sorted(after[node]):
-            if target not in index:
-                connect(target)
-                low[node] = min(low[node], low[target])
-            elif target in on_stack:
-                low[node] = min(low[node], index[target])
-        if low[node] == index[node]:
-            group: list[str] = []
-            while True:
-                top = stack.pop()
-                on_stack.discard(top)
-                group.append(top)
-                if top == node:
-                    break
-            if len(group) > 1:
-                groups.append(sorted(group))
-
-    for node in sorted(after):
-        if node not in index:
-            connect(node)
-    return groups
+    try:
+        TopologicalSorter(after).prepare()
+    except CycleError as exc:
+        return [" -> ".join(reversed(exc.args[1]))]
+    return []
 
 
 def adjacent_comments(lines: list[str], line: int, import_lines: set[int]) -> str:
@@ -168,9 +156,7 @@ def adjacent_comments(lines: list[str], line: int, import_lines: set[int]) -> st
 def test_no_circle() -> None:
     _, edges = graph()
     found = circles(edges)
-    assert not found, "modules that import one another:\n" + "\n".join(
-        " <-> ".join(group) for group in found
-    )
+    assert not found, "modules that import one another: " + found[0]
 
 
 def test_no_upward_import() -> None:

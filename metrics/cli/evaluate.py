@@ -47,6 +47,7 @@ from metrics.cli.output import (
     write_tsv,
 )
 from metrics.engine import arrow_calls
+from metrics.engine.averaging import average, plain_means
 from metrics.engine.ranking import RankedLists, rank_lists
 from metrics.engine.registry import (
     DEFAULT_MEASURES,
@@ -56,7 +57,7 @@ from metrics.engine.registry import (
     expand_measure_names,
     parse_measures,
 )
-from metrics.engine.results import QueryIds, Results
+from metrics.engine.results import QueryIds, Results, compute_matrix
 from metrics.engine.settings import (
     POLICIES,
     PROFILES,
@@ -67,6 +68,7 @@ from metrics.engine.settings import (
 from metrics.errors import InputError, MeasureError, MetricsError
 from metrics.io.direction import agreements, rank_disagreements
 from metrics.io.reading_notes import finding_text, health_warnings, lists_notes, notes_warnings
+from metrics.io.source import check_file
 
 if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
     from metrics.cli.blocks import BlockResult
@@ -85,39 +87,11 @@ def curve_measure_names(k_max: int) -> list[str]:
     return expand_measure_names(names) + ["RR"]
 
 
-def compute_matrix(lists: RankedLists, specs: list[MeasureSpec]) -> np.ndarray:
-    """Per-query values of every spec, shape ``(n_queries, len(specs))``, column by column in
-    memory (Fortran order: each measure's values together, as the means read them).
-
-    Specs that share a measure and parameters are computed in one kernel call over all their
-    cutoffs, so a full curve costs one pass.
-    """
-    out = np.empty((lists.n_queries, len(specs)), order="F")
-    groups: dict[tuple[object, ...], list[int]] = {}
-    for j, spec in enumerate(specs):
-        key = (spec.definition.name, spec.params) if spec.k is not None else ("", j)
-        groups.setdefault(key, []).append(j)
-    for columns in groups.values():
-        first = specs[columns[0]]
-        if first.k is None:
-            out[:, columns[0]] = first.compute(lists)
-            continue
-        ks = np.array([specs[j].k for j in columns], dtype=np.int64)
-        values = first.definition.kernel(lists, ks, **first.kernel_args())
-        if columns == list(range(columns[0], columns[0] + len(columns))):
-            out[:, columns[0] : columns[0] + len(columns)] = values
-        else:
-            out[:, columns] = values
-    return out
-
-
 def mean_values(
     lists: RankedLists | None, specs: list[MeasureSpec], values: np.ndarray, settings: Settings
 ) -> np.ndarray:
     """One value per spec under the averaging policy (``NaN`` = left out): the mean over
     queries, pooled counts under micro averaging, sums for counts, geometric means for gm_*."""
-    from metrics.engine.averaging import average, plain_means
-
     means = plain_means(specs, values, settings)
     if means is not None:
         return means
@@ -154,7 +128,7 @@ def load_inputs(
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from metrics.io.source import check_file
+    # deferred: the whole-file TREC reader loads pyarrow.csv
     from metrics.io.trec import read_trec
 
     for path in [qrels_path, *run_paths]:
@@ -246,6 +220,7 @@ def _load_tables(
     k_max: int,
     label_map: Mapping[str, float] | None = None,
 ) -> Inputs:
+    # deferred: tables other than TREC files are read with pandas
     from metrics.engine.evaluation import rank_run
     from metrics.io.formats import load_table
     from metrics.io.loaders import load_dataset
@@ -394,6 +369,7 @@ def label_warnings(
     fractional = np.isfinite(values) & (values != np.trunc(values))
     if not negative.any() and not fractional.any():
         return []
+    # deferred: metrics.io.validation imports pandas, which TREC files are read without
     from metrics.io.validation import fractional_labels_finding, negative_labels_finding
 
     def examples(mask: np.ndarray) -> tuple[dict[str, object], ...]:
@@ -459,6 +435,7 @@ def compute_results(
     )
     label_map = label_map_of(args)
     if getattr(args, "engine", "local") == "spark":
+        # deferred: only --engine spark needs the Spark engine (pyspark, its worker checks)
         from metrics.spark import spark_report
 
         if label_map is not None:
@@ -498,8 +475,8 @@ def _in_blocks(
 ) -> tuple[list[str], list[str], dict[str, BlockResult]] | None:
     """Notes, warnings and per model the values of TREC runs evaluated block by block
     (:mod:`metrics.cli.blocks`); ``None`` when the files are to be read whole instead."""
+    # deferred: the block reader loads pyarrow.csv
     from metrics.cli.blocks import Judgments, evaluate_blocks, read_judgments
-    from metrics.io.source import check_file
     from metrics.io.trec import read_trec
 
     check_file(qrels_path, scan=False)  # the chunked reader refuses NUL bytes (then: whole)
@@ -551,6 +528,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     k_max = max([s.k for s in specs if s.k is not None], default=10)
     results = compute_results(args, specs, settings, k_max, err)
     if getattr(args, "per_query_out", None):
+        # deferred: the per-query table is a pandas frame
         from metrics.io.per_query import results_table
 
         write_per_query(results_table(results), args.per_query_out)

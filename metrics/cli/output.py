@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 import numpy as np
 import pyarrow as pa
 
+from metrics import schema as S
 from metrics.engine.arrow_calls import compute as pc
 from metrics.engine.ranking import arrow_numbers
 from metrics.engine.results import Results
@@ -281,6 +282,7 @@ def write_csv(results: Results, per_query: bool, digits: int, out: TextIO) -> No
     neutralised with a leading apostrophe (numbers stay numbers)."""
     import csv
 
+    # deferred: metrics.io.export imports pandas, which TREC files are evaluated without
     from metrics.io.export import excel_safe_cell
 
     model, measure, query, value = _long_columns(results, results.names, per_query)
@@ -365,7 +367,7 @@ def write_per_query(table: pd.DataFrame, path: str) -> None:
     """
     import pyarrow.parquet as pq
 
-    from metrics import schema as S
+    # deferred: metrics.io.export imports pandas, which TREC files are evaluated without
     from metrics.io.export import write_csv as write_safe_csv
 
     check_per_query_path(path)

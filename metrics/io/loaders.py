@@ -35,6 +35,7 @@ from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.direction import lower_is_better_name
 from metrics.io.formats import LoadedTable, file_stem, load_table
+from metrics.io.labels import guess_label_map, map_labels, mapping_text, text_values
 from metrics.io.roles import (
     ROLES,
     Guess,
@@ -51,6 +52,7 @@ from metrics.io.text_safety import visible, visible_frame
 from metrics.io.validation import (
     DataHealth,
     Finding,
+    _segment_findings,
     check_table,
     score_order_by_name_finding,
     validate,
@@ -365,8 +367,6 @@ def _text_labels(
     """Replace the text labels of ``mapped[role]`` by their grades in place: by ``label_map``,
     else by the guess of a known scale (:mod:`metrics.io.labels`); the mapping used (``None``
     when the labels are numbers, or text of no known scale: validation then names them)."""
-    from metrics.io.labels import guess_label_map, map_labels, text_values
-
     if role not in mapped.columns:
         return None
     texts = text_values(mapped[role])
@@ -753,8 +753,6 @@ def _grades_of(
 
 def _text_labels_findings(part: pd.DataFrame, role: str, source: str) -> list[Finding]:
     """The remark that a table's labels were text, read by a mapping (its grades)."""
-    from metrics.io.labels import mapping_text
-
     used = part.attrs.get("label_map")
     if not used:
         return []
@@ -911,8 +909,6 @@ def _segments(
 ) -> tuple[pd.DataFrame | None, list[Finding], tuple[str, ...]]:
     """The segment table (inline segments of the run and the query table's), the findings on
     it, and the query table's columns read as segments."""
-    from metrics.io.validation import _segment_findings
-
     inline = [c for c in run.columns if c not in ROLES]
     frames = []
     if inline:

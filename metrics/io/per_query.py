@@ -26,7 +26,7 @@ from metrics.engine.evaluation import Evaluation
 from metrics.engine.registry import MeasureSpec, parse_measure
 from metrics.engine.settings import Settings
 from metrics.errors import InputError, MeasureError
-from metrics.io.formats import LoadedTable, file_stem
+from metrics.io.formats import LoadedTable, file_stem, load_table
 from metrics.io.names import ITEM_NAMES, MODEL_NAMES, QUERY_NAMES
 from metrics.io.validation import DataHealth
 from metrics.schema import normalize_name
@@ -181,8 +181,6 @@ def per_query_dataset(
         (model, query) pair is repeated.
     """
     if isinstance(table, (str, Path)):
-        from metrics.io.formats import load_table
-
         table = load_table(table, Path(table).name)
     if isinstance(table, LoadedTable):
         name = name or table.name

@@ -33,6 +33,7 @@ from metrics.io.direction import (
     agreements,
     rank_disagreements,
 )
+from metrics.io.labels import partial_label_map
 from metrics.io.roles import ROLES, label_values, score_values
 from metrics.io.trec import READING_TEXTS
 from metrics.schema import ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE
@@ -846,8 +847,6 @@ def _non_numeric_values(
         bad_values = frame[col].iloc[positions]
         distinct = [str(v) for v in pd.unique(bad_values.astype("str"))[:_MAX_EXAMPLES]]
         if kind == "label":  # the text labels to give grades, and a mapping to start from
-            from metrics.io.labels import partial_label_map
-
             params["values"] = ", ".join(f"'{v}'" for v in distinct)
             start = partial_label_map(distinct)
             params["example"] = ",".join(

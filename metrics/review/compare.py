@@ -31,9 +31,11 @@ from metrics.errors import SettingsError
 from metrics.io.validation import Template, plural_form
 from metrics.review.rows import TEST_COLUMNS as COLUMNS
 from metrics.review.statistics import (
+    CORRECTIONS,
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    MISSING_POLICIES,
     Correction,
     MissingPolicy,
     adjust_pvalues,
@@ -106,8 +108,6 @@ class CompareOptions:
 
     def describe(self) -> list[tuple[str, str]]:
         """(label, value explained) pairs, for display and reports."""
-        from metrics.review.statistics import CORRECTIONS, MISSING_POLICIES
-
         return [
             ("Queries in one model only", f"{self.policy}: {MISSING_POLICIES[self.policy]}"),
             (

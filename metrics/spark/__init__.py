@@ -10,7 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from metrics.engine.registry import MeasureSpec
+from metrics import schema as S
+from metrics.engine.registry import MeasureSpec, parse_measures
 from metrics.engine.settings import Settings
 from metrics.errors import InputError, MetricsError
 from metrics.spark.workers import INSTALL_HINT, check_worker_python, failure_message
@@ -36,6 +37,7 @@ def _per_query(
         from pyspark.errors import PySparkException
     except ImportError:
         raise MetricsError(f"--engine spark needs pyspark: {INSTALL_HINT}.") from None
+    # deferred: metrics.spark.cli imports pyspark (optional)
     from metrics.spark.cli import evaluate_files
 
     check_worker_python(master)
@@ -62,8 +64,7 @@ def spark_per_query(
     a run (:func:`metrics.io.loaders.query_segments`), so that segment breakdowns are the
     local engine's.
     """
-    from metrics import schema as S
-    from metrics.engine.registry import parse_measures
+    # deferred: the per-query data set imports pandas
     from metrics.io.per_query import PerQueryDataset
 
     specs = parse_measures(list(measures))
@@ -71,6 +72,7 @@ def spark_per_query(
     table = done.table[[S.MODEL, S.QUERY, *[s.name for s in specs]]]
     segments = None
     if queries is not None:
+        # deferred: the loaders import pandas
         from metrics.io.formats import load_table
         from metrics.io.loaders import query_segments
 
@@ -115,6 +117,7 @@ def spark_report(
     MetricsError
         Without pyspark, on unusable input, or when no query is both run and judged.
     """
+    # deferred: metrics.spark.cli imports pyspark (optional)
     from metrics.spark.cli import results_of
 
     done = _per_query(qrels_path, run_paths, specs, settings, master, findings)

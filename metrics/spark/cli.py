@@ -28,7 +28,16 @@ from metrics.io.formats import file_stem
 from metrics.io.reading_notes import finding_text
 from metrics.io.roles import guess_roles
 from metrics.io.trec import detect_trec
-from metrics.spark.backend import evaluate_spark, local_session, prepare_qrels
+from metrics.spark import findings
+from metrics.spark.aggregate import means_of
+from metrics.spark.backend import (
+    evaluate_spark,
+    local_session,
+    models_in_order,
+    prepare_qrels,
+    prepare_run,
+)
+from metrics.spark.findings import stripped_lines
 
 _TEXT_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz")
 
@@ -109,8 +118,6 @@ def read_table(
         sep = "\t" if ".tsv" in path.lower() else ","
         table = spark.read.csv(path, header=True, sep=sep, inferSchema=False)
     else:
-        from metrics.spark.findings import stripped_lines
-
         # as the local reader: fields split on runs of whitespace; blank lines and lines
         # starting with '#' skipped
         text = stripped_lines(spark, path)
@@ -261,8 +268,6 @@ def input_notes(
     cutoff asked for). With ``as_tables`` (``compare``, whose local engine validates every file
     as a table), TREC files get the reading notes and the validation's warnings, and ``named``
     (see :func:`read_runs_with_sources`) the remarks on score columns named like distances."""
-    from metrics.spark import findings
-
     kinds = {qrels_path: "qrels", **dict.fromkeys(run_paths, "run")}
     trec = all(_format_of(p) == "trec" for p in kinds)
     # the local evaluation notes the judgments first, the local data set the runs first
@@ -301,8 +306,6 @@ def evaluate_files(
 ) -> SparkEvaluation:
     """Per-query values of the named files computed by Spark, with (``findings``) the notes and
     warnings of :func:`input_notes` (``as_tables``: as ``compare`` prints them)."""
-    from metrics.spark.backend import models_in_order, prepare_run
-
     spark = session(master)
     named: list[NamedLikeDistance] = []
     run, sources = read_runs_with_sources(spark, run_paths, named)
@@ -355,8 +358,6 @@ def results_of(
 ) -> dict[str, tuple[QueryIds, np.ndarray, np.ndarray]]:
     """Per model: its query ids, the per-query matrix and the means under the averaging policy,
     as the local command line computes them."""
-    from metrics.spark.aggregate import means_of
-
     names = [s.name for s in specs]
     out = {}
     for model in models:

@@ -50,6 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from pyspark.sql import SparkSession
 
+    # deferred with pyspark (optional): the backend and the readers import it
     from metrics.spark.backend import evaluate_spark, summarize_spark
     from metrics.spark.cli import _format_of, read_runs, read_table
 
