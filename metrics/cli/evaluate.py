@@ -67,6 +67,7 @@ from metrics.engine.settings import (
 )
 from metrics.errors import InputError, MeasureError, MetricsError
 from metrics.io.direction import agreements, rank_disagreements
+from metrics.io.findings import fractional_labels_finding, negative_labels_finding
 from metrics.io.reading_notes import finding_text, health_warnings, lists_notes, notes_warnings
 from metrics.io.source import check_file
 
@@ -369,8 +370,6 @@ def label_warnings(
     fractional = np.isfinite(values) & (values != np.trunc(values))
     if not negative.any() and not fractional.any():
         return []
-    # deferred: metrics.io.validation imports pandas, which TREC files are read without
-    from metrics.io.validation import fractional_labels_finding, negative_labels_finding
 
     def examples(mask: np.ndarray) -> tuple[dict[str, object], ...]:
         rows = np.flatnonzero(mask)[:5]

@@ -11,7 +11,7 @@ Steps, each usable on its own: :func:`load_table` reads bytes (:mod:`metrics.io.
 :func:`~metrics.io.roles.guess_roles` proposes a :class:`~metrics.io.roles.RoleMapping` that a
 user may edit; :func:`canonical_run` / :func:`canonical_qrels` apply it;
 :func:`split_inline_labels` turns a labelled table into a run and judgments;
-:func:`~metrics.io.validation.validate` reports problems.
+:func:`~metrics.io.checks.validate` reports problems.
 """
 
 from __future__ import annotations
@@ -33,7 +33,9 @@ import pyarrow as pa
 from metrics.engine.ranking import IdCodes, id_codes
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
+from metrics.io.checks import _segment_findings, check_table, validate
 from metrics.io.direction import lower_is_better_name
+from metrics.io.findings import DataHealth, Finding, score_order_by_name_finding
 from metrics.io.formats import LoadedTable, file_stem, load_table
 from metrics.io.labels import guess_label_map, map_labels, mapping_text, text_values
 from metrics.io.roles import (
@@ -49,14 +51,6 @@ from metrics.io.roles import (
     score_values,
 )
 from metrics.io.text_safety import visible, visible_frame
-from metrics.io.validation import (
-    DataHealth,
-    Finding,
-    _segment_findings,
-    check_table,
-    score_order_by_name_finding,
-    validate,
-)
 from metrics.schema import DEFAULT_MODEL, ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE
 
 #: The samples in a source checkout: the top-level ``sample_data/`` folder.
@@ -401,7 +395,7 @@ def canonical_qrels(
     -------
     pandas.DataFrame
         ``query``, ``item``, ``relevance`` (float). Duplicates and missing labels are kept for
-        :func:`~metrics.io.validation.validate` to report; :func:`clean_qrels` removes them.
+        :func:`~metrics.io.checks.validate` to report; :func:`clean_qrels` removes them.
 
     Raises
     ------

@@ -26,9 +26,9 @@ from metrics.engine.evaluation import Evaluation
 from metrics.engine.registry import MeasureSpec, parse_measure
 from metrics.engine.settings import Settings
 from metrics.errors import InputError, MeasureError
+from metrics.io.findings import DataHealth
 from metrics.io.formats import LoadedTable, file_stem, load_table
 from metrics.io.names import ITEM_NAMES, MODEL_NAMES, QUERY_NAMES
-from metrics.io.validation import DataHealth
 from metrics.schema import normalize_name
 
 if TYPE_CHECKING:

@@ -14,11 +14,11 @@ from typing import TYPE_CHECKING
 
 from metrics.engine.ranking import RankingNotes
 from metrics.engine.settings import Settings
+from metrics.io.findings import DataHealth, Finding
 from metrics.schema import QUERY, normalize_name
 
 if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
     from metrics.io.loaders import Dataset
-    from metrics.io.validation import DataHealth, Finding
 
 
 def lists_notes(data: Dataset, run_paths: list[str]) -> list[str]:

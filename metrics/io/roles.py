@@ -811,8 +811,8 @@ def apply_roles(
 ) -> pd.DataFrame:
     """Select and rename columns to the canonical names; ids become strings.
 
-    Values are not converted otherwise (scores may still be text); :func:`metrics.io.validation.
-    check_table` reports what is unusable.
+    Values are not converted otherwise (scores may still be text);
+    :func:`metrics.io.checks.check_table` reports what is unusable.
 
     Parameters
     ----------

@@ -28,7 +28,7 @@ from metrics import schema as S
 from metrics.engine.evaluation import Evaluation, curves
 from metrics.engine.registry import parse_measure
 from metrics.errors import SettingsError
-from metrics.io.validation import Template, plural_form
+from metrics.io.messages import Template, plural_form
 from metrics.review.rows import TEST_COLUMNS as COLUMNS
 from metrics.review.statistics import (
     CORRECTIONS,
@@ -46,7 +46,7 @@ from metrics.review.statistics import (
 )
 
 #: Wordings by key, as the ``templates`` arguments of the sentence functions take them: each
-#: one text, or plural forms by the count ``n`` (a :data:`~metrics.io.validation.Template`,
+#: one text, or plural forms by the count ``n`` (a :data:`~metrics.io.messages.Template`,
 #: ``{"one": "1 query", "other": "{n} queries"}``; see :func:`count_form`).
 Wording = Mapping[str, Template]
 
@@ -54,7 +54,7 @@ Wording = Mapping[str, Template]
 def count_form(message: Template, n: int | None = None) -> str:
     """The form of ``message`` for the count ``n``: a message of plural forms gives ``"one"``
     for 1 and ``"other"`` otherwise (English; the Chinese and Japanese catalogs write one plain
-    text, its own only form), as :func:`metrics.io.validation.plural_form` does for the
+    text, its own only form), as :func:`metrics.io.messages.plural_form` does for the
     catalogs."""
     if isinstance(message, str):
         return message

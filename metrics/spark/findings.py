@@ -7,8 +7,8 @@ without a relevant item left out). Here the same facts are counted by Spark aggr
 run and judgment tables, and only counts and at most five example ids per model reach the driver;
 the words are the local engine's (:meth:`metrics.io.trec.TrecColumns.notes`,
 :func:`metrics.io.reading_notes.notes_warnings`). For CSV and Parquet tables the local command line
-prints what :func:`metrics.io.validation.validate` finds instead; :func:`table_findings` counts the
-same findings and words them with the same :class:`~metrics.io.validation.Finding`.
+prints what :func:`metrics.io.checks.validate` finds instead; :func:`table_findings` counts the
+same findings and words them with the same :class:`~metrics.io.findings.Finding`.
 
 Examples follow the local engine's order: for TREC files, query ids in byte order (Spark
 compares strings by their UTF-8 bytes, as arrow does), repeated items in ranked order within a
@@ -31,10 +31,7 @@ from metrics.engine import relevance
 from metrics.engine.ranking import RankingNotes, rank_lists
 from metrics.engine.settings import Settings
 from metrics.io.direction import RankAgreement, rank_disagreements
-from metrics.io.reading_notes import notes_warnings
-from metrics.io.trec import WIDTH, TrecColumns
-from metrics.io.validation import (
-    RULES,
+from metrics.io.findings import (
     Finding,
     duplicate_items_finding,
     duplicate_judgments_finding,
@@ -53,6 +50,9 @@ from metrics.io.validation import (
     tied_scores_finding,
     unjudged_queries_finding,
 )
+from metrics.io.messages import RULES
+from metrics.io.reading_notes import notes_warnings
+from metrics.io.trec import WIDTH, TrecColumns
 from metrics.spark.backend import ROW
 
 #: Examples a warning names (the local engine's ``examples()`` shows five).
@@ -323,7 +323,7 @@ def table_findings(
     k_max: int,
     has_model: bool,
 ) -> list[str]:
-    """The warnings :func:`metrics.io.validation.validate` finds in a run and its judgments, in
+    """The warnings :func:`metrics.io.checks.validate` finds in a run and its judgments, in
     its order and words, counted by Spark: missing and infinite scores, repeated items, tied
     scores, short lists, missing, repeated and negative labels, labels that look like ranks,
     judged queries without a relevant item, run queries without judgments, judged queries missing
