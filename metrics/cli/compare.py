@@ -61,7 +61,7 @@ from metrics.engine.evaluation import evaluate
 from metrics.engine.registry import DEFAULT_COMPARE_MEASURES, parse_measure, parse_measures
 from metrics.engine.settings import Settings, check_model_orders
 from metrics.errors import InputError, MetricsError, SettingsError
-from metrics.io.loaders import load_dataset, load_table
+from metrics.io.loaders import Dataset, load_dataset, load_table
 from metrics.io.per_query import PerQueryDataset
 from metrics.io.reading_notes import health_notes, health_warnings, lists_notes
 from metrics.io.roles import proposed_segments
@@ -90,13 +90,9 @@ from metrics.review.verdict import (
 )
 from metrics.spark import spark_per_query
 
-if TYPE_CHECKING:  # imported on use: --help stays fast
+if TYPE_CHECKING:
     import pandas as pd
 
-    from metrics.engine.settings import Settings
-    from metrics.io.loaders import Dataset
-    from metrics.io.per_query import PerQueryDataset
-    from metrics.review.compare import CompareOptions
 #: The review table's columns the TSV output prints (the rest are in the JSON output).
 OUTPUT_COLUMNS = tuple(
     column
