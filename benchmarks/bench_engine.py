@@ -69,8 +69,9 @@ def _our_names() -> list[str]:
 
 def worker_library(qrels: str, run: str) -> dict:
     start = time.perf_counter()
-    from metrics.cli.evaluate import compute_matrix, load_inputs
+    from metrics.cli.evaluate import load_inputs
     from metrics.engine.registry import parse_measures
+    from metrics.engine.results import compute_matrix
     from metrics.engine.settings import Settings
 
     specs = parse_measures(_our_names())

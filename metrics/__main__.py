@@ -1,4 +1,4 @@
-"""``python -m metrics``: evaluate runs against judgments (see :mod:`metrics.cli.evaluate`)."""
+"""``python -m metrics``: evaluate runs against judgments (see :mod:`metrics.cli.main`)."""
 
 import os
 import sys
@@ -33,7 +33,7 @@ def _tune_for_one_evaluation() -> None:
 if sys.argv[1:2] != ["compare"]:
     _tune_for_one_evaluation()
 
-from metrics.cli.evaluate import main  # noqa: E402
+from metrics.cli.main import main  # noqa: E402
 
 if __name__ == "__main__":
     sys.exit(main())

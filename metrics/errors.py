@@ -22,7 +22,7 @@ class InputError(MetricsError):
         A stable code of the problem and the values its message names, for a translated
         message (``None`` and ``{}`` for errors without one).
     finding:
-        The :class:`~metrics.io.validation.Finding` this error reports (its code and
+        The :class:`~metrics.io.findings.Finding` this error reports (its code and
         parameters, for a translated message), if it came from validation.
     """
 

@@ -14,6 +14,7 @@ import pytest
 from benchmarks.generate import generate
 from metrics.cli import evaluate
 from metrics.cli.blocks import Judgments, evaluate_blocks, read_judgments
+from metrics.engine.results import compute_matrix
 from metrics.engine.settings import Settings
 from metrics.io.trec import read_trec
 
@@ -46,7 +47,7 @@ def files(tmp_path_factory) -> tuple[Path, Path]:
 def whole(run: Path, qrels: Path, settings: Settings, specs: list) -> tuple:
     inputs = evaluate.load_inputs(str(qrels), [str(run)], settings, 100)
     lists = next(iter(inputs.lists.values()))
-    return lists, evaluate.compute_matrix(lists, specs)
+    return lists, compute_matrix(lists, specs)
 
 
 @pytest.mark.parametrize("settings", SETTINGS, ids=range(len(SETTINGS)))

@@ -18,6 +18,7 @@ from hypothesis import HealthCheck, given
 from hypothesis import settings as hsettings
 
 from metrics import Settings, evaluate, summarize
+from metrics.cli import main as cli_main
 from metrics.cli.evaluate import expand_measure_names, main
 from metrics.engine.registry import DEFAULT_MEASURES
 from tests.oracles import require_oracle
@@ -259,7 +260,8 @@ def test_tsv_lines_escape_tabs_newlines_and_backslashes_in_query_ids_and_json_ke
 
 
 def test_several_models_escape_their_names_and_carriage_returns_like_query_ids():
-    from metrics.cli.output import Results, write_tsv
+    from metrics.cli.output import write_tsv
+    from metrics.engine.results import Results
 
     lists = types.SimpleNamespace(query_ids=np.array(["a\rb"], dtype=object), n_queries=1)
     results = Results(["P@1"], Settings())
@@ -617,7 +619,7 @@ def test_compare_is_dispatched_to_the_compare_module(monkeypatch):
     fake.__spec__ = importlib.machinery.ModuleSpec("metrics.cli.compare", None)
     fake.main = lambda argv: calls.append(argv) or 7
     monkeypatch.setitem(sys.modules, "metrics.cli.compare", fake)
-    assert main(["compare", "a", "b", "-m", "P@10"]) == 7
+    assert cli_main.main(["compare", "a", "b", "-m", "P@10"]) == 7
     assert calls == [["a", "b", "-m", "P@10"]]
 
 

@@ -23,7 +23,7 @@ from google.protobuf.json_format import MessageToDict
 from metrics.engine.registry import MEASURES
 from metrics.engine.settings import POLICIES
 from metrics.io.loaders import SAMPLES
-from metrics.io.validation import ACTIONS, EXAMPLES, MESSAGES, WHERE
+from metrics.io.messages import ACTIONS, EXAMPLES, MESSAGES, WHERE
 from metrics.review.stakeholder_report import REPORT_TEMPLATES
 from tests.app_support import ROOT, fresh_app, open_page
 from ui.shell.i18n import catalog
@@ -449,7 +449,7 @@ def test_exported_png_draws_chinese_and_japanese_characters_not_empty_boxes():
 
 
 def test_a_japanese_fix_names_the_setting_and_its_value_by_their_japanese_labels():
-    from metrics.io.validation import Finding
+    from metrics.io.findings import Finding
     from ui.data.findings_view import finding_text
 
     text = finding_text(
@@ -468,7 +468,7 @@ def test_a_japanese_fix_names_the_setting_and_its_value_by_their_japanese_labels
 
 
 def test_counts_read_naturally_in_each_language():
-    from metrics.io.validation import Finding
+    from metrics.io.findings import Finding
     from ui.data.findings_view import finding_text
 
     one = Finding("missing_labels", "warning", {"n": 1}, 1)

@@ -12,7 +12,8 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from metrics.cli import output
-from metrics.cli.output import QueryIds, Results, write_tsv
+from metrics.cli.output import write_tsv
+from metrics.engine.results import QueryIds, Results
 from metrics.engine.settings import Settings
 
 VALUES = st.one_of(

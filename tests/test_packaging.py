@@ -13,7 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from metrics.cli import compare, docs_tables, evaluate
+from metrics.cli import compare, docs_tables
+from metrics.cli import main as cli_main
 from metrics.io.loaders import CHECKOUT_SAMPLE_DIR, SAMPLES, sample_directory
 
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+
@@ -78,7 +79,7 @@ def test_installed_the_samples_load_from_the_package_through_importlib_resources
 
 @pytest.mark.parametrize(
     "script, function",
-    [("rank-metrics", evaluate.main), ("rank-metrics-compare", compare.main)],
+    [("rank-metrics", cli_main.main), ("rank-metrics-compare", compare.main)],
 )
 def test_each_console_script_names_its_command_line_entry_point(script, function):
     module, _, attribute = PYPROJECT["project"]["scripts"][script].partition(":")

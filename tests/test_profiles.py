@@ -256,7 +256,7 @@ def tied_files(tmp_path):
 def test_explain_prints_each_differing_query_and_the_setting_that_agrees(tied_files):
     import io
 
-    from metrics.cli.evaluate import main
+    from metrics.cli.main import main
 
     out, err = io.StringIO(), io.StringIO()
     assert main(["explain", *tied_files, "-m", "RR", "--to", "ranx"], out=out, err=err) == 0

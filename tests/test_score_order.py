@@ -17,6 +17,7 @@ from metrics import Settings, SettingsError, evaluate
 from metrics.cli.evaluate import main
 from metrics.engine.settings import check_model_orders, parse_model_orders
 from metrics.errors import MeasureError
+from metrics.io.checks import under_settings, validate
 from metrics.io.direction import (
     guess_direction,
     list_directions,
@@ -25,7 +26,6 @@ from metrics.io.direction import (
 from metrics.io.formats import load_table
 from metrics.io.loaders import load_dataset
 from metrics.io.roles import guess_roles
-from metrics.io.validation import under_settings, validate
 from tests.oracles import require_oracle
 from tests.strategies import collections
 from tests.test_against_trec_eval import OURS_TO_TREC, trec_eval_per_query

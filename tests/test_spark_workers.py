@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import metrics.spark as spark_module
-from metrics.spark import failure_message, use_worker_python, worker_python
+import metrics.spark.workers as spark_module
+from metrics.spark.workers import failure_message, use_worker_python, worker_python
 
 ROOT = Path(__file__).resolve().parent.parent
 TEACHING = str(ROOT / "sample_data" / "teaching" / "teaching.csv")

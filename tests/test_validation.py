@@ -9,8 +9,9 @@ import pytest
 
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
+from metrics.io.checks import validate
+from metrics.io.findings import DataHealth, Finding
 from metrics.io.loaders import load_dataset, load_table
-from metrics.io.validation import DataHealth, Finding, validate
 
 
 def _run(rows: list[tuple], columns=("query", "item", "score", "model")) -> pd.DataFrame:

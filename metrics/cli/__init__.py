@@ -1,5 +1,2 @@
-"""Command line: ``python -m metrics`` (evaluation) and ``python -m metrics compare``."""
-
-from metrics.cli.evaluate import main
-
-__all__ = ["main"]
+"""Command line: ``python -m metrics`` (evaluation), ``python -m metrics compare`` and
+``python -m metrics explain``; :func:`metrics.cli.main.main` is the entry point."""

@@ -1,5 +1,6 @@
-"""The argument parser of both command lines: argparse's, refusing option values it would
-otherwise hand on as an empty list.
+"""The argument parser of the command lines (argparse's, refusing option values it would
+otherwise hand on as an empty list) and the options they share: the policies of ranking and
+scoring (:func:`add_ranking_arguments`), ``--score-order``, the labels' options and the engine.
 
 Python's argparse drops a ``--`` given as an option's value (``--digits=--``, ``-l=--``) and
 passes the option an empty list instead of one value; the program would then fail on a list
@@ -11,6 +12,9 @@ from __future__ import annotations
 
 import argparse
 from typing import Any
+
+from metrics.engine.settings import POLICIES, Settings, parse_model_orders, score_order_options
+from metrics.errors import SettingsError
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -34,4 +38,173 @@ class ArgumentParser(argparse.ArgumentParser):
         return value
 
 
-__all__ = ["ArgumentParser"]
+#: The policies of :func:`add_ranking_arguments` that take one of their values.
+_CHOICE_POLICIES = (
+    "gain",
+    "ties",
+    "score_precision",
+    "short_lists",
+    "duplicates",
+    "no_relevant",
+    "recall_rounding",
+)
+
+
+def add_choice_argument(p: argparse.ArgumentParser, field: str) -> None:
+    """``--FIELD`` for the policy ``field`` of one value among its choices, with each choice's
+    meaning and the default in its help (``None`` when not given: the settings' default)."""
+    policy = POLICIES[field]
+    p.add_argument(
+        "--" + field.replace("_", "-"),
+        choices=[str(v) for v in policy.values],
+        default=None,
+        help=f"{policy.help} "
+        + "; ".join(f"{v}: {text}" for v, text in policy.values.items())
+        + f" (default {getattr(Settings(), field)})",
+    )
+
+
+def add_ranking_arguments(p: argparse.ArgumentParser) -> None:
+    """The policies of ranking and scoring a list (shared with ``compare``): ``-c``, ``--gain``,
+    ``--ties`` and the other choices of one value, ``-J``, ``-M``, ``--gain-map`` and
+    ``--ndcg-relevance-level``."""
+    p.add_argument(
+        "-c",
+        "--complete",
+        action="store_true",
+        help="score judged queries missing from the run as 0 (trec_eval -c)",
+    )
+    for field in _CHOICE_POLICIES:
+        add_choice_argument(p, field)
+    p.add_argument(
+        "-J",
+        "--judged-only",
+        action="store_true",
+        help=POLICIES["judged_only"].help,
+    )
+    p.add_argument(
+        "-M",
+        "--max-results",
+        type=int,
+        default=None,
+        metavar="N",
+        help=POLICIES["max_results"].help,
+    )
+    p.add_argument(
+        "--gain-map",
+        default=None,
+        metavar="L:G,...",
+        help=POLICIES["gain_map"].help,
+    )
+    p.add_argument(
+        "--ndcg-relevance-level",
+        action="store_true",
+        help="labels below the relevance level get gain 0 in nDCG (ranx)",
+    )
+
+
+def ranking_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The settings of :func:`add_ranking_arguments`' flags (the choices only when given)."""
+    chosen = {
+        name: getattr(args, name)
+        for name in _CHOICE_POLICIES
+        if getattr(args, name, None) is not None
+    }
+    return {
+        "missing_queries": "zero" if args.complete else "skip",
+        "ndcg_relevance_level": args.ndcg_relevance_level,
+        "judged_only": args.judged_only,
+        "max_results": args.max_results,
+        "gain_map": args.gain_map,
+        **chosen,
+    }
+
+
+def add_score_order_argument(p: argparse.ArgumentParser) -> None:
+    """``--score-order`` (shared with ``compare``): for every model, or ``MODEL=ORDER``."""
+    policy = POLICIES["score_order"]
+    p.add_argument(
+        "--score-order",
+        action="append",
+        default=[],
+        type=_score_order,
+        metavar="ORDER|MODEL=ORDER",
+        help=f"{policy.help} "
+        + "; ".join(f"{v}: {text}" for v, text in policy.values.items())
+        + " (default descending). MODEL=ascending sets one model's order (repeatable; the "
+        "model is named after its run file, or by the run's model column)",
+    )
+
+
+def add_label_arguments(p: argparse.ArgumentParser) -> None:
+    """``--fractional-labels`` and ``--label-map`` (shared with ``compare``)."""
+    add_choice_argument(p, "fractional_labels")
+    p.add_argument(
+        "--label-map",
+        default=None,
+        metavar="VALUE=GRADE,...",
+        help="grades of labels written as text, such as 'relevant=1,not relevant=0' or "
+        "'clicked=1,not clicked=0' (case and surrounding spaces ignored); without it, common "
+        "pairs (relevant/not relevant, click/no click, yes/no, high/medium/low, ...) are "
+        "read as guessed and noted",
+    )
+
+
+def label_options(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``fractional_labels`` setting of ``--fractional-labels`` (empty when not given)."""
+    value = getattr(args, "fractional_labels", None)
+    return {} if value is None else {"fractional_labels": value}
+
+
+def label_map_of(args: argparse.Namespace) -> dict[str, float] | None:
+    """The mapping of ``--label-map`` (``None`` when not given).
+
+    Raises
+    ------
+    InputError
+        For a pair that is not ``value=grade`` with a number as grade.
+    """
+    text = getattr(args, "label_map", None)
+    if text is None:
+        return None
+    # deferred: metrics.io.labels imports pandas, which TREC files are evaluated without
+    from metrics.io.labels import parse_label_map
+
+    return parse_label_map(text)
+
+
+def _score_order(text: str) -> str:
+    """One ``--score-order`` value, checked (argparse's usage error otherwise)."""
+    try:
+        parse_model_orders([text])
+    except SettingsError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
+
+
+def score_order_settings(args: argparse.Namespace) -> dict[str, Any]:
+    """The ``score_order`` and ``score_order_by_model`` of ``--score-order`` (empty when it was
+    not given)."""
+    return score_order_options(getattr(args, "score_order", []) or [])
+
+
+def add_engine_arguments(p: argparse.ArgumentParser) -> None:
+    """``--engine``, ``--master`` and ``--per-query-out`` (shared with ``compare``)."""
+    p.add_argument(
+        "--engine",
+        choices=("local", "spark"),
+        default="local",
+        help="compute in this process (local, default) or with Apache Spark (spark: needs "
+        "pip install -r requirements-spark.txt and Java 17+); the output is the same",
+    )
+    p.add_argument(
+        "--master",
+        default="local[*]",
+        help="Spark master URL with --engine spark (default local[*]: every core here)",
+    )
+    p.add_argument(
+        "--per-query-out",
+        metavar="PATH",
+        help="also write the per-query values (model, query, one column per measure) to "
+        "PATH: Parquet for a .parquet file (the app opens it), CSV for a .csv file",
+    )

@@ -34,6 +34,7 @@ from metrics.engine.ranking import (
     runs_of,
 )
 from metrics.engine.registry import MeasureSpec
+from metrics.engine.results import compute_matrix
 from metrics.engine.settings import Settings
 from metrics.errors import MetricsError
 from metrics.io.direction import RankAgreement, direction_counts
@@ -101,8 +102,6 @@ def evaluate_blocks(
     """The per-query values of ``specs`` for the run at ``run_path`` against the judgments,
     computed block by block; ``None`` when the run is to be read whole instead (see the module
     docstring)."""
-    from metrics.cli.evaluate import compute_matrix
-
     if settings.averaging == "micro":
         return None
     ranking = settings.with_(duplicates="keep_best")  # a repeat makes the run read whole

@@ -44,10 +44,30 @@ from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 
-from metrics.cli.arguments import ArgumentParser
-from metrics.cli.messages import error_line
-from metrics.engine.registry import DEFAULT_COMPARE_MEASURES
+from metrics.cli.arguments import (
+    ArgumentParser,
+    add_engine_arguments,
+    add_label_arguments,
+    add_ranking_arguments,
+    add_score_order_argument,
+    label_map_of,
+    label_options,
+    ranking_options,
+    score_order_settings,
+)
+from metrics.cli.messages import error_line, write_findings
+from metrics.cli.output import check_per_query_path, write_per_query
+from metrics.engine.evaluation import evaluate
+from metrics.engine.registry import DEFAULT_COMPARE_MEASURES, parse_measure, parse_measures
+from metrics.engine.settings import Settings, check_model_orders
 from metrics.errors import InputError, MetricsError, SettingsError
+from metrics.io.loaders import Dataset, load_dataset, load_table
+from metrics.io.per_query import PerQueryDataset
+from metrics.io.reading_notes import health_notes, health_warnings, lists_notes
+from metrics.io.roles import proposed_segments
+from metrics.review.compare import CompareOptions
+from metrics.review.headline import verdict_sentences
+from metrics.review.overlap import DEFAULT_PERSISTENCE, ranking_change, summary
 from metrics.review.power import DEFAULT_POWER
 from metrics.review.statistics import (
     DEFAULT_CONFIDENCE,
@@ -56,15 +76,23 @@ from metrics.review.statistics import (
     MAX_RESAMPLES,
     check_resamples,
 )
-from metrics.review.verdict import COLUMNS, DEFAULT_FAMILY, FAMILIES
+from metrics.review.verdict import (
+    COLUMNS,
+    DEFAULT_FAMILY,
+    FAMILIES,
+    ReviewRequest,
+    letter_groups,
+    measure_order,
+    overall_rows,
+    pairwise_rows,
+    review_table,
+    segment_rows,
+)
+from metrics.spark import spark_per_query
 
-if TYPE_CHECKING:  # imported on use: --help stays fast
+if TYPE_CHECKING:
     import pandas as pd
 
-    from metrics.engine.settings import Settings
-    from metrics.io.loaders import Dataset
-    from metrics.io.per_query import PerQueryDataset
-    from metrics.review.compare import CompareOptions
 #: The review table's columns the TSV output prints (the rest are in the JSON output).
 OUTPUT_COLUMNS = tuple(
     column
@@ -197,13 +225,6 @@ def build_parser() -> argparse.ArgumentParser:
         help="exit 1 if a candidate is significantly worse on MEASURE",
     )
     parser.add_argument("--quiet", action="store_true", help="do not print warnings on stderr")
-    from metrics.cli.evaluate import (
-        add_engine_arguments,
-        add_label_arguments,
-        add_ranking_arguments,
-        add_score_order_argument,
-    )
-
     add_ranking_arguments(parser)
     add_score_order_argument(parser)
     add_label_arguments(parser)
@@ -230,8 +251,6 @@ def check_options(args: argparse.Namespace) -> None:
         raise SettingsError(f"--power must be between 0 and 1 (e.g. 0.8), got {args.power:g}.")
     min_effects(args.min_effect)
     if getattr(args, "per_query_out", None):
-        from metrics.cli.output import check_per_query_path
-
         check_per_query_path(args.per_query_out)
 
 
@@ -278,10 +297,6 @@ def _compare_data(
     """The runs and judgments named in ``args`` (with the query table of ``--queries``), read
     locally, or their per-query values computed by Spark with ``--engine spark``; with the notes
     and warnings on the input that both engines print."""
-    from metrics.cli.evaluate import health_notes, health_warnings, label_map_of, lists_notes
-    from metrics.engine.registry import parse_measures
-    from metrics.io.loaders import load_dataset, load_table
-
     spark = getattr(args, "engine", "local") == "spark"
     if args.by and not args.queries and spark:
         raise MetricsError("--by needs --queries, the table holding the segment columns.")
@@ -293,8 +308,6 @@ def _compare_data(
         )
     data: Dataset | PerQueryDataset
     if spark:
-        from metrics.spark import spark_per_query
-
         data, notes, warnings = spark_per_query(
             args.qrels, args.runs, measures, settings, args.master, queries=args.queries
         )
@@ -328,8 +341,6 @@ def _compare_data(
 def segment_notes(data: Dataset | PerQueryDataset, queries: str | None) -> list[str]:
     """Without ``--by``: the query table's columns read as segments, and the segment columns
     worth comparing by (2 to 50 values), as a hint."""
-    from metrics.io.roles import proposed_segments
-
     notes = []
     if queries is not None:
         read = getattr(data, "query_table_columns", None) or data.segment_columns
@@ -358,14 +369,6 @@ def run_compare(
     MetricsError
         On unusable input (the message names the file).
     """
-    from metrics.cli.evaluate import label_options, ranking_options, score_order_settings
-    from metrics.engine.evaluation import evaluate
-    from metrics.engine.registry import parse_measures
-    from metrics.engine.settings import Settings, check_model_orders
-    from metrics.io.per_query import PerQueryDataset
-    from metrics.review.compare import CompareOptions
-    from metrics.review.verdict import ReviewRequest, review_table
-
     measures = [s.name for s in parse_measures(list(args.measures or DEFAULT_COMPARE_MEASURES))]
     for name in args.fail_if_worse:
         measures += [s.name for s in parse_measures([name]) if s.name not in measures]
@@ -403,8 +406,6 @@ def run_compare(
     else:
         evaluation = evaluate(data.run, data.qrels, measures, settings, source=args.runs[0])
     if getattr(args, "per_query_out", None):
-        from metrics.cli.output import write_per_query
-
         write_per_query(evaluation.per_query, args.per_query_out)
     request = ReviewRequest(
         baseline,
@@ -498,9 +499,6 @@ def records(table: pd.DataFrame, by: list[str] | tuple[str, ...] = ()) -> list[d
 def _score_orders(args: argparse.Namespace) -> dict[str, object]:
     """The score order of every model and the orders per model, as the JSON output records
     them."""
-    from metrics.cli.evaluate import score_order_settings
-    from metrics.engine.settings import Settings
-
     settings = Settings(**score_order_settings(args))
     return {
         "score_order": settings.score_order,
@@ -517,15 +515,6 @@ def _write_json(
     args: argparse.Namespace,
     out: TextIO,
 ) -> None:
-    from metrics.review.headline import verdict_sentences
-    from metrics.review.verdict import (
-        letter_groups,
-        measure_order,
-        overall_rows,
-        pairwise_rows,
-        segment_rows,
-    )
-
     document = {
         "baseline": baseline,
         "qrels": args.qrels,
@@ -593,8 +582,6 @@ def main(
     except OSError as exc:
         return _fail(f"{exc.filename or 'input'}: cannot read ({exc.strerror}).", err)
     if not args.quiet:
-        from metrics.cli.evaluate import write_findings
-
         write_findings(notes, warnings, err)
         for name in ("only_in_baseline", "only_in_candidate"):
             total = int(table[name].max()) if len(table) else 0
@@ -619,8 +606,6 @@ def _ranking_change(
     """Per candidate: how much its lists differ from the baseline's at the review's largest
     cutoff (:func:`metrics.review.overlap.ranking_change`: the means, and per query); empty for
     per-query values, which hold no lists."""
-    from metrics.review.overlap import DEFAULT_PERSISTENCE, ranking_change, summary
-
     lists = getattr(args, "ranked_lists", None) or {}
     run = getattr(data, "run", None)
     if not lists or run is None or not len(table):
@@ -646,8 +631,6 @@ def _ranking_change(
 
 def _write_verdict(table: pd.DataFrame, err: TextIO) -> None:
     """The headline, one ``verdict:`` line per sentence (the app's verdict box)."""
-    from metrics.review.headline import verdict_sentences
-
     for lines in verdict_sentences(table).values():
         for line in lines:
             print(f"verdict: {line}", file=err)
@@ -656,7 +639,6 @@ def _write_verdict(table: pd.DataFrame, err: TextIO) -> None:
 def _gate(table: pd.DataFrame, fail_if_worse: list[str], err: TextIO) -> int:
     if not fail_if_worse:
         return 0
-    from metrics.engine.registry import parse_measure
 
     names = {parse_measure(m).name for m in fail_if_worse}
     overall = table[(table["kind"] == "baseline") & (table["segment"] == "(all)")]

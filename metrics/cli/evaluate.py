@@ -16,24 +16,30 @@ Examples
 from __future__ import annotations
 
 import argparse
-import importlib
-import importlib.util
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass
 from dataclasses import field as dataclass_field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, TextIO
+from typing import TYPE_CHECKING, TextIO
 
 import numpy as np
 import pyarrow as pa
 
-from metrics.cli.arguments import ArgumentParser
-from metrics.cli.messages import error_line
+from metrics.cli.arguments import (
+    ArgumentParser,
+    add_engine_arguments,
+    add_label_arguments,
+    add_ranking_arguments,
+    add_score_order_argument,
+    label_map_of,
+    label_options,
+    ranking_options,
+    score_order_settings,
+)
+from metrics.cli.messages import error_line, write_findings
 from metrics.cli.output import (
     TREC_NAME_WIDTH,
-    QueryIds,
-    Results,
     check_per_query_path,
     write_csv,
     write_json,
@@ -41,7 +47,8 @@ from metrics.cli.output import (
     write_tsv,
 )
 from metrics.engine import arrow_calls
-from metrics.engine.ranking import RankedLists, RankingNotes, rank_lists
+from metrics.engine.averaging import average, plain_means
+from metrics.engine.ranking import RankedLists, rank_lists
 from metrics.engine.registry import (
     DEFAULT_MEASURES,
     MAX_RANGE_K,
@@ -50,21 +57,22 @@ from metrics.engine.registry import (
     expand_measure_names,
     parse_measures,
 )
+from metrics.engine.results import QueryIds, Results, compute_matrix
 from metrics.engine.settings import (
     POLICIES,
     PROFILES,
     Settings,
     check_model_orders,
-    parse_model_orders,
     profile,
 )
-from metrics.errors import InputError, MeasureError, MetricsError, SettingsError
+from metrics.errors import InputError, MeasureError, MetricsError
 from metrics.io.direction import agreements, rank_disagreements
+from metrics.io.findings import fractional_labels_finding, negative_labels_finding
+from metrics.io.reading_notes import finding_text, health_warnings, lists_notes, notes_warnings
+from metrics.io.source import check_file
 
 if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
     from metrics.cli.blocks import BlockResult
-    from metrics.io.loaders import Dataset
-    from metrics.io.validation import DataHealth, Finding
 
 EXIT_OK, EXIT_USAGE = 0, 2
 #: Largest K of ``--curves`` (the same bound as a cutoff range such as ``P@1..1000``).
@@ -80,39 +88,11 @@ def curve_measure_names(k_max: int) -> list[str]:
     return expand_measure_names(names) + ["RR"]
 
 
-def compute_matrix(lists: RankedLists, specs: list[MeasureSpec]) -> np.ndarray:
-    """Per-query values of every spec, shape ``(n_queries, len(specs))``, column by column in
-    memory (Fortran order: each measure's values together, as the means read them).
-
-    Specs that share a measure and parameters are computed in one kernel call over all their
-    cutoffs, so a full curve costs one pass.
-    """
-    out = np.empty((lists.n_queries, len(specs)), order="F")
-    groups: dict[tuple[object, ...], list[int]] = {}
-    for j, spec in enumerate(specs):
-        key = (spec.definition.name, spec.params) if spec.k is not None else ("", j)
-        groups.setdefault(key, []).append(j)
-    for columns in groups.values():
-        first = specs[columns[0]]
-        if first.k is None:
-            out[:, columns[0]] = first.compute(lists)
-            continue
-        ks = np.array([specs[j].k for j in columns], dtype=np.int64)
-        values = first.definition.kernel(lists, ks, **first.kernel_args())
-        if columns == list(range(columns[0], columns[0] + len(columns))):
-            out[:, columns[0] : columns[0] + len(columns)] = values
-        else:
-            out[:, columns] = values
-    return out
-
-
 def mean_values(
     lists: RankedLists | None, specs: list[MeasureSpec], values: np.ndarray, settings: Settings
 ) -> np.ndarray:
     """One value per spec under the averaging policy (``NaN`` = left out): the mean over
     queries, pooled counts under micro averaging, sums for counts, geometric means for gm_*."""
-    from metrics.engine.averaging import average, plain_means
-
     means = plain_means(specs, values, settings)
     if means is not None:
         return means
@@ -149,7 +129,7 @@ def load_inputs(
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    from metrics.io.source import check_file
+    # deferred: the whole-file TREC reader loads pyarrow.csv
     from metrics.io.trec import read_trec
 
     for path in [qrels_path, *run_paths]:
@@ -241,6 +221,7 @@ def _load_tables(
     k_max: int,
     label_map: Mapping[str, float] | None = None,
 ) -> Inputs:
+    # deferred: tables other than TREC files are read with pandas
     from metrics.engine.evaluation import rank_run
     from metrics.io.formats import load_table
     from metrics.io.loaders import load_dataset
@@ -258,44 +239,9 @@ def _load_tables(
     lists = rank_run(
         data.run, data.qrels, settings, source=", ".join(Path(p).name for p in run_paths)
     )
-    labels = [_finding_text(f) for f in data.health.findings if f.code == "text_labels"]
+    labels = [finding_text(f) for f in data.health.findings if f.code == "text_labels"]
     notes = labels + lists_notes(data, run_paths)  # the TREC reader's notes are already taken
     return Inputs(lists, health_warnings(data.health), notes)
-
-
-def lists_notes(data: Dataset, run_paths: list[str]) -> list[str]:
-    """The sanity line of a data set whose query column was not named ``query``: queries, lists
-    per model and the median list length, so that a wrong query column shows at a glance
-    (``2 queries, ..., median list length 840``)."""
-    from metrics.schema import QUERY, normalize_name
-
-    if all(normalize_name(c) == QUERY for c in data.query_columns):
-        return []
-    columns = ", ".join(f"'{c}'" for c in data.query_columns)
-    names = ", ".join(Path(p).name for p in run_paths)
-    return [f"{names}: query column {columns}: {data.lists.text}."]
-
-
-#: Data-health findings of severity ``info`` that the command lines print as notes: what the
-#: TREC reader skipped (text after a line's last field, ``#`` comment lines).
-NOTE_CODES = frozenset({"trec_extra_fields", "trec_comment_lines", "text_labels"})
-
-
-def _finding_text(finding: Finding) -> str:
-    return f"{finding.source + ': ' if finding.source else ''}{finding.message}" + (
-        f" (e.g. {'; '.join(finding.examples)})" if finding.examples else ""
-    )
-
-
-def health_warnings(health: DataHealth) -> list[str]:
-    """The warnings of a loaded data set's health, one line each, as the command lines print
-    them (the file first when the finding names one, then up to five examples)."""
-    return [_finding_text(f) for f in health.warnings]
-
-
-def health_notes(health: DataHealth) -> list[str]:
-    """The notes of a loaded data set's health the command lines print (:data:`NOTE_CODES`)."""
-    return [_finding_text(f) for f in health.findings if f.code in NOTE_CODES]
 
 
 def ranking_warnings(ranked: RankedLists, source: str, settings: Settings) -> list[str]:
@@ -322,55 +268,6 @@ def rank_order_warnings(
     if found is None:
         return []
     return [f"{source}: {d.message}" for d in rank_disagreements({model: found}, settings)]
-
-
-def notes_warnings(
-    r: RankingNotes,
-    source: str,
-    settings: Settings,
-    counts: Mapping[str, int] | None = None,
-) -> list[str]:
-    """Plain-English warnings from :class:`~metrics.engine.ranking.RankingNotes`.
-
-    ``counts`` gives the number of queries of a note (by field name) when its tuple holds only
-    the first ids (as ``--engine spark`` collects them); by default the tuple's length.
-    """
-    out = []
-    counts = counts or {}
-
-    def examples(name: str, values: tuple[str, ...]) -> str:
-        n = counts.get(name, len(values))
-        return ", ".join(values[:5]) + (", ..." if n > 5 else "")
-
-    if r.dropped_duplicates:
-        out.append(
-            f"{source}: dropped {r.dropped_duplicates} repeated item(s) within a query, "
-            f"keeping the best-ranked copy (e.g. {'; '.join(r.duplicate_examples)})."
-        )
-    name = "run_queries_without_judgments"
-    if r.run_queries_without_judgments:
-        n = counts.get(name, len(r.run_queries_without_judgments))
-        out.append(
-            f"{source}: {n} quer{'y has' if n == 1 else 'ies have'} no judgments and "
-            f"{'is' if n == 1 else 'are'} not evaluated "
-            f"({examples(name, r.run_queries_without_judgments)})."
-        )
-    name = "judged_queries_missing_from_run"
-    if r.judged_queries_missing_from_run and settings.missing_queries == "skip":
-        n = counts.get(name, len(r.judged_queries_missing_from_run))
-        out.append(
-            f"{source}: {n} judged quer{'y is' if n == 1 else 'ies are'} missing from the "
-            f"run and skipped; --complete scores them 0 "
-            f"({examples(name, r.judged_queries_missing_from_run)})."
-        )
-    name = "left_out_without_relevant"
-    if r.left_out_without_relevant:
-        n = counts.get(name, len(r.left_out_without_relevant))
-        out.append(
-            f"{source}: {n} quer{'y' if n == 1 else 'ies'} without a relevant item "
-            f"left out ({examples(name, r.left_out_without_relevant)})."
-        )
-    return out
 
 
 # ====================================================================== output
@@ -460,140 +357,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-#: The policies of :func:`add_ranking_arguments` that take one of their values.
-_CHOICE_POLICIES = (
-    "gain",
-    "ties",
-    "score_precision",
-    "short_lists",
-    "duplicates",
-    "no_relevant",
-    "recall_rounding",
-)
-
-
-def add_choice_argument(p: argparse.ArgumentParser, field: str) -> None:
-    """``--FIELD`` for the policy ``field`` of one value among its choices, with each choice's
-    meaning and the default in its help (``None`` when not given: the settings' default)."""
-    policy = POLICIES[field]
-    p.add_argument(
-        "--" + field.replace("_", "-"),
-        choices=[str(v) for v in policy.values],
-        default=None,
-        help=f"{policy.help} "
-        + "; ".join(f"{v}: {text}" for v, text in policy.values.items())
-        + f" (default {getattr(Settings(), field)})",
-    )
-
-
-def add_ranking_arguments(p: argparse.ArgumentParser) -> None:
-    """The policies of ranking and scoring a list (shared with ``compare``): ``-c``, ``--gain``,
-    ``--ties`` and the other choices of one value, ``-J``, ``-M``, ``--gain-map`` and
-    ``--ndcg-relevance-level``."""
-    p.add_argument(
-        "-c",
-        "--complete",
-        action="store_true",
-        help="score judged queries missing from the run as 0 (trec_eval -c)",
-    )
-    for field in _CHOICE_POLICIES:
-        add_choice_argument(p, field)
-    p.add_argument(
-        "-J",
-        "--judged-only",
-        action="store_true",
-        help=POLICIES["judged_only"].help,
-    )
-    p.add_argument(
-        "-M",
-        "--max-results",
-        type=int,
-        default=None,
-        metavar="N",
-        help=POLICIES["max_results"].help,
-    )
-    p.add_argument(
-        "--gain-map",
-        default=None,
-        metavar="L:G,...",
-        help=POLICIES["gain_map"].help,
-    )
-    p.add_argument(
-        "--ndcg-relevance-level",
-        action="store_true",
-        help="labels below the relevance level get gain 0 in nDCG (ranx)",
-    )
-
-
-def ranking_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The settings of :func:`add_ranking_arguments`' flags (the choices only when given)."""
-    chosen = {
-        name: getattr(args, name)
-        for name in _CHOICE_POLICIES
-        if getattr(args, name, None) is not None
-    }
-    return {
-        "missing_queries": "zero" if args.complete else "skip",
-        "ndcg_relevance_level": args.ndcg_relevance_level,
-        "judged_only": args.judged_only,
-        "max_results": args.max_results,
-        "gain_map": args.gain_map,
-        **chosen,
-    }
-
-
-def add_score_order_argument(p: argparse.ArgumentParser) -> None:
-    """``--score-order`` (shared with ``compare``): for every model, or ``MODEL=ORDER``."""
-    policy = POLICIES["score_order"]
-    p.add_argument(
-        "--score-order",
-        action="append",
-        default=[],
-        type=_score_order,
-        metavar="ORDER|MODEL=ORDER",
-        help=f"{policy.help} "
-        + "; ".join(f"{v}: {text}" for v, text in policy.values.items())
-        + " (default descending). MODEL=ascending sets one model's order (repeatable; the "
-        "model is named after its run file, or by the run's model column)",
-    )
-
-
-def add_label_arguments(p: argparse.ArgumentParser) -> None:
-    """``--fractional-labels`` and ``--label-map`` (shared with ``compare``)."""
-    add_choice_argument(p, "fractional_labels")
-    p.add_argument(
-        "--label-map",
-        default=None,
-        metavar="VALUE=GRADE,...",
-        help="grades of labels written as text, such as 'relevant=1,not relevant=0' or "
-        "'clicked=1,not clicked=0' (case and surrounding spaces ignored); without it, common "
-        "pairs (relevant/not relevant, click/no click, yes/no, high/medium/low, ...) are "
-        "read as guessed and noted",
-    )
-
-
-def label_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``fractional_labels`` setting of ``--fractional-labels`` (empty when not given)."""
-    value = getattr(args, "fractional_labels", None)
-    return {} if value is None else {"fractional_labels": value}
-
-
-def label_map_of(args: argparse.Namespace) -> dict[str, float] | None:
-    """The mapping of ``--label-map`` (``None`` when not given).
-
-    Raises
-    ------
-    InputError
-        For a pair that is not ``value=grade`` with a number as grade.
-    """
-    text = getattr(args, "label_map", None)
-    if text is None:
-        return None
-    from metrics.io.labels import parse_label_map
-
-    return parse_label_map(text)
-
-
 def label_warnings(
     query: pa.ChunkedArray,
     item: pa.ChunkedArray,
@@ -607,7 +370,6 @@ def label_warnings(
     fractional = np.isfinite(values) & (values != np.trunc(values))
     if not negative.any() and not fractional.any():
         return []
-    from metrics.io.validation import fractional_labels_finding, negative_labels_finding
 
     def examples(mask: np.ndarray) -> tuple[dict[str, object], ...]:
         rows = np.flatnonzero(mask)[:5]
@@ -629,50 +391,7 @@ def label_warnings(
                 int(fractional.sum()), examples(fractional), "relevance", settings
             )
         )
-    return [f"{source}: {_finding_text(f)}" for f in found]
-
-
-def _score_order(text: str) -> str:
-    """One ``--score-order`` value, checked (argparse's usage error otherwise)."""
-    try:
-        parse_model_orders([text])
-    except SettingsError as exc:
-        raise argparse.ArgumentTypeError(str(exc)) from None
-    return text
-
-
-def score_order_settings(args: argparse.Namespace) -> dict[str, Any]:
-    """The ``score_order`` and ``score_order_by_model`` of ``--score-order`` (empty when it was
-    not given)."""
-    order, per_model = parse_model_orders(getattr(args, "score_order", []) or [])
-    out: dict[str, Any] = {}
-    if order is not None:
-        out["score_order"] = order
-    if per_model:
-        out["score_order_by_model"] = tuple(per_model.items())
-    return out
-
-
-def add_engine_arguments(p: argparse.ArgumentParser) -> None:
-    """``--engine``, ``--master`` and ``--per-query-out`` (shared with ``compare``)."""
-    p.add_argument(
-        "--engine",
-        choices=("local", "spark"),
-        default="local",
-        help="compute in this process (local, default) or with Apache Spark (spark: needs "
-        "pip install -r requirements-spark.txt and Java 17+); the output is the same",
-    )
-    p.add_argument(
-        "--master",
-        default="local[*]",
-        help="Spark master URL with --engine spark (default local[*]: every core here)",
-    )
-    p.add_argument(
-        "--per-query-out",
-        metavar="PATH",
-        help="also write the per-query values (model, query, one column per measure) to "
-        "PATH: Parquet for a .parquet file (the app opens it), CSV for a .csv file",
-    )
+    return [f"{source}: {finding_text(f)}" for f in found]
 
 
 def settings_from(args: argparse.Namespace) -> Settings:
@@ -715,6 +434,7 @@ def compute_results(
     )
     label_map = label_map_of(args)
     if getattr(args, "engine", "local") == "spark":
+        # deferred: only --engine spark needs the Spark engine (pyspark, its worker checks)
         from metrics.spark import spark_report
 
         if label_map is not None:
@@ -754,8 +474,8 @@ def _in_blocks(
 ) -> tuple[list[str], list[str], dict[str, BlockResult]] | None:
     """Notes, warnings and per model the values of TREC runs evaluated block by block
     (:mod:`metrics.cli.blocks`); ``None`` when the files are to be read whole instead."""
+    # deferred: the block reader loads pyarrow.csv
     from metrics.cli.blocks import Judgments, evaluate_blocks, read_judgments
-    from metrics.io.source import check_file
     from metrics.io.trec import read_trec
 
     check_file(qrels_path, scan=False)  # the chunked reader refuses NUL bytes (then: whole)
@@ -791,14 +511,6 @@ def _in_blocks(
     return notes, warnings, models
 
 
-def write_findings(notes: list[str], warnings: list[str], err: TextIO) -> None:
-    """``note: ...`` and ``warning: ...`` lines on ``err`` (both command lines)."""
-    for note in notes:
-        err.write(f"note: {note}\n")
-    for warning in warnings:
-        err.write(f"warning: {warning}\n")
-
-
 def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Evaluate as the parsed arguments say and write the results."""
     if args.digits < 0 or args.digits > 12:
@@ -815,6 +527,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
     k_max = max([s.k for s in specs if s.k is not None], default=10)
     results = compute_results(args, specs, settings, k_max, err)
     if getattr(args, "per_query_out", None):
+        # deferred: the per-query table is a pandas frame
         from metrics.io.per_query import results_table
 
         write_per_query(results_table(results), args.per_query_out)
@@ -830,16 +543,11 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
 def main(
     argv: list[str] | None = None, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
-    """Entry point of ``python -m metrics``; returns the exit status (0 ok, 2 unusable input)."""
+    """``python -m metrics`` without a subcommand; returns the exit status (0 ok, 2 unusable
+    input). :func:`metrics.cli.main.main` hands the subcommands to their modules."""
     argv = list(sys.argv[1:] if argv is None else argv)
     out = out or sys.stdout
     err = err or sys.stderr
-    if argv[:1] == ["compare"]:
-        return _compare(argv[1:], err)
-    if argv[:1] == ["explain"]:
-        from metrics.cli.explain import main as explain_main
-
-        return explain_main(argv[1:], out=out, err=err)
     args = build_parser().parse_args(argv)
     try:
         return run(args, out, err)
@@ -848,11 +556,3 @@ def main(
         return EXIT_USAGE
     except BrokenPipeError:
         return EXIT_OK
-
-
-def _compare(argv: list[str], err: TextIO) -> int:
-    if importlib.util.find_spec("metrics.cli.compare") is None:
-        err.write(error_line("the compare command is not available in this version.") + "\n")
-        return EXIT_USAGE
-    module = importlib.import_module("metrics.cli.compare")
-    return int(module.main(argv))

@@ -24,9 +24,13 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
+from metrics import schema as S
 from metrics.cli.arguments import ArgumentParser
 from metrics.cli.messages import error_line
+from metrics.engine.profiles import PROFILES, profile
+from metrics.engine.registry import at_cutoff, parse_measure, parse_measures
 from metrics.errors import MetricsError
+from metrics.io.names import QUERY_NAMES
 
 #: Measures explained when none is named.
 DEFAULT_MEASURES = ("P@10", "R@10", "RR", "AP", "nDCG@10", "nDCG")
@@ -34,8 +38,6 @@ DEFAULT_MEASURES = ("P@10", "R@10", "RR", "AP", "nDCG@10", "nDCG")
 
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m metrics explain``."""
-    from metrics.engine.profiles import PROFILES
-
     parser = ArgumentParser(
         prog="python -m metrics explain",
         description="Why two tools give two numbers: every differing query with the policy "
@@ -77,7 +79,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     """The run of the chosen model and the judgments, as :func:`metrics.evaluate` takes them."""
-    from metrics import schema as S
+    # deferred: the loaders import pandas (explain --help goes without it)
     from metrics.io.loaders import load_dataset, load_table
 
     data = load_dataset(
@@ -102,11 +104,8 @@ def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
 
 def _theirs(path: str, target: str, measures: list[str] | None):  # type: ignore[no-untyped-def]
     """The other tool's per-query table with our measure names as columns."""
-    from metrics import schema as S
-    from metrics.engine.profiles import profile
-    from metrics.engine.registry import parse_measure
+    # deferred: the loaders import pandas (explain --help goes without it)
     from metrics.io.loaders import load_table
-    from metrics.io.names import QUERY_NAMES
 
     table = load_table(path, Path(path).name).frame
     names = (*QUERY_NAMES, "query id")
@@ -135,8 +134,6 @@ def _theirs(path: str, target: str, measures: list[str] | None):  # type: ignore
 
 def _candidates(tool) -> list[str]:  # type: ignore[no-untyped-def]
     """Our measure names a profile offers, at the cutoffs people use."""
-    from metrics.engine.registry import at_cutoff
-
     out = []
     for name in tool.names:
         if name.endswith("@k"):
@@ -148,9 +145,8 @@ def _candidates(tool) -> list[str]:  # type: ignore[no-untyped-def]
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     """Explain and print; returns the exit status."""
+    # deferred: the explanations import pandas (explain --help goes without it)
     from metrics.engine.differences import explain, explain_against, policy_words
-    from metrics.engine.profiles import profile
-    from metrics.engine.registry import parse_measures
 
     frame, qrels, model = _load(args)
     source, target = profile(args.source), profile(args.target)

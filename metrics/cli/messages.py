@@ -2,10 +2,13 @@
 
 ``error: FILE:LINE: reason Fix: ...`` (``FILE:`` and ``LINE:`` only when known), one line on
 stderr, exit status 2. ``python -m metrics`` and ``python -m metrics compare`` both print
-through :func:`error_line`; argparse's own usage errors keep argparse's form.
+through :func:`error_line`; argparse's own usage errors keep argparse's form. The notes and
+warnings on the input go to stderr by :func:`write_findings`.
 """
 
 from __future__ import annotations
+
+from typing import TextIO
 
 from metrics.errors import InputError
 
@@ -78,4 +81,12 @@ def error_line(problem: BaseException | str) -> str:
     return f"error: {text}"
 
 
-__all__ = ["error_line"]
+def write_findings(notes: list[str], warnings: list[str], err: TextIO) -> None:
+    """``note: ...`` and ``warning: ...`` lines on ``err`` (both command lines)."""
+    for note in notes:
+        err.write(f"note: {note}\n")
+    for warning in warnings:
+        err.write(f"warning: {warning}\n")
+
+
+__all__ = ["error_line", "write_findings"]

@@ -12,16 +12,16 @@ import json
 import math
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 import numpy as np
 import pyarrow as pa
 
+from metrics import schema as S
 from metrics.engine.arrow_calls import compute as pc
 from metrics.engine.ranking import arrow_numbers
-from metrics.engine.settings import Settings
+from metrics.engine.results import Results
 from metrics.errors import InputError
 
 if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
@@ -117,39 +117,6 @@ def fixed_texts(values: list[float], digits: int) -> list[str]:
     if all(math.isfinite(v * scale) and v >= 0 and abs(v * scale) <= 2**52 for v in values):
         return [f"{v + 0.0:.{digits}f}" for v in values]
     return [f"{v:.{digits}f}" for v in values]
-
-
-class QueryLists(Protocol):
-    """What the writers read of a model's lists: :class:`RankedLists`, or only its query ids
-    (the Spark engine)."""
-
-    @property
-    def query_ids(self) -> np.ndarray: ...
-
-    @property
-    def n_queries(self) -> int: ...
-
-
-@dataclass
-class QueryIds:
-    """What the output writers read of a model's ranked lists: its query ids, in order."""
-
-    query_ids: np.ndarray
-
-    @property
-    def n_queries(self) -> int:
-        return len(self.query_ids)
-
-
-@dataclass
-class Results:
-    """Values of one run of the command: per model, the lists, per-query values and means."""
-
-    names: list[str]
-    settings: Settings
-    models: dict[str, tuple[QueryLists, np.ndarray, np.ndarray]] = field(default_factory=dict)
-    #: Per measure, whether it is a count printed without decimals (trec_eval's num_ret, ...).
-    counts: list[bool] = field(default_factory=list)
 
 
 _BLOCK_LINES = 1 << 20
@@ -315,6 +282,7 @@ def write_csv(results: Results, per_query: bool, digits: int, out: TextIO) -> No
     neutralised with a leading apostrophe (numbers stay numbers)."""
     import csv
 
+    # deferred: metrics.io.export imports pandas, which TREC files are evaluated without
     from metrics.io.export import excel_safe_cell
 
     model, measure, query, value = _long_columns(results, results.names, per_query)
@@ -399,7 +367,7 @@ def write_per_query(table: pd.DataFrame, path: str) -> None:
     """
     import pyarrow.parquet as pq
 
-    from metrics import schema as S
+    # deferred: metrics.io.export imports pandas, which TREC files are evaluated without
     from metrics.io.export import write_csv as write_safe_csv
 
     check_per_query_path(path)

@@ -452,6 +452,18 @@ def parse_model_orders(texts: Sequence[str]) -> tuple[ScoreOrder | None, dict[st
     return order, per_model
 
 
+def score_order_options(texts: Sequence[str]) -> dict[str, Any]:
+    """The ``score_order`` and ``score_order_by_model`` settings of ``--score-order`` values
+    (:func:`parse_model_orders`; empty when none was given)."""
+    order, per_model = parse_model_orders(texts)
+    out: dict[str, Any] = {}
+    if order is not None:
+        out["score_order"] = order
+    if per_model:
+        out["score_order_by_model"] = tuple(per_model.items())
+    return out
+
+
 def check_model_orders(settings: Settings, models: Sequence[str]) -> None:
     """Refuse orders per model that name no model of the runs.
 

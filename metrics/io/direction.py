@@ -3,7 +3,7 @@
 it.
 
 Nothing here changes a ranking: the guesses are proposals (the Data page asks the user to
-confirm them) and findings (:mod:`metrics.io.validation`); the order itself is the
+confirm them) and findings (:mod:`metrics.io.findings`); the order itself is the
 ``score_order`` policy of :class:`~metrics.engine.settings.Settings`.
 
 Only numpy is imported at module level, so the command line reads TREC files without pandas.

@@ -11,7 +11,7 @@ Steps, each usable on its own: :func:`load_table` reads bytes (:mod:`metrics.io.
 :func:`~metrics.io.roles.guess_roles` proposes a :class:`~metrics.io.roles.RoleMapping` that a
 user may edit; :func:`canonical_run` / :func:`canonical_qrels` apply it;
 :func:`split_inline_labels` turns a labelled table into a run and judgments;
-:func:`~metrics.io.validation.validate` reports problems.
+:func:`~metrics.io.checks.validate` reports problems.
 """
 
 from __future__ import annotations
@@ -33,8 +33,11 @@ import pyarrow as pa
 from metrics.engine.ranking import IdCodes, id_codes
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
+from metrics.io.checks import _segment_findings, check_table, validate
 from metrics.io.direction import lower_is_better_name
+from metrics.io.findings import DataHealth, Finding, score_order_by_name_finding
 from metrics.io.formats import LoadedTable, file_stem, load_table
+from metrics.io.labels import guess_label_map, map_labels, mapping_text, text_values
 from metrics.io.roles import (
     ROLES,
     Guess,
@@ -48,13 +51,6 @@ from metrics.io.roles import (
     score_values,
 )
 from metrics.io.text_safety import visible, visible_frame
-from metrics.io.validation import (
-    DataHealth,
-    Finding,
-    check_table,
-    score_order_by_name_finding,
-    validate,
-)
 from metrics.schema import DEFAULT_MODEL, ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE
 
 #: The samples in a source checkout: the top-level ``sample_data/`` folder.
@@ -365,8 +361,6 @@ def _text_labels(
     """Replace the text labels of ``mapped[role]`` by their grades in place: by ``label_map``,
     else by the guess of a known scale (:mod:`metrics.io.labels`); the mapping used (``None``
     when the labels are numbers, or text of no known scale: validation then names them)."""
-    from metrics.io.labels import guess_label_map, map_labels, text_values
-
     if role not in mapped.columns:
         return None
     texts = text_values(mapped[role])
@@ -401,7 +395,7 @@ def canonical_qrels(
     -------
     pandas.DataFrame
         ``query``, ``item``, ``relevance`` (float). Duplicates and missing labels are kept for
-        :func:`~metrics.io.validation.validate` to report; :func:`clean_qrels` removes them.
+        :func:`~metrics.io.checks.validate` to report; :func:`clean_qrels` removes them.
 
     Raises
     ------
@@ -753,8 +747,6 @@ def _grades_of(
 
 def _text_labels_findings(part: pd.DataFrame, role: str, source: str) -> list[Finding]:
     """The remark that a table's labels were text, read by a mapping (its grades)."""
-    from metrics.io.labels import mapping_text
-
     used = part.attrs.get("label_map")
     if not used:
         return []
@@ -911,8 +903,6 @@ def _segments(
 ) -> tuple[pd.DataFrame | None, list[Finding], tuple[str, ...]]:
     """The segment table (inline segments of the run and the query table's), the findings on
     it, and the query table's columns read as segments."""
-    from metrics.io.validation import _segment_findings
-
     inline = [c for c in run.columns if c not in ROLES]
     frames = []
     if inline:

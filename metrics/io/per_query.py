@@ -26,13 +26,13 @@ from metrics.engine.evaluation import Evaluation
 from metrics.engine.registry import MeasureSpec, parse_measure
 from metrics.engine.settings import Settings
 from metrics.errors import InputError, MeasureError
-from metrics.io.formats import LoadedTable, file_stem
+from metrics.io.findings import DataHealth
+from metrics.io.formats import LoadedTable, file_stem, load_table
 from metrics.io.names import ITEM_NAMES, MODEL_NAMES, QUERY_NAMES
-from metrics.io.validation import DataHealth
 from metrics.schema import normalize_name
 
 if TYPE_CHECKING:
-    from metrics.cli.output import Results
+    from metrics.engine.results import Results
 
 
 def _measure_of(column: str) -> MeasureSpec | None:
@@ -181,8 +181,6 @@ def per_query_dataset(
         (model, query) pair is repeated.
     """
     if isinstance(table, (str, Path)):
-        from metrics.io.formats import load_table
-
         table = load_table(table, Path(table).name)
     if isinstance(table, LoadedTable):
         name = name or table.name
@@ -257,7 +255,7 @@ def per_query_dataset(
 
 
 def results_table(results: Results) -> pd.DataFrame:
-    """The per-query table of a command-line run (:class:`metrics.cli.output.Results`)."""
+    """The per-query table of a command-line run (:class:`metrics.engine.results.Results`)."""
     frames = []
     for model, (lists, values, _) in results.models.items():
         data = {

@@ -21,7 +21,7 @@ import pandas as pd
 
 from metrics.errors import InputError
 from metrics.io.direction import lower_is_better_column
-from metrics.io.evidence import FEW_VALUES, Candidate, Lists, Scorer, Table, name_points
+from metrics.io.evidence import FEW_VALUES, Candidate, Fact, Lists, Scorer, Table, name_points
 from metrics.io.names import KNOWN_NAMES, ROLE_NAMES, ROLE_WORDS
 from metrics.schema import ITEM, LABEL, MODEL, NULL_WORDS, QUERY, RANK, SCORE, normalize_name
 
@@ -588,8 +588,6 @@ def guess_query_table(
         ``"query"`` (when a column can be it) and ``"segment:<column>"`` per column proposed
         as a segment (2 to :data:`~metrics.io.evidence.FEW_VALUES` values).
     """
-    from metrics.io.evidence import Fact
-
     guesser = _Guesser(df)
     full = guesser.full
     known = None if query_ids is None else pd.Index(pd.unique(pd.Series(query_ids, dtype=object)))
@@ -813,8 +811,8 @@ def apply_roles(
 ) -> pd.DataFrame:
     """Select and rename columns to the canonical names; ids become strings.
 
-    Values are not converted otherwise (scores may still be text); :func:`metrics.io.validation.
-    check_table` reports what is unusable.
+    Values are not converted otherwise (scores may still be text);
+    :func:`metrics.io.checks.check_table` reports what is unusable.
 
     Parameters
     ----------

@@ -36,6 +36,7 @@ import pyarrow.csv as pacsv
 
 from metrics.engine.arrow_calls import compute as pc
 from metrics.errors import InputError
+from metrics.io.messages import READING_TEXTS
 from metrics.io.source import unify_line_ends
 
 TrecKind = Literal["run", "qrels"]
@@ -119,22 +120,6 @@ class TrecColumns:
         """What was read differently from a plain file, in plain English (empty when nothing):
         :func:`reading_facts` in the words of :data:`READING_TEXTS`."""
         return tuple(reading_text(code, params) for code, params in self.reading_facts())
-
-
-#: The English words of :meth:`TrecColumns.reading_facts` (one line, several lines), the same
-#: in the command line's notes and in the data's health.
-READING_TEXTS: dict[str, tuple[str, str]] = {
-    "trec_extra_fields": (
-        "1 line has text after field {width} (line {line}); as trec_eval does, only the first "
-        "{width} fields ({layout}) are read.",
-        "{n} lines have text after field {width} (first: line {line}); as trec_eval does, only "
-        "the first {width} fields ({layout}) are read.",
-    ),
-    "trec_comment_lines": (
-        "1 comment line starting with '#' was skipped.",
-        "{n} comment lines starting with '#' were skipped.",
-    ),
-}
 
 
 def reading_text(code: str, params: dict[str, object]) -> str:

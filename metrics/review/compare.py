@@ -28,12 +28,14 @@ from metrics import schema as S
 from metrics.engine.evaluation import Evaluation, curves
 from metrics.engine.registry import parse_measure
 from metrics.errors import SettingsError
-from metrics.io.validation import Template, plural_form
+from metrics.io.messages import Template, plural_form
 from metrics.review.rows import TEST_COLUMNS as COLUMNS
 from metrics.review.statistics import (
+    CORRECTIONS,
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,
     DEFAULT_SEED,
+    MISSING_POLICIES,
     Correction,
     MissingPolicy,
     adjust_pvalues,
@@ -44,7 +46,7 @@ from metrics.review.statistics import (
 )
 
 #: Wordings by key, as the ``templates`` arguments of the sentence functions take them: each
-#: one text, or plural forms by the count ``n`` (a :data:`~metrics.io.validation.Template`,
+#: one text, or plural forms by the count ``n`` (a :data:`~metrics.io.messages.Template`,
 #: ``{"one": "1 query", "other": "{n} queries"}``; see :func:`count_form`).
 Wording = Mapping[str, Template]
 
@@ -52,7 +54,7 @@ Wording = Mapping[str, Template]
 def count_form(message: Template, n: int | None = None) -> str:
     """The form of ``message`` for the count ``n``: a message of plural forms gives ``"one"``
     for 1 and ``"other"`` otherwise (English; the Chinese and Japanese catalogs write one plain
-    text, its own only form), as :func:`metrics.io.validation.plural_form` does for the
+    text, its own only form), as :func:`metrics.io.messages.plural_form` does for the
     catalogs."""
     if isinstance(message, str):
         return message
@@ -106,8 +108,6 @@ class CompareOptions:
 
     def describe(self) -> list[tuple[str, str]]:
         """(label, value explained) pairs, for display and reports."""
-        from metrics.review.statistics import CORRECTIONS, MISSING_POLICIES
-
         return [
             ("Queries in one model only", f"{self.policy}: {MISSING_POLICIES[self.policy]}"),
             (

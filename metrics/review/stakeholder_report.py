@@ -40,6 +40,7 @@ from metrics.io.export import to_csv_bytes
 from metrics.io.text_safety import visible
 from metrics.review.compare import CompareOptions, Wording, count_form
 from metrics.review.headline import verdict_sentences
+from metrics.review.overlap import DEFAULT_PERSISTENCE
 from metrics.review.rows import SUMMARY_VIEW, view
 from metrics.review.verdict import (
     family_caption,
@@ -557,7 +558,6 @@ def _power_html(inputs: ReportInputs) -> list[str]:
 def _change_html(inputs: ReportInputs) -> list[str]:
     if inputs.change_display is None or not len(inputs.change_display):
         return []
-    from metrics.review.overlap import DEFAULT_PERSISTENCE
 
     note = inputs.word("review_report.html.change_note", k=inputs.change_k, p=DEFAULT_PERSISTENCE)
     return [

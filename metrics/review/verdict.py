@@ -64,6 +64,7 @@ from metrics.review.compare import (
 from metrics.review.power import DEFAULT_POWER, minimum_detectable_effect, queries_needed
 from metrics.review.rows import COLUMNS
 from metrics.review.statistics import Pairs, adjust_pvalues, compare_many, pair_values
+from metrics.review.tukey import letter_display, tukey_hsd
 
 Family = Literal["view", "measure", "all"]
 
@@ -472,8 +473,6 @@ def _tukey(
     """(measure, segment) -> ({(reference, candidate): HSD p}, simultaneous half width): the
     randomized Tukey HSD of every model of the review on the queries they all have (each
     model's missing queries scored 0 under the ``zero`` policy)."""
-    from metrics.review.tukey import tukey_hsd
-
     options = request.options
     out = {}
     seen: set[tuple[str, str]] = set()
@@ -695,8 +694,6 @@ def letter_groups(table: pd.DataFrame, measure: str) -> pd.DataFrame:
     DataFrame
         ``model``, ``mean`` (over the queries each row paired), ``letters``; best mean first.
     """
-    from metrics.review.tukey import letter_display
-
     rows = table[(table["segment"] == ALL) & (table["measure"] == measure)]
     means: dict[str, float] = {}
     different: set[frozenset[str]] = set()

@@ -20,7 +20,9 @@ Means, medians and pooled (micro) averages are computed from the per-query table
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterable, Sequence
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -30,11 +32,13 @@ from pyspark.sql import types as T
 
 from metrics import schema as S
 from metrics.engine.aggregation import has_micro
+from metrics.engine.measures import precision_micro, recall_micro
 from metrics.engine.ranking import RankedLists, rank_lists
 from metrics.engine.registry import DEFAULT_MEASURES, MeasureSpec, at_cutoff, parse_measures
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.spark.aggregate import DEN_PREFIX, NUM_PREFIX
+from metrics.spark.workers import use_worker_python
 
 ROW = "__row"
 BUCKET = "__bucket"
@@ -69,8 +73,6 @@ def measure_matrix(lists: RankedLists, specs: Sequence[MeasureSpec]) -> np.ndarr
 
 
 def _micro_values(lists: RankedLists, names: list[str]) -> dict[str, np.ndarray]:
-    from metrics.engine.measures import precision_micro, recall_micro
-
     out: dict[str, np.ndarray] = {}
     for column in names:
         if not column.startswith(NUM_PREFIX):
@@ -386,11 +388,6 @@ def local_session(master: str = "local[*]", app_name: str = "ranking-metrics") -
     """A Spark session for the command line and tests: UI off, bound to 127.0.0.1, Arrow on,
     the directory holding ``metrics`` on the Python workers' path, and (for a local master,
     unless ``PYSPARK_PYTHON`` is set) the workers run by this process's interpreter."""
-    import os
-    from pathlib import Path
-
-    from metrics.spark import use_worker_python
-
     use_worker_python(master)
     root = str(Path(__file__).resolve().parents[2])
     path = os.environ.get("PYTHONPATH", "")

@@ -19,15 +19,25 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from metrics import schema as S
-from metrics.cli.output import QueryIds
 from metrics.engine.registry import MeasureSpec
+from metrics.engine.results import QueryIds
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.direction import lower_is_better_name
 from metrics.io.formats import file_stem
+from metrics.io.reading_notes import finding_text
 from metrics.io.roles import guess_roles
 from metrics.io.trec import detect_trec
-from metrics.spark.backend import evaluate_spark, local_session, prepare_qrels
+from metrics.spark import findings
+from metrics.spark.aggregate import means_of
+from metrics.spark.backend import (
+    evaluate_spark,
+    local_session,
+    models_in_order,
+    prepare_qrels,
+    prepare_run,
+)
+from metrics.spark.findings import stripped_lines
 
 _TEXT_SUFFIXES = (".csv", ".tsv", ".csv.gz", ".tsv.gz")
 
@@ -38,7 +48,7 @@ def session(master: str) -> SparkSession:
 
     # pyspark's notice about the pandas version is not about the input: keep stderr for that
     warnings.filterwarnings("ignore", message="PySpark does not yet fully support pandas")
-    # a failed job is reported in one line (metrics.spark.failure_message): not as the
+    # a failed job is reported in one line (metrics.spark.workers.failure_message): not as the
     # executor's Java trace, nor as the worker's traceback repeated in pyspark's warning
     warnings.filterwarnings("ignore", message="toPandas attempted Arrow optimization")
     spark = local_session(master)
@@ -108,8 +118,6 @@ def read_table(
         sep = "\t" if ".tsv" in path.lower() else ","
         table = spark.read.csv(path, header=True, sep=sep, inferSchema=False)
     else:
-        from metrics.spark.findings import stripped_lines
-
         # as the local reader: fields split on runs of whitespace; blank lines and lines
         # starting with '#' skipped
         text = stripped_lines(spark, path)
@@ -260,8 +268,6 @@ def input_notes(
     cutoff asked for). With ``as_tables`` (``compare``, whose local engine validates every file
     as a table), TREC files get the reading notes and the validation's warnings, and ``named``
     (see :func:`read_runs_with_sources`) the remarks on score columns named like distances."""
-    from metrics.spark import findings
-
     kinds = {qrels_path: "qrels", **dict.fromkeys(run_paths, "run")}
     trec = all(_format_of(p) == "trec" for p in kinds)
     # the local evaluation notes the judgments first, the local data set the runs first
@@ -274,10 +280,8 @@ def input_notes(
         # the local loader names every run's model, so the examples name it too
         warnings = findings.table_findings(run, qrels, settings, k_max, has_model=True)
         return notes, warnings + findings.named_like_distance(run, named or [], settings)
-    from metrics.cli.evaluate import _finding_text
-
     name = Path(qrels_path.rstrip("/")).name
-    labels = [f"{name}: {_finding_text(f)}" for f in findings.label_value_findings(qrels, settings)]
+    labels = [f"{name}: {finding_text(f)}" for f in findings.label_value_findings(qrels, settings)]
     return notes, labels + findings.ranking_warnings(run, qrels, models, sources, settings)
 
 
@@ -302,8 +306,6 @@ def evaluate_files(
 ) -> SparkEvaluation:
     """Per-query values of the named files computed by Spark, with (``findings``) the notes and
     warnings of :func:`input_notes` (``as_tables``: as ``compare`` prints them)."""
-    from metrics.spark.backend import models_in_order, prepare_run
-
     spark = session(master)
     named: list[NamedLikeDistance] = []
     run, sources = read_runs_with_sources(spark, run_paths, named)
@@ -356,8 +358,6 @@ def results_of(
 ) -> dict[str, tuple[QueryIds, np.ndarray, np.ndarray]]:
     """Per model: its query ids, the per-query matrix and the means under the averaging policy,
     as the local command line computes them."""
-    from metrics.spark.aggregate import means_of
-
     names = [s.name for s in specs]
     out = {}
     for model in models:

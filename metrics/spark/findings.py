@@ -6,9 +6,9 @@ after the last field, comment lines) and warnings about what the ranking left ou
 without a relevant item left out). Here the same facts are counted by Spark aggregations over the
 run and judgment tables, and only counts and at most five example ids per model reach the driver;
 the words are the local engine's (:meth:`metrics.io.trec.TrecColumns.notes`,
-:func:`metrics.cli.evaluate.notes_warnings`). For CSV and Parquet tables the local command line
-prints what :func:`metrics.io.validation.validate` finds instead; :func:`table_findings` counts the
-same findings and words them with the same :class:`~metrics.io.validation.Finding`.
+:func:`metrics.io.reading_notes.notes_warnings`). For CSV and Parquet tables the local command line
+prints what :func:`metrics.io.checks.validate` finds instead; :func:`table_findings` counts the
+same findings and words them with the same :class:`~metrics.io.findings.Finding`.
 
 Examples follow the local engine's order: for TREC files, query ids in byte order (Spark
 compares strings by their UTF-8 bytes, as arrow does), repeated items in ranked order within a
@@ -31,9 +31,7 @@ from metrics.engine import relevance
 from metrics.engine.ranking import RankingNotes, rank_lists
 from metrics.engine.settings import Settings
 from metrics.io.direction import RankAgreement, rank_disagreements
-from metrics.io.trec import WIDTH, TrecColumns
-from metrics.io.validation import (
-    RULES,
+from metrics.io.findings import (
     Finding,
     duplicate_items_finding,
     duplicate_judgments_finding,
@@ -52,6 +50,9 @@ from metrics.io.validation import (
     tied_scores_finding,
     unjudged_queries_finding,
 )
+from metrics.io.messages import RULES
+from metrics.io.reading_notes import notes_warnings
+from metrics.io.trec import WIDTH, TrecColumns
 from metrics.spark.backend import ROW
 
 #: Examples a warning names (the local engine's ``examples()`` shows five).
@@ -145,13 +146,11 @@ def ranking_warnings(
     """The local command line's warnings for each model (one run file each), in model order:
     what :func:`~metrics.engine.ranking.rank_lists` would report for its rows (repeated items
     dropped, run queries without judgments, judged queries missing from the run, queries without
-    a relevant item left out), worded by :func:`metrics.cli.evaluate.notes_warnings`.
+    a relevant item left out), worded by :func:`metrics.io.reading_notes.notes_warnings`.
 
     ``run`` is prepared (:func:`metrics.spark.backend.prepare_run`), ``qrels`` has ``query``,
     ``item``, ``relevance``; ``sources`` names each model's file.
     """
-    from metrics.cli.evaluate import notes_warnings
-
     spark = run.sparkSession
     judged = qrels.select(S.QUERY).distinct()
     level = float(settings.relevance_level)
@@ -324,7 +323,7 @@ def table_findings(
     k_max: int,
     has_model: bool,
 ) -> list[str]:
-    """The warnings :func:`metrics.io.validation.validate` finds in a run and its judgments, in
+    """The warnings :func:`metrics.io.checks.validate` finds in a run and its judgments, in
     its order and words, counted by Spark: missing and infinite scores, repeated items, tied
     scores, short lists, missing, repeated and negative labels, labels that look like ranks,
     judged queries without a relevant item, run queries without judgments, judged queries missing

@@ -19,7 +19,7 @@ import argparse
 import sys
 
 from metrics.engine.registry import DEFAULT_MEASURES
-from metrics.engine.settings import Settings
+from metrics.engine.settings import Settings, score_order_options
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -50,7 +50,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     from pyspark.sql import SparkSession
 
-    from metrics.cli.evaluate import score_order_settings
+    # deferred with pyspark (optional): the backend and the readers import it
     from metrics.spark.backend import evaluate_spark, summarize_spark
     from metrics.spark.cli import _format_of, read_runs, read_table
 
@@ -63,7 +63,7 @@ def main(argv: list[str] | None = None) -> int:
         short_lists=args.short_lists,
         missing_queries="zero" if args.complete else "skip",
         averaging=args.averaging,
-        **score_order_settings(args),
+        **score_order_options(args.score_order),
     )
     measures = args.measure or list(DEFAULT_MEASURES)
     spark = SparkSession.builder.appName("ranking-metrics").getOrCreate()

@@ -1,6 +1,6 @@
 """The data set's health (validation findings) and preview, in the session's language.
 
-:mod:`metrics.io.validation` gives each finding as a code with parameters; the texts come from the
+:mod:`metrics.io.findings` gives each finding as a code with parameters; the texts come from the
 catalogs: ``finding.message.<code>[.<variant>]``, ``finding.fix.<code>``,
 ``finding.example.<kind>`` and ``finding.where.line|row``. A fix that names a setting names it by
 its label in the catalog (``policy.<field>.label``) and the value to choose by its explanation.
@@ -15,16 +15,9 @@ import pandas as pd
 import streamlit as st
 
 from metrics.engine.settings import Settings
+from metrics.io.findings import DataHealth, Example, Finding, example_kind
 from metrics.io.loaders import Dataset
-from metrics.io.validation import (
-    ACTION_SETTINGS,
-    WHERE,
-    DataHealth,
-    Example,
-    Finding,
-    example_kind,
-    plural_form,
-)
+from metrics.io.messages import ACTION_SETTINGS, WHERE, plural_form
 from ui.shell import compute
 from ui.shell.i18n import DEFAULT_LANGUAGE, catalog, current_language, has, number, t, translate
 
@@ -90,7 +83,7 @@ def finding_text(finding: Finding, lang: str) -> FindingText:
 
 def findings_frame(health: DataHealth, lang: str) -> pd.DataFrame:
     """One row per finding, texts in ``lang``: the columns of
-    :meth:`~metrics.io.validation.DataHealth.to_frame` (``code`` and ``severity`` stay codes)."""
+    :meth:`~metrics.io.findings.DataHealth.to_frame` (``code`` and ``severity`` stay codes)."""
     rows = []
     for f in health.findings:
         text = finding_text(f, lang)

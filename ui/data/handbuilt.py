@@ -19,9 +19,9 @@ import pandas as pd
 
 from metrics.errors import InputError
 from metrics.io.export import to_csv_bytes
+from metrics.io.findings import DataHealth
 from metrics.io.loaders import Dataset, load_dataset, load_table
 from metrics.io.names import ITEM_NAMES, QUERY_NAMES
-from metrics.io.validation import DataHealth
 from ui.data.handbuilt_list import (
     TABLE_COLUMNS,
     LinkError,

@@ -15,6 +15,7 @@ import streamlit as st
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.direction import DirectionGuess, guess_direction, table_order
+from metrics.io.findings import Finding
 from metrics.io.formats import Kind, LoadedTable, load_table
 from metrics.io.labels import MAX_TEXT_LABELS, partial_label_map, text_values
 from metrics.io.loaders import Dataset, load_dataset
@@ -29,7 +30,6 @@ from metrics.io.roles import (
     guess_roles,
 )
 from metrics.io.source import upload_limits
-from metrics.io.validation import Finding
 from ui.data.findings_view import finding_text
 from ui.shell import compute, frame, keys
 from ui.shell.i18n import current_language, has, number, t

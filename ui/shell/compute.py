@@ -29,8 +29,9 @@ from metrics.engine.registry import cutoff_name as cutoff_name  # re-exported fo
 from metrics.engine.registry import parse_measure
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
+from metrics.io.checks import under_settings
+from metrics.io.findings import DataHealth
 from metrics.io.loaders import Dataset, load_sample
-from metrics.io.validation import DataHealth, under_settings
 from ui.data import per_query_data
 from ui.shell import memo
 
@@ -141,7 +142,7 @@ def health(
 ) -> DataHealth:
     """The data set's health with the findings that depend on the score order (and the
     fractional-labels policy) as ``settings`` make them
-    (:func:`metrics.io.validation.under_settings`; cached)."""
+    (:func:`metrics.io.checks.under_settings`; cached)."""
     if per_query_data.is_per_query(dataset):
         return dataset.health
     key = (

@@ -3,7 +3,7 @@
 Messages live in ``ui/locales/<lang>.json`` as flat ``{"key": "text with {placeholders}"}``
 objects. A message that depends on a count is an object of plural forms instead,
 ``{"one": "1 query", "other": "{n} queries"}``, chosen by the ``n`` placeholder under the
-language's rule (:func:`metrics.io.validation.plural_form`: English has ``one`` and ``other``,
+language's rule (:func:`metrics.io.messages.plural_form`: English has ``one`` and ``other``,
 Chinese and Japanese only ``other``, so their catalogs write one plain string).
 :func:`translate` is pure (testable without a server); :func:`t` reads the language chosen in the
 sidebar from the session state.
@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from metrics.io.validation import plural_form
+from metrics.io.messages import plural_form
 from ui.shell import keys
 
 if TYPE_CHECKING:  # the review package is imported by the pages that word its sentences

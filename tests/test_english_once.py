@@ -1,0 +1,99 @@
+"""The English sentences written both in the engine and in the app's English catalog are the same.
+
+The engine words its findings and review sentences in English (:mod:`metrics.io.messages`, the
+templates of :mod:`metrics.review`) for the command line, the report and exceptions; the app's
+``ui/locales/en.json`` holds the same sentences under their catalog keys, next to their Chinese
+and Japanese translations. A sentence changed in one place and not in the other fails here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+
+import pytest
+
+from metrics.io.messages import ACTIONS, EXAMPLES, MESSAGES, RULES, WHERE, Template
+from metrics.review.compare import HEADLINE_TEMPLATES
+from metrics.review.segments import REVERSAL_TEMPLATES
+from metrics.review.stakeholder_report import REPORT_TEMPLATES
+from metrics.review.verdict import VERDICT_TEMPLATES
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def english_catalog() -> dict[str, Template]:
+    with open(ROOT / "ui" / "locales" / "en.json", encoding="utf-8") as fh:
+        found: dict[str, Template] = json.load(fh)
+    return found
+
+
+def engine_sentences() -> Iterator[tuple[str, Template]]:
+    """Every English sentence of the engine that the app's catalog also holds, by catalog key."""
+    for prefix, texts in (
+        ("finding.message.", MESSAGES),
+        ("finding.fix.", ACTIONS),
+        ("finding.example.", EXAMPLES),
+        ("finding.where.", WHERE),
+    ):
+        for key, text in texts.items():
+            yield prefix + key, text
+    for setting, values in RULES.items():
+        for value, text in values.items():
+            yield f"finding.rule.{setting}.{value}", text
+    for templates in (HEADLINE_TEMPLATES, REVERSAL_TEMPLATES, VERDICT_TEMPLATES, REPORT_TEMPLATES):
+        yield from templates.items()
+
+
+def _forms(text: Template) -> dict[str, str]:
+    return {"other": text} if isinstance(text, str) else dict(text)
+
+
+def differences(
+    catalog: Mapping[str, Template], sentences: Iterator[tuple[str, Template]]
+) -> list[str]:
+    """The keys whose catalog text is missing or differs from the engine's (in any plural
+    form)."""
+    out = []
+    for key, text in sentences:
+        if key not in catalog:
+            out.append(f"{key}: not in ui/locales/en.json")
+        elif _forms(catalog[key]) != _forms(text):
+            out.append(f"{key}: engine {text!r} != en.json {catalog[key]!r}")
+    return out
+
+
+def test_the_engine_and_the_english_catalog_write_each_sentence_alike():
+    found = differences(english_catalog(), engine_sentences())
+    assert found == [], "\n".join(found)
+
+
+def test_the_check_covers_the_findings_and_the_review_sentences():
+    keys = {key for key, _ in engine_sentences()}
+    assert "finding.message.duplicate_items" in keys and "finding.fix.tied_scores" in keys
+    assert "finding.rule.score_order.ascending" in keys and "finding.where.line" in keys
+    assert any(key.startswith("sentence.verdict.") for key in keys)
+    assert len(keys) > 200
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        {"finding.message.no_rows.run": "The run has no rows at all."},
+        {"finding.where.row": "on row {row}"},
+        {"finding.message.duplicate_items": {"one": "x", "other": "y"}},
+    ],
+)
+def test_a_sentence_changed_on_one_side_is_found(changed):
+    catalog = {**english_catalog(), **changed}
+    found = differences(catalog, engine_sentences())
+    assert [line.split(":")[0] for line in found] == list(changed)
+
+
+def test_a_sentence_missing_from_the_catalog_is_found():
+    catalog = dict(english_catalog())
+    del catalog["finding.fix.no_rows"]
+    assert differences(catalog, engine_sentences()) == [
+        "finding.fix.no_rows: not in ui/locales/en.json"
+    ]
