@@ -1,9 +1,11 @@
-"""The English sentences written both in the engine and in the app's English catalog are the same.
+"""The English sentences the engine words are generated into the app's English catalog.
 
 The engine words its findings and review sentences in English (:mod:`metrics.io.messages`, the
 templates of :mod:`metrics.review`) for the command line, the report and exceptions; the app's
 ``ui/locales/en.json`` holds the same sentences under their catalog keys, next to their Chinese
-and Japanese translations. A sentence changed in one place and not in the other fails here.
+and Japanese translations, written by ``python -m ui.shell.english`` from the engine (one
+source). A sentence edited by hand in ``en.json``, or changed in the engine without running the
+command, fails here.
 """
 
 from __future__ import annotations
@@ -14,11 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from metrics.io.messages import ACTIONS, EXAMPLES, MESSAGES, RULES, WHERE, Template
-from metrics.review.compare import HEADLINE_TEMPLATES
-from metrics.review.segments import REVERSAL_TEMPLATES
-from metrics.review.stakeholder_report import REPORT_TEMPLATES
-from metrics.review.verdict import VERDICT_TEMPLATES
+from metrics.io.messages import Template
+from ui.shell import english
+from ui.shell.english import engine_sentences
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -27,23 +27,6 @@ def english_catalog() -> dict[str, Template]:
     with open(ROOT / "ui" / "locales" / "en.json", encoding="utf-8") as fh:
         found: dict[str, Template] = json.load(fh)
     return found
-
-
-def engine_sentences() -> Iterator[tuple[str, Template]]:
-    """Every English sentence of the engine that the app's catalog also holds, by catalog key."""
-    for prefix, texts in (
-        ("finding.message.", MESSAGES),
-        ("finding.fix.", ACTIONS),
-        ("finding.example.", EXAMPLES),
-        ("finding.where.", WHERE),
-    ):
-        for key, text in texts.items():
-            yield prefix + key, text
-    for setting, values in RULES.items():
-        for value, text in values.items():
-            yield f"finding.rule.{setting}.{value}", text
-    for templates in (HEADLINE_TEMPLATES, REVERSAL_TEMPLATES, VERDICT_TEMPLATES, REPORT_TEMPLATES):
-        yield from templates.items()
 
 
 def _forms(text: Template) -> dict[str, str]:
@@ -97,3 +80,19 @@ def test_a_sentence_missing_from_the_catalog_is_found():
     assert differences(catalog, engine_sentences()) == [
         "finding.fix.no_rows: not in ui/locales/en.json"
     ]
+
+
+def test_the_english_catalog_is_what_the_generator_writes():
+    text = (ROOT / "ui" / "locales" / "en.json").read_text(encoding="utf-8")
+    assert english.dump(english.generated(json.loads(text))) == text
+    assert english.main(["--check"]) == 0
+
+
+def test_the_generator_writes_a_changed_or_new_engine_sentence(monkeypatch):
+    catalog = english_catalog()
+    catalog["finding.where.row"] = "on row {row} (edited by hand)"
+    del catalog["finding.fix.no_rows"]
+    fixed = english.generated(catalog)
+    assert differences(fixed, engine_sentences()) == []
+    keys = list(fixed)
+    assert keys[keys.index("finding.fix.no_rows") - 1].startswith("finding.fix.")

@@ -1,0 +1,104 @@
+"""The English sentences the engine words itself, written into the app's English catalog.
+
+The engine words its findings (:mod:`metrics.io.messages`) and its review sentences (the
+templates of :mod:`metrics.review`) in English, for the command line, the report and
+exceptions. The app looks every text up in ``ui/locales/<lang>.json``; so that the English of
+those sentences has one source, their entries in ``en.json`` are not written by hand but
+generated from the engine::
+
+    python -m ui.shell.english          # rewrite them in ui/locales/en.json
+    python -m ui.shell.english --check  # exit 1 if en.json differs from the engine
+
+A new engine sentence gets its entry at the end of the entries with the same key prefix (next
+to related keys); Chinese and Japanese are translated in their catalogs as before.
+``tests/test_english_once.py`` fails when ``en.json`` is not what this writes. Only the command
+imports the review package (it is not imported by the app).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+from metrics.io.messages import ACTIONS, EXAMPLES, MESSAGES, RULES, WHERE, Template
+
+#: The English catalog.
+EN_JSON = Path(__file__).resolve().parents[1] / "locales" / "en.json"
+
+
+def engine_sentences() -> Iterator[tuple[str, Template]]:
+    """Every English sentence the engine words, by its catalog key."""
+    # The review package (templates of the headline, reversals, verdicts and the report) is
+    # imported only by this command, never by the app's first page.
+    from metrics.review.compare import HEADLINE_TEMPLATES
+    from metrics.review.segments import REVERSAL_TEMPLATES
+    from metrics.review.stakeholder_report import REPORT_TEMPLATES
+    from metrics.review.verdict import VERDICT_TEMPLATES
+
+    for prefix, texts in (
+        ("finding.message.", MESSAGES),
+        ("finding.fix.", ACTIONS),
+        ("finding.example.", EXAMPLES),
+        ("finding.where.", WHERE),
+    ):
+        for key, text in texts.items():
+            yield prefix + key, text
+    for setting, values in RULES.items():
+        for value, text in values.items():
+            yield f"finding.rule.{setting}.{value}", text
+    for templates in (HEADLINE_TEMPLATES, REVERSAL_TEMPLATES, VERDICT_TEMPLATES, REPORT_TEMPLATES):
+        yield from templates.items()
+
+
+def _value(text: object) -> str:
+    if isinstance(text, dict):
+        pairs = ",\n".join(
+            f"  {json.dumps(k, ensure_ascii=False)}: {json.dumps(v, ensure_ascii=False)}"
+            for k, v in text.items()
+        )
+        return "{\n" + pairs + "\n }"
+    return json.dumps(text, ensure_ascii=False)
+
+
+def dump(catalog: dict[str, object]) -> str:
+    """A catalog as the catalogs are written: one key per line, plural forms indented."""
+    lines = (f" {json.dumps(k, ensure_ascii=False)}: {_value(v)}" for k, v in catalog.items())
+    return "{\n" + ",\n".join(lines) + "\n}\n"
+
+
+def generated(catalog: dict[str, object]) -> dict[str, object]:
+    """``catalog`` with the engine's sentences in place (new ones after their prefix's last)."""
+    out = dict(catalog)
+    for key, text in engine_sentences():
+        value = text if isinstance(text, str) else dict(text)
+        if key in out:
+            out[key] = value
+            continue
+        prefix = key.rsplit(".", 1)[0] + "."
+        keys = list(out)
+        at = max((i for i, k in enumerate(keys) if k.startswith(prefix)), default=len(keys) - 1)
+        out = dict([*list(out.items())[: at + 1], (key, value), *list(out.items())[at + 1 :]])
+    return out
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--check", action="store_true", help="only say whether en.json differs")
+    args = parser.parse_args(argv)
+    text = EN_JSON.read_text(encoding="utf-8")
+    wanted = dump(generated(json.loads(text)))
+    if args.check:
+        if wanted != text:
+            print(f"{EN_JSON}: differs from the engine's sentences; run python -m ui.shell.english")
+            return 1
+        return 0
+    if wanted != text:
+        EN_JSON.write_text(wanted, encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
