@@ -304,9 +304,9 @@ def test_compare_shows_how_much_the_rankings_changed_and_the_json_holds_it(tmp_p
     import json
 
     from metrics.cli.compare import main as compare_main
-    from tests.app_support import fresh_app, open_page, tables_with
+    from tests.app_support import fresh_app, open_page, open_tab, tables_with
 
-    at = open_page(fresh_app(), "compare")
+    at = open_tab(open_page(fresh_app(), "compare"), "compare", "change")
     shown = tables_with(at, "candidate", "overlap", "RBO")[0].set_index("candidate")
     assert set(shown.index) == {"dense", "hybrid"}
     assert shown["RBO"].between(0, 1).all() and shown["overlap"].between(0, 1).all()

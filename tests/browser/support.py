@@ -170,13 +170,14 @@ def open_tab(page, section: str, lang: str = "en") -> None:
 
     name = translate(f"review.section.{section}", lang)
     page.get_by_role("tab", name=name, exact=True).click()
-    page.locator(f'[role="tab"][aria-selected="true"]:has-text("{name}")').wait_for()
     wait_for_app(page)
+    page.locator(f'[role="tab"][aria-selected="true"]:has-text("{name}")').first.wait_for()
 
 
 def wait_for_charts(page, n: int, timeout: float = WAIT) -> int:
     """Wait until at least ``n`` plotly charts are drawn; return how many there are."""
-    page.locator(".js-plotly-plot").nth(n - 1).wait_for(timeout=timeout)
+    if n > 0:
+        page.locator(".js-plotly-plot").nth(n - 1).wait_for(timeout=timeout)
     return page.locator(".js-plotly-plot").count()
 
 

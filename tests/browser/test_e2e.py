@@ -78,7 +78,7 @@ def test_every_page_shows_its_content_inside_the_frame(server, page, shots):
     wait_for_app(page, "Copy as code")
     assert title(page) == "Why do two tools give two numbers?"
     assert page.locator('[data-testid="stException"]').count() == 0
-    visited = ["Data", "Learn", "Curves"] + [nav_text for nav_text, _, _ in review_pages]
+    visited = ["Data", "Learn", "Curves"] + [nav_text for nav_text, *_ in review_pages]
     assert [*visited, "Tools"] == [p.url_path for p in PAGES]  # a new page joins this tour
 
 

@@ -78,14 +78,15 @@ def sections(page: str, ids: Sequence[str]) -> Section:
     if then in labels:  # asked for by the last run: as a click on its tab
         st.session_state[keys.section_tabs(page)] = labels[then]
     clicked = by_label.get(str(st.session_state.get(keys.section_tabs(page))))
-    opened = clicked if clicked is not None else _wanted(page, ids)
-    tabs = st.tabs(
-        list(labels.values()),
-        key=keys.section_tabs(page),
-        default=labels[opened],
-        on_change="rerun",
-    )
-    current = next((s for s, tab in zip(ids, tabs) if tab.open), opened)
+    if clicked is None:  # a first visit, a return from another page, another language
+        clicked = _wanted(page, ids)
+    # Written on every run: the tabs are a new widget when the tabs shown change (another data
+    # set, one candidate more), which would otherwise open on the first tab.
+    st.session_state[keys.section_tabs(page)] = labels[clicked]
+    # The default stays that of the first tab: a default that followed the open tab would make
+    # each click a new widget, which the browser draws anew.
+    tabs = st.tabs(list(labels.values()), key=keys.section_tabs(page), on_change="rerun")
+    current = next((s for s, tab in zip(ids, tabs) if tab.open), clicked)
     st.session_state[keys.section(page)] = current
     param = URL_PARAMS[page]
     if current == _link_default(page, ids):
