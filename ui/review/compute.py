@@ -354,6 +354,7 @@ def segment_results(
 
 __all__ = [
     "RESAMPLE_CHOICES",
+    "default_k",
     "delta_curve",
     "evaluation_at",
     "family_words",
@@ -362,6 +363,7 @@ __all__ = [
     "per_query_deltas",
     "review",
     "segment_results",
+    "warm",
 ]
 
 
@@ -384,7 +386,8 @@ def warm(
     first for a session that changed no review choice: the review table of the first model
     against the others at :func:`default_k`, per the first segment column, with the default
     statistics (``CompareOptions()``, the family and power of
-    :class:`ui.review.controls.ReviewChoice`), and the rankings' change. Called by the server's
+    :class:`ui.review.controls.ReviewChoice`), the rankings' change and the segment means of the
+    first measure. Called by the server's
     warm-up (``ui/shell/warm_up.py``)."""
     models = list(dataset.models)
     if len(models) < 2:
@@ -394,3 +397,5 @@ def warm(
     k = default_k(k_range)
     review(dataset, settings, measures, k, baseline, candidates, CompareOptions(), by)
     ranking_changes(dataset, settings, k, baseline, candidates, DEFAULT_PERSISTENCE)
+    if by and measures:  # the Segments page's means of its first measure
+        segment_results(dataset, settings, measures[0], k, by, CompareOptions())
