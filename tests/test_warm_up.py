@@ -130,20 +130,21 @@ def _preloading_page() -> None:
 
 
 def _sent(at: AppTest) -> list[int]:
-    return [len(at.get("plotly_chart")), len(at.code), len(at.latex)]
+    components = len(at.get("bidi_component"))
+    return [len(at.get("plotly_chart")), len(at.code), len(at.latex), components]
 
 
-def test_a_session_first_run_sends_a_chart_code_and_formula_out_of_sight_then_removes_them():
+def test_a_session_first_run_sends_a_chart_code_formula_and_component_unseen_then_removes_them():
     at = AppTest.from_function(_preloading_page)
     at.session_state["remove"] = False
     at.run()
-    assert _sent(at) == [1, 1, 1]  # sent on the session's first run
+    assert _sent(at) == [1, 1, 1, 1]  # sent on the session's first run
     assert any("visibility: hidden" in h.proto.body for h in at.get("html"))
     at.run()
-    assert _sent(at) == [0, 0, 0]  # not again
+    assert _sent(at) == [0, 0, 0, 0]  # not again
     at = AppTest.from_function(_preloading_page)
     at.run()
-    assert _sent(at) == [0, 0, 0]  # removed when the run is over
+    assert _sent(at) == [0, 0, 0, 0]  # removed when the run is over
     assert at.title[0].value == "page"
 
 

@@ -28,6 +28,7 @@ RESULTS: Final = "_results"
 #: container that asked.
 BROWSER_CODE_ASKED: Final = "_browser_code_asked"
 BROWSER_CODE: Final = "browser_code"
+BROWSER_CODE_COMPONENT: Final = "browser_code_component"
 #: A sample the link named that this server does not have, and the data shown instead.
 MISSING_DATA: Final = "missing_data"
 MISSING_DATA_FALLBACK: Final = "missing_data_fallback"
