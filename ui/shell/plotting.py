@@ -10,6 +10,7 @@ boxes. Debian's ``fonts-noto-cjk`` provides the first families of :data:`FONT_FA
 
 from __future__ import annotations
 
+import contextlib
 import html
 import math
 from collections.abc import Iterable
@@ -123,6 +124,10 @@ def figure_pictures(figures: list[go.Figure], width: int = 1000) -> list[str | N
             pio.write_images(figures, paths, format="svg", width=width, height=heights)
         except Exception:  # kaleido raises several types depending on what is missing
             return [None] * len(figures)
+        for fig, path, height in zip(figures, paths, heights):
+            if not path.exists():  # one picture kaleido gave up on (a busy machine): once more
+                with contextlib.suppress(Exception):
+                    pio.write_image(fig, path, format="svg", width=width, height=height)
         return [p.read_text(encoding="utf-8") if p.exists() else None for p in paths]
 
 
