@@ -32,4 +32,26 @@ def test_pictures_that_cannot_be_made_at_all_are_none(monkeypatch):
         raise RuntimeError("no browser")
 
     monkeypatch.setattr(pio, "write_images", fails)
+    monkeypatch.setattr(pio, "write_image", fails)
     assert plotting.figure_pictures([go.Figure(), go.Figure()]) == [None, None]
+
+
+def test_an_image_whose_first_call_fails_is_asked_for_once_more(monkeypatch):
+    calls = []
+
+    def once_busy(self, **options):
+        calls.append(1)
+        if len(calls) == 1:
+            raise RuntimeError("kaleido_scopes is not defined")
+        return b"png"
+
+    monkeypatch.setattr(go.Figure, "to_image", once_busy)
+    assert plotting.figure_image(go.Figure(), "png") == b"png" and len(calls) == 2
+    calls.clear()
+    monkeypatch.setattr(go.Figure, "to_image", lambda self, **o: calls.append(1) or 1 / 0)
+    try:
+        plotting.figure_image(go.Figure(), "png")
+    except RuntimeError as exc:
+        assert "could not be made" in str(exc) and len(calls) == 2
+    else:
+        raise AssertionError("no error")

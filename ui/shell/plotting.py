@@ -120,12 +120,12 @@ def figure_pictures(figures: list[go.Figure], width: int = 1000) -> list[str | N
     heights = [int(f.layout.height) if f.layout.height else 460 for f in figures]
     with tempfile.TemporaryDirectory() as folder:
         paths = [Path(folder) / f"chart_{i}.svg" for i in range(len(figures))]
-        try:
+        # kaleido raises several types depending on what is missing; on a busy machine it can
+        # also fail a call, or leave one picture of a batch unwritten: those are made once more
+        with contextlib.suppress(Exception):
             pio.write_images(figures, paths, format="svg", width=width, height=heights)
-        except Exception:  # kaleido raises several types depending on what is missing
-            return [None] * len(figures)
         for fig, path, height in zip(figures, paths, heights):
-            if not path.exists():  # one picture kaleido gave up on (a busy machine): once more
+            if not path.exists():
                 with contextlib.suppress(Exception):
                     pio.write_image(fig, path, format="svg", width=width, height=height)
         return [p.read_text(encoding="utf-8") if p.exists() else None for p in paths]
@@ -139,6 +139,8 @@ def figure_image(fig: go.Figure, fmt: str, width: int = 1100, height: int = 500)
     RuntimeError
         When the image cannot be made (no browser for kaleido); the message says so.
     """
+    with contextlib.suppress(Exception):  # a busy machine can fail one call: once more
+        return fig.to_image(format=fmt, width=width, height=height)
     try:
         return fig.to_image(format=fmt, width=width, height=height)
     except Exception as exc:  # kaleido raises several types depending on what is missing
