@@ -25,7 +25,7 @@ from metrics.review.overlap import DEFAULT_PERSISTENCE
 from metrics.review.power import DEFAULT_POWER
 from metrics.review.segments import segment_means
 from metrics.review.statistics import DEFAULT_RESAMPLES, MissingPolicy
-from metrics.review.verdict import DEFAULT_K, ReviewRequest, review_table
+from metrics.review.verdict import DEFAULT_FAMILY, DEFAULT_K, ReviewRequest, review_table
 from ui.data import per_query_data
 from ui.shell import frame
 from ui.shell.compute import cutoff_evaluation_of, cutoff_name, ranked_lists, settings_key
@@ -92,7 +92,7 @@ def review(
     candidates: tuple[str, ...],
     options: CompareOptions,
     by: tuple[str, ...] = (),
-    family: str = "view",
+    family: str = DEFAULT_FAMILY,
     min_effect: tuple[tuple[str, float], ...] = (),
     power: float = DEFAULT_POWER,
 ) -> pd.DataFrame:
