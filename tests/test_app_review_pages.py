@@ -458,3 +458,38 @@ def test_the_compare_filter_offers_the_missing_segment_of_queries_absent_from_th
     box.set_value("query_type=(missing)").run()
     assert not at.exception, [e.value for e in at.exception]
     assert at.session_state["w_cmp_segment"] == "query_type=(missing)"
+
+
+# --------------------------------------------------------------------------- tabs
+
+
+def _open_tab_label(at: AppTest, page: str) -> str:
+    return str(at.session_state[f"{page}_tabs"])
+
+
+def test_compare_keeps_its_open_tab_in_the_link_across_pages_and_languages():
+    at = open_review("4_Compare")
+    assert "ctab" not in at.query_params  # the summary: the tab a plain link opens
+    assert not tables_with_columns(at, "query", "Δ")  # only the open tab is laid out
+    open_tab(at, "compare", "queries")
+    assert at.query_params["ctab"] == "queries"
+    assert tables_with(at, "query", "Δ")
+    open_page(at, "data")
+    open_page(at, "compare")
+    assert _open_tab_label(at, "compare") == "Per query" and tables_with(at, "query", "Δ")
+    at.session_state["w_lang"] = "ja"
+    at.run()
+    assert _open_tab_label(at, "compare") == "クエリごと" and tables_with(at, "query_type", "Δ")
+
+
+def test_a_link_naming_a_drill_down_choice_or_a_tab_opens_that_tab():
+    at = open_review("4_Compare", {"q": "109"})
+    assert at.selectbox(key="w_cmp_query").value == "109"
+    at = open_review("6_Report", {"rtab": "about"})
+    assert "Settings and provenance" in [h.value for h in at.subheader]
+    at = open_review("6_Report")
+    assert "Settings and provenance" not in [h.value for h in at.subheader]
+
+
+def tables_with_columns(at: AppTest, *columns: str) -> list:
+    return [d.value for d in at.dataframe if set(columns) <= set(d.value.columns)]
