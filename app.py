@@ -5,10 +5,14 @@ The pages are listed in ``ui/shell/pages_registry.py``; every page calls ``ui.sh
 
 from ui.shell import preload
 
-asked = preload.preload()  # the browser fetches the chart code while the app is imported
+asked = preload.preload()  # the browser fetches code the pages need while the app is imported
 try:
     from ui.shell.frame import run_app
 
     run_app()
+except BaseException:  # a switch to a page (the root address forwards to Data), or a stop
+    if asked is not None:
+        preload.again()
+    raise
 finally:
     preload.done(asked)

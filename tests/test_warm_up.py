@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
@@ -110,7 +111,7 @@ def test_the_first_finished_page_run_of_a_server_starts_the_warm_up_once(monkeyp
     assert calls == [1]
 
 
-def test_the_entrypoint_asks_for_the_chart_code_before_it_imports_the_app():
+def test_the_entrypoint_asks_for_the_browser_code_before_it_imports_the_app():
     loaded = _loaded_by("ui.shell.preload")
     assert [m for m in loaded if m.split(".")[0] in ("numpy", "pandas", "pyarrow", "metrics")] == []
     assert "ui.shell.frame" not in loaded
@@ -125,6 +126,9 @@ def _preloading_page() -> None:
 
     slot = preload.preload()
     st.title("page")
+    if st.session_state.get("switch", False):
+        st.session_state["switch"] = False
+        preload.again()  # as app.py does when the run switches to a page
     if st.session_state.get("remove", True):
         preload.done(slot)
 
@@ -134,23 +138,54 @@ def _sent(at: AppTest) -> list[int]:
     return [len(at.get("plotly_chart")), len(at.code), len(at.latex), components]
 
 
-def test_a_session_first_run_sends_a_chart_code_formula_and_component_unseen_then_removes_them():
+def test_a_session_first_page_run_sends_a_formula_and_a_component_unseen_then_removes_them():
     at = AppTest.from_function(_preloading_page)
     at.session_state["remove"] = False
     at.run()
-    assert _sent(at) == [1, 1, 1, 1]  # sent on the session's first run
+    assert _sent(at) == [0, 0, 1, 1]  # sent on the session's first run
     assert any("visibility: hidden" in h.proto.body for h in at.get("html"))
     at.run()
     assert _sent(at) == [0, 0, 0, 0]  # not again
     at = AppTest.from_function(_preloading_page)
     at.run()
-    assert _sent(at) == [0, 0, 0, 0]  # removed when the run is over
+    assert _sent(at) == [0, 0, 0, 1]  # the formula removed when the run is over
+    at.run()
+    assert _sent(at) == [0, 0, 0, 0]  # the component by the next run
     assert at.title[0].value == "page"
+
+
+def test_a_run_that_switches_to_a_page_leaves_the_box_to_the_page_run():
+    at = AppTest.from_function(_preloading_page)
+    at.session_state["switch"] = True
+    at.run()
+    at.run()
+    assert _sent(at) == [0, 0, 0, 1]  # sent again by the run after the switch
+    at.run()
+    assert _sent(at) == [0, 0, 0, 0]
+
+
+def test_the_component_asks_for_the_chart_and_code_block_code_of_this_streamlit():
+    import streamlit as st
+
+    from ui.shell import preload
+
+    static = Path(st.__file__).parent / "static" / "static" / "js"
+    assert [name.split(".")[0] for name in preload.LATER] == [
+        "PlotlyChart",
+        "StreamlitSyntaxHighlighter",
+    ]
+    assert all((static / name).is_file() for name in preload.LATER)
+    at = AppTest.from_function(_preloading_page)
+    at.session_state["remove"] = False
+    at.run()
+    (component,) = at.get("bidi_component")
+    assert json.loads(component.proto.json) == {"later": list(preload.LATER)}
 
 
 def test_the_first_page_of_a_session_holds_only_its_own_elements():
     at = open_page(fresh_app(), "data")  # the session's first run: sent, then removed
-    assert len(at.get("plotly_chart")) == 1  # the labels' chart
+    assert len(at.get("plotly_chart")) == 0  # the labels are a table: no chart code needed
+    assert len(at.dataframe) == 3  # the run, the judgments, the labels
     at = open_page(fresh_app(), "learn")
     first = [len(at.code), len(at.latex)]
     at.run()

@@ -177,24 +177,48 @@ def show_lists(dataset: Dataset) -> None:
 
 
 def show_preview(dataset: Dataset, rows: int = 20) -> None:
-    """First rows of the run and of the judgments, as text cells, with translated headers."""
-    from ui.shell.plotting import label_figure  # plotly's builders: only for a page that draws one
-
+    """First rows of the run and of the judgments, as text cells, with translated headers; then
+    how many judgments carry each label (a table with bars: the first page draws no chart, so
+    the browser needs no chart code to show it)."""
     st.subheader(t("preview.title"))
     c1, c2 = st.columns([3, 2])
     c1.caption(t("preview.run", n=len(dataset.run), rows=number(len(dataset.run))))
     c1.dataframe(column_names(dataset.run.head(rows)), hide_index=True, width="stretch")
     c2.caption(t("preview.qrels", n=len(dataset.qrels), rows=number(len(dataset.qrels))))
     c2.dataframe(column_names(dataset.qrels.head(rows)), hide_index=True, width="stretch")
-    c2.plotly_chart(
-        label_figure(
-            dataset.qrels["relevance"],
-            title=t("preview.labels"),
-            x_label=t("preview.label"),
-            y_label=t("preview.judgments"),
+    counts = label_counts(dataset.qrels["relevance"])
+    c2.caption(t("preview.labels"))
+    c2.dataframe(
+        counts.rename(
+            columns={
+                "label": t("preview.label"),
+                "judgments": t("preview.judgments"),
+                "share": t("preview.share"),
+            }
         ),
+        hide_index=True,
         width="stretch",
-        key="chart_labels",
+        key="table_labels",
+        column_config={
+            t("preview.share"): st.column_config.ProgressColumn(
+                min_value=0.0, max_value=1.0, format="percent"
+            )
+        },
+    )
+
+
+def label_counts(labels: pd.Series) -> pd.DataFrame:
+    """How many judgments carry each label value, in ascending order of the value: columns
+    ``label`` (the value as text: ``0``, ``1``, ``0.5``), ``judgments`` and ``share`` (of all
+    judgments with a label; a missing label is not counted)."""
+    counts = labels.value_counts().sort_index()
+    total = int(counts.sum())
+    return pd.DataFrame(
+        {
+            "label": [f"{v:g}" for v in counts.index],
+            "judgments": counts.to_numpy(dtype="int64"),
+            "share": counts.to_numpy(dtype="float64") / total if total else [],
+        }
     )
 
 

@@ -1,5 +1,5 @@
 """The figures' common style and output (no Streamlit): the font family and template every
-plotly figure of the app uses, the margins they start from, the judged labels' bar chart, and
+plotly figure of the app uses, the margins they start from, and
 SVG/PNG pictures of figures (kaleido).
 
 Importing this module gives every figure of the app (``ui.curves.figures``' and
@@ -16,12 +16,8 @@ import math
 from collections.abc import Iterable
 from unicodedata import east_asian_width
 
-import pandas as pd
 import plotly.graph_objects as go
 import plotly.io as pio
-
-from ui.shell.palette import PALETTE
-from ui.shell.safe import plotly_text
 
 #: Latin first, then families with Chinese and Japanese glyphs, then generic fallbacks.
 FONT_FAMILY = (
@@ -73,38 +69,10 @@ def label_margin(labels: Iterable[object], *, titled: bool = False) -> int:
     return max(SETTLED_MARGIN["l"], text_width(labels) + (54 if titled else 22))
 
 
-def _safe(text: object) -> str:
-    """User text escaped for plotly's HTML-like labels."""
-    return plotly_text(text)
-
-
 def build_figure(traces: list[dict], layout: dict) -> go.Figure:
     """A figure built at once from plain traces and layout (several times faster than adding
     traces and updating the layout step by step, which plotly checks path by path)."""
     return go.Figure(data=traces, layout={**layout_template(), **layout})
-
-
-def label_figure(labels: pd.Series, *, title: str, x_label: str, y_label: str) -> go.Figure:
-    """Bar chart of how many judgments carry each label value (binary or graded at a glance)."""
-    counts = labels.value_counts().sort_index()
-    fig = go.Figure(
-        go.Bar(
-            x=[f"{v:g}" for v in counts.index],
-            y=counts.to_numpy(),
-            marker_color=PALETTE[0],
-            hovertemplate="%{x}: %{y:,}<extra></extra>",
-        )
-    )
-    fig.update_layout(
-        title={"text": _safe(title)},
-        xaxis_title=_safe(x_label),
-        yaxis_title=_safe(y_label),
-        **layout_template(),
-        height=260,
-        margin={**SETTLED_MARGIN, "l": 80, "t": 50, "b": 70},
-    )
-    fig.update_xaxes(type="category")
-    return fig
 
 
 def figure_pictures(figures: list[go.Figure], width: int = 1000) -> list[str | None]:

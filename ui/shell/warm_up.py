@@ -1,7 +1,8 @@
 """What a new server prepares once, in the background, for every session to come.
 
 The first page run of a server that finishes (:func:`ui.shell.frame.run_app`) calls :func:`start`,
-which starts one thread (once per server process) while the browser draws that page. It
+which starts one thread (once per server process); the thread waits :data:`PAUSE` seconds, while
+the browser draws that page (often on the same machine), then it
 
 1. loads the default sample and ranks it, then computes what the Curves page shows first for
    the default view (:func:`ui.shell.compute.warm`: the curves, the table at the standard
@@ -24,6 +25,7 @@ from __future__ import annotations
 import importlib
 import logging
 import threading
+import time
 
 #: Modules imported by the pages after Data (Learn, Curves, the review pages), leaves first.
 PAGE_MODULES = (
@@ -57,9 +59,19 @@ def start() -> threading.Thread | None:
     global _thread
     with _lock:
         if _thread is None and ENABLED:
-            _thread = threading.Thread(target=work, name="server-warm-up", daemon=True)
+            _thread = threading.Thread(target=_after_pause, name="server-warm-up", daemon=True)
             _thread.start()
         return _thread
+
+
+#: Seconds the warm-up waits after the first page run: the browser draws that page meanwhile,
+#: on a machine it may share with the server (the warm-up would take half of two cores).
+PAUSE = 1.0
+
+
+def _after_pause() -> None:
+    time.sleep(PAUSE)
+    work()
 
 
 def work() -> None:
