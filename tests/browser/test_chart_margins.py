@@ -39,7 +39,6 @@ def grown_charts(page) -> list[dict]:
 @pytest.mark.parametrize(
     ("page_name", "tabs"),
     [
-        ("Data", {None: 1}),
         ("Curves", {None: 6}),
         ("Compare", {"candidates": 1, "across_k": 2, "change": 1, "queries": 1, "disagree": 1}),
         ("Segments", {None: 2}),
