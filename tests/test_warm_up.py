@@ -171,8 +171,8 @@ def test_the_component_asks_for_the_chart_and_code_block_code_of_this_streamlit(
 
     static = Path(st.__file__).parent / "static" / "static" / "js"
     assert [name.split(".")[0] for name in preload.LATER] == [
+        "StreamlitSyntaxHighlighter",  # Learn's code blocks: the page a student opens next
         "PlotlyChart",
-        "StreamlitSyntaxHighlighter",
     ]
     assert all((static / name).is_file() for name in preload.LATER)
     at = AppTest.from_function(_preloading_page)

@@ -30,12 +30,13 @@ _HIDE = (
     f"<style>.st-key-{keys.BROWSER_CODE} {{position: absolute !important; left: -10000px; top: 0;"
     " width: 400px; height: 200px; overflow: hidden; visibility: hidden;}</style>"
 )
-#: Streamlit's browser code: the files of its charts and code blocks (their names change with
-#: each Streamlit version; a file not found is fetched when a page needs it, as without this).
+#: Streamlit's browser code: the files of its code blocks and charts, in the order they are
+#: asked for (their names change with each Streamlit version; a file not found is fetched when a
+#: page needs it, as without this).
 _BROWSER_JS = Path(st.__file__).parent / "static" / "static" / "js"
 LATER = tuple(
     path.name
-    for prefix in ("PlotlyChart.", "StreamlitSyntaxHighlighter.")
+    for prefix in ("StreamlitSyntaxHighlighter.", "PlotlyChart.")  # Learn's first, then charts
     for path in sorted(_BROWSER_JS.glob(prefix + "*.js"))[:1]
 )
 
