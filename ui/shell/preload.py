@@ -1,5 +1,5 @@
 """The browser fetches the code of formulas and components while the server prepares a session's
-first page, and the code of charts and code blocks once that page is drawn.
+first page, and the code of code blocks and charts in the pauses after pages are drawn.
 
 Streamlit's browser code fetches and compiles the code that draws a plotly chart (about 4.7 MB),
 a code block (its syntax highlighter, 1.6 MB), a formula (KaTeX, 0.3 MB) or a component (the
@@ -11,9 +11,10 @@ the browser fetches their code while the server works; :func:`done` empties the 
 the run is over, and the next run, which does not send the box, removes the component. Running
 the chart and code-block code takes the browser about a second, which the first page (it draws
 neither) should not wait for: the component asks for those two files of Streamlit's browser code
-(:data:`LATER`) one after the other when the browser is idle, once it drew the page (its run
-over, its tables drawn); when Streamlit needs them they are there. Nothing of it is seen. Only
-Streamlit is imported here.
+(:data:`LATER`) when the browser is idle, one per page drawn: the first once it drew this page
+(its run over, its tables drawn), the second once it drew the next page (or after four quiet
+seconds), so that each compile falls in the pause after a page rather than in its drawing; when
+Streamlit needs them they are there. Nothing of it is seen. Only Streamlit is imported here.
 """
 
 from __future__ import annotations
@@ -50,27 +51,43 @@ export default function ({ data }) {
   if (window.__browserCodeAsked || !data || !data.later) return;
   window.__browserCodeAsked = true;
   const index = document.querySelector('script[src*="/static/js/index."]');
-  if (!index) return;
+  const app = document.querySelector('[data-testid="stApp"]');
+  if (!index || !app) return;
   const idle = window.requestIdleCallback || ((f) => setTimeout(f, 500));
-  const drawn = () => {
-    const app = document.querySelector('[data-testid="stApp"]');
-    return app && app.getAttribute("data-test-script-state") === "notRunning"
-      && !document.querySelector('[data-testid="stSkeleton"]')
-      && [...document.querySelectorAll('[data-testid="stDataFrame"]')]
-        .every((t) => t.querySelector("canvas"));
+  const drawn = () => app.getAttribute("data-test-script-state") === "notRunning"
+    && !document.querySelector('[data-testid="stSkeleton"]')
+    && [...document.querySelectorAll('[data-testid="stDataFrame"]')]
+      .every((t) => t.querySelector("canvas"));
+  // a page run that starts after now, and is drawn; or a quiet spell of QUIET ms without one
+  const QUIET = 4000;
+  const afterNextPage = (then) => {
+    let ran = false;
+    const since = Date.now();
+    const watch = new MutationObserver(() => {
+      if (app.getAttribute("data-test-script-state") === "running") ran = true;
+    });
+    watch.observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
+    const poll = () => {
+      if ((ran && drawn()) || (!ran && Date.now() - since > QUIET)) {
+        watch.disconnect();
+        then();
+      } else setTimeout(poll, 100);
+    };
+    poll();
   };
-  const next = (names) => {
+  // one file per page drawn: each compile falls in the pause after a page, not in its drawing
+  const ask = (names) => {
     if (!names.length) return;
     idle(() => {
       import(new URL(names[0], index.src).href)
         .catch(() => {})
-        .finally(() => next(names.slice(1)));
+        .finally(() => afterNextPage(() => ask(names.slice(1))));
     }, { timeout: 5000 });
   };
   const started = Date.now();
-  const wait = () => (drawn() || Date.now() - started > 10000
-    ? next(data.later) : setTimeout(wait, 100));
-  wait();
+  const first = () => (drawn() || Date.now() - started > 10000
+    ? ask(data.later) : setTimeout(first, 100));
+  first();
 }
 """,
 )
