@@ -46,15 +46,69 @@ def _heavy(loaded: list[str]) -> list[str]:
 
 
 def test_the_frame_and_the_data_page_import_no_figure_builder_review_package_or_scipy():
-    loaded = _loaded_by(
-        "ui.shell.frame",
-        "ui.data.findings_view",
-        "ui.data.upload_panel",
-        "ui.data.handbuilt_panel",
-        "ui.data.per_query_panel",
-    )
+    from ui.shell.server_start import FIRST_PAGE_MODULES
+
+    assert set(FIRST_PAGE_MODULES) >= {"ui.shell.frame", "ui.data.findings_view"}
+    loaded = _loaded_by(*FIRST_PAGE_MODULES)
     assert "ui.shell.frame" in loaded and "metrics.io.loaders" in loaded
     assert _heavy(loaded) == []
+
+
+def test_imported_by_the_server_the_entrypoint_defines_the_app_with_its_start_up_hook():
+    from streamlit.web.server.app_discovery import discover_asgi_app
+
+    found = discover_asgi_app(ROOT / "app.py")
+    assert found.is_asgi_app and found.import_string == "app:app"
+    code = (
+        "import json, sys\n"
+        "import app, streamlit as st\n"
+        "from ui.shell.server_start import lifespan\n"
+        # (the hook given to st.App, as Streamlit 1.67 keeps it)
+        "print(json.dumps([isinstance(app.app, st.App), app.app._user_lifespan is lifespan,"
+        " 'ui.shell.frame' in sys.modules]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    # the server's definition only: no page is laid out, the frame is not imported yet
+    assert json.loads(out.stdout.splitlines()[-1]) == [True, True, False]
+
+
+def test_the_start_up_hook_prepares_the_first_page_in_a_thread_and_returns_at_once(monkeypatch):
+    import asyncio
+    import threading
+
+    from ui.shell import server_start
+
+    done = threading.Event()
+    monkeypatch.setattr(server_start, "prepare_first_page", lambda: done.wait(5))
+
+    async def start() -> None:
+        async with server_start.lifespan(None):
+            assert not done.is_set()  # the server takes connections while the thread works
+            done.set()
+
+    asyncio.run(start())
+
+
+def test_preparing_the_first_page_imports_its_modules_and_loads_the_default_sample():
+    code = (
+        "import json, sys\n"
+        "from ui.shell import server_start\n"
+        "server_start.prepare_first_page()\n"
+        "import metrics.io.loaders as loaders\n"
+        "from ui.shell import compute\n"
+        "from ui.shell.view import View\n"
+        "read = []\n"
+        "loaders.load_table = lambda *a, **o: read.append(a)\n"
+        "compute.sample_dataset(View().data)\n"
+        "print(json.dumps([all(m in sys.modules for m in server_start.FIRST_PAGE_MODULES),"
+        " 'scipy' in sys.modules, read == []]))"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    assert json.loads(out.stdout.splitlines()[-1]) == [True, False, True]
 
 
 def test_the_learn_page_draws_without_plotly_figures_or_the_review_package():
