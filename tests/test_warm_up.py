@@ -26,6 +26,14 @@ HEAVY = (
 HEAVY_PACKAGES = ("metrics.review",)
 
 
+def _printed(code: str) -> list:
+    """What ``code``, run by a fresh interpreter in the checkout, printed last (as JSON)."""
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    )
+    return json.loads(out.stdout.splitlines()[-1])
+
+
 def _loaded_by(*modules: str) -> list[str]:
     """The modules a fresh interpreter holds after importing ``modules``."""
     code = (
@@ -33,10 +41,7 @@ def _loaded_by(*modules: str) -> list[str]:
         + "".join(f"import {m}\n" for m in modules)
         + "print(json.dumps(sorted(sys.modules)))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    return json.loads(out.stdout.splitlines()[-1])
+    return _printed(code)
 
 
 def _heavy(loaded: list[str]) -> list[str]:
@@ -67,11 +72,8 @@ def test_imported_by_the_server_the_entrypoint_defines_the_app_with_its_start_up
         "print(json.dumps([isinstance(app.app, st.App), app.app._user_lifespan is lifespan,"
         " 'ui.shell.frame' in sys.modules]))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
-    )
     # the server's definition only: no page is laid out, the frame is not imported yet
-    assert json.loads(out.stdout.splitlines()[-1]) == [True, True, False]
+    assert _printed(code) == [True, True, False]
 
 
 def test_the_start_up_hook_prepares_the_first_page_in_a_thread_and_returns_at_once(monkeypatch):
@@ -105,10 +107,7 @@ def test_preparing_the_first_page_imports_its_modules_and_loads_the_default_samp
         "print(json.dumps([all(m in sys.modules for m in server_start.FIRST_PAGE_MODULES),"
         " 'scipy' in sys.modules, read == []]))"
     )
-    out = subprocess.run(
-        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
-    )
-    assert json.loads(out.stdout.splitlines()[-1]) == [True, False, True]
+    assert _printed(code) == [True, False, True]
 
 
 def test_the_learn_page_draws_without_plotly_figures_or_the_review_package():
