@@ -187,6 +187,7 @@ def show_preview(dataset: Dataset, rows: int = 20) -> None:
     c2.caption(t("preview.qrels", n=len(dataset.qrels), rows=number(len(dataset.qrels))))
     c2.dataframe(column_names(dataset.qrels.head(rows)), hide_index=True, width="stretch")
     counts = label_counts(dataset.qrels["relevance"])
+    counts["share"] *= 100  # shown as a percentage with one decimal
     c2.caption(t("preview.labels"))
     c2.dataframe(
         counts.rename(
@@ -201,7 +202,7 @@ def show_preview(dataset: Dataset, rows: int = 20) -> None:
         key="table_labels",
         column_config={
             t("preview.share"): st.column_config.ProgressColumn(
-                min_value=0.0, max_value=1.0, format="percent"
+                min_value=0.0, max_value=100.0, format="%.1f%%"
             )
         },
     )
