@@ -12,9 +12,11 @@ the run is over, and the next run, which does not send the box, removes the comp
 the chart and code-block code takes the browser about a second, which the first page (it draws
 neither) should not wait for: the component asks for those two files of Streamlit's browser code
 (:data:`LATER`) when the browser is idle, one per page drawn: the first once it drew this page
-(its run over, its tables drawn), the second once it drew the next page (or after four quiet
-seconds), so that each compile falls in the pause after a page rather than in its drawing; when
-Streamlit needs them they are there. Nothing of it is seen. Only Streamlit is imported here.
+(its run over, its tables drawn), the second once it drew the next page, so that each compile
+falls in the moment after a page appears, when its reader reads it, rather than in its drawing or
+at a random click (a session that goes from Data straight to a chart page loads plotly's code
+there, as without this); when Streamlit needs them they are there. Nothing of it is seen. Only
+Streamlit is imported here.
 """
 
 from __future__ import annotations
@@ -58,22 +60,18 @@ export default function ({ data }) {
     && !document.querySelector('[data-testid="stSkeleton"]')
     && [...document.querySelectorAll('[data-testid="stDataFrame"]')]
       .every((t) => t.querySelector("canvas"));
-  // a page run that starts after now, and is drawn; or a quiet spell of QUIET ms without one
-  const QUIET = 4000;
+  // once drawn (or after ten seconds, whatever the page holds)
+  const whenDrawn = (then, since = Date.now()) => (drawn() || Date.now() - since > 10000
+    ? then() : setTimeout(() => whenDrawn(then, since), 100));
+  // the next page run that is over, once it is drawn (its reader is reading the new page then);
+  // the run state changes only when a run starts or ends
   const afterNextPage = (then) => {
-    let ran = false;
-    const since = Date.now();
     const watch = new MutationObserver(() => {
-      if (app.getAttribute("data-test-script-state") === "running") ran = true;
+      if (app.getAttribute("data-test-script-state") === "running") return;
+      watch.disconnect();
+      whenDrawn(then);
     });
     watch.observe(app, { attributes: true, attributeFilter: ["data-test-script-state"] });
-    const poll = () => {
-      if ((ran && drawn()) || (!ran && Date.now() - since > QUIET)) {
-        watch.disconnect();
-        then();
-      } else setTimeout(poll, 100);
-    };
-    poll();
   };
   // one file per page drawn: each compile falls in the pause after a page, not in its drawing
   const ask = (names) => {
@@ -84,10 +82,7 @@ export default function ({ data }) {
         .finally(() => afterNextPage(() => ask(names.slice(1))));
     }, { timeout: 5000 });
   };
-  const started = Date.now();
-  const first = () => (drawn() || Date.now() - started > 10000
-    ? ask(data.later) : setTimeout(first, 100));
-  first();
+  whenDrawn(() => ask(data.later));
 }
 """,
 )
