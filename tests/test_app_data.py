@@ -40,6 +40,29 @@ def test_the_demo_sample_opens_without_a_warning():
     assert [s.value for s in at.success] == ["No warnings."]
 
 
+@pytest.mark.parametrize(
+    ("lang", "headers"),
+    [
+        ("en", ["label", "judgments", "share"]),
+        ("zh", ["标签", "标注数", "占比"]),
+        ("ja", ["ラベル", "関連判定の数", "割合"]),
+    ],
+)
+def test_the_labels_of_the_judgments_are_counted_in_a_table_in_the_session_language(lang, headers):
+    from metrics.io.labels import label_counts
+    from ui.shell.compute import sample_dataset
+
+    at = open_page(fresh_app({"lang": lang}), "data")
+    assert not at.get("plotly_chart")  # the first page draws no chart
+    shown = at.dataframe[-1].value
+    assert list(shown.columns) == headers
+    expected = label_counts(sample_dataset("web_search").qrels["relevance"])
+    assert list(shown[headers[0]]) == ["0", "1", "2", "3"] == list(expected["label"])
+    assert list(shown[headers[1]]) == list(expected["judgments"])
+    assert sum(shown[headers[1]]) == 10_683  # every judgment of the sample
+    assert list(shown[headers[2]]) == pytest.approx(list(expected["share"] * 100))
+
+
 def test_report_lists_the_teaching_samples_warnings_with_their_explanations():
     at = open_page(fresh_app({"data": "web_search_pitfalls"}), "data")
     texts = [x.value for x in at.main.text]

@@ -159,16 +159,6 @@ def test_distribution_histogram_counts_every_query_once():
     assert sum(fig.data[0].y) == 4
 
 
-def test_the_label_table_counts_judgments_per_label_value():
-    from ui.data.findings_view import label_counts
-
-    table = label_counts(pd.Series([3.0, 0.0, 1.0, 1.0, 0.5, np.nan]))
-    assert list(table["label"]) == ["0", "0.5", "1", "3"]
-    assert list(table["judgments"]) == [1, 1, 2, 1]
-    assert list(table["share"]) == [0.2, 0.2, 0.4, 0.2]  # of the five judgments with a label
-    assert label_counts(pd.Series([], dtype="float64")).empty
-
-
 def test_a_curve_figure_starts_from_the_app_template_without_copying_it_twice():
     import plotly.io as pio
 

@@ -16,7 +16,7 @@ from metrics import Settings, evaluate
 from metrics.cli.evaluate import main
 from metrics.errors import InputError
 from metrics.io.formats import load_table
-from metrics.io.labels import guess_label_map, parse_label_map
+from metrics.io.labels import guess_label_map, label_counts, parse_label_map
 from metrics.io.loaders import load_dataset
 from tests.oracles import require_oracle
 from tests.strategies import collections, to_dicts
@@ -234,3 +234,11 @@ def test_engine_spark_reads_fractional_and_negative_trec_labels_like_the_local_e
     assert [x for x in distributed[2].splitlines() if x.startswith(("note", "warning"))] == [
         x for x in local[2].splitlines() if x.startswith(("note", "warning"))
     ]
+
+
+def test_label_counts_count_judgments_per_label_value_in_ascending_order():
+    table = label_counts(pd.Series([3.0, 0.0, 1.0, 1.0, 0.5, -1.0, float("nan")]))
+    assert list(table["label"]) == ["-1", "0", "0.5", "1", "3"]
+    assert list(table["judgments"]) == [1, 1, 1, 2, 1]
+    assert list(table["share"]) == [1 / 6, 1 / 6, 1 / 6, 2 / 6, 1 / 6]  # of the six with a label
+    assert label_counts(pd.Series([], dtype="float64")).empty

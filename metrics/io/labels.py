@@ -7,6 +7,7 @@ belongs to one known scale (:data:`SCALES`, lowest grade first); :func:`parse_la
 a mapping written ``relevant=1,not relevant=0`` (the command lines' ``--label-map``); and
 :func:`map_labels` applies one. Values are matched without regard to case, surrounding white
 space, or ``_`` and ``-`` written for a space (``Not_Relevant`` is ``not relevant``).
+:func:`label_counts` says how many judgments carry each (numeric) label.
 """
 
 from __future__ import annotations
@@ -193,11 +194,27 @@ def mapping_text(mapping: Mapping[str, float]) -> str:
     return ", ".join(f"{k} = {v:g}" for k, v in pairs)
 
 
+def label_counts(labels: pd.Series) -> pd.DataFrame:
+    """How many judgments carry each label value, in ascending order of the value: columns
+    ``label`` (the value as text: ``0``, ``1``, ``0.5``, ``-1``), ``judgments`` and ``share``
+    (a fraction of the judgments that have a label; a missing label is not counted)."""
+    counts = labels.value_counts().sort_index()
+    total = int(counts.sum())
+    return pd.DataFrame(
+        {
+            "label": [f"{v:g}" for v in counts.index],
+            "judgments": counts.to_numpy(dtype="int64"),
+            "share": counts.to_numpy(dtype="float64") / total if total else [],
+        }
+    )
+
+
 __all__ = [
     "MAX_TEXT_LABELS",
     "SCALES",
     "guess_label_map",
     "is_number_text",
+    "label_counts",
     "looks_like_text_labels",
     "map_labels",
     "mapping_text",

@@ -16,6 +16,7 @@ import streamlit as st
 
 from metrics.engine.settings import Settings
 from metrics.io.findings import DataHealth, Example, Finding, example_kind
+from metrics.io.labels import label_counts
 from metrics.io.loaders import Dataset
 from metrics.io.messages import ACTION_SETTINGS, WHERE, plural_form
 from ui.shell import compute
@@ -205,21 +206,6 @@ def show_preview(dataset: Dataset, rows: int = 20) -> None:
                 min_value=0.0, max_value=100.0, format="%.1f%%"
             )
         },
-    )
-
-
-def label_counts(labels: pd.Series) -> pd.DataFrame:
-    """How many judgments carry each label value, in ascending order of the value: columns
-    ``label`` (the value as text: ``0``, ``1``, ``0.5``), ``judgments`` and ``share`` (of all
-    judgments with a label; a missing label is not counted)."""
-    counts = labels.value_counts().sort_index()
-    total = int(counts.sum())
-    return pd.DataFrame(
-        {
-            "label": [f"{v:g}" for v in counts.index],
-            "judgments": counts.to_numpy(dtype="int64"),
-            "share": counts.to_numpy(dtype="float64") / total if total else [],
-        }
     )
 
 

@@ -1,6 +1,6 @@
 """The figures' common style and output (no Streamlit): the font family and template every
-plotly figure of the app uses, the margins they start from, and
-SVG/PNG pictures of figures (kaleido).
+plotly figure of the app uses, the margins they start from, and SVG/PNG pictures of figures
+(kaleido).
 
 Importing this module gives every figure of the app (``ui.curves.figures``' and
 ``ui.review.figures``', which name ``plotly_white`` too) a font family that covers Chinese and
