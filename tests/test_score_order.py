@@ -432,3 +432,39 @@ def test_the_directions_of_lists_laid_out_in_order_equal_those_of_shuffled_rows(
     shuffled = list_directions(codes[order], ranks[order], scores[order])
     assert in_order[0].tolist() == shuffled[0].tolist()
     assert in_order[1].tolist() == shuffled[1].tolist()
+
+
+@given(
+    st.lists(
+        st.lists(
+            st.tuples(st.floats(-5, 5, allow_nan=False), st.integers(1, 4)),
+            min_size=1,
+            max_size=8,
+        ),
+        min_size=1,
+        max_size=6,
+    ),
+    st.booleans(),
+    st.booleans(),
+    st.booleans(),
+)
+def test_directions_of_lists_back_to_back_equal_those_of_list_codes(
+    lists, rising, float_rank, missing
+):
+    """The block reader's count (lists given by where they start) equals the count of the same
+    rows given a list code each: ranks rising or not, tied, scores missing."""
+    from metrics.io.direction import direction_counts, run_direction_counts
+
+    scores = np.array([s for rows in lists for s, _ in rows], dtype=float)
+    if rising:  # the layout of run files: 1, 2, 3, ... within each list
+        ranks = np.concatenate([np.arange(1, len(rows) + 1) for rows in lists])
+    else:
+        ranks = np.array([r for rows in lists for _, r in rows])
+    if float_rank:
+        ranks = ranks.astype(float)
+    if missing:  # a score that is not a number: left out
+        scores[len(scores) // 2] = float("nan")
+    lengths = np.array([len(rows) for rows in lists])
+    starts = np.cumsum(lengths) - lengths
+    codes = np.repeat(np.arange(len(lists)), lengths)
+    assert run_direction_counts(starts, ranks, scores) == direction_counts(codes, ranks, scores)

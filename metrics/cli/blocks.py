@@ -37,7 +37,7 @@ from metrics.engine.registry import MeasureSpec
 from metrics.engine.results import compute_matrix
 from metrics.engine.settings import Settings
 from metrics.errors import MetricsError
-from metrics.io.direction import RankAgreement, direction_counts
+from metrics.io.direction import RankAgreement, run_direction_counts
 from metrics.io.trec import CHUNK_BYTES, TrecColumns, plain_chunks
 
 
@@ -123,13 +123,10 @@ def evaluate_blocks(
             lists = rank_lists(
                 block.query, block.item, block.value, jq, ji, jrel, ranking, run_rank=block.rank
             )
-            values.add(lists, compute_matrix(lists, specs), at)
+            values.add(lists, specs, at)
             notes.append(lists.notes)
             if block.rank is not None and len(block.value):
-                lengths = np.diff(np.append(starts, len(block.value)))
-                found = direction_counts(
-                    np.repeat(np.arange(len(starts)), lengths), block.rank, block.value
-                )
+                found = run_direction_counts(starts, block.rank, block.value)
                 ascending += found.ascending
                 descending += found.descending
         missing = np.flatnonzero(~seen)
@@ -137,7 +134,7 @@ def evaluate_blocks(
             jq, ji, jrel = judged.of(missing)
             empty = arrow_strings([])
             lists = rank_lists(empty, empty, np.zeros(0), jq, ji, jrel, ranking)
-            values.add(lists, compute_matrix(lists, specs), missing)
+            values.add(lists, specs, missing)
             notes.append(lists.notes)
     except (_Whole, MetricsError):
         return None
@@ -227,14 +224,15 @@ class _Values:
         self.table: np.ndarray | None = None
         self.written = np.zeros(len(judged.ids), dtype=bool)
 
-    def add(self, lists: RankedLists, values: np.ndarray, judged: np.ndarray) -> None:
-        """The rows of ``values``: the evaluated queries of ``lists``, ranked with the judged
-        queries ``judged`` (positions in the judgments' query ids)."""
+    def add(self, lists: RankedLists, specs: list[MeasureSpec], judged: np.ndarray) -> None:
+        """The rows of the values of ``specs`` for the evaluated queries of ``lists``, ranked
+        with the judged queries ``judged`` (positions in the judgments' query ids)."""
         ids = lists.query_ids
         if not len(ids):
             return
         if self.table is None and len(ids) == len(self.judged.ids):
-            self.table = values  # every judged query, in the same order: the whole table
+            # every judged query, in the same order: the whole table
+            self.table = compute_matrix(lists, specs)
             self.written[:] = True
             return
         if self.table is None:
@@ -245,12 +243,12 @@ class _Values:
             found = arrow_calls.index_in(arrow_strings(ids.tolist()), self.judged.heads)
             rows = self.judged.row[found]
         if len(rows) and rows[-1] - rows[0] + 1 == len(rows) and (np.diff(rows) == 1).all():
-            # consecutive rows (the usual case: a sorted run): a slice, copied column by column
-            # instead of element by element
-            self.table[rows[0] : rows[-1] + 1] = values
+            # consecutive rows (the usual case: a sorted run): the values are written straight
+            # into that slice of the table
+            compute_matrix(lists, specs, out=self.table[rows[0] : rows[-1] + 1])
             self.written[rows[0] : rows[-1] + 1] = True
             return
-        self.table[rows] = values
+        self.table[rows] = compute_matrix(lists, specs)
         self.written[rows] = True
 
     def kept(self) -> np.ndarray:

@@ -47,14 +47,18 @@ class Results:
     counts: list[bool] = field(default_factory=list)
 
 
-def compute_matrix(lists: RankedLists, specs: list[MeasureSpec]) -> np.ndarray:
+def compute_matrix(
+    lists: RankedLists, specs: list[MeasureSpec], out: np.ndarray | None = None
+) -> np.ndarray:
     """Per-query values of every spec, shape ``(n_queries, len(specs))``, column by column in
-    memory (Fortran order: each measure's values together, as the means read them).
+    memory (Fortran order: each measure's values together, as the means read them), written
+    into ``out`` when given (rows of a larger table, say).
 
     Specs that share a measure and parameters are computed in one kernel call over all their
     cutoffs, so a full curve costs one pass.
     """
-    out = np.empty((lists.n_queries, len(specs)), order="F")
+    if out is None:
+        out = np.empty((lists.n_queries, len(specs)), order="F")
     groups: dict[tuple[object, ...], list[int]] = {}
     for j, spec in enumerate(specs):
         key = (spec.definition.name, spec.params) if spec.k is not None else ("", j)
