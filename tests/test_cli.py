@@ -5,6 +5,7 @@ from __future__ import annotations
 import importlib.machinery
 import io
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -611,6 +612,43 @@ def test_evaluating_trec_files_does_not_import_pandas():
         check=True,
     )
     assert result.stdout.strip() == "False False"
+
+
+@pytest.mark.parametrize("form", ["tsv", "csv", "json"])
+def test_the_process_ends_with_all_its_output_written(form):
+    """``python -m metrics`` ends without tearing the interpreter down: whatever is still in
+    the output buffers must reach the pipe first, the last line included."""
+    argv = [str(QRELS), str(LEXICAL), "-q", "--curves", "20", "--digits", "6", "--format", form]
+    _, expected, _ = cli(*argv)
+    assert len(expected) > 64 * 1024  # more than one buffer
+    buffered = {k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"}
+    result = subprocess.run(
+        [sys.executable, "-m", "metrics", *argv],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=120,
+        env=buffered,
+    )
+    assert (result.returncode, result.stdout, result.stderr) == (0, expected, "")
+
+
+@pytest.mark.parametrize("extra", [["--format", "json"], ["-q", "--curves", "50"]])
+def test_a_reader_that_has_gone_away_is_not_an_error(extra):
+    """Output to a pipe nobody reads any more (``| head`` that has ended): the exit status is
+    0 and nothing is said, whether the output is still in the buffer at the end (a few lines)
+    or meets the closed pipe while being written."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "metrics", str(QRELS), str(LEXICAL), *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        cwd=REPO,
+        env={k: v for k, v in os.environ.items() if k != "PYTHONUNBUFFERED"},
+    )
+    assert process.stdout is not None and process.stderr is not None
+    process.stdout.close()
+    err = process.stderr.read()
+    assert (process.wait(timeout=120), err) == (0, b"")
 
 
 def test_compare_is_dispatched_to_the_compare_module(monkeypatch):
