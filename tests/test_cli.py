@@ -633,13 +633,26 @@ def test_the_process_ends_with_all_its_output_written(form):
     assert (result.returncode, result.stdout, result.stderr) == (0, expected, "")
 
 
-@pytest.mark.parametrize("extra", [["--format", "json"], ["-q", "--curves", "50"]])
-def test_a_reader_that_has_gone_away_is_not_an_error(extra):
+@pytest.mark.parametrize(
+    "argv",
+    [
+        [QRELS, LEXICAL, "--format", "json"],
+        [QRELS, LEXICAL, "-q", "--curves", "50"],
+        ["compare", QRELS, LEXICAL, DENSE, "-m", "RR", "--resamples", "200", "--format", "json"],
+    ],
+)
+def test_a_reader_that_has_gone_away_is_not_an_error(argv):
     """Output to a pipe nobody reads any more (``| head`` that has ended): the exit status is
     0 and nothing is said, whether the output is still in the buffer at the end (a few lines)
     or meets the closed pipe while being written."""
     process = subprocess.Popen(
-        [sys.executable, "-m", "metrics", str(QRELS), str(LEXICAL), *extra],
+        [
+            sys.executable,
+            "-m",
+            "metrics",
+            *map(str, argv),
+            *(["--quiet"] if "compare" in argv else []),
+        ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         cwd=REPO,

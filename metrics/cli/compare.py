@@ -593,10 +593,13 @@ def main(
                 )
     if not args.quiet:
         _write_verdict(table, err)
-    if args.format == "json":
-        _write_json(table, data, options, measures, baseline, args, out)
-    else:
-        _write_tsv(table, out)
+    try:
+        if args.format == "json":
+            _write_json(table, data, options, measures, baseline, args, out)
+        else:
+            _write_tsv(table, out)
+    except BrokenPipeError:  # the reader has gone away (``| head``): the gate still decides
+        pass
     return _gate(table, args.fail_if_worse, err)
 
 
