@@ -15,7 +15,11 @@ Usage::
         --trec-eval /tmp/trec_eval_default/trec_eval --trec-eval /tmp/trec_eval_O2/trec_eval
 
 The trec_eval binaries are the ``--trec-eval`` paths (repeatable), else ``$TREC_EVAL`` and
-``$TREC_EVAL_O2`` when set, else ``trec_eval`` on ``PATH``; the benchmark builds nothing.
+``$TREC_EVAL_O2`` when set, else ``trec_eval`` on ``PATH``. ``--build-trec-eval SOURCE`` (a
+folder holding trec_eval's source, or a git repository or URL to clone) builds the two binaries
+instead, each in its own copy of the source in a temporary folder outside the repository,
+removed at the end: one with trec_eval's own ``make`` (``-g``, no optimisation) and one with
+``-O2``.
 ``--versus N`` times our command line against each binary in N rounds of alternate runs (ours,
 the binary, ours, the binary, ...) and reports per binary the median of the rounds' CPU-time
 ratios (user + system time of the whole process tree, from ``wait4``), the wall-time ratio
@@ -233,6 +237,32 @@ def trec_eval_binaries() -> list[str]:
     return [found] if found else []
 
 
+#: ``CFLAGS`` of the optimised build: the Makefile's own include and version flags, with -O2.
+O2_CFLAGS = '-O2 -I. -Wall -DVERSIONID=\\"$(VERSIONID)\\"'
+
+
+def build_trec_eval(source: str, folder: Path) -> list[str]:
+    """trec_eval built twice from ``source`` (a source folder with its Makefile, or a git
+    repository or URL cloned first), each build in its own copy under ``folder``: the default
+    ``make`` and ``make CFLAGS=<-O2 ...>``. Returns the two binaries, the default build first."""
+    tree = folder / "source"
+    if (Path(source) / "Makefile").is_file():
+        shutil.copytree(source, tree, ignore=shutil.ignore_patterns(".git"))
+    else:
+        shallow = [] if Path(source).exists() else ["--depth", "1"]
+        subprocess.run(["git", "clone", "--quiet", *shallow, source, str(tree)], check=True)
+    binaries = []
+    for name, flags in (("default", []), ("O2", [f"CFLAGS={O2_CFLAGS}"])):
+        build = folder / name
+        shutil.copytree(tree, build, ignore=shutil.ignore_patterns(".git"))
+        done = subprocess.run(["make", *flags], cwd=build, capture_output=True, text=True)
+        binary = build / "trec_eval"
+        if done.returncode or not os.access(binary, os.X_OK):
+            raise SystemExit(f"building trec_eval ({name}) failed:\n{done.stderr[-2000:]}")
+        binaries.append(str(binary))
+    return binaries
+
+
 def trec_eval_binary() -> str | None:
     """The first of :func:`trec_eval_binaries` (the binary of the ``trec_eval`` row)."""
     return next(iter(trec_eval_binaries()), None)
@@ -429,6 +459,12 @@ def main(argv: list[str] | None = None) -> int:
         "default: $TREC_EVAL and $TREC_EVAL_O2, else trec_eval on PATH",
     )
     parser.add_argument(
+        "--build-trec-eval",
+        metavar="SOURCE",
+        help="build trec_eval from SOURCE (its source folder or a git URL) twice, with its own "
+        "make and with -O2, in a temporary folder, and time both binaries",
+    )
+    parser.add_argument(
         "--versus",
         type=int,
         metavar="N",
@@ -444,6 +480,14 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(WORKERS[tool](qrels, run)))
         return 0
     GIVEN_BINARIES[:] = args.trec_eval
+    if args.build_trec_eval:
+        with tempfile.TemporaryDirectory(prefix="trec_eval_builds_") as folder:
+            GIVEN_BINARIES[:] = build_trec_eval(args.build_trec_eval, Path(folder))
+            return _run(args)
+    return _run(args)
+
+
+def _run(args: argparse.Namespace) -> int:
     sys.path.insert(0, str(HERE.parent))
     from benchmarks.generate import generate
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -84,6 +85,31 @@ def test_the_engine_benchmark_times_the_trec_eval_binaries_it_is_given(tmp_path,
     assert [row.split("`")[1] for row in rows] == binaries
     assert all(row.split("|")[2].strip().endswith("x") for row in rows)
     assert "Load average at the start:" in table
+
+
+def test_the_engine_benchmark_builds_both_trec_eval_binaries_outside_the_source(tmp_path):
+    """--build-trec-eval: two builds, each in its own copy of the source (never in the source
+    folder itself), the second with -O2 and the Makefile's version and include flags."""
+    from benchmarks import bench_engine as bench
+
+    source = tmp_path / "trec_eval_source"
+    source.mkdir()
+    # a stand-in Makefile: the "binary" is a script that prints the CFLAGS it was built with
+    (source / "Makefile").write_text(
+        "VERSIONID = 9.9\n"
+        'CFLAGS = -g -I. -Wall -DVERSIONID=\\"$(VERSIONID)\\"\n'
+        "trec_eval:\n"
+        "\tprintf '#!/bin/sh\\necho %s\\n' '$(CFLAGS)' > trec_eval && chmod +x trec_eval\n"
+    )
+    builds = tmp_path / "builds"
+    builds.mkdir()
+    binaries = bench.build_trec_eval(str(source), builds)
+    assert [Path(b).parent.name for b in binaries] == ["default", "O2"]
+    assert all(Path(b).is_relative_to(builds) for b in binaries)
+    assert sorted(p.name for p in source.iterdir()) == ["Makefile"]  # nothing built there
+    flags = [subprocess.run([b], capture_output=True, text=True).stdout for b in binaries]
+    assert flags[0].split()[0] == "-g" and "-O2" not in flags[0]
+    assert flags[1].split() == ["-O2", "-I.", "-Wall", '-DVERSIONID="9.9"']
 
 
 def test_the_walk_counts_the_cpu_of_the_server_and_of_the_children_it_started() -> None:
