@@ -100,3 +100,97 @@ def test_docs_tables_says_the_docs_belong_to_a_source_checkout(monkeypatch, tmp_
     message = capsys.readouterr().err
     assert message.startswith(f"error: {tmp_path / 'docs' / 'measures.md'}: not found")
     assert "source checkout" in message
+
+
+# --------------------------------------------------------------------------- the installed wheel
+def _packages_in_the_tree() -> set[str]:
+    """Every package of ``metrics/`` (a folder with ``__init__.py``), and the samples."""
+    found = {
+        ".".join(init.parent.relative_to(REPO).parts)
+        for init in (REPO / "metrics").rglob("__init__.py")
+        if "__pycache__" not in init.parts
+    }
+    return found | {"metrics.sample_data"}
+
+
+def test_the_package_list_is_every_package_of_the_tree():
+    assert set(SETUPTOOLS["packages"]) == _packages_in_the_tree()
+
+
+def _readme_commands() -> list[str]:
+    """The commands of the README's "Command line" section, one string each (continuations
+    joined)."""
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    section = text.split("## Command line", 1)[1].split("```bash", 1)[1].split("```", 1)[0]
+    commands, current = [], ""
+    for line in section.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        current += line.rstrip("\\").strip() + " "
+        if not line.endswith("\\"):
+            commands.append(current.strip())
+            current = ""
+    return commands
+
+
+def _files_the_readme_names(folder: Path) -> None:
+    """The README's example files, made from the web_search sample: TREC files, the CSV tables,
+    and one CSV per model for the two-model example."""
+    sample = REPO / "sample_data" / "web_search"
+    shutil.copytree(sample, folder / "sample_data" / "web_search")
+    shutil.copy(sample / "trec" / "web_search.qrels", folder / "qrels.txt")
+    shutil.copy(sample / "trec" / "hybrid.run", folder / "run.txt")
+    for name in ("qrels.csv", "run.csv", "queries.csv"):
+        shutil.copy(sample / name, folder / name)
+    run = (sample / "run.csv").read_text(encoding="utf-8").splitlines()
+    for model, name in (("lexical", "bm25.csv"), ("dense", "dense.csv")):
+        rows = [line for line in run[1:] if line.endswith("," + model)]
+        lines = [line.rsplit(",", 1)[0] for line in rows]
+        (folder / name).write_text("query,item,score\n" + "\n".join(lines) + "\n", encoding="utf-8")
+
+
+@pytest.mark.slow
+def test_the_built_wheel_installed_elsewhere_runs_every_readme_command(tmp_path):
+    """``pip install .`` as a user does it (a wheel, in a fresh virtual environment that only
+    borrows the dependencies already installed), then every command of the README's "Command
+    line" section and both console scripts, run from a folder outside the checkout."""
+    wheels, venv, elsewhere = tmp_path / "wheels", tmp_path / "venv", tmp_path / "elsewhere"
+    build = subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q",
+         "-w", str(wheels), str(REPO)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert build.returncode == 0, build.stderr
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    python, scripts = venv / "bin" / "python", venv / "bin"
+    (wheel,) = wheels.glob("ranking_metrics_explorer-*.whl")
+    install = subprocess.run(
+        [str(python), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)],
+        capture_output=True, text=True, timeout=300, cwd=tmp_path,
+    )  # fmt: skip
+    assert install.returncode == 0, install.stderr
+    elsewhere.mkdir()
+    _files_the_readme_names(elsewhere)
+    env = {"PATH": f"{scripts}:/usr/bin:/bin", "HOME": str(tmp_path), "LC_ALL": "C.UTF-8"}
+
+    def run(command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            ["bash", "-c", command], cwd=elsewhere, env=env, capture_output=True, text=True,
+            timeout=300,
+        )  # fmt: skip
+
+    where = run("python -c 'import metrics; print(metrics.__file__)'")
+    assert where.stdout.startswith(str(venv)), where.stdout + where.stderr
+    commands = _readme_commands()
+    assert len(commands) >= 6
+    for command in commands:
+        command = command.split(" | ", 1)[0]  # a pipe into another tool: its first part
+        result = run(command)
+        assert result.returncode == 0, f"{command}\n{result.stderr}"
+        assert "Traceback" not in result.stderr, result.stderr
+    for script in ("rank-metrics --help", "rank-metrics-compare --help",
+                   "rank-metrics qrels.txt run.txt -m nDCG@10",
+                   "rank-metrics-compare qrels.csv run.csv --queries queries.csv --by query_type",
+                   "python -m metrics explain qrels.txt run.txt --from trec_eval --to ranx"):  # fmt: skip
+        result = run(script)
+        assert result.returncode == 0, f"{script}\n{result.stderr}"
