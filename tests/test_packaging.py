@@ -188,9 +188,13 @@ def test_the_built_wheel_installed_elsewhere_runs_every_readme_command(tmp_path)
         result = run(command)
         assert result.returncode == 0, f"{command}\n{result.stderr}"
         assert "Traceback" not in result.stderr, result.stderr
-    for script in ("rank-metrics --help", "rank-metrics-compare --help",
-                   "rank-metrics qrels.txt run.txt -m nDCG@10",
-                   "rank-metrics-compare qrels.csv run.csv --queries queries.csv --by query_type",
-                   "python -m metrics explain qrels.txt run.txt --from trec_eval --to ranx"):  # fmt: skip
+    others = (
+        "rank-metrics --help",
+        "rank-metrics-compare --help",
+        "rank-metrics qrels.txt run.txt -m nDCG@10",
+        "rank-metrics-compare qrels.csv run.csv --queries queries.csv --by query_type",
+        "python -m metrics explain qrels.txt run.txt --from trec_eval --to ranx",
+    )
+    for script in others:
         result = run(script)
         assert result.returncode == 0, f"{script}\n{result.stderr}"
