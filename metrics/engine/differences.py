@@ -56,7 +56,7 @@ CANDIDATES: dict[str, tuple[Any, ...]] = {
     "ndcg_relevance_level": (False, True),
     "gain": ("linear", "exponential"),
     "missing_queries": ("skip", "zero"),
-    "no_relevant": ("zero", "leave_out"),
+    "no_relevant": ("zero", "leave_out", "one"),
     "short_lists": ("divide_by_k", "divide_by_returned"),
     "judged_only": (False, True),
     "recall_rounding": ("trunc", "lround"),

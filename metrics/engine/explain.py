@@ -16,6 +16,7 @@ import numpy as np
 import pandas as pd
 
 from metrics.engine import relevance
+from metrics.engine.measures import ndcg_without_gain
 from metrics.engine.ranking import gain_of
 from metrics.engine.settings import Settings
 
@@ -168,9 +169,9 @@ def explain_list(
     ap = ap_sum / n_relevant if n_relevant else 0.0
     ap_text = f"({' + '.join(terms)})/{n_relevant}" if terms and n_relevant else "0"
     pieces["AP"] = Piece(f"AP@{k}", ap_sum, n_relevant, ap_text, ap, 3)
-    ndcg = dcg / idcg if idcg > 0 else 0.0
+    ndcg = dcg / idcg if idcg > 0 else ndcg_without_gain(settings)
     pieces["nDCG"] = Piece(
-        f"nDCG@{k}", dcg, idcg, f"{dcg:.3f}/{idcg:.3f}" if idcg > 0 else "0", ndcg, 3
+        f"nDCG@{k}", dcg, idcg, f"{dcg:.3f}/{idcg:.3f}" if idcg > 0 else f"{ndcg:g}", ndcg, 3
     )
     return ListExplanation(k, positions, ideal, pieces, n_relevant, dcg, idcg)
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 from metrics.engine.ranking import RankedLists, gain_of
+from metrics.engine.settings import Settings
 from metrics.errors import MeasureError
 
 #: A micro kernel: per-query numerators and denominators at the cutoffs ``ks``.
@@ -131,13 +132,25 @@ def dcg(lists: RankedLists, ks: np.ndarray | None) -> np.ndarray:
     return _owned(lists.at(lists.cum_dcg, ks))
 
 
+def ndcg_without_gain(settings: Settings) -> float:
+    """nDCG of a query whose ideal DCG is 0 (no judged item has a gain): 1 under the
+    no-relevant-item policy ``one`` (LightGBM, XGBoost's ``ndcg``), else 0 (trec_eval)."""
+    return 1.0 if settings.no_relevant == "one" else 0.0
+
+
 def ndcg(lists: RankedLists, ks: np.ndarray | None) -> np.ndarray:
     """nDCG@K ``= DCG@K / IDCG@K``, IDCG@K the DCG of all judged items sorted by gain and cut
     at K (trec_eval ``ndcg_cut_K``); without a cutoff the ideal list is not cut (trec_eval
-    ``ndcg``). 0 when IDCG is 0."""
+    ``ndcg``). When IDCG is 0: :func:`ndcg_without_gain` (0, or 1 under ``one``)."""
     if ks is None:
-        return _safe_div(lists.at_end(lists.cum_dcg), lists.ideal_total())
-    return _safe_div(lists.at(lists.cum_dcg, ks), lists.ideal_at(ks))
+        dcg, ideal = lists.at_end(lists.cum_dcg), lists.ideal_total()
+    else:
+        dcg, ideal = lists.at(lists.cum_dcg, ks), lists.ideal_at(ks)
+    values = _safe_div(dcg, ideal)
+    empty = ndcg_without_gain(lists.settings)
+    if empty:
+        values[np.broadcast_to(ideal <= 0, values.shape)] = empty
+    return values
 
 
 def r_precision(lists: RankedLists, ks: np.ndarray | None = None) -> np.ndarray:

@@ -21,7 +21,7 @@ Gain = Literal["linear", "exponential"]
 ShortLists = Literal["divide_by_k", "divide_by_returned", "leave_out"]
 Duplicates = Literal["keep_best", "error"]
 MissingQueries = Literal["skip", "zero"]
-NoRelevant = Literal["zero", "leave_out"]
+NoRelevant = Literal["zero", "leave_out", "one"]
 Averaging = Literal["macro", "micro", "weighted", "geometric"]
 RecallRounding = Literal["trunc", "lround"]
 FractionalLabels = Literal["truncate", "keep"]
@@ -150,6 +150,9 @@ POLICIES: dict[str, Policy] = {
             {
                 "zero": "evaluate them; most measures are 0 (trec_eval)",
                 "leave_out": "leave them out of every average",
+                "one": "evaluate them; nDCG is 1 where no judged item has a gain (its ideal DCG "
+                "is 0), as LightGBM and XGBoost's ndcg score such a query; other measures as "
+                "under zero",
             },
             "zero",
         ),
@@ -264,7 +267,8 @@ class Settings:
     missing_queries:
         ``"skip"`` or ``"zero"`` (trec_eval ``-c``) for judged queries absent from a run.
     no_relevant:
-        ``"zero"`` evaluates queries without relevant items; ``"leave_out"`` drops them.
+        ``"zero"`` evaluates queries without relevant items; ``"leave_out"`` drops them;
+        ``"one"`` evaluates them with nDCG 1 where the ideal DCG is 0 (LightGBM, XGBoost).
     fractional_labels:
         ``"truncate"`` reads a label that is not a whole number as trec_eval does (toward zero:
         1.5 → 1); ``"keep"`` keeps it as a fractional gain.

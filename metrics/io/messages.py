@@ -323,6 +323,10 @@ RULES: dict[str, dict[str, Template]] = {
         "leave_out": _plural(
             "it is left out of every average", "they are left out of every average"
         ),
+        "one": _plural(
+            "it is evaluated: nDCG scores 1 (as LightGBM and XGBoost), most other measures 0",
+            "they are evaluated: nDCG scores 1 (as LightGBM and XGBoost), most other measures 0",
+        ),
     },
     "missing_queries": {
         "skip": _plural("it is skipped", "they are skipped"),
