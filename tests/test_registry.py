@@ -76,7 +76,7 @@ def test_every_measure_declares_a_formula_a_description_and_a_pitfall():
     [
         (
             "nDGC@10",
-            "unknown measure 'nDGC'; known measures: P, R, F1, Success, RR, AP, nDCG, DCG, "
+            "unknown measure 'nDGC'; known measures: P, R, F1, Success, RR, AP, CP, nDCG, DCG, "
             "Rprec, Judged, wP, Bpref, gmBpref, infAP, IPrec, IPrec11, gmAP, NumRet, NumRel, "
             "NumRelRet, SetP, SetR, SetF, SetAP, SetRelP, ERR, RBP, RBPResid, gP, cwP.",
         ),

@@ -123,6 +123,18 @@ def average_precision(lists: RankedLists, ks: np.ndarray | None) -> np.ndarray:
     return _safe_div(lists.at(lists.cum_precision_at_relevant, ks), lists.num_rel[:, None])
 
 
+def context_precision(lists: RankedLists, ks: np.ndarray | None) -> np.ndarray:
+    """CP@K ``= Σ_{relevant i ≤ K} P@i / Σ_{i ≤ K} rel_i``: AP's sum divided by the relevant
+    items retrieved in the top K instead of all relevant judged items (ragas' context
+    precision, DeepEval's contextual precision); 0 when none is retrieved. Without a cutoff:
+    the whole list."""
+    if ks is None:
+        found = lists.at_end(lists.cum_precision_at_relevant)
+        return _safe_div(found, lists.at_end(lists.cum_relevant))
+    found = lists.at(lists.cum_precision_at_relevant, ks)
+    return _safe_div(found, lists.at(lists.cum_relevant, ks))
+
+
 def dcg(lists: RankedLists, ks: np.ndarray | None) -> np.ndarray:
     """DCG@K ``= Σ_{i ≤ K} g_i / log2(i + 1)``, the gain ``g`` of each label by the gain
     policy (``r`` as trec_eval, or ``2^r − 1``; a gain map replaces both); no cutoff: the whole

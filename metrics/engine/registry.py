@@ -201,6 +201,22 @@ MEASURES: dict[str, MeasureDef] = {
             curve_default=True,
         ),
         MeasureDef(
+            name="CP",
+            pretty="Context precision",
+            cutoff="optional",
+            aliases=("cp", "context_precision", "contextual_precision"),
+            latex=r"CP@K = \frac{1}{|\{i \le K: rel_i \ge L\}|}\sum_{i \le K,\, rel_i \ge L} P@i",
+            description="AP over the relevant items retrieved in the top K (ragas' context "
+            "precision, DeepEval's contextual precision): how high the retrieved relevant items "
+            "rank.",
+            uses_relevance_level=True,
+            kernel=m.context_precision,
+            micro=None,
+            pitfall="Divides by the relevant items retrieved, not by all relevant items: missing "
+            "a relevant item costs nothing, so it equals AP@K only when every relevant item is "
+            "in the top K.",
+        ),
+        MeasureDef(
             name="nDCG",
             pretty="nDCG",
             cutoff="optional",
