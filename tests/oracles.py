@@ -1,5 +1,5 @@
 """The reference implementations the agreement tests compare with (pytrec_eval, ranx,
-ir_measures).
+ir_measures, LightGBM, XGBoost).
 
 Without one of them an agreement test is skipped on a developer's machine, but fails when the
 ``CI`` environment variable is set: in CI a missing oracle must not turn a comparison into a
@@ -20,6 +20,8 @@ ORACLES = {
     "ranx": "ranx",
     "ir_measures": "ir_measures",
     "sklearn": "scikit-learn",
+    "lightgbm": "lightgbm",
+    "xgboost": "xgboost",
 }
 
 
