@@ -6,7 +6,7 @@ within each value of one or two segment columns), using the paired statistics of
 
 * :func:`comparison_table` — one row per candidate × measure (× segment): means, delta, CI,
   p-values, corrected p-value, wins/ties/losses, effect size;
-* :func:`delta_curves` — delta and CI at every K (one vectorized bootstrap for all K);
+* :func:`delta_curves` — delta and CI at every K (one set of sign vectors for all K);
 * :func:`query_deltas` — per-query values of baseline and candidate (scatter, biggest movers);
 * :func:`headline` — the table in plain sentences.
 
@@ -39,10 +39,10 @@ from metrics.review.statistics import (
     Correction,
     MissingPolicy,
     adjust_pvalues,
-    bootstrap_ci,
     check_resamples,
     compare_pairs,
     pair_values,
+    test_intervals,
 )
 
 #: Wordings by key, as the ``templates`` arguments of the sentence functions take them: each
@@ -112,8 +112,8 @@ class CompareOptions:
             ("Queries in one model only", f"{self.policy}: {MISSING_POLICIES[self.policy]}"),
             (
                 "Confidence interval",
-                f"{self.confidence:.0%} paired bootstrap over queries "
-                f"(percentile, {self.resamples:,} resamples)",
+                f"{self.confidence:.0%}: the shifts the significance test does not reject "
+                "(it excludes 0 exactly when the test rejects)",
             ),
             (
                 "Significance test",
@@ -309,10 +309,11 @@ def delta_curves(
     *,
     options: CompareOptions = CompareOptions(),
 ) -> pd.DataFrame:
-    """Mean of each model, delta and bootstrap CI of the delta at every K = 1..k_max.
+    """Mean of each model, delta and its interval at every K = 1..k_max.
 
-    One bootstrap draws the resampled queries once and reads every K from them, so the band at
-    K equals the interval of :func:`comparison_table` for the measure at that K (same seed).
+    The interval is the review's test inverted (one set of sign vectors for every K), so the
+    band at K equals the interval of :func:`comparison_table` for the measure at that K (same
+    seed).
 
     Returns
     -------
@@ -344,7 +345,9 @@ def delta_curves(
     diff = vb - va
     n = len(diff)
     if n:
-        low, high = bootstrap_ci(diff, options.resamples, options.seed, options.confidence)
+        low, high = test_intervals(
+            diff, options.test, options.resamples, options.seed, options.confidence
+        )
         mean_a, mean_b = va.mean(axis=0), vb.mean(axis=0)
     else:
         low = high = mean_a = mean_b = np.full(k_max, np.nan)

@@ -4,10 +4,10 @@ For one measure, each query gives a pair (baseline value ``a``, candidate value 
 difference ``d = b - a``. From the ``n`` differences:
 
 * **delta** ``mean(d) = mean(b) - mean(a)``, and relative delta ``delta / mean(a)``;
-* **bootstrap CI**: resample the *queries* with replacement ``R`` times, take ``mean(d*)`` each
-  time; the 2.5th and 97.5th percentiles are the 95% interval (percentile method). All resamples
-  are drawn as one matrix of counts (chunked to bound memory), so 10k queries × 10k resamples is
-  one matrix product per chunk;
+* **confidence interval**: the chosen test inverted (:mod:`metrics.review.intervals`): the
+  shifts ``δ`` for which the test of ``d − δ`` does not reject, so an interval excludes 0
+  exactly when its test rejects. Bootstrap means (:func:`bootstrap_means`) resample the
+  *queries* with replacement, for the percentile interval of :func:`bootstrap_ci`;
 * **randomization test** (paired, sign-flip): under "no difference" each ``d_i`` is as likely to be
   ``-d_i``; the two-sided p-value is the share of sign assignments with ``|mean(±d)| ≥ |mean(d)|``
   — exact by enumeration when ``2**n`` is small, Monte Carlo ``(hits + 1) / (R + 1)`` otherwise;
@@ -22,17 +22,16 @@ Across many tests (measures × segments × candidates) p-values are corrected wi
 :func:`adjust_pvalues` (Holm by default, Benjamini–Hochberg as an option).
 
 Everything is deterministic given ``seed``. :func:`compare_many` computes many comparisons at
-once: every comparison of ``n`` pairs reads the same resampling matrices (one bootstrap index
-matrix and one sign-flip matrix per ``seed`` and ``n``, drawn once in chunks and applied to all
-of them as one matrix product), so a review of dozens of rows costs about what one row costs.
-The draws are those :func:`bootstrap_means` and :func:`randomization_pvalue` make for one
-comparison, so the numbers do not depend on how many rows are computed together.
+once: every comparison of ``n`` pairs reads the same sign-flip matrix (drawn once per ``seed``
+and ``n`` in chunks and applied to all of them as one matrix product), so a review of dozens of
+rows costs about what one row costs. The draws are those :func:`randomization_pvalue` makes for
+one comparison, so the numbers do not depend on how many rows are computed together.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
@@ -41,6 +40,12 @@ import pandas as pd
 
 from metrics.errors import SettingsError
 from metrics.review.distributions import norm_sf, t_sf_two_sided, wilcoxon_counts
+from metrics.review.intervals import (
+    Inversion,
+    agree_with_test,
+    randomization_inversions,
+    sign_interval_ends,
+)
 
 MissingPolicy = Literal["intersection", "zero"]
 Correction = Literal["holm", "bh", "none", "tukey"]
@@ -277,6 +282,20 @@ def _all_sign_vectors(n: int) -> np.ndarray:
     return bits.astype(np.float64) * 2 - 1
 
 
+def _sign_bits(n: int, resamples: int, seed: int) -> Iterator[np.ndarray]:
+    """The sign vectors of the Monte Carlo randomization test as 0/1 rows (1 = ``+``), in
+    chunks: the draws every column of every review reads for ``n`` pairs and ``seed``."""
+    rng = np.random.default_rng(seed)
+    for size in _chunks(resamples, n):
+        yield np.unpackbits(
+            rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8), axis=1, count=n
+        ).astype(np.float64)
+
+
+def _is_exact(n: int, resamples: int) -> bool:
+    return bool(2 ** min(n, 62) <= resamples)
+
+
 def randomization_pvalues(
     diffs: np.ndarray, resamples: int = DEFAULT_RESAMPLES, seed: int = DEFAULT_SEED
 ) -> np.ndarray:
@@ -288,27 +307,51 @@ def randomization_pvalues(
     sign vectors (one matrix drawn from ``seed``, in chunks), as :func:`randomization_pvalue`
     draws them for one column.
     """
+    pvalues, _ = randomization_test(diffs, resamples, seed, invert=False)
+    return pvalues
+
+
+def randomization_test(
+    diffs: np.ndarray,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    invert: bool = True,
+) -> tuple[np.ndarray, list[Inversion]]:
+    """:func:`randomization_pvalues` and, with ``invert``, each column's test ready to be
+    inverted into an interval (:class:`~metrics.review.intervals.Inversion`), from one pass over
+    the same sign vectors."""
     diffs = np.asarray(diffs, dtype=np.float64)
     n, r = diffs.shape
     if n == 0:
-        return np.full(r, np.nan)
+        return np.full(r, np.nan), [Inversion("p_randomization", np.empty(0))] * r
     observed = np.abs(diffs.mean(axis=0))
     threshold = observed - 1e-12 * np.maximum(1.0, observed)
-    if 2 ** min(n, 62) <= resamples:
-        means = np.abs(_all_sign_vectors(n) @ diffs) / n
-        out: np.ndarray = np.mean(means >= threshold, axis=0)
-        return out
-    rng = np.random.default_rng(seed)
-    total = diffs.sum(axis=0)
-    hits = np.zeros(r, dtype=np.int64)
-    for size in _chunks(resamples, n):
-        bits = np.unpackbits(
-            rng.integers(0, 256, size=(size, (n + 7) // 8), dtype=np.uint8), axis=1, count=n
-        )
-        means = np.abs(2 * (bits.astype(np.float64) @ diffs) - total) / n
-        hits += np.count_nonzero(means >= threshold, axis=0)
-    pvalues: np.ndarray = (hits + 1) / (resamples + 1)
-    return pvalues
+    exact = _is_exact(n, resamples)
+    lows: list[np.ndarray] = []
+    highs: list[np.ndarray] = []
+
+    def keep_ends(sums: np.ndarray, signs: np.ndarray) -> None:
+        if invert:
+            low, high = sign_interval_ends(sums, signs, diffs)
+            lows.append(low)
+            highs.append(high)
+
+    if exact:
+        vectors = _all_sign_vectors(n)
+        sums = vectors @ diffs
+        out: np.ndarray = np.mean(np.abs(sums) / n >= threshold, axis=0)
+        keep_ends(sums, vectors.sum(axis=1))
+    else:
+        total = diffs.sum(axis=0)
+        hits = np.zeros(r, dtype=np.int64)
+        for bits in _sign_bits(n, resamples, seed):
+            sums = 2 * (bits @ diffs) - total
+            hits += np.count_nonzero(np.abs(sums) / n >= threshold, axis=0)
+            keep_ends(sums, 2.0 * bits.sum(axis=1) - n)
+        out = (hits + 1) / (resamples + 1)
+    if not invert:
+        return out, []
+    return out, randomization_inversions(diffs, lows, highs, exact)
 
 
 def randomization_pvalue(
@@ -501,24 +544,26 @@ def compare_many(
     resamples: int = DEFAULT_RESAMPLES,
     seed: int = DEFAULT_SEED,
     confidence: float = DEFAULT_CONFIDENCE,
-) -> tuple[list[PairedResult], list[np.ndarray]]:
+    test: str = "p_randomization",
+) -> tuple[list[PairedResult], list[Inversion]]:
     """All statistics of :mod:`metrics.review.statistics` for many sets of pairs at once.
 
-    The sets with the same number of pairs ``n`` share one bootstrap matrix and one sign-flip
-    matrix (drawn from ``seed`` as for a single comparison), applied to all their differences
-    in one matrix product per chunk; the t-test and the Wilcoxon test need no resampling.
+    The sets with the same number of pairs ``n`` share one sign-flip matrix (drawn from
+    ``seed`` as for a single comparison), applied to all their differences in one matrix product
+    per chunk; the t-test and the Wilcoxon test need no resampling. The interval of each set is
+    ``test`` inverted (:mod:`metrics.review.intervals`) at ``confidence``, so it excludes 0
+    exactly when that test's p-value is below ``1 − confidence``.
 
     Returns
     -------
-    (results, bootstrap means)
-        One :class:`PairedResult` per set, in order, and each set's ``resamples`` bootstrap
-        means of the differences (empty for a set without pairs): intervals at other levels
-        (adjusted for a family) are quantiles of them.
+    (results, inversions)
+        One :class:`PairedResult` per set, in order, and each set's test ready to be inverted at
+        another level (the interval of a family's corrected level).
     """
     if not 0 < confidence < 1:
         raise SettingsError(f"confidence must be between 0 and 1; got {confidence!r}.")
     diffs = [p.diff for p in pairs]
-    boot: list[np.ndarray] = [np.empty(0)] * len(pairs)
+    inversions: list[Inversion] = [Inversion(test, d) for d in diffs]
     p_random = np.full(len(pairs), np.nan)
     by_size: dict[int, list[int]] = {}
     for i, d in enumerate(diffs):
@@ -527,21 +572,24 @@ def compare_many(
         if n == 0:
             continue
         stacked = np.column_stack([diffs[i] for i in members])
-        means = bootstrap_means(stacked, resamples, seed)
-        for j, i in enumerate(members):
-            boot[i] = means[:, j]
-        p_random[members] = randomization_pvalues(stacked, resamples, seed)
-    tail = (1 - confidence) / 2 * 100
+        invert = test == "p_randomization"
+        p_random[members], tests = randomization_test(stacked, resamples, seed, invert=invert)
+        for i, inversion in zip(members, tests):
+            inversions[i] = inversion
+    level = 1.0 - confidence
     results = []
     for i, pair in enumerate(pairs):
         d, n = diffs[i], pair.n
         mean_a = float(pair.a.mean()) if n else math.nan
         mean_b = float(pair.b.mean()) if n else math.nan
         delta = mean_b - mean_a
-        if n:
-            low, high = (float(v) for v in np.percentile(boot[i], [tail, 100 - tail]))
-        else:
-            low = high = math.nan
+        p = {
+            "p_randomization": float(p_random[i]),
+            "p_ttest": ttest_pvalue(d),
+            "p_wilcoxon": wilcoxon_pvalue(d),
+        }
+        low, high = inversions[i].interval(level)
+        low, high = agree_with_test(low, high, p[test] < level, delta)
         wins, ties, losses = win_tie_loss(d)
         results.append(
             PairedResult(
@@ -552,9 +600,7 @@ def compare_many(
                 relative_delta=delta / mean_a if n and mean_a != 0 else math.nan,
                 ci_low=low,
                 ci_high=high,
-                p_randomization=float(p_random[i]),
-                p_ttest=ttest_pvalue(d),
-                p_wilcoxon=wilcoxon_pvalue(d),
+                **p,
                 wins=wins,
                 ties=ties,
                 losses=losses,
@@ -565,7 +611,28 @@ def compare_many(
                 undefined=pair.undefined,
             )
         )
-    return results, boot
+    return results, inversions
+
+
+def test_intervals(
+    diffs: np.ndarray,
+    test: str = "p_randomization",
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = DEFAULT_SEED,
+    confidence: float = DEFAULT_CONFIDENCE,
+) -> tuple[np.ndarray, np.ndarray]:
+    """The interval of each column of ``diffs`` (shape ``(n, k)``) at ``confidence``: ``test``
+    inverted, the interval :func:`compare_many` gives one comparison of that column (same draws
+    for every column)."""
+    diffs = np.asarray(diffs, dtype=np.float64)
+    columns = [
+        Pairs(np.arange(len(diffs)).astype(object), np.zeros(len(diffs)), diffs[:, j])
+        for j in range(diffs.shape[1])
+    ]
+    results, _ = compare_many(
+        columns, resamples=resamples, seed=seed, confidence=confidence, test=test
+    )
+    return np.array([r.ci_low for r in results]), np.array([r.ci_high for r in results])
 
 
 def compare_pairs(

@@ -61,6 +61,8 @@ from metrics.review.compare import (
     model_values,
     segment_of_query,
 )
+from metrics.review.decision import lead_measure
+from metrics.review.intervals import Inversion, agree_with_test
 from metrics.review.power import DEFAULT_POWER, minimum_detectable_effect, queries_needed
 from metrics.review.rows import COLUMNS
 from metrics.review.statistics import Pairs, adjust_pvalues, compare_many, pair_values
@@ -94,19 +96,22 @@ PAIRWISE_KIND = "pairwise"
 BETTER, WORSE, UNCLEAR = "better", "worse", "unclear"
 VERDICTS = (BETTER, WORSE, UNCLEAR)
 
-#: Why a row's interval and its verdict may seem to disagree (``reason``; words in catalogs):
-#: ``interval`` — no clear difference, though the adjusted interval excludes 0 (the bootstrap
-#: interval and the test differ at the edge); ``correction`` — significant before the correction
-#: for its family, not after; ``unadjusted`` — no clear difference, though the unadjusted
-#: interval excludes 0 (the adjusted one does not); ``test`` — significant, though the
-#: adjusted interval reaches 0.
-REASONS = ("interval", "correction", "unadjusted", "test")
+#: Why a row without a clear difference may seem to have one (``reason``; words in catalogs):
+#: ``correction`` — significant before the correction for its family, not after;
+#: ``unadjusted`` — its unadjusted interval (at the review's confidence) excludes 0.
+REASONS = ("correction", "unadjusted")
+#: Tiers of evidence (``tier``), named the same on every surface: ``confirmed`` (significant
+#: after correction and, when set, as large as the difference that matters), ``watch`` (not
+#: confirmed, but the row's own test is below alpha before correction) and ``none`` (no
+#: evidence of a difference; the minimum detectable effect says how large one could hide).
+CONFIRMED, WATCH, NO_EVIDENCE = "confirmed", "watch", "none"
+TIERS = (CONFIRMED, WATCH, NO_EVIDENCE)
 #: The difference against the one that matters (``magnitude``): ``above`` — significant and at
 #: least as large; ``below`` — significant but smaller; ``within`` — no clear difference and
 #: the adjusted interval inside ``± min_effect`` (no difference that matters); empty otherwise.
 MAGNITUDES = ("above", "below", "within")
 #: How the adjusted interval was made (``ci_adj_method``).
-INTERVAL_METHODS = ("bonferroni", "fcr", "unadjusted", "tukey")
+INTERVAL_METHODS = ("inverted", "tukey")
 
 #: Short test names used in sentences.
 TEST_NAMES: dict[str, str] = {
@@ -146,7 +151,15 @@ class ReviewRequest:
         Measure columns of the evaluation (e.g. ``nDCG@10``). Their order does not change any
         number or sentence.
     by:
-        Segment columns (one or two, combined); empty for no segment rows.
+        Segment columns (at most two), each broken down on its own; empty for no segment rows.
+    cross:
+        Cross the two ``by`` columns into cells instead (an opt-in view: the cells are small).
+    lead:
+        The measure the review decides on (:func:`metrics.review.decision.lead_measure`: the
+        chosen one when computed, else ``nDCG@10``, else the first measure).
+    guardrails:
+        Segments a candidate must not lose (segment names such as ``country = JP``, or whole
+        segment columns such as ``country``); empty: every segment.
     options:
         Missing-query policy, resamples, seed, confidence, correction, test, alpha.
     family:
@@ -167,6 +180,9 @@ class ReviewRequest:
     family: str = DEFAULT_FAMILY
     min_effect: tuple[tuple[str, float], ...] = ()
     power: float = DEFAULT_POWER
+    cross: bool = False
+    lead: str = ""
+    guardrails: tuple[str, ...] = ()
 
     def __post_init__(self) -> None:
         if self.family not in FAMILIES:
@@ -183,6 +199,8 @@ class ReviewRequest:
         if not 0 < self.power < 1:
             raise SettingsError(f"power must be between 0 and 1 (e.g. 0.8); got {self.power!r}.")
         object.__setattr__(self, "min_effect", _min_effect_items(self.min_effect))
+        object.__setattr__(self, "lead", lead_measure(self.measures, self.lead or None))
+        object.__setattr__(self, "guardrails", tuple(self.guardrails))
 
     def min_effect_of(self, measure: str) -> float:
         """The smallest difference that matters for the measure column ``measure`` (``NaN``
@@ -216,6 +234,14 @@ def value_column(column: str) -> str:
 def segment_name(values: Mapping[str, object], by: Sequence[str]) -> str:
     """``country = JP`` (``query_type = nav, traffic = head`` for two columns)."""
     return ", ".join(f"{c} = {values[c]}" for c in by)
+
+
+def segment_columns_of(by: Sequence[str], cross: bool) -> list[list[str]]:
+    """The segment breakdowns of a review: each ``by`` column on its own, or the columns crossed
+    into one breakdown (``cross``)."""
+    if not by:
+        return []
+    return [list(by)] if cross or len(by) == 1 else [[c] for c in by]
 
 
 def p_floor(n: int, resamples: int, test: str) -> float:
@@ -375,7 +401,7 @@ def review_table(
         for model in models
         for measure in measures
     }
-    groups = _groups(segments, by, compared_queries(evaluation, models))
+    groups = _groups(segments, by, compared_queries(evaluation, models), request.cross)
     specs = _specs(request, measures, groups, by)
 
     masks: dict[tuple[str, str, str], np.ndarray] = {}
@@ -396,11 +422,12 @@ def review_table(
         b = within(spec.candidate, spec.measure, spec)
         return pair_values(a, b, options.policy)
 
-    results, boot = compare_many(
+    results, inversions = compare_many(
         [pairs_of(s) for s in specs],
         resamples=options.resamples,
         seed=options.seed,
         confidence=options.confidence,
+        test=options.test,
     )
     rows = []
     for spec, result in zip(specs, results):
@@ -414,6 +441,7 @@ def review_table(
                 "candidate": spec.candidate,
                 "measure": spec.measure,
                 "segment": spec.segment,
+                "segment_column": " × ".join(c for c in by if spec.named.get(c, ALL) != ALL),
                 **data,
                 "test": options.test,
                 "p_raw": data[options.test],
@@ -425,7 +453,7 @@ def review_table(
         return pd.DataFrame(columns=COLUMNS + stored)
     out["p_floor"] = [p_floor(int(n), options.resamples, options.test) for n in out["n"]]
     tukey = _tukey(values, specs, models, request) if options.correction == "tukey" else None
-    out = _correct(out, request, boot, tukey, len(models))
+    out = _correct(out, request, inversions, tukey, len(models))
     return out[COLUMNS + stored].reset_index(drop=True)
 
 
@@ -448,19 +476,20 @@ def _check_request(
 
 
 def _groups(
-    segments: pd.DataFrame | None, by: list[str], queries: pd.Index
+    segments: pd.DataFrame | None, by: list[str], queries: pd.Index, cross: bool = False
 ) -> list[tuple[str, dict[str, str], pd.Index | None]]:
     """(segment name, segment values, its queries) for all queries, then each segment of
-    ``queries`` (:func:`segment_of_query`: absent and empty values are one missing segment)."""
+    ``queries`` (:func:`segment_of_query`: absent and empty values are one missing segment), per
+    breakdown of :func:`segment_columns_of` (the other columns' values are :data:`ALL`)."""
     groups: list[tuple[str, dict[str, str], pd.Index | None]] = [
         (ALL, dict.fromkeys(by, ALL), None)
     ]
-    if by:
-        table = segment_of_query(segments, by, queries)
-        for key, part in table.groupby(by, sort=True, observed=True):
+    for columns in segment_columns_of(by, cross):
+        table = segment_of_query(segments, columns, queries)
+        for key, part in table.groupby(columns, sort=True, observed=True):
             key = key if isinstance(key, tuple) else (key,)
-            named = dict(zip(by, map(str, key)))
-            groups.append((segment_name(named, by), named, pd.Index(part["query"])))
+            named = dict.fromkeys(by, ALL) | dict(zip(columns, map(str, key)))
+            groups.append((segment_name(named, columns), named, pd.Index(part["query"])))
     return groups
 
 
@@ -504,7 +533,7 @@ def _tukey(
 def _correct(
     out: pd.DataFrame,
     request: ReviewRequest,
-    boot: Sequence[np.ndarray],
+    inversions: Sequence[Inversion],
     tukey: Mapping[tuple[str, str], tuple[dict[tuple[str, str], float], float]] | None,
     n_models: int,
 ) -> pd.DataFrame:
@@ -548,10 +577,11 @@ def _correct(
     out["alpha"] = alpha
     out["significant"] = out["p_adjusted"] < alpha
     out["verdict"] = [verdict_code(d, s) for d, s in zip(out["delta"], out["significant"])]
-    _adjusted_intervals(out, keys, where_of, boot, tukey, request)
+    _adjusted_intervals(out, where_of, inversions, tukey, request)
     out["min_effect"] = [request.min_effect_of(str(m)) for m in out["measure"]]
     out["reason"] = [_reason(r) for r in out.to_dict("records")]
     out["magnitude"] = [_magnitude(r) for r in out.to_dict("records")]
+    out["tier"] = [_tier(r) for r in out.to_dict("records")]
     out["power"] = request.power
     out["power_alpha"] = [
         alpha / max(1, int(s)) if options.correction != "none" else alpha for s in size
@@ -569,46 +599,57 @@ def _correct(
     return out
 
 
+def row_level(alpha: float, p_raw: float, p_adjusted: float) -> float:
+    """The level at which a row's own test decides, given its correction: ``α · p / p_adj``.
+
+    The corrected p-value is the raw one times the row's multiplicity factor (``m`` for
+    Bonferroni, ``m − i + 1`` at Holm's ``i``-th step, ``m / rank`` for Benjamini–Hochberg,
+    each made monotone), so ``p_adj < α`` exactly when ``p < α · p / p_adj``: the interval of
+    the test inverted at this level excludes 0 exactly when the corrected test rejects.
+
+    >>> row_level(0.05, 0.01, 0.04), row_level(0.05, 0.2, 1.0), row_level(0.05, 0.03, 0.03)
+    (0.0125, 0.010000000000000002, 0.05)
+    """
+    if math.isnan(p_raw) or math.isnan(p_adjusted) or p_adjusted <= 0 or p_raw <= 0:
+        return alpha
+    return alpha * min(1.0, p_raw / p_adjusted)
+
+
 def _adjusted_intervals(
     out: pd.DataFrame,
-    keys: Sequence[tuple[object, ...]],
     where_of: Mapping[tuple[object, ...], np.ndarray],
-    boot: Sequence[np.ndarray],
+    inversions: Sequence[Inversion],
     tukey: Mapping[tuple[str, str], tuple[dict[tuple[str, str], float], float]] | None,
     request: ReviewRequest,
 ) -> None:
     """``ci_adj_low``, ``ci_adj_high``, ``ci_adj_level`` and ``ci_adj_method`` of every row:
-    the interval of the same family as its corrected p-value."""
+    the row's test inverted at the level its correction gives it (:func:`row_level`), or the
+    Tukey HSD's simultaneous half width; either way the interval excludes 0 exactly when the
+    row is significant."""
     alpha, correction = request.options.alpha, request.options.correction
     low = np.full(len(out), np.nan)
     high = np.full(len(out), np.nan)
     level = np.full(len(out), np.nan)
-    method = {"holm": "bonferroni", "bh": "fcr", "none": "unadjusted", "tukey": "tukey"}[correction]
     significant = out["significant"].to_numpy(dtype=bool)
     delta = out["delta"].to_numpy(dtype=np.float64)
+    p_raw = out["p_raw"].to_numpy(dtype=np.float64)
+    p_adjusted = out["p_adjusted"].to_numpy(dtype=np.float64)
     for key, where in where_of.items():
-        m = int(out["family_size"].iloc[where[0]]) if len(where) else 0
-        if correction == "tukey":
-            _, half = tukey[(str(key[1]), str(key[2]))] if tukey else ({}, math.nan)
-            low[where] = delta[where] - half
-            high[where] = delta[where] + half
-            level[where] = 1 - alpha
-            continue
-        if correction == "holm":
-            tail = alpha / max(m, 1)
-        elif correction == "bh":
-            tail = alpha * max(int(significant[where].sum()), 1) / max(m, 1)
-        else:
-            tail = alpha
         for i in where:
-            if len(boot[i]) == 0:
+            if out["n"].iloc[i] == 0:
                 continue
-            low[i], high[i] = np.quantile(boot[i], [tail / 2, 1 - tail / 2])
-            level[i] = 1 - tail
+            if correction == "tukey":
+                _, half = tukey[(str(key[1]), str(key[2]))] if tukey else ({}, math.nan)
+                low[i], high[i], level[i] = delta[i] - half, delta[i] + half, 1 - alpha
+            else:
+                tail = row_level(alpha, p_raw[i], p_adjusted[i])
+                low[i], high[i] = inversions[i].interval(tail)
+                level[i] = 1 - tail
+            low[i], high[i] = agree_with_test(low[i], high[i], significant[i], delta[i])
     out["ci_adj_low"] = low
     out["ci_adj_high"] = high
     out["ci_adj_level"] = level
-    out["ci_adj_method"] = method
+    out["ci_adj_method"] = "tukey" if correction == "tukey" else "inverted"
 
 
 def _excludes_zero(low: float, high: float) -> bool:
@@ -616,24 +657,29 @@ def _excludes_zero(low: float, high: float) -> bool:
 
 
 def _reason(row: Mapping[str, Any]) -> str:
-    """The :data:`REASONS` codes of one row, comma-separated (empty when interval and verdict
-    agree): a significant row whose adjusted interval reaches 0 is ``test``; a row without a
-    clear difference is ``correction`` when its raw p was below alpha, ``interval`` when its
-    adjusted interval excludes 0 (both may hold), else ``unadjusted`` when only the unadjusted
-    interval excludes 0."""
-    if row["n"] == 0 or math.isnan(float(row["p_adjusted"])):
+    """The :data:`REASONS` code of a row without a clear difference (empty otherwise):
+    ``correction`` when its raw p was below alpha, else ``unadjusted`` when its unadjusted
+    interval (at the review's confidence, which may differ from ``1 − alpha``) excludes 0.
+    Intervals agree with their tests, so no other disagreement can arise."""
+    if row["n"] == 0 or math.isnan(float(row["p_adjusted"])) or row["verdict"] != UNCLEAR:
         return ""
-    adjusted = _excludes_zero(float(row["ci_adj_low"]), float(row["ci_adj_high"]))
-    if row["verdict"] != UNCLEAR:
-        return "" if adjusted else "test"
-    codes = []
     if float(row["p_raw"]) < float(row["alpha"]) and row["correction"] != "none":
-        codes.append("correction")
-    if adjusted:
-        codes.append("interval")
-    elif _excludes_zero(float(row["ci_low"]), float(row["ci_high"])):
-        codes.append("unadjusted")
-    return ",".join(codes)
+        return "correction"
+    if _excludes_zero(float(row["ci_low"]), float(row["ci_high"])):
+        return "unadjusted"
+    return ""
+
+
+def _tier(row: Mapping[str, Any]) -> str:
+    """The :data:`TIERS` code of a row: ``confirmed`` when significant after its family's
+    correction (and, when set, at least the smallest difference that matters); ``watch`` when
+    not, but its own test's raw p is below alpha (so, with no difference anywhere, a row is a
+    watch item at most at the rate alpha); ``none`` otherwise."""
+    if row["n"] == 0 or math.isnan(float(row["p_raw"])):
+        return NO_EVIDENCE
+    if row["verdict"] != UNCLEAR:
+        return CONFIRMED if row["magnitude"] != "below" else NO_EVIDENCE
+    return WATCH if float(row["p_raw"]) < float(row["alpha"]) else NO_EVIDENCE
 
 
 def _magnitude(row: Mapping[str, Any]) -> str:
@@ -748,19 +794,15 @@ VERDICT_TEMPLATES: dict[str, Template] = {
     "sentence.test.p_wilcoxon": "Wilcoxon test",
     "sentence.correction.holm": "Holm",
     "sentence.correction.bh": "Benjamini–Hochberg",
-    "sentence.interval.bonferroni": "{level} intervals at the Bonferroni level of the family",
-    "sentence.interval.fcr": "{level} false-coverage-rate intervals of the family "
-    "(Benjamini–Yekutieli)",
-    "sentence.interval.unadjusted": "{level} intervals, not adjusted",
+    "sentence.interval.inverted": "{level} intervals of each row's own test at its corrected "
+    "level: they exclude 0 exactly when the row is significant",
     "sentence.interval.tukey": "{level} simultaneous intervals of the Tukey HSD",
-    "sentence.interval.mixed": "intervals at the level of each row's family",
-    "sentence.reason.interval": "its adjusted interval excludes 0, but the test after "
-    "correction does not find the difference",
+    "sentence.interval.mixed": "intervals of each row's own test at its corrected level: they "
+    "exclude 0 exactly when the row is significant",
     "sentence.reason.correction": "significant before the correction for its family (raw "
     "{p_raw}), not after",
     "sentence.reason.unadjusted": "the unadjusted interval excludes 0; the interval adjusted "
     "for the family does not",
-    "sentence.reason.test": "significant, though the adjusted interval reaches 0",
     "sentence.magnitude.above": "at least the {min_effect} that matters",
     "sentence.magnitude.below": "smaller than the {min_effect} that matters",
     "sentence.magnitude.within": "within ±{min_effect}: no difference that matters",
@@ -1112,17 +1154,21 @@ __all__ = [
     "BASELINE_KIND",
     "BETTER",
     "COLUMNS",
+    "CONFIRMED",
     "DEFAULT_FAMILY",
     "DEFAULT_K",
     "DEFAULT_MEASURES",
     "FAMILIES",
     "INTERVAL_METHODS",
     "MAGNITUDES",
+    "NO_EVIDENCE",
     "PAIRWISE_KIND",
     "REASONS",
+    "TIERS",
     "UNCLEAR",
     "VERDICTS",
     "VERDICT_TEMPLATES",
+    "WATCH",
     "WORSE",
     "ReviewRequest",
     "callout_sentence",
@@ -1141,7 +1187,9 @@ __all__ = [
     "pairwise_rows",
     "reason_text",
     "review_table",
+    "row_level",
     "row_p",
+    "segment_columns_of",
     "segment_name",
     "segment_rows",
     "value_column",
