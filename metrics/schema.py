@@ -34,6 +34,13 @@ DEFAULT_MODEL = "run"
 #: Cell texts that mean "no value", compared stripped and in lower case (``NA``, ``NULL``, ...).
 NULL_WORDS: tuple[str, ...] = ("", "na", "n/a", "nan", "null", "none", "-", "?")
 
+#: The one of those words that is a grade in a label column: ``none`` is the lowest grade
+#: (none / partial / good / perfect, or none beside relevant), never a missing label.
+NONE_GRADE = "none"
+
+#: Cell texts that mean a missing label: :data:`NULL_WORDS` without :data:`NONE_GRADE`.
+LABEL_NULL_WORDS: tuple[str, ...] = tuple(w for w in NULL_WORDS if w != NONE_GRADE)
+
 
 def normalize_name(name: object) -> str:
     """A column name as the readers match it: lower case, with spaces, dots and hyphens turned

@@ -63,7 +63,8 @@ def test_an_export_with_text_click_labels_loads_after_one_confirmation_of_the_gu
     assert sidebar_text(at).startswith(name)
     notes = " ".join(x.value for x in at.text)
     assert (
-        "The labels of column 'feedback' are text, read as clicked = 1, not clicked = 0." in notes
+        "The labels of column 'feedback' are text, read as clicked = 1 (2), not clicked = 0 (4) "
+        "(rows in brackets)." in notes
     )
     open_page(at, "curves")
     table = at.dataframe[0].value.set_index("model")

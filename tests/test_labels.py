@@ -159,7 +159,8 @@ def test_a_run_with_text_click_labels_is_read_through_the_guessed_mapping_and_no
     assert sorted(data.qrels["relevance"]) == [0, 0, 1, 1]
     note = data.health.get("text_labels")
     assert note.message == (
-        "The labels of column 'feedback' are text, read as clicked = 1, not clicked = 0."
+        "The labels of column 'feedback' are text, read as clicked = 1 (2), not clicked = 0 (2) "
+        "(rows in brackets)."
     )
     status, out, err = _cli(path, path, "-m", "P@1")
     assert (status, out) == (0, "P@1\tall\t0.5000\n")
@@ -213,11 +214,11 @@ def test_a_label_map_on_either_command_line_reads_the_text_labels(text_judgments
             timeout=120,
         )
         assert done.returncode == 0, done.stderr
-        assert "read as meh = 2, relevant = 1, not relevant = 0" in done.stderr
+        assert "read as meh = 2 (1), relevant = 1 (1), not relevant = 0 (1)" in done.stderr
         return
     status, out, err = _cli(qrels, run, "-m", "P@1", "--label-map", mapping)
     assert (status, out) == (0, "P@1\tall\t1.0000\n"), err
-    assert "read as meh = 2, relevant = 1, not relevant = 0" in err
+    assert "read as meh = 2 (1), relevant = 1 (1), not relevant = 0 (1)" in err
 
 
 @pytest.mark.spark

@@ -22,8 +22,8 @@ import io
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
 from itertools import chain
 from pathlib import Path
 from typing import Any, Literal
@@ -49,6 +49,7 @@ from metrics.io.trec import TrecKind, detect_trec, parse_trec
 from metrics.schema import (
     ITEM,
     MODEL,
+    NONE_GRADE,
     NULL_WORDS,
     QUERY,
     RANK,
@@ -124,6 +125,9 @@ class LoadedTable:
     reading:
         What was read differently from a plain file, as ``(code, parameters)`` pairs (TREC
         files: text after the last field, comment lines), for the data health findings.
+    none_cells:
+        Per column read as numbers, the rows (0-based) that held the word ``none``, read as
+        missing: should the column turn out to hold labels, ``none`` is a grade there.
     """
 
     name: str
@@ -137,6 +141,7 @@ class LoadedTable:
     notes: tuple[str, ...] = ()
     skipped_lines: tuple[int, ...] = ()
     reading: tuple[tuple[str, dict[str, object]], ...] = ()
+    none_cells: Mapping[str, np.ndarray] = field(default_factory=dict)
 
     @property
     def stem(self) -> str:
@@ -735,7 +740,8 @@ def _read_text(held: _Held, source: str) -> LoadedTable:
     held.release()  # parsed: the columns are built without the text
     parsed = [table]
     del table
-    frame = _infer_types(parsed, delimiter)
+    none_cells: dict[str, np.ndarray] = {}
+    frame = _infer_types(parsed, delimiter, none_cells)
     frame = _drop_empty_unnamed(frame)
     fmt = {",": "csv", "\t": "tsv", ";": "semicolon", "|": "pipe", " ": "whitespace"}[delimiter]
     notes = [
@@ -750,6 +756,7 @@ def _read_text(held: _Held, source: str) -> LoadedTable:
         first_line=first_line,
         notes=tuple(notes),
         skipped_lines=skipped,
+        none_cells={c: rows for c, rows in none_cells.items() if c in frame.columns},
     )
 
 
@@ -1067,9 +1074,15 @@ def _find_ragged_line(
     return None, 0
 
 
-def _infer_types(table: pa.Table | list[pa.Table], delimiter: str) -> pd.DataFrame:
+def _infer_types(
+    table: pa.Table | list[pa.Table],
+    delimiter: str,
+    none_cells: dict[str, np.ndarray] | None = None,
+) -> pd.DataFrame:
     """Strip strings; convert fully numeric, non-identifier columns to numbers. A table passed
-    in a list is taken out of it, so that each column is let go once converted."""
+    in a list is taken out of it, so that each column is let go once converted. The rows of a
+    converted column that held ``none`` (read as missing; a grade in labels) go into
+    ``none_cells``."""
     nulls = pa.array(NULL_WORDS, pa.string())
     if isinstance(table, list):
         table = table.pop()
@@ -1078,15 +1091,26 @@ def _infer_types(table: pa.Table | list[pa.Table], delimiter: str) -> pd.DataFra
     del table
     columns = {}
     for name in names:
-        columns[name] = _typed_column(name, parts.pop(0), nulls, delimiter)
+        columns[name] = _typed_column(name, parts.pop(0), nulls, delimiter, none_cells)
     return _frame_of(columns, rows)
 
 
+def _none_rows(col: pa.ChunkedArray) -> np.ndarray:
+    """The rows of a text column that hold the word ``none`` (any case)."""
+    found = pc.fill_null(pc.equal(pc.utf8_lower(col), pa.scalar(NONE_GRADE, pa.string())), False)
+    return np.flatnonzero(found.to_numpy(zero_copy_only=False))
+
+
 def _typed_column(
-    name: str, col: pa.ChunkedArray, nulls: pa.Array, delimiter: str
+    name: str,
+    col: pa.ChunkedArray,
+    nulls: pa.Array,
+    delimiter: str,
+    none_cells: dict[str, np.ndarray] | None = None,
 ) -> pa.ChunkedArray:
     """One column stripped, and converted to numbers when it is fully numeric and no
-    identifier (the text it was read as is let go on return)."""
+    identifier (the text it was read as is let go on return); the rows of a converted column
+    that held ``none`` go into ``none_cells``."""
     col = _stripped(col)
     if normalize_name(name) in ID_NAMES or col.null_count == len(col):
         return col
@@ -1108,7 +1132,13 @@ def _typed_column(
         and pc.all(pc.match_substring_regex(numeric_src, decimal_commas)).as_py()
     ):
         converted = _try_cast(pc.replace_substring(numeric_src, ",", "."))
-    return col if converted is None else converted
+    if converted is None:
+        return col
+    if none_cells is not None:
+        rows = _none_rows(col)
+        if len(rows):
+            none_cells[name] = rows
+    return converted
 
 
 def _frame_of(columns: dict[str, pa.ChunkedArray], rows: int) -> pd.DataFrame:

@@ -2,8 +2,11 @@
 
 A label column may hold words instead of numbers: ``relevant`` / ``not relevant``, ``click`` /
 ``no click``, ``high`` / ``medium`` / ``low``, ``相关`` / ``不相关``, ``クリック`` /
-``クリックなし``. :func:`guess_label_map` proposes grades when every text value of a column
-belongs to one known scale (:data:`SCALES`, lowest grade first); :func:`parse_label_map` reads
+``クリックなし``, ``none`` / ``partial`` / ``good`` / ``perfect``. :func:`guess_label_map`
+proposes grades when every text value of a column belongs to one known scale (:data:`SCALES`,
+lowest grade first): the smallest one holding the words present, graded 0..k-1 in its order.
+``none`` is a grade (0), never a missing label; a missing label is an empty cell or a
+missing-value word (``NA``, ``null``): its item is unjudged. :func:`parse_label_map` reads
 a mapping written ``relevant=1,not relevant=0`` (the command lines' ``--label-map``); and
 :func:`map_labels` applies one. Values are matched without regard to case, surrounding white
 space, or ``_`` and ``-`` written for a space (``Not_Relevant`` is ``not relevant``).
@@ -19,31 +22,41 @@ import numpy as np
 import pandas as pd
 
 from metrics.errors import InputError
-from metrics.schema import NULL_WORDS
+from metrics.schema import LABEL_NULL_WORDS, NONE_GRADE
 
-#: Known label scales, lowest grade first: each grade is a tuple of the words that name it.
+#: The words of the lowest grade of relevance scales: "none", "irrelevant" and "not relevant"
+#: are judgments (grade 0), never missing labels.
+NOT_RELEVANT: tuple[str, ...] = (
+    "not relevant",
+    "non relevant",
+    "nonrelevant",
+    "irrelevant",
+    NONE_GRADE,
+)
+
+#: Known ordinal vocabularies, lowest grade first: each grade is a tuple of the words that name
+#: it. The vocabulary read is the smallest one holding every word present, its grades 0..k-1 in
+#: its own order (none / partial / good / perfect is 0..3, never bad...perfect's 0, 2, 4).
 SCALES: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("false", "f"), ("true", "t")),
     (("no", "n"), ("yes", "y")),
-    (
-        ("not relevant", "non relevant", "nonrelevant", "irrelevant"),
-        ("relevant",),
-    ),
-    (("no click", "not clicked", "unclicked", "no clicks"), ("click", "clicked")),
-    (("not purchased", "no purchase"), ("purchased", "purchase", "bought")),
+    (NOT_RELEVANT, ("relevant",)),
+    (("no click", "not clicked", "unclicked", "no clicks", NONE_GRADE), ("click", "clicked")),
+    (("not purchased", "no purchase", NONE_GRADE), ("purchased", "purchase", "bought")),
     (("negative", "neg"), ("positive", "pos")),
-    (
-        ("not relevant", "non relevant", "nonrelevant", "irrelevant"),
-        ("relevant",),
-        ("highly relevant", "very relevant"),
-    ),
-    (
-        ("not relevant", "non relevant", "nonrelevant", "irrelevant"),
-        ("partially relevant", "somewhat relevant", "marginally relevant"),
-        ("relevant",),
-        ("highly relevant", "very relevant"),
-    ),
+    (NOT_RELEVANT, ("relevant",), ("highly relevant", "very relevant")),
+    (NOT_RELEVANT, ("somewhat relevant", "somewhat"), ("very relevant", "very")),
     (("low",), ("medium", "mid"), ("high",)),
+    ((NONE_GRADE,), ("low",), ("medium", "mid"), ("high",)),
+    (NOT_RELEVANT, ("partial", "partially relevant"), ("good",), ("perfect",)),
+    (
+        NOT_RELEVANT,
+        ("related", "partially relevant", "somewhat relevant", "marginally relevant"),
+        ("relevant",),
+        ("highly relevant", "very relevant"),
+    ),
+    # TREC Deep Learning's four grades
+    (NOT_RELEVANT, ("related",), ("highly relevant",), ("perfectly relevant",)),
     (("bad",), ("fair",), ("good",), ("excellent",), ("perfect",)),
     # Chinese
     (("不相关", "无关"), ("相关",)),
@@ -78,48 +91,113 @@ def is_number_text(value: str) -> bool:
     return bool(_NUMBER.match(value.strip()))
 
 
-def text_values(values: pd.Series) -> list[str]:
-    """The distinct values of a label column that are text, neither numbers nor missing-value
-    words (``na``, ``null``, ...), in order of first appearance; empty for a numeric or boolean
-    column."""
+def is_missing_label(text: str) -> bool:
+    """Whether a label cell's text means "no label": empty, ``NA``, ``null``, ``-``, ...
+    (:data:`~metrics.schema.LABEL_NULL_WORDS`); ``none`` is a grade, not a missing label."""
+    return text.strip().lower() in LABEL_NULL_WORDS
+
+
+def text_label_counts(values: pd.Series) -> dict[str, int]:
+    """How many rows hold each text value of a label column that is neither a number nor a
+    missing label (``none`` counts: it is a grade), by the value as written, in order of first
+    appearance; empty for a numeric or boolean column."""
     if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
-        return []
-    present = values.dropna()
-    distinct = pd.unique(present.astype("str"))
-    out = []
-    for value in distinct:
-        text = str(value).strip()
-        if not text or text.lower() in NULL_WORDS or is_number_text(text):
+        return {}
+    present = values.dropna().astype("str").str.strip()
+    counts = present.value_counts()
+    return {
+        str(text): int(counts[text])
+        for text in pd.unique(present)
+        if not is_missing_label(str(text)) and not is_number_text(str(text))
+    }
+
+
+def text_values(values: pd.Series) -> list[str]:
+    """The distinct text values of a label column (:func:`text_label_counts`), in order of first
+    appearance; empty for a numeric or boolean column."""
+    return list(text_label_counts(values))
+
+
+def missing_label_count(values: pd.Series) -> int:
+    """How many cells of a label column hold no label: empty, or a missing-value word (``NA``,
+    ``null``, ...); a ``none`` is a grade and not counted."""
+    if pd.api.types.is_numeric_dtype(values) or pd.api.types.is_bool_dtype(values):
+        return int(values.isna().sum())
+    text = values.astype("str").str.strip().str.lower()
+    return int((values.isna() | text.isin(LABEL_NULL_WORDS)).sum())
+
+
+def _present(values: Iterable[str]) -> list[str]:
+    """The distinct labels of ``values``, missing labels left out, in order of first appearance."""
+    return [v for v in dict.fromkeys(str(v) for v in values) if not is_missing_label(v)]
+
+
+def _grades_of(scale: tuple[tuple[str, ...], ...]) -> dict[str, float]:
+    return {word: float(g) for g, words in enumerate(scale) for word in words}
+
+
+def _smallest_scale(found: list[str]) -> dict[str, float] | None:
+    """The grades the smallest known scale holding every word of ``found`` gives them; ``None``
+    when no scale holds them all, or two scales of that size grade them differently (the
+    words do not say which scale is meant)."""
+    wanted = {normalize_label(v) for v in found}
+    best: dict[str, float] | None = None
+    size, ambiguous = 0, False
+    for scale in SCALES:
+        grade_of = _grades_of(scale)
+        if not wanted <= set(grade_of):
             continue
-        out.append(text)
+        grades = {v: grade_of[normalize_label(v)] for v in found}
+        if best is None or len(scale) < size:
+            best, size, ambiguous = grades, len(scale), False
+        elif len(scale) == size and grades != best:
+            ambiguous = True
+    return None if ambiguous else best
+
+
+def with_none_grade(mapping: Mapping[str, float], values: Iterable[str]) -> dict[str, float]:
+    """``mapping`` with every ``none`` of ``values`` it does not grade given grade 0: ``none``
+    is the lowest grade, never a missing label."""
+    out = dict(mapping)
+    named = {normalize_label(k) for k in out}
+    for value in values:
+        if normalize_label(value) == NONE_GRADE and NONE_GRADE not in named:
+            out[value] = 0.0
     return out
 
 
 def guess_label_map(values: Iterable[str]) -> dict[str, float] | None:
-    """Grades for text labels when every one of them belongs to one known scale (the smallest
-    such scale, in the order of :data:`SCALES`): ``{"clicked": 1, "not clicked": 0}``; ``None``
-    when some value belongs to none (or there are no text values)."""
-    found = list(dict.fromkeys(str(v) for v in values))
+    """Grades for text labels when every one of them belongs to one known scale: the smallest
+    such scale (:data:`SCALES`) gives grades 0..k-1 in its order (``{"perfect": 3, "good": 2,
+    "partial": 1, "none": 0}``, ``{"relevant": 1, "irrelevant": 0, "none": 0}``); a ``none``
+    no scale of the other words holds is grade 0. Missing labels (``NA``, ``null``, an empty
+    text) are left out. ``None`` when some value belongs to no scale, when two scales of the
+    same size grade the words differently, or when there are no text values."""
+    found = _present(values)
     if not found or len(found) > MAX_TEXT_LABELS:
         return None
-    wanted = {normalize_label(v) for v in found}
-    for scale in SCALES:
-        grade_of = {word: float(g) for g, words in enumerate(scale) for word in words}
-        if wanted <= set(grade_of):
-            return {v: grade_of[normalize_label(v)] for v in found}
-    return None
+    guess = _smallest_scale(found)
+    if guess is None:
+        rest = [v for v in found if normalize_label(v) != NONE_GRADE]
+        if rest and len(rest) < len(found):
+            known = _smallest_scale(rest)
+            guess = None if known is None else with_none_grade(known, found)
+    return guess
 
 
 def partial_label_map(values: Iterable[str]) -> dict[str, float | None]:
-    """Grades of the text labels that the known scale covering most of them gives (``None``
-    for the others): a mapping to start from when no scale explains every value."""
-    found = list(dict.fromkeys(str(v) for v in values))
+    """Grades of the text labels that the known scale covering most of them gives (the smaller
+    scale of two covering as many; ``None`` for the others, ``none`` 0): a mapping to start
+    from when no scale explains every value."""
+    found = _present(values)
     best: dict[str, float] = {}
+    size = 0
     for scale in SCALES:
-        grade_of = {word: float(g) for g, words in enumerate(scale) for word in words}
+        grade_of = _grades_of(scale)
         covered = {v: grade_of[normalize_label(v)] for v in found if normalize_label(v) in grade_of}
-        if len(covered) > len(best):
-            best = covered
+        if len(covered) > len(best) or (len(covered) == len(best) and len(scale) < size):
+            best, size = covered, len(scale)
+    best = with_none_grade(best, found)
     return {v: best.get(v) for v in found}
 
 
@@ -188,10 +266,14 @@ def map_labels(values: pd.Series, mapping: Mapping[str, float]) -> pd.Series:
     return text.where(mapped.isna(), mapped).where(values.notna())
 
 
-def mapping_text(mapping: Mapping[str, float]) -> str:
-    """A mapping as it is written: ``clicked = 1, not clicked = 0`` (highest grade first)."""
+def mapping_text(mapping: Mapping[str, float], counts: Mapping[str, int] | None = None) -> str:
+    """A mapping as it is written: ``clicked = 1, not clicked = 0`` (highest grade first), with
+    the rows holding each value in brackets when ``counts`` gives them: ``perfect = 3 (12)``."""
     pairs = sorted(mapping.items(), key=lambda kv: -kv[1])
-    return ", ".join(f"{k} = {v:g}" for k, v in pairs)
+    counts = counts or {}
+    return ", ".join(
+        f"{k} = {v:g}" + (f" ({counts[k]:,})" if k in counts else "") for k, v in pairs
+    )
 
 
 def label_counts(labels: pd.Series) -> pd.DataFrame:
@@ -211,15 +293,20 @@ def label_counts(labels: pd.Series) -> pd.DataFrame:
 
 __all__ = [
     "MAX_TEXT_LABELS",
+    "NOT_RELEVANT",
     "SCALES",
     "guess_label_map",
+    "is_missing_label",
     "is_number_text",
     "label_counts",
     "looks_like_text_labels",
     "map_labels",
     "mapping_text",
+    "missing_label_count",
     "normalize_label",
     "parse_label_map",
     "partial_label_map",
+    "text_label_counts",
     "text_values",
+    "with_none_grade",
 ]

@@ -37,7 +37,14 @@ from metrics.io.checks import _segment_findings, check_table, validate
 from metrics.io.direction import lower_is_better_name
 from metrics.io.findings import DataHealth, Finding, score_order_by_name_finding
 from metrics.io.formats import LoadedTable, file_stem, load_table
-from metrics.io.labels import guess_label_map, map_labels, mapping_text, text_values
+from metrics.io.labels import (
+    guess_label_map,
+    map_labels,
+    mapping_text,
+    missing_label_count,
+    text_label_counts,
+    with_none_grade,
+)
 from metrics.io.roles import (
     ROLES,
     Guess,
@@ -51,7 +58,17 @@ from metrics.io.roles import (
     score_values,
 )
 from metrics.io.text_safety import visible, visible_frame
-from metrics.schema import DEFAULT_MODEL, ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE
+from metrics.schema import (
+    DEFAULT_MODEL,
+    ITEM,
+    LABEL,
+    MODEL,
+    NONE_GRADE,
+    QUERY,
+    RANK,
+    RELEVANCE,
+    SCORE,
+)
 
 #: The samples in a source checkout: the top-level ``sample_data/`` folder.
 CHECKOUT_SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
@@ -323,7 +340,7 @@ def canonical_run(
     """
     frame, roles, source, first_line, skipped = _table_and_mapping(table, mapping, judged_elsewhere)
     mapped = apply_roles(frame, roles, source=source)
-    read_as = _text_labels(mapped, LABEL, label_map)
+    read_as, counts = _text_labels(mapped, LABEL, label_map, _none_cells(table, roles.label))
     _raise_errors(
         check_table(mapped, "run", source=source, first_line=first_line, skipped_lines=skipped)
     )
@@ -351,27 +368,60 @@ def canonical_run(
         "columns": mapped.attrs.get("columns", {}),
         "score_from_rank": SCORE not in mapped.columns,
         "label_map": read_as,
+        "label_counts": counts,
     }
     return out
 
 
+def _none_cells(table: LoadedTable | pd.DataFrame, column: str | None) -> np.ndarray | None:
+    """The rows of ``column`` that held ``none`` where the reader read the column as numbers
+    (:attr:`~metrics.io.formats.LoadedTable.none_cells`)."""
+    if column is None or not isinstance(table, LoadedTable):
+        return None
+    return table.none_cells.get(column)
+
+
+def label_words(table: LoadedTable, column: str) -> tuple[dict[str, int], int]:
+    """The text labels of a table's column with how many rows hold each (a ``none`` the reader
+    read as missing in a column of numbers included), and how many rows have no label (an
+    empty cell, ``NA``): those items are unjudged, unlike a ``none``, which is a grade."""
+    values = table.frame[column]
+    counts = text_label_counts(values)
+    missing = missing_label_count(values)
+    none_rows = _none_cells(table, column)
+    if none_rows is not None and len(none_rows):
+        counts = {NONE_GRADE: len(none_rows), **counts}
+        missing -= len(none_rows)
+    return counts, missing
+
+
 def _text_labels(
-    mapped: pd.DataFrame, role: str, label_map: Mapping[str, float] | None
-) -> dict[str, float] | None:
+    mapped: pd.DataFrame,
+    role: str,
+    label_map: Mapping[str, float] | None,
+    none_rows: np.ndarray | None = None,
+) -> tuple[dict[str, float] | None, dict[str, int]]:
     """Replace the text labels of ``mapped[role]`` by their grades in place: by ``label_map``,
-    else by the guess of a known scale (:mod:`metrics.io.labels`); the mapping used (``None``
-    when the labels are numbers, or text of no known scale: validation then names them)."""
+    else by the guess of a known scale (:mod:`metrics.io.labels`); a ``none`` either leaves
+    out is grade 0. Returns the mapping used (``None`` when the labels are numbers, or text of
+    no known scale: validation then names them) and how many rows hold each text label.
+    ``none_rows``: the rows that held ``none`` in a column read as numbers, given back their
+    word so that they are read as a grade too."""
     if role not in mapped.columns:
-        return None
-    texts = text_values(mapped[role])
-    if not texts:
-        return None
-    if label_map is None:
-        label_map = guess_label_map(texts)
-        if label_map is None:
-            return None
-    mapped[role] = map_labels(mapped[role], label_map)
-    return dict(label_map)
+        return None, {}
+    if none_rows is not None and len(none_rows):
+        restored = mapped[role].astype(object)
+        restored.iloc[none_rows] = NONE_GRADE
+        mapped[role] = restored
+    counts = text_label_counts(mapped[role])
+    if not counts:
+        return None, {}
+    texts = list(counts)
+    guess = guess_label_map(texts) if label_map is None else with_none_grade(label_map, texts)
+    if guess is None:
+        return None, counts
+    mapped[role] = map_labels(mapped[role], guess)
+    return guess, counts
 
 
 def canonical_qrels(
@@ -408,7 +458,7 @@ def canonical_qrels(
     mapped = apply_roles(
         frame, roles.with_(segments=(), rank=None, model=None, score=None), source=source
     )
-    read_as = _text_labels(mapped, LABEL, label_map)
+    read_as, counts = _text_labels(mapped, LABEL, label_map, _none_cells(table, roles.label))
     _raise_errors(
         check_table(mapped, "qrels", source=source, first_line=first_line, skipped_lines=skipped)
     )
@@ -419,6 +469,7 @@ def canonical_qrels(
         "source": source,
         "columns": {RELEVANCE: mapped.attrs["columns"].get(LABEL)},
         "label_map": read_as,
+        "label_counts": counts,
     }
     return out
 
@@ -689,6 +740,7 @@ def _canonical_runs(
             label_map=_grades_of(grades, table.name),
         )
         extra += _text_labels_findings(part, LABEL, table.name)
+        extra += _unlabelled_rows(part, table.name)
         if LABEL in part.columns:
             judged_only = int(part[SCORE].isna().sum())
             if judged_only == len(part):
@@ -755,8 +807,40 @@ def _text_labels_findings(part: pd.DataFrame, role: str, source: str) -> list[Fi
         Finding(
             "text_labels",
             "info",
-            {"column": column, "mapping": mapping_text(used), "n": len(used)},
+            {
+                "column": column,
+                "mapping": mapping_text(used, part.attrs.get("label_counts")),
+                "n": len(used),
+            },
             len(used),
+            source=source,
+            column=column,
+        )
+    ]
+
+
+def _unlabelled_rows(part: pd.DataFrame, source: str) -> list[Finding]:
+    """The warning on a labelled run's rows without a label (an empty cell, ``NA``): their
+    items are unjudged, unlike a label 0 (or ``none``), which is judged not relevant."""
+    if LABEL not in part.columns:
+        return []
+    missing = part[LABEL].isna().to_numpy()
+    if not missing.any():
+        return []
+    n = int(missing.sum())
+    column = str(part.attrs.get("columns", {}).get(LABEL) or LABEL)
+    examples = tuple(
+        {"query": str(q), "item": str(i)}
+        for q, i in zip(part[QUERY][missing].head(5), part[ITEM][missing].head(5))
+    )
+    return [
+        Finding(
+            "missing_labels",
+            "warning",
+            {"n": n},
+            n,
+            examples,
+            variant="inline",
             source=source,
             column=column,
         )
@@ -1119,6 +1203,7 @@ __all__ = [
     "clean_qrels",
     "content_hash",
     "guess_roles",
+    "label_words",
     "list_summary",
     "load_dataset",
     "load_sample",

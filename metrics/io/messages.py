@@ -116,6 +116,11 @@ MESSAGES: dict[str, Template] = {
     "missing_labels": _plural(
         "1 judgment has no label; it is dropped.", "{n} judgments have no label; they are dropped."
     ),
+    "missing_labels.inline": _plural(
+        "1 row has no label (an empty cell): its item counts as unjudged, not as not relevant.",
+        "{n} rows have no label (an empty cell): their items count as unjudged, not as not "
+        "relevant.",
+    ),
     "duplicate_judgments": _plural(
         "1 judgment repeats an item already judged for the same query; the highest label is kept.",
         "{n} judgments repeat an item already judged for the same query; the highest label is "
@@ -131,7 +136,8 @@ MESSAGES: dict[str, Template] = {
         "1 label is not a whole number ({value}); {rule}.",
         "{n} labels are not whole numbers (such as {value}); {rule}.",
     ),
-    "text_labels": "The labels of column '{column}' are text, read as {mapping}.",
+    "text_labels": "The labels of column '{column}' are text, read as {mapping} (rows in "
+    "brackets).",
     "labels_look_like_ranks": "The labels in '{column}' look like rank positions (1, 2, 3, ... "
     "within each query), not relevance grades; higher labels are treated as more relevant.",
     "no_relevant": _plural(

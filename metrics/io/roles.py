@@ -23,7 +23,17 @@ from metrics.errors import InputError
 from metrics.io.direction import lower_is_better_column
 from metrics.io.evidence import FEW_VALUES, Candidate, Fact, Lists, Scorer, Table, name_points
 from metrics.io.names import KNOWN_NAMES, ROLE_NAMES, ROLE_WORDS
-from metrics.schema import ITEM, LABEL, MODEL, NULL_WORDS, QUERY, RANK, SCORE, normalize_name
+from metrics.schema import (
+    ITEM,
+    LABEL,
+    LABEL_NULL_WORDS,
+    MODEL,
+    NULL_WORDS,
+    QUERY,
+    RANK,
+    SCORE,
+    normalize_name,
+)
 
 #: The single-column roles, in the order they are guessed.
 ROLES = (QUERY, ITEM, SCORE, RANK, LABEL, MODEL)
@@ -904,7 +914,9 @@ def id_strings(values: pd.Series) -> pd.Series:
 
 
 def label_values(values: pd.Series) -> tuple[pd.Series, pd.Series]:
-    """Convert labels to floats: numbers as they are, true/yes → 1 and false/no → 0.
+    """Convert labels to floats: numbers as they are, true/yes → 1 and false/no → 0; an empty
+    cell or a missing-value word (``NA``, ``null``) is missing, but ``none`` is not (it is a
+    grade that the label mapping reads).
 
     Parameters
     ----------
@@ -934,7 +946,7 @@ def score_values(values: pd.Series) -> tuple[pd.Series, pd.Series]:
 def _text_numbers(values: pd.Series, *, words: bool) -> tuple[pd.Series, pd.Series]:
     missing = values.isna()
     text = values.astype("str").str.strip().str.lower()
-    missing |= text.isin(NULL_WORDS)
+    missing |= text.isin(LABEL_NULL_WORDS if words else NULL_WORDS)  # a label "none" is a grade
     numbers = pd.to_numeric(text.where(~missing), errors="coerce").astype("float64")
     if words:
         numbers = numbers.mask(text.isin(_TRUE[1:]), 1.0).mask(text.isin(_FALSE[1:]), 0.0)

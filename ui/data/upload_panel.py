@@ -17,8 +17,8 @@ from metrics.errors import InputError
 from metrics.io.direction import DirectionGuess, guess_direction, table_order
 from metrics.io.findings import Finding
 from metrics.io.formats import Kind, LoadedTable, load_table
-from metrics.io.labels import MAX_TEXT_LABELS, partial_label_map, text_values
-from metrics.io.loaders import Dataset, load_dataset
+from metrics.io.labels import MAX_TEXT_LABELS, guess_label_map, partial_label_map
+from metrics.io.loaders import Dataset, label_words, load_dataset
 from metrics.io.roles import (
     ROLES,
     Doubt,
@@ -353,52 +353,64 @@ def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
     return None
 
 
-def _label_values(table: LoadedTable, column: str) -> list[str]:
-    """The text values of a label column (:func:`metrics.io.labels.text_values`), found once
-    per table and column (reruns ask on every widget change)."""
+def _label_words(table: LoadedTable, column: str) -> tuple[dict[str, int], int]:
+    """The text labels of a label column with the rows holding each, and the rows without a
+    label (:func:`metrics.io.loaders.label_words`), found once per table and column (reruns ask
+    on every widget change)."""
     store: dict = st.session_state.setdefault(keys.LABEL_TEXTS, {})
     key = (_table_id(table), column)
     found = store.get(key)
     if found is None or found[0] is not table:
         while len(store) >= _GUESSES_KEPT:
             store.pop(next(iter(store)))
-        store[key] = found = (table, text_values(table.frame[column]))
-    values: list[str] = found[1]
-    return values
+        store[key] = found = (table, label_words(table, column))
+    words: tuple[dict[str, int], int] = found[1]
+    return words
 
 
 def _label_mapping_editor(
     table: LoadedTable, column: str | None
 ) -> tuple[dict[str, float] | None, bool]:
     """The grades of a label column written as text, in an editable table seeded with the
-    guess of a known scale (relevant / not relevant, clicked / not clicked, ...), and a box
-    that confirms them: the mapping, and whether it still waits (a value without a grade, or
-    not yet confirmed). ``None`` and ``False`` when the labels are numbers."""
+    guess of a known scale (none / partial / good / perfect, relevant / not relevant, clicked /
+    not clicked, ...) with the rows holding each word, the rows without a label (unjudged), and
+    a box that confirms them: the mapping, and whether it still waits (a value without a grade,
+    or not yet confirmed). ``None`` and ``False`` when the labels are numbers."""
     if column is None or column not in table.frame.columns:
         return None, False
-    texts = _label_values(table, column)
+    counts, missing = _label_words(table, column)
+    texts = list(counts)
     if not texts:
         return None, False
     if len(texts) > MAX_TEXT_LABELS:  # ids or free text, not labels: validation says so
         return None, False
     tid = _table_id(table)
-    start = partial_label_map(texts)
+    start = guess_label_map(texts) or partial_label_map(texts)
     st.markdown(t("upload.labels.title", column=md_escape(column), n=len(texts)))
     edited = st.data_editor(
-        pd.DataFrame({"value": texts, "grade": [start[v] for v in texts]}),
+        pd.DataFrame(
+            {
+                "value": texts,
+                "grade": [start.get(v) for v in texts],
+                "rows": [counts[v] for v in texts],
+            }
+        ),
         key=keys.label_values(tid, column),
         hide_index=True,
-        disabled=["value"],
+        disabled=["value", "rows"],
         column_config={
             "value": st.column_config.TextColumn(t("upload.labels.value")),
             "grade": st.column_config.NumberColumn(t("upload.labels.grade")),
+            "rows": st.column_config.NumberColumn(t("upload.labels.rows"), format="localized"),
         },
     )
-    grades = {str(v): float(g) for v, g in zip(edited["value"], edited["grade"]) if pd.notna(g)}
-    missing = [v for v in texts if v not in grades]
     if missing:
-        shown = ", ".join(f"'{v}'" for v in missing[:5])
-        st.warning(t("upload.labels.missing", values=md_escape(shown), n=len(missing)))
+        st.caption(t("upload.labels.empty", n=missing, count=number(missing)))
+    grades = {str(v): float(g) for v, g in zip(edited["value"], edited["grade"]) if pd.notna(g)}
+    unmapped = [v for v in texts if v not in grades]
+    if unmapped:
+        shown = ", ".join(f"'{v}'" for v in unmapped[:5])
+        st.warning(t("upload.labels.missing", values=md_escape(shown), n=len(unmapped)))
         return None, True
     confirmed = st.checkbox(t("upload.labels.confirm"), key=keys.labels_ok(tid))
     return grades, not confirmed
