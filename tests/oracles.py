@@ -1,5 +1,5 @@
 """The reference implementations the agreement tests compare with (pytrec_eval, ranx,
-ir_measures, LightGBM, XGBoost).
+ir_measures, LightGBM, XGBoost; scipy, statsmodels and krippendorff for label agreement).
 
 Without one of them an agreement test is skipped on a developer's machine, but fails when the
 ``CI`` environment variable is set: in CI a missing oracle must not turn a comparison into a
@@ -22,6 +22,9 @@ ORACLES = {
     "sklearn": "scikit-learn",
     "lightgbm": "lightgbm",
     "xgboost": "xgboost",
+    "scipy": "scipy",
+    "statsmodels": "statsmodels",
+    "krippendorff": "krippendorff",
 }
 
 
