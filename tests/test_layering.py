@@ -31,6 +31,7 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("metrics.engine",),
     ("metrics.io",),
     ("metrics.review",),
+    ("metrics.labels",),
     ("metrics.spark",),
     ("metrics.cli",),
     ("metrics.__main__",),
@@ -194,7 +195,12 @@ def test_function_level_imports_name_the_heavy_library() -> None:
 
 @pytest.mark.parametrize(
     ("module", "layer"),
-    [("metrics.schema", 0), ("metrics.engine.ranking", 1), ("metrics.cli.main", 5)],
+    [
+        ("metrics.schema", 0),
+        ("metrics.engine.ranking", 1),
+        ("metrics.labels.agreement", 4),
+        ("metrics.cli.main", 6),
+    ],
 )
 def test_layer_of(module: str, layer: int) -> None:
     assert layer_of(module) == layer

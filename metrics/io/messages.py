@@ -140,6 +140,8 @@ MESSAGES: dict[str, Template] = {
     "brackets).",
     "labels_look_like_ranks": "The labels in '{column}' look like rank positions (1, 2, 3, ... "
     "within each query), not relevance grades; higher labels are treated as more relevant.",
+    "mixed_label_kinds": "The label source '{name}' mixes labels given by people ({human}) and "
+    "by a model ({machine}).",
     "no_relevant": _plural(
         "1 of {total} judged queries has no relevant item (label ≥ {level}); {rule}.",
         "{n} of {total} judged queries have no relevant item (label ≥ {level}); {rule}.",
@@ -246,6 +248,9 @@ ACTIONS: dict[str, str] = {
     "fractional_labels.keep": "Set '{setting}' to '{value}' to read labels as trec_eval does.",
     "labels_look_like_ranks": "Map this column to the rank role and map the relevance grades or "
     "clicks to the label role.",
+    "mixed_label_kinds": "Give each kind of label a source of its own (a label column or a file "
+    "each) and compare them: a mixed set can favour or penalise the runs whose items only one "
+    "kind judged.",
     "no_relevant": "Set '{setting}' to '{value}' in the settings if they should not lower the "
     "averages.",
     "unjudged_queries": "Add judgments for them, or ignore this if they are out of scope.",
