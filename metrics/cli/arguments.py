@@ -11,10 +11,11 @@ where a number is expected. Here such an option is a usage error, in argparse's 
 from __future__ import annotations
 
 import argparse
+from collections.abc import Sequence
 from typing import Any
 
 from metrics.engine.settings import POLICIES, Settings, parse_model_orders, score_order_options
-from metrics.errors import SettingsError
+from metrics.errors import InputError, SettingsError
 
 
 class ArgumentParser(argparse.ArgumentParser):
@@ -171,6 +172,36 @@ def label_map_of(args: argparse.Namespace) -> dict[str, float] | None:
     from metrics.io.labels import parse_label_map
 
     return parse_label_map(text)
+
+
+#: The help of the first file of ``QRELS RUN [RUN ...]``, which may come alone.
+QRELS_HELP = (
+    "judgments file (TREC qrels or a table); given alone, one table that holds the labels "
+    "beside the scores (query, item, score, label[, model])"
+)
+
+
+def judgments_and_runs(qrels: str, runs: Sequence[str]) -> tuple[str | None, list[str]]:
+    """The judgments file and the run files of ``QRELS [RUN ...]``: a file given alone is one
+    table holding its labels beside the scores, so it is the run and there is no judgments
+    file (``None``)."""
+    return (qrels, list(runs)) if runs else (None, [qrels])
+
+
+def one_table_locally(qrels: str | None) -> None:
+    """Refuse one labelled table (``qrels`` is ``None``) under ``--engine spark``.
+
+    Raises
+    ------
+    InputError
+        When ``qrels`` is ``None``.
+    """
+    if qrels is None:
+        raise InputError(
+            "one table holding its labels is read by the local engine only.",
+            fix="Give the judgments and the runs as two files (QRELS RUN), or leave out "
+            "--engine spark.",
+        )
 
 
 def _score_order(text: str) -> str:

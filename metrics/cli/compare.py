@@ -45,13 +45,16 @@ from typing import TYPE_CHECKING, TextIO
 import numpy as np
 
 from metrics.cli.arguments import (
+    QRELS_HELP,
     ArgumentParser,
     add_engine_arguments,
     add_label_arguments,
     add_ranking_arguments,
     add_score_order_argument,
+    judgments_and_runs,
     label_map_of,
     label_options,
+    one_table_locally,
     ranking_options,
     score_order_settings,
 )
@@ -118,10 +121,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="Compare candidate runs with a baseline run: delta, bootstrap CI, "
         "randomization / t / Wilcoxon p-values corrected for multiple testing.",
     )
-    parser.add_argument("qrels", help="judgments file (TREC qrels or a table)")
+    parser.add_argument("qrels", metavar="QRELS", help=QRELS_HELP)
     parser.add_argument(
         "runs",
-        nargs="+",
+        nargs="*",
         metavar="RUN",
         help="run files; the first is the baseline (at least two models)",
     )
@@ -308,11 +311,12 @@ def _compare_data(
         )
     data: Dataset | PerQueryDataset
     if spark:
+        one_table_locally(args.qrels)
         data, notes, warnings = spark_per_query(
             args.qrels, args.runs, measures, settings, args.master, queries=args.queries
         )
     else:
-        qrels = load_table(args.qrels, Path(args.qrels).name)
+        qrels = load_table(args.qrels, Path(args.qrels).name) if args.qrels else None
         runs = [load_table(path, Path(path).name) for path in args.runs]
         queries = load_table(args.queries, Path(args.queries).name) if args.queries else None
         data = load_dataset(
@@ -369,6 +373,7 @@ def run_compare(
     MetricsError
         On unusable input (the message names the file).
     """
+    args.qrels, args.runs = judgments_and_runs(args.qrels, args.runs)
     measures = [s.name for s in parse_measures(list(args.measures or DEFAULT_COMPARE_MEASURES))]
     for name in args.fail_if_worse:
         measures += [s.name for s in parse_measures([name]) if s.name not in measures]

@@ -11,6 +11,7 @@ Examples
 ``python -m metrics qrels.txt bm25.run -m P@10 -m nDCG@10 -q``
 ``python -m metrics qrels.txt bm25.run --names trec -m P_10 -m map``   (diffable with trec_eval)
 ``python -m metrics qrels.txt bm25.run --curves 100``   (P, R, nDCG, AP at K = 1..100, and RR)
+``python -m metrics table.csv``   (one table with a label column: the runs and their judgments)
 """
 
 from __future__ import annotations
@@ -27,13 +28,16 @@ import numpy as np
 import pyarrow as pa
 
 from metrics.cli.arguments import (
+    QRELS_HELP,
     ArgumentParser,
     add_engine_arguments,
     add_label_arguments,
     add_ranking_arguments,
     add_score_order_argument,
+    judgments_and_runs,
     label_map_of,
     label_options,
+    one_table_locally,
     ranking_options,
     score_order_settings,
 )
@@ -110,7 +114,7 @@ class Inputs:
 
 
 def load_inputs(
-    qrels_path: str,
+    qrels_path: str | None,
     run_paths: list[str],
     settings: Settings,
     k_max: int,
@@ -122,12 +126,18 @@ def load_inputs(
     anything else by :func:`metrics.io.loaders.load_dataset`. Notes of the TREC reader (text
     after the last field, comment lines) are returned with the warnings.
 
+    Without ``qrels_path``, the one run table holds the judgments as a label column.
+
     Raises
     ------
     MetricsError
         For unreadable files or values, naming the file and line.
     """
     from concurrent.futures import ThreadPoolExecutor
+
+    if qrels_path is None:  # one table holding its labels
+        check_file(run_paths[0])
+        return _load_tables(None, run_paths, settings, k_max, label_map)
 
     # deferred: the whole-file TREC reader loads pyarrow.csv
     from metrics.io.trec import read_trec
@@ -215,7 +225,7 @@ def _model_name(path: str, taken: Mapping[str, object]) -> str:
 
 
 def _load_tables(
-    qrels_path: str,
+    qrels_path: str | None,
     run_paths: list[str],
     settings: Settings,
     k_max: int,
@@ -226,7 +236,7 @@ def _load_tables(
     from metrics.io.formats import load_table
     from metrics.io.loaders import load_dataset
 
-    judgments = load_table(qrels_path, Path(qrels_path).name, kind="qrels")
+    judgments = load_table(qrels_path, Path(qrels_path).name, kind="qrels") if qrels_path else None
     runs = [load_table(p, Path(p).name, kind="run") for p in run_paths]
     data = load_dataset(
         runs,
@@ -290,8 +300,8 @@ def build_parser() -> argparse.ArgumentParser:
         epilog="Measures: " + ", ".join(MEASURES) + ". Write them as P@10, nDCG@10, RR, AP, "
         "or trec_eval's P_10, ndcg_cut_10, recip_rank, map; ranges as P@1..100.",
     )
-    p.add_argument("qrels", metavar="QRELS", help="judgments file")
-    p.add_argument("runs", metavar="RUN", nargs="+", help="run file(s); one model per file")
+    p.add_argument("qrels", metavar="QRELS", help=QRELS_HELP)
+    p.add_argument("runs", metavar="RUN", nargs="*", help="run file(s); one model per file")
     p.add_argument(
         "-m",
         "--measure",
@@ -437,6 +447,7 @@ def compute_results(
         # deferred: only --engine spark needs the Spark engine (pyspark, its worker checks)
         from metrics.spark import spark_report
 
+        one_table_locally(args.qrels)
         if label_map is not None:
             raise InputError(
                 "--label-map is read by the local engine only.",
@@ -450,7 +461,11 @@ def compute_results(
         write_findings(notes, warnings, err)
         results.models.update(found)
         return results
-    blocks = _in_blocks(args.qrels, args.runs, specs, settings) if label_map is None else None
+    blocks = (
+        _in_blocks(args.qrels, args.runs, specs, settings)
+        if label_map is None and args.qrels is not None
+        else None
+    )
     if blocks is not None:
         notes, warnings, models = blocks
         if not args.quiet:
@@ -513,6 +528,7 @@ def _in_blocks(
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Evaluate as the parsed arguments say and write the results."""
+    args.qrels, args.runs = judgments_and_runs(args.qrels, args.runs)
     if args.digits < 0 or args.digits > 12:
         raise InputError(f"--digits must be between 0 and 12, got {args.digits}.")
     if args.curves is not None and not 1 <= args.curves <= MAX_CURVE_K:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import TextIO
 
 from metrics import schema as S
-from metrics.cli.arguments import ArgumentParser
+from metrics.cli.arguments import QRELS_HELP, ArgumentParser, judgments_and_runs
 from metrics.cli.messages import error_line
 from metrics.engine.profiles import PROFILES, profile
 from metrics.engine.registry import at_cutoff, parse_measure, parse_measures
@@ -43,8 +43,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="Why two tools give two numbers: every differing query with the policy "
         "that explains it.",
     )
-    parser.add_argument("qrels", help="judgments file (TREC qrels or a table)")
-    parser.add_argument("run", help="run file (TREC run or a table)")
+    parser.add_argument("qrels", metavar="QRELS", help=QRELS_HELP)
+    parser.add_argument("run", metavar="RUN", nargs="?", help="run file (TREC run or a table)")
     parser.add_argument(
         "--from",
         dest="source",
@@ -82,18 +82,19 @@ def _load(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     # deferred: the loaders import pandas (explain --help goes without it)
     from metrics.io.loaders import load_dataset, load_table
 
+    qrels, (run,) = judgments_and_runs(args.qrels, [args.run] if args.run else [])
     data = load_dataset(
-        [load_table(args.run, Path(args.run).name)],
-        load_table(args.qrels, Path(args.qrels).name),
-        name=Path(args.run).name,
+        [load_table(run, Path(run).name)],
+        load_table(qrels, Path(qrels).name) if qrels else None,
+        name=Path(run).name,
     )
     models = data.models
     model = args.model or models[0]
     if model not in models:
-        raise MetricsError(f"--model {model!r} is not a model of {args.run} ({', '.join(models)}).")
+        raise MetricsError(f"--model {model!r} is not a model of {run} ({', '.join(models)}).")
     if len(models) > 1 and not args.model:
         raise MetricsError(
-            f"{args.run} holds {len(models)} models ({', '.join(models[:5])}); choose one with "
+            f"{run} holds {len(models)} models ({', '.join(models[:5])}); choose one with "
             "--model MODEL."
         )
     run = data.run

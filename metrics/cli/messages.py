@@ -32,6 +32,8 @@ COMMAND_LINE_FIXES: dict[str, str] = {
     "relevance grades or clicks label.",
     "no_scores": "Name the column of the model's scores score (or of its ranks rank) in the "
     "header row; rows without one are read as judgments only.",
+    "no_judgments": "Give the judgments file before the runs (QRELS RUN), or name the column "
+    "of relevance labels 'label' in the header row of the one table.",
     "doubtful_guess": _HEADER + "the columns (such as query,item,score,label) so that they are "
     "read by name.",
 }
