@@ -223,8 +223,11 @@ def test_compare_prints_the_warnings_on_the_data_on_stderr(untidy, tmp_path):
     )
     assert code == 0
     lines = err.splitlines()
+    headline = [line for line in lines if line.startswith("headline: ")]
+    assert headline and lines[: len(headline)] == headline  # the decision comes first
+    lines = lines[len(headline) :]
     verdict = [line for line in lines if line.startswith("verdict: ")]
-    assert verdict and lines[-len(verdict) :] == verdict  # the headline comes last
+    assert verdict and lines[-len(verdict) :] == verdict  # the per-row sentences come last
     assert lines[: -len(verdict)] == [
         "warning: 1 item appears more than once in the same list; the best-ranked copy is "
         "kept. (e.g. query 1, item d1 (next))",

@@ -24,6 +24,7 @@ from metrics.engine.registry import MEASURES
 from metrics.engine.settings import POLICIES
 from metrics.io.loaders import SAMPLES
 from metrics.io.messages import ACTIONS, EXAMPLES, MESSAGES, WHERE
+from metrics.review.decision import DECISION_TEMPLATES
 from metrics.review.stakeholder_report import REPORT_TEMPLATES
 from tests.app_support import ROOT, fresh_app, open_page
 from ui.shell.i18n import catalog
@@ -112,6 +113,7 @@ def _families() -> set[str]:
     keys |= {f"sample.{name}.description" for name in SAMPLES}
     keys |= {f"health.severity.{s}" for s in ("error", "warning", "info")}
     keys |= set(REPORT_TEMPLATES)  # the HTML report's words, translated by the Report page
+    keys |= set(DECISION_TEMPLATES)  # the decision's words, translated by the review pages
     return keys
 
 

@@ -80,9 +80,6 @@ DECISION_TEMPLATES: dict[str, Any] = {
     "decision.recommendation.ship": "ship",
     "decision.recommendation.do_not_ship": "do not ship",
     "decision.recommendation.cannot_tell": "cannot tell yet",
-    "decision.tier.confirmed": "confirmed",
-    "decision.tier.watch": "watch",
-    "decision.tier.none": "no evidence",
 }
 
 

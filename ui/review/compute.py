@@ -79,8 +79,16 @@ def _review(
 ) -> pd.DataFrame:
     evaluation = evaluation_at(_dataset, _settings, measures, k)
     names = tuple(cutoff_name(m, k) for m in measures)
+    from metrics.review.decision import heterogeneity_table
+
     request = ReviewRequest(baseline, candidates, names, by, _options, family, min_effect, power)
-    return review_table(evaluation, request, _dataset.segments if by else None)
+    segments = _dataset.segments if by else None
+    table = review_table(evaluation, request, segments)
+    # the heterogeneity tests travel with the table, for the decision every page shows
+    table.attrs["heterogeneity"] = heterogeneity_table(evaluation, request, segments).to_dict(
+        "records"
+    )
+    return table
 
 
 def review(

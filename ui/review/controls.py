@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -363,23 +364,59 @@ def verdict_templates() -> dict[str, Message]:
     return templates(VERDICT_TEMPLATES, current_language())
 
 
+def decision_of(review: pd.DataFrame, words: Mapping[str, Message] | None = None) -> Any:
+    """The decision (:func:`metrics.review.decision.decide`) of a review table under the default
+    rule, in the session's language: the same sentences as ``python -m metrics compare``'s
+    ``headline:`` lines."""
+    from metrics.review.decision import DECISION_TEMPLATES, decide
+    from metrics.review.verdict import BASELINE_KIND, ReviewRequest
+    from ui.shell.i18n import current_language, templates
+
+    rows = review[review["kind"] == BASELINE_KIND]
+    if rows.empty:
+        return None
+    request = ReviewRequest(
+        str(rows["reference"].iloc[0]),
+        tuple(dict.fromkeys(rows["candidate"].astype(str))),
+        tuple(dict.fromkeys(review["measure"].astype(str))),
+        min_effect=tuple(
+            (str(m), float(e))
+            for m, e in zip(rows["measure"], rows["min_effect"])
+            if e == e  # not NaN
+        ),
+    )
+    wording = templates(DECISION_TEMPLATES, current_language())
+    tests = pd.DataFrame(review.attrs.get("heterogeneity") or [])
+    return decide(review, request, tests if len(tests) else None, wording)
+
+
+def _joined(lines: list[str]) -> str:
+    # Chinese and Japanese sentences end in 。 and follow each other without a space.
+    return "".join(lines) if lines and lines[0].endswith("。") else " ".join(lines)
+
+
 def verdict_box(review: pd.DataFrame, words: Mapping[str, Message]) -> None:
-    """The verdict at the top of the page: one or two sentences per candidate, then, with two or
-    more candidates, which one is ahead (or that none clearly is)."""
+    """The decision at the top of the page (at most three sentences per candidate, the
+    recommendation first), with the per-row sentences one click away."""
     from metrics.review.headline import verdict_sentences
     from ui.shell import frame
 
+    decision = decision_of(review, words)
     sentences = verdict_sentences(review, words)
     with st.container(border=True, key="verdict_box"):
         st.subheader(t("review.verdict_title"))
-        for candidate, lines in sentences.items():
-            if candidate:
-                # Chinese and Japanese sentences end in 。 and follow each other without a space.
-                joined = "".join(lines) if lines[0].endswith("。") else " ".join(lines)
-                st.markdown(frame.escape(joined))
-        for line in sentences.get("", []):
-            st.markdown(f"**{frame.escape(line)}**")
-        st.caption(t("review.verdict_caption"))
+        if decision is not None:
+            for candidate, code in decision.recommendations.items():
+                label = t(f"decision.recommendation.{code}")
+                st.markdown(f"**{frame.escape(candidate)}: {label}**")
+            st.markdown(frame.escape(_joined(decision.headline)))
+        with st.expander(t("review.verdict_details")):
+            for candidate, lines in sentences.items():
+                if candidate:
+                    st.markdown(frame.escape(_joined(lines)))
+            for line in sentences.get("", []):
+                st.markdown(f"**{frame.escape(line)}**")
+            st.caption(t("review.verdict_caption"))
 
 
 #: Call-out kind -> (icon, colour of its mark): findings, not application errors, so they are

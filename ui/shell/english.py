@@ -34,6 +34,7 @@ def engine_sentences() -> Iterator[tuple[str, Template]]:
     # The review package (templates of the headline, reversals, verdicts and the report) is
     # imported only by this command, never by the app's first page.
     from metrics.review.compare import HEADLINE_TEMPLATES
+    from metrics.review.decision import DECISION_TEMPLATES
     from metrics.review.segments import REVERSAL_TEMPLATES
     from metrics.review.stakeholder_report import REPORT_TEMPLATES
     from metrics.review.verdict import VERDICT_TEMPLATES
@@ -49,7 +50,13 @@ def engine_sentences() -> Iterator[tuple[str, Template]]:
     for setting, values in RULES.items():
         for value, text in values.items():
             yield f"finding.rule.{setting}.{value}", text
-    for templates in (HEADLINE_TEMPLATES, REVERSAL_TEMPLATES, VERDICT_TEMPLATES, REPORT_TEMPLATES):
+    for templates in (
+        HEADLINE_TEMPLATES,
+        DECISION_TEMPLATES,
+        REVERSAL_TEMPLATES,
+        VERDICT_TEMPLATES,
+        REPORT_TEMPLATES,
+    ):
         yield from templates.items()
 
 
