@@ -102,3 +102,47 @@ class MeasureError(MetricsError):
 
 class SettingsError(MetricsError):
     """An evaluation setting has a value outside its allowed set."""
+
+
+class StoreError(MetricsError):
+    """The store refuses an operation: a quota reached, an unknown key, version or link, an
+    expired link, judgments that differ. Its words come from :mod:`metrics.store.messages`.
+
+    Attributes
+    ----------
+    code, params:
+        A stable code of the refusal and the values its message names, for a translated
+        message (``store.<code>`` in the app's catalogs).
+    reason, fix:
+        What is refused and why, and what to do, in English.
+    """
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        code: str,
+        params: dict[str, object] | None = None,
+        fix: str | None = None,
+    ) -> None:
+        self.code = code
+        self.params = dict(params or {})
+        self.reason = message
+        self.fix = fix
+        super().__init__(message + (f" Fix: {fix}" if fix else ""))
+
+
+class QuotaError(StoreError):
+    """Saving would take a workspace, or the whole store, past its quota of bytes."""
+
+
+class NotFoundError(StoreError):
+    """No workspace has this key, no project this version, no review link this token."""
+
+
+class LinkError(StoreError):
+    """A review link that was revoked or has expired."""
+
+
+class ConflictError(StoreError):
+    """A version saved twice, or two versions whose judgments differ compared."""
