@@ -11,7 +11,7 @@ Names parse as ``NAME``, ``NAME@K``, ``NAME(param=value,...)@K``, or the trec_ev
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -939,9 +939,28 @@ DEFAULT_MEASURES: tuple[str, ...] = (
 #: ``python -m metrics compare`` alike: these measures at this K ...
 DEFAULT_REVIEW_MEASURES: tuple[str, ...] = ("P", "R", "RR", "nDCG")
 DEFAULT_REVIEW_K = 10
+#: ... the measure a review decides on when the user chose none and the review computes it ...
+DEFAULT_LEAD_MEASURE = "nDCG@10"
 DEFAULT_COMPARE_MEASURES: tuple[str, ...] = tuple(
     f"{name}@{DEFAULT_REVIEW_K}" for name in DEFAULT_REVIEW_MEASURES
 )
 #: ... and the curves the app draws first (names without a cutoff: drawn over every K; the
 #: command line's ``--curves`` uses the measures flagged ``curve_default`` instead).
 DEFAULT_CURVE_MEASURES: tuple[str, ...] = ("P", "R", "RR", "nDCG")
+
+
+def lead_measure(measures: Sequence[str], chosen: str | None = None) -> str:
+    """The measure a review decides on: ``chosen`` when it is among ``measures``, else
+    :data:`DEFAULT_LEAD_MEASURE` when computed, else the first measure (``""`` without any).
+    The headline, the report's first chart and the Segments page all follow it.
+
+    >>> lead_measure(["P@10", "nDCG@10"])
+    'nDCG@10'
+    >>> lead_measure(["P@10", "RR"]), lead_measure(["P@10", "RR"], "RR")
+    ('P@10', 'RR')
+    """
+    if chosen and chosen in measures:
+        return chosen
+    if DEFAULT_LEAD_MEASURE in measures:
+        return DEFAULT_LEAD_MEASURE
+    return measures[0] if measures else ""

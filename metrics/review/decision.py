@@ -1,45 +1,38 @@
 """The decision of a review: the rule it follows, the tier of each row, and the recommendation.
 
-A review decides on one **lead measure** (:func:`lead_measure`): the one the user chose, else
-``nDCG@10`` when the review computes it, else the review's first measure. The headline, the
-report's first chart and the Segments page all follow it.
+A review decides on one **lead measure**
+(:func:`metrics.engine.registry.lead_measure`: the one the user chose, else ``nDCG@10`` when the
+review computes it, else the review's first measure). The headline, the report's first chart
+and the Segments page all follow it.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-#: The lead measure when the user chose none and the review computes it.
-DEFAULT_LEAD = "nDCG@10"
-
-
-def lead_measure(measures: Sequence[str], chosen: str | None = None) -> str:
-    """The measure a review decides on: ``chosen`` when it is among ``measures``, else
-    :data:`DEFAULT_LEAD` when computed, else the first measure (``""`` without any).
-
-    >>> lead_measure(["P@10", "nDCG@10"])
-    'nDCG@10'
-    >>> lead_measure(["P@10", "RR"]), lead_measure(["P@10", "RR"], "RR")
-    ('P@10', 'RR')
-    """
-    if chosen and chosen in measures:
-        return chosen
-    if DEFAULT_LEAD in measures:
-        return DEFAULT_LEAD
-    return measures[0] if measures else ""
-
-
 # --------------------------------------------------------------------------- the decision
+import numpy as np
+import pandas as pd
+
+from metrics.engine.registry import lead_measure
+from metrics.review.compare import Wording, count_form, model_values, segment_of_query
+from metrics.review.heterogeneity import heterogeneity_test
+from metrics.review.statistics import adjust_pvalues, pair_values
+from metrics.review.verdict import (
+    ALL,
+    BASELINE_KIND,
+    CONFIRMED,
+    PAIRWISE_KIND,
+    WATCH,
+    ReviewRequest,
+    segment_columns_of,
+)
 
 if TYPE_CHECKING:
-    import pandas as pd
-
     from metrics.engine.evaluation import Evaluation
-    from metrics.review.compare import Wording
-    from metrics.review.verdict import ReviewRequest
 
 #: Recommendations, per candidate.
 SHIP, DO_NOT_SHIP, CANNOT_TELL = "ship", "do_not_ship", "cannot_tell"
@@ -84,7 +77,6 @@ DECISION_TEMPLATES: dict[str, Any] = {
 
 
 def _w(templates: Wording | None, key: str, n: int | None = None) -> str:
-    from metrics.review.compare import count_form
 
     if templates is not None and key in templates:
         return count_form(templates[key], n)
@@ -127,13 +119,6 @@ def heterogeneity_table(
 ) -> pd.DataFrame:
     """One heterogeneity test (:mod:`metrics.review.heterogeneity`) per candidate and segment
     breakdown on the lead measure, Holm-corrected across the breakdowns of a candidate."""
-    import numpy as np
-    import pandas as pd
-
-    from metrics.review.compare import model_values, segment_of_query
-    from metrics.review.heterogeneity import heterogeneity_test
-    from metrics.review.statistics import adjust_pvalues, pair_values
-    from metrics.review.verdict import segment_columns_of
 
     columns = ["candidate", "column", "statistic", "p_value", "p_adjusted", "segments", "n",
                "uneven"]  # fmt: skip
@@ -215,7 +200,6 @@ def _against(
     """The lead measure's segment rows with evidence (confirmed or watch) that move against the
     candidate (losses; gains too when it is confirmed worse overall), largest first, and all
     segment rows with evidence."""
-    from metrics.review.verdict import ALL, CONFIRMED, WATCH
 
     rows = lead[(lead["segment"] != ALL) & lead["tier"].isin([CONFIRMED, WATCH])]
     worse_overall = overall["tier"] == CONFIRMED and float(overall["delta"]) < 0
@@ -228,7 +212,6 @@ def _recommendation(
     overall: Mapping[str, Any], against: pd.DataFrame, request: ReviewRequest
 ) -> tuple[str, str]:
     """The recommendation code and the key of its first sentence."""
-    from metrics.review.verdict import CONFIRMED
 
     confirmed = overall["tier"] == CONFIRMED
     delta = float(overall["delta"])
@@ -256,7 +239,6 @@ def _clauses(
 ) -> tuple[list[str], list[int]]:
     """What to watch: segments against the overall direction (with what would settle a watch
     item), else the largest gain, else a measure moving the other way, else an uneven column."""
-    from metrics.review.verdict import ALL, CONFIRMED, WATCH
 
     clauses: list[str] = []
     named: list[int] = []
@@ -303,7 +285,6 @@ def _candidate(
     templates: Wording | None,
 ) -> tuple[str, list[str], list[int]]:
     """The recommendation, sentences and named rows of one candidate."""
-    from metrics.review.verdict import ALL, BASELINE_KIND, CONFIRMED
 
     mine = table[(table["kind"] == BASELINE_KIND) & (table["candidate"] == candidate)]
     lead = mine[mine["measure"] == request.lead]
@@ -338,7 +319,6 @@ def _choice(
 ) -> str:
     """Which candidate to pick: the shippable one with the largest gain, if ahead of every other
     candidate on the lead measure; or which candidates cannot be told apart."""
-    from metrics.review.verdict import ALL, BASELINE_KIND, PAIRWISE_KIND
 
     pairs = table[(table["kind"] == PAIRWISE_KIND) & (table["measure"] == request.lead)]
     overall = table[
@@ -412,3 +392,13 @@ def decide(
     if choice:
         headline.append(choice)
     return Decision(request.lead, codes, headline, watch, heterogeneity)
+
+
+__all__ = [
+    "DECISION_TEMPLATES",
+    "RECOMMENDATIONS",
+    "Decision",
+    "decide",
+    "heterogeneity_table",
+    "lead_measure",
+]

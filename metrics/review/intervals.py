@@ -26,6 +26,7 @@ correction (:func:`metrics.review.verdict.row_level`).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -52,6 +53,8 @@ class Inversion:
     offset:
         Randomization test only: ``1`` for the Monte Carlo estimate ``(hits + 1) / (R + 1)``,
         ``0`` for the exact enumeration ``hits / 2**n``.
+    pvalue:
+        Wilcoxon test only: its p-value of a set of differences.
     """
 
     test: str
@@ -59,6 +62,7 @@ class Inversion:
     lows: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
     highs: np.ndarray = field(default_factory=lambda: np.empty(0), repr=False)
     offset: int = 0
+    pvalue: Callable[[np.ndarray], float] | None = field(default=None, repr=False)
 
     def interval(self, alpha: float) -> tuple[float, float]:
         """The shifts the test does not reject at ``alpha``: ``(low, high)``; ``NaN`` without
@@ -68,8 +72,8 @@ class Inversion:
             return math.nan, math.nan
         if self.test == "p_ttest":
             return _t_interval(self.diff, alpha)
-        if self.test == "p_wilcoxon":
-            return _wilcoxon_interval(self.diff, alpha)
+        if self.test == "p_wilcoxon" and self.pvalue is not None:
+            return _wilcoxon_interval(self.diff, alpha, self.pvalue)
         return _count_interval(self.lows, self.highs, self.offset, alpha)
 
 
@@ -94,10 +98,9 @@ def _t_interval(diff: np.ndarray, alpha: float) -> tuple[float, float]:
     return mean - half, mean + half
 
 
-def _wilcoxon_interval(diff: np.ndarray, alpha: float) -> tuple[float, float]:
-    # deferred: statistics imports this module
-    from metrics.review.statistics import wilcoxon_pvalue
-
+def _wilcoxon_interval(
+    diff: np.ndarray, alpha: float, wilcoxon_pvalue: Callable[[np.ndarray], float]
+) -> tuple[float, float]:
     centre = float(np.median((diff[:, None] + diff[None, :]) / 2.0)) if len(diff) <= 2000 else (
         float(np.median(diff))
     )  # fmt: skip

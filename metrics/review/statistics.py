@@ -563,7 +563,7 @@ def compare_many(
     if not 0 < confidence < 1:
         raise SettingsError(f"confidence must be between 0 and 1; got {confidence!r}.")
     diffs = [p.diff for p in pairs]
-    inversions: list[Inversion] = [Inversion(test, d) for d in diffs]
+    inversions: list[Inversion] = [Inversion(test, d, pvalue=wilcoxon_pvalue) for d in diffs]
     p_random = np.full(len(pairs), np.nan)
     by_size: dict[int, list[int]] = {}
     for i, d in enumerate(diffs):

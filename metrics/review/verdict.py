@@ -50,7 +50,12 @@ import numpy as np
 import pandas as pd
 
 from metrics.engine.evaluation import Evaluation
-from metrics.engine.registry import DEFAULT_REVIEW_K, DEFAULT_REVIEW_MEASURES, parse_measure
+from metrics.engine.registry import (
+    DEFAULT_REVIEW_K,
+    DEFAULT_REVIEW_MEASURES,
+    lead_measure,
+    parse_measure,
+)
 from metrics.errors import MetricsError, SettingsError
 from metrics.review.compare import (
     CompareOptions,
@@ -61,7 +66,6 @@ from metrics.review.compare import (
     model_values,
     segment_of_query,
 )
-from metrics.review.decision import lead_measure
 from metrics.review.intervals import Inversion, agree_with_test
 from metrics.review.power import DEFAULT_POWER, minimum_detectable_effect, queries_needed
 from metrics.review.rows import COLUMNS
