@@ -36,8 +36,10 @@ from metrics.review.verdict import (
     BETTER,
     PAIRWISE_KIND,
     UNCLEAR,
+    WATCH,
     WORSE,
     _word,
+    format_p,
     magnitude_text,
     measure_order,
     reason_text,
@@ -139,8 +141,22 @@ def _parts(
                 )
             )
             named += [int(r["_index"]) for r in chosen]
+    watch = [r for r in rows if r.get("tier") == WATCH]
+    if watch:
+        items = [
+            _word(templates, "sentence.verdict.item_watch").format(
+                measure=r["measure"],
+                delta=f"{r['delta']:+.3f}",
+                p_raw=format_p(float(r["p_raw"]), False, templates),
+            )
+            for r in watch
+        ]
+        parts.append(
+            _word(templates, "sentence.verdict.part_watch").format(items=_join(items, templates))
+        )
     by_note: dict[str, list[str]] = {}
-    for row in (r for r in rows if r["verdict"] == UNCLEAR and r["n"] > 0):
+    unclear_rows = (r for r in rows if r["verdict"] == UNCLEAR and r["n"] > 0)
+    for row in (r for r in unclear_rows if r.get("tier") != WATCH):
         # in a segment only a disagreeing interval needs words ("within what matters" is
         # said of the overall rows; every segment saying it would bury the findings)
         size = magnitude_text(row, templates) if unclear == "all" else ""

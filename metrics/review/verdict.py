@@ -818,6 +818,8 @@ VERDICT_TEMPLATES: dict[str, Template] = {
     "sentence.verdict.part_better": "better on {items}",
     "sentence.verdict.part_worse": "worse on {items}",
     "sentence.verdict.part_unclear": "no clear difference on {items}",
+    "sentence.verdict.part_watch": "to watch, not confirmed after the correction: {items}",
+    "sentence.verdict.item_watch": "{measure} ({delta}, raw {p_raw})",
     "sentence.verdict.part_separator": "; ",
     "sentence.verdict.list_separator": ", ",
     "sentence.verdict.list_last": " and ",
