@@ -8,6 +8,7 @@ Usage::
         [--candidate MODEL]... [--queries QUERIES] [--by COLUMN [--by COLUMN]]
         [--family view|measure|all] [--min-effect [MEASURE=]DELTA]... [--power P]
         [--score-order [MODEL=]ORDER]... [--fail-if-worse MEASURE]... [--quiet]
+    python -m metrics compare --against accepted|VERSION --project P QRELS RUN [RUN ...] [...]
 
 The first run is the baseline (or ``--baseline``); every other model is a candidate (or those
 of ``--candidate``), at most 50 models in all. The warnings on the data (repeated items, queries
@@ -26,6 +27,11 @@ against the smallest difference that matters (``--min-effect``) and the power an
 (:func:`metrics.review.headline.verdict_sentences`, the app's verdict box) goes to stderr as
 ``verdict:`` lines unless ``--quiet``; the JSON output holds it too, with the letter groups of
 the models per measure.
+
+With ``--against``, the baseline is a version of a project saved in the store
+(``python -m metrics save``; ``accepted`` is the project's last accepted one), named after its
+version, and the candidates are the models of the RUN files; the comparison is refused when
+QRELS are not the judgments the version was saved with (their hashes differ).
 
 Exit status: 0 on success; 1 when ``--fail-if-worse`` names a measure on which a candidate is
 significantly worse (corrected p below alpha, negative delta) — a gate for CI jobs; 2 on
@@ -60,6 +66,7 @@ from metrics.cli.arguments import (
 )
 from metrics.cli.messages import error_line, write_findings
 from metrics.cli.output import check_per_query_path, write_per_query
+from metrics.cli.saved import against_table
 from metrics.engine.evaluation import evaluate
 from metrics.engine.registry import DEFAULT_COMPARE_MEASURES, parse_measure, parse_measures
 from metrics.engine.settings import Settings, check_model_orders
@@ -92,6 +99,8 @@ from metrics.review.verdict import (
     segment_rows,
 )
 from metrics.spark import spark_per_query
+from metrics.store.hashing import judgments_hash
+from metrics.store.history import require_same_judgments
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -227,6 +236,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MEASURE",
         help="exit 1 if a candidate is significantly worse on MEASURE",
     )
+    parser.add_argument(
+        "--against",
+        metavar="accepted|VERSION",
+        help="compare with a version saved in the store (python -m metrics save): the "
+        "project's last accepted version, or the one named; needs --project",
+    )
+    parser.add_argument("--project", help="the project of --against")
     parser.add_argument("--quiet", action="store_true", help="do not print warnings on stderr")
     add_ranking_arguments(parser)
     add_score_order_argument(parser)
@@ -253,6 +269,13 @@ def check_options(args: argparse.Namespace) -> None:
     if not 0 < args.power < 1:
         raise SettingsError(f"--power must be between 0 and 1 (e.g. 0.8), got {args.power:g}.")
     min_effects(args.min_effect)
+    if bool(getattr(args, "against", None)) != bool(getattr(args, "project", None)):
+        raise SettingsError(
+            "--against and --project go together: --against accepted --project P compares the "
+            "runs with the accepted version of project P."
+        )
+    if getattr(args, "against", None) and getattr(args, "engine", "local") == "spark":
+        raise SettingsError("--against reads the saved version locally; leave out --engine spark.")
     if getattr(args, "per_query_out", None):
         check_per_query_path(args.per_query_out)
 
@@ -318,6 +341,9 @@ def _compare_data(
     else:
         qrels = load_table(args.qrels, Path(args.qrels).name) if args.qrels else None
         runs = [load_table(path, Path(path).name) for path in args.runs]
+        saved = against_table(args.project, args.against) if args.against else None
+        if saved is not None:
+            runs.insert(0, saved[0])
         queries = load_table(args.queries, Path(args.queries).name) if args.queries else None
         data = load_dataset(
             runs,
@@ -331,6 +357,14 @@ def _compare_data(
         )
         notes, warnings = health_notes(data.health), health_warnings(data.health)
         notes += lists_notes(data, args.runs)
+        if saved is not None:
+            table, info = saved
+            judged = Path(args.qrels).name if args.qrels else ", ".join(args.runs)
+            require_same_judgments(
+                info.label, info.judgments_hash, judged, judgments_hash(data.qrels)
+            )
+            args.saved_models = data.run_sources.get(table.name, ())
+            args.against_info = info
     for column in args.by:
         if column not in data.segment_columns:
             raise MetricsError(
@@ -457,7 +491,10 @@ def _candidates(args: argparse.Namespace, models: list[str], baseline: str) -> t
             raise MetricsError(
                 f"--candidate {name!r} is the baseline; a candidate is compared with it."
             )
-    chosen = list(dict.fromkeys(args.candidate)) or [m for m in models if m != baseline]
+    saved = getattr(args, "saved_models", ())  # --against: the runs' models are the candidates
+    chosen = list(dict.fromkeys(args.candidate)) or [
+        m for m in models if m != baseline and m not in saved
+    ]
     n = len(chosen) + 1
     pairs = n * (n - 1) // 2
     if pairs > MAX_MODEL_PAIRS:
@@ -554,6 +591,14 @@ def _write_json(
         "segments": records(segment_rows(table), args.by),
         "pairwise": records(pairwise_rows(table)),
     }
+    info = getattr(args, "against_info", None)
+    if info is not None:
+        document["against"] = {
+            "project": info.project,
+            "version": info.version,
+            "saved": info.saved_text,
+            "judgments_hash": info.judgments_hash,
+        }
     json.dump(document, out, indent=2)
     out.write("\n")
 

@@ -1,8 +1,10 @@
-"""``python -m metrics [compare|explain] ...``: hands the command line to its subcommand.
+"""``python -m metrics [compare|explain|save|history] ...``: hands the command line to its
+subcommand.
 
 Without a subcommand the arguments are an evaluation (:mod:`metrics.cli.evaluate`); ``compare``
-goes to :mod:`metrics.cli.compare` and ``explain`` to :mod:`metrics.cli.explain`. Those two are
-imported only when asked for, so that an evaluation does not load what they need.
+goes to :mod:`metrics.cli.compare`, ``explain`` to :mod:`metrics.cli.explain`, and ``save`` and
+``history`` (versions kept in the store) to :mod:`metrics.cli.saved`. Those are imported only
+when asked for, so that an evaluation does not load what they need.
 """
 
 from __future__ import annotations
@@ -27,6 +29,10 @@ def main(
     err = err or sys.stderr
     if argv[:1] == ["compare"]:
         return _compare(argv[1:], err)
+    if argv[:1] in (["save"], ["history"]):
+        # deferred: the store reads and writes Parquet (pyarrow.parquet) and pandas tables
+        saved = importlib.import_module("metrics.cli.saved")
+        return int(saved.main(argv, out=out, err=err))
     if argv[:1] == ["explain"]:
         # deferred: the explanations import pandas (metrics.engine.differences)
         explain = importlib.import_module("metrics.cli.explain")
