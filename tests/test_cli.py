@@ -21,6 +21,7 @@ from hypothesis import settings as hsettings
 from metrics import Settings, evaluate, summarize
 from metrics.cli import main as cli_main
 from metrics.cli.evaluate import expand_measure_names, main
+from metrics.engine.profiles import profile
 from metrics.engine.registry import DEFAULT_MEASURES
 from tests.oracles import require_oracle
 from tests.strategies import collections
@@ -414,6 +415,13 @@ def csv_pair(tmp_path) -> tuple[Path, Path, pd.DataFrame, pd.DataFrame]:
         (
             ["--profile", "trec_eval10", "--score-precision", "float32"],
             Settings(recall_rounding="lround"),
+        ),
+        (["--profile", "lightgbm"], profile("lightgbm").settings()),
+        (["--profile", "xgboost_minus"], profile("xgboost_minus").settings()),
+        (["--profile", "ranx"], profile("ranx").settings()),  # its nDCG relevance level holds
+        (
+            ["--profile", "lightgbm", "--gain", "linear", "-c"],
+            profile("lightgbm").settings().with_(gain="linear", missing_queries="zero"),
         ),
     ],
 )

@@ -10,6 +10,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from metrics import Settings, evaluate
+from metrics.engine.profiles import profile
 from tests.strategies import collections
 
 CUTS = range(1, 8)
@@ -90,3 +91,9 @@ def test_context_precision_equals_ap_when_every_relevant_item_is_in_the_top_k(da
         complete = ours[f"NumRelRet@{k}"] == ours["NumRel"]
         pd.testing.assert_series_equal(cp[complete], ap[complete], check_names=False, atol=1e-12)
         assert (cp >= ap - 1e-12).all()  # fewer items to divide by, never less
+
+
+def test_the_rag_profiles_name_context_precision():
+    for key, name in (("ragas", "context_precision"), ("deepeval", "ContextualPrecisionMetric")):
+        assert profile(key).name_of("CP") == name
+        assert profile(key).settings().ties == "input_order"

@@ -105,20 +105,17 @@ def add_ranking_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def ranking_options(args: argparse.Namespace) -> dict[str, Any]:
-    """The settings of :func:`add_ranking_arguments`' flags (the choices only when given)."""
-    chosen = {
-        name: getattr(args, name)
-        for name in _CHOICE_POLICIES
-        if getattr(args, name, None) is not None
-    }
-    return {
-        "missing_queries": "zero" if args.complete else "skip",
-        "ndcg_relevance_level": args.ndcg_relevance_level,
-        "judged_only": args.judged_only,
+    """The settings of :func:`add_ranking_arguments`' flags, only those given (a profile's
+    policies stand where no flag says otherwise)."""
+    given = {
+        "missing_queries": "zero" if args.complete else None,
+        "ndcg_relevance_level": True if args.ndcg_relevance_level else None,
+        "judged_only": True if args.judged_only else None,
         "max_results": args.max_results,
         "gain_map": args.gain_map,
-        **chosen,
+        **{name: getattr(args, name, None) for name in _CHOICE_POLICIES},
     }
+    return {name: value for name, value in given.items() if value is not None}
 
 
 def add_score_order_argument(p: argparse.ArgumentParser) -> None:

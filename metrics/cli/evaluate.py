@@ -52,6 +52,8 @@ from metrics.cli.output import (
 )
 from metrics.engine import arrow_calls
 from metrics.engine.averaging import average, plain_means
+from metrics.engine.profiles import PROFILE_NAMES, profile_settings
+from metrics.engine.profiles import PROFILES as TOOL_PROFILES
 from metrics.engine.ranking import RankedLists, rank_lists
 from metrics.engine.registry import (
     DEFAULT_MEASURES,
@@ -62,13 +64,7 @@ from metrics.engine.registry import (
     parse_measures,
 )
 from metrics.engine.results import QueryIds, Results, compute_matrix
-from metrics.engine.settings import (
-    POLICIES,
-    PROFILES,
-    Settings,
-    check_model_orders,
-    profile,
-)
+from metrics.engine.settings import POLICIES, Settings, check_model_orders
 from metrics.errors import InputError, MeasureError, MetricsError
 from metrics.io.direction import agreements, rank_disagreements
 from metrics.io.findings import fractional_labels_finding, negative_labels_finding
@@ -357,11 +353,14 @@ def build_parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--profile",
-        choices=tuple(PROFILES),
+        choices=PROFILE_NAMES,
         default="trec_eval9",
-        help="which trec_eval to reproduce: trec_eval9 (9.0.8, as pytrec_eval; default) or "
+        metavar="PROFILE",
+        help="whose convention to reproduce: trec_eval9 (9.0.8, as pytrec_eval; default), "
         "trec_eval10 (10.0: scores ordered in double precision, recall levels rounded with "
-        "lround); flags given explicitly win over the profile",
+        "lround), or a tool's: " + ", ".join(TOOL_PROFILES) + " (lightgbm: gain 2^l − 1, "
+        "ties in input order, a query without relevant items has nDCG 1); flags given "
+        "explicitly win over the profile",
     )
     add_engine_arguments(p)
     return p
@@ -407,7 +406,7 @@ def label_warnings(
 def settings_from(args: argparse.Namespace) -> Settings:
     """The :class:`Settings` chosen on the command line."""
     level = args.relevance_level
-    return profile(
+    return profile_settings(
         args.profile,
         relevance_level=int(level) if float(level).is_integer() else level,
         averaging=args.averaging,

@@ -27,13 +27,15 @@ from typing import TextIO
 from metrics import schema as S
 from metrics.cli.arguments import QRELS_HELP, ArgumentParser, judgments_and_runs
 from metrics.cli.messages import error_line
-from metrics.engine.profiles import PROFILES, profile
+from metrics.engine.profiles import PROFILES, own_measures, profile
 from metrics.engine.registry import at_cutoff, parse_measure, parse_measures
 from metrics.errors import MetricsError
 from metrics.io.names import QUERY_NAMES
 
-#: Measures explained when none is named.
+#: Measures explained when none is named (and a tool's own measures at ``DEFAULT_K`` when it
+#: has none of these: context precision for ragas and DeepEval).
 DEFAULT_MEASURES = ("P@10", "R@10", "RR", "AP", "nDCG@10", "nDCG")
+DEFAULT_K = 10
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -70,7 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         dest="measures",
         metavar="MEASURE",
-        help=f"measure such as nDCG@10 (repeatable; default: {', '.join(DEFAULT_MEASURES)})",
+        help=f"measure such as nDCG@10 (repeatable; default: {', '.join(DEFAULT_MEASURES)}, "
+        "and CP@10 for ragas and DeepEval)",
     )
     parser.add_argument("--model", help="the model to explain when the run holds several")
     parser.add_argument("--format", choices=("tsv", "json"), default="tsv")
@@ -157,6 +160,8 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         sides = (source.label, Path(args.theirs).name)
     else:
         measures = [s.name for s in parse_measures(list(args.measures or DEFAULT_MEASURES))]
+        if not args.measures:  # a tool without the default measures: its own at K = 10
+            measures = own_measures((args.source, args.target), measures, DEFAULT_K)
         found = explain(frame, qrels, measures, source.settings(), target.settings())
         sides = (source.label, target.label)
     for measure, (a, b) in found.measure_means.items():

@@ -15,10 +15,14 @@ negative labels, short lists and missing queries.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
+from metrics.engine.registry import at_cutoff
+from metrics.engine.settings import PROFILES as VERSIONS
 from metrics.engine.settings import Settings
+from metrics.engine.settings import profile as version_settings
 from metrics.errors import SettingsError
 
 
@@ -77,6 +81,34 @@ _TREC_NAMES = {
     "Rprec": "Rprec",
     "Bpref": "bpref",
 }
+
+#: What no policy reproduces of the learning-to-rank libraries: they know only labelled rows.
+_OWN_ROWS = (
+    "the ideal ordering comes from the labels of the query's own rows, and an item without a "
+    "label does not exist there: give every ranked item a label and judge nothing else (a "
+    "labelled table) to compare."
+)
+#: XGBoost's policies under both spellings of ndcg (``ndcg@k`` adds ``no_relevant = one``).
+_XGBOOST = {"gain": "exponential", "ties": "input_order", "short_lists": "divide_by_returned"}
+#: What no policy reproduces of XGBoost's ranking metrics (both spellings of ndcg).
+_XGBOOST_LIMITS = (
+    _OWN_ROWS,
+    "ndcg_exp_gain=false is gain=linear here; with the exponential gain labels above 31 are "
+    "refused there.",
+    "map@k divides by min(R, K) where trec_eval divides by R, so AP@K is not offered; map@k "
+    "and pre@k refuse graded labels.",
+)
+_XGBOOST_SOURCE = (
+    "XGBoost's src/metric/rank_metric.cc (dmlc/xgboost): the gain 2^l − 1 (ndcg_exp_gain), "
+    "the ideal DCG from the query's own labels, predictions in single precision with ties in "
+    "the order of the rows, pre@k divided by min(K, n); checked against xgboost 3.2."
+)
+#: What no policy reproduces of the RAG tools' context precision.
+_RAG_LIMITS = (
+    "each retrieved chunk is relevant or not by an LLM's verdict there; here the judgments "
+    "decide (an unjudged chunk is not relevant).",
+    "the top K is the chunks passed in; CP without a cutoff reads the whole list.",
+)
 
 PROFILES: dict[str, Profile] = {
     p.key: p
@@ -213,6 +245,71 @@ PROFILES: dict[str, Profile] = {
             ),
             "RecBole's evaluator (RUCAIBox/RecBole, recbole/evaluator/metrics.py).",
         ),
+        Profile(
+            "lightgbm",
+            "LightGBM (metric ndcg, eval_at)",
+            {
+                "gain": "exponential",
+                "ties": "input_order",
+                "score_precision": "float64",
+                "no_relevant": "one",
+            },
+            {"nDCG@k": "ndcg@{k}"},
+            (
+                _OWN_ROWS,
+                "labels are whole numbers from 0 to 30 there; a label_gain other than 2^l − 1 "
+                "is the gain_map policy here (0:0,1:1,2:3,3:7 is the default).",
+                "map@k divides by min(R, K) where trec_eval divides by R: AP@K is not offered "
+                "for LightGBM.",
+            ),
+            "LightGBM's src/metric/rank_metric.hpp and dcg_calculator.cpp (microsoft/LightGBM): "
+            "label_gain 2^l − 1 by default, the ideal DCG from the query's own labels, a query "
+            "whose labels are all 0 scores 1, ties in the stable order of the rows, scores in "
+            "double precision; checked against lightgbm 4.7's eval_at.",
+        ),
+        Profile(
+            "xgboost",
+            "XGBoost (eval_metric ndcg@k)",
+            {**_XGBOOST, "no_relevant": "one"},
+            {"nDCG@k": "ndcg@{k}", "nDCG": "ndcg", "P@k": "pre@{k}"},
+            _XGBOOST_LIMITS,
+            _XGBOOST_SOURCE + " A query without relevant items scores 1 for ndcg.",
+        ),
+        Profile(
+            "xgboost_minus",
+            "XGBoost (eval_metric ndcg@k-)",
+            _XGBOOST,
+            {"nDCG@k": "ndcg@{k}-", "nDCG": "ndcg-", "P@k": "pre@{k}-"},
+            _XGBOOST_LIMITS,
+            _XGBOOST_SOURCE + " The metric name with a trailing '-' (ndcg@k-) scores a query "
+            "without relevant items 0, as trec_eval.",
+        ),
+        Profile(
+            "ragas",
+            "ragas context precision",
+            {"ties": "input_order", "score_precision": "float64"},
+            {"CP": "context_precision", "CP@k": "context_precision (first {k} contexts)"},
+            _RAG_LIMITS
+            + (
+                "versions that add 1e-10 to the denominator score a perfect ranking "
+                "0.9999999999 (fixed in ragas PR #2930).",
+            ),
+            "ragas' context precision (explodinggradients/ragas): the sum of P@k at each "
+            "relevant retrieved context over the relevant contexts retrieved, in the order the "
+            "contexts were passed; 0 without one.",
+        ),
+        Profile(
+            "deepeval",
+            "DeepEval ContextualPrecisionMetric",
+            {"ties": "input_order", "score_precision": "float64"},
+            {
+                "CP": "ContextualPrecisionMetric",
+                "CP@k": "ContextualPrecisionMetric (first {k} nodes)",
+            },
+            _RAG_LIMITS + ("strict_mode makes every score below 1 a 0 there.",),
+            "DeepEval's contextual precision (confident-ai/deepeval): the same sum over the "
+            "relevant retrieval-context nodes retrieved, in the order passed; 0 without one.",
+        ),
     )
 }
 
@@ -230,4 +327,40 @@ def profile(key: str) -> Profile:
     return PROFILES[key]
 
 
-__all__ = ["PROFILES", "Profile", "profile"]
+#: Every name ``--profile`` takes: the trec_eval versions, then the tools' conventions.
+PROFILE_NAMES: tuple[str, ...] = (*VERSIONS, *PROFILES)
+
+
+def profile_settings(name: str, **changes: Any) -> Settings:
+    """The settings of a trec_eval version (``trec_eval10``) or of a tool's convention
+    (``lightgbm``), with ``changes`` on top.
+
+    Raises
+    ------
+    SettingsError
+        For an unknown name, listing the known ones.
+    """
+    if name in VERSIONS:
+        return version_settings(name, **changes)
+    if name not in PROFILES:
+        raise SettingsError(f"no profile {name!r}; profiles: {', '.join(PROFILE_NAMES)}.")
+    return PROFILES[name].settings().with_(**changes)
+
+
+def own_measures(keys: Sequence[str], measures: Sequence[str], k: int) -> list[str]:
+    """``measures``, and the measures at cutoff ``k`` of each profile in ``keys`` that has none
+    of them (ragas and DeepEval have context precision only), so that every tool is compared
+    on a measure it has."""
+    out = list(measures)
+    for key in keys:
+        tool = profile(key)
+        if any(tool.name_of(m) for m in out):
+            continue
+        for name in tool.names:
+            if name.endswith("@k"):
+                shown = at_cutoff(name[: -len("@k")], k)
+                out += [] if shown in out else [shown]
+    return out
+
+
+__all__ = ["PROFILES", "PROFILE_NAMES", "Profile", "own_measures", "profile", "profile_settings"]
