@@ -135,7 +135,7 @@ def _readme_commands() -> list[str]:
 
 def _files_the_readme_names(folder: Path) -> None:
     """The README's example files, made from the web_search sample: TREC files, the CSV tables,
-    and one CSV per model for the two-model example."""
+    one CSV per model for the two-model example, and an LLM judge's labels."""
     sample = REPO / "sample_data" / "web_search"
     shutil.copytree(sample, folder / "sample_data" / "web_search")
     shutil.copy(sample / "trec" / "web_search.qrels", folder / "qrels.txt")
@@ -147,6 +147,11 @@ def _files_the_readme_names(folder: Path) -> None:
         rows = [line for line in run[1:] if line.endswith("," + model)]
         lines = [line.rsplit(",", 1)[0] for line in rows]
         (folder / name).write_text("query,item,score\n" + "\n".join(lines) + "\n", encoding="utf-8")
+    # a second label source beside the judgments (python -m metrics labels): every fourth
+    # label set to 0, as a judge stricter than the assessors
+    qrels = (sample / "qrels.csv").read_text(encoding="utf-8").splitlines()
+    judged = [q if i % 4 else q.rsplit(",", 1)[0] + ",0" for i, q in enumerate(qrels[1:])]
+    (folder / "llm_judge.csv").write_text("\n".join([qrels[0], *judged]) + "\n", encoding="utf-8")
 
 
 @pytest.mark.slow

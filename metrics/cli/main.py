@@ -33,6 +33,10 @@ def main(
         # deferred: the store reads and writes Parquet (pyarrow.parquet) and pandas tables
         saved = importlib.import_module("metrics.cli.saved")
         return int(saved.main(argv, out=out, err=err))
+    if argv[:1] == ["labels"]:
+        # deferred: the label sources import pandas, and the review scipy for its tests
+        labels = importlib.import_module("metrics.cli.labels")
+        return int(labels.main(argv[1:], out=out, err=err))
     if argv[:1] == ["explain"]:
         # deferred: the explanations import pandas (metrics.engine.differences)
         explain = importlib.import_module("metrics.cli.explain")

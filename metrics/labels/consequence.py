@@ -205,7 +205,8 @@ class Consequence:
     @property
     def flips(self) -> pd.DataFrame:
         """The verdict rows of the candidates and measures whose verdict differs by source."""
-        return self.verdicts[self.verdicts["flip"]].reset_index(drop=True)
+        flip = self.verdicts["flip"].to_numpy(dtype=bool)
+        return self.verdicts[flip].reset_index(drop=True)
 
 
 CORRELATION_COLUMNS = [
@@ -412,11 +413,12 @@ def consequence(
     models = models_of(run)
     means = _means(evaluations)
     orderings, correlations, swaps = _orderings(means, compared, names, models)
-    if len(models) >= 2:
-        base, chosen = _review_models(models, baseline, candidates)
-        verdicts = _verdicts(evaluations, compared, base, chosen, options)
-    else:
-        verdicts = pd.DataFrame(columns=VERDICT_COLUMNS)
+    base, chosen = _review_models(models, baseline, candidates)
+    verdicts = (
+        _verdicts(evaluations, compared, base, chosen, options)
+        if chosen
+        else pd.DataFrame(columns=VERDICT_COLUMNS)
+    )
     return Consequence(
         means=means,
         orderings=orderings,

@@ -37,7 +37,7 @@ from metrics.engine.settings import Policy
 from metrics.errors import InputError, SettingsError
 from metrics.io.findings import Finding
 from metrics.io.formats import LoadedTable, file_stem, load_table
-from metrics.io.loaders import canonical_qrels
+from metrics.io.loaders import canonical_qrels, canonical_run
 from metrics.io.roles import RoleMapping, guess_roles, id_strings
 from metrics.schema import normalize_name
 
@@ -624,6 +624,21 @@ def sources_from_judgments(
     )
 
 
+def run_from_table(
+    table: LoadedTable | pd.DataFrame, label_columns: Sequence[str]
+) -> pd.DataFrame | None:
+    """The run a table of label columns holds beside them (its rows with a score or a rank, as
+    :func:`~metrics.io.loaders.canonical_run` reads them), or ``None`` when it has neither a
+    score nor a rank column."""
+    frame, source = _frame_of(table)
+    roles = _id_roles(frame, [str(c) for c in label_columns], source)
+    if roles.score is None and roles.rank is None:
+        return None
+    ranked = RoleMapping(roles.query, roles.item, roles.score, roles.rank, model=roles.model)
+    run = canonical_run(table, ranked)
+    return run[run[S.SCORE].notna()].reset_index(drop=True)
+
+
 def is_judgments(table: LoadedTable) -> bool:
     """Whether a loaded table holds judgments rather than a run: a TREC qrels file, or a table
     whose guessed roles have neither a score nor a rank column."""
@@ -680,6 +695,7 @@ __all__ = [
     "provenance_columns",
     "read_provenance",
     "read_sources",
+    "run_from_table",
     "sources_from_columns",
     "sources_from_judgments",
 ]
