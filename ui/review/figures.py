@@ -8,16 +8,19 @@ default), so titles, axes, legends and hovers are in the session's language.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 from functools import partial
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from metrics.review.compare import Wording
-from metrics.review.verdict import BETTER as BETTER_CODE
 from metrics.review.verdict import (
+    ALL,
+    BASELINE_KIND,
     COLUMNS,
     UNCLEAR,
     family_text,
@@ -26,6 +29,7 @@ from metrics.review.verdict import (
     row_p,
     value_column,
 )
+from metrics.review.verdict import BETTER as BETTER_CODE
 from metrics.review.verdict import WORSE as WORSE_CODE
 from ui.shell.i18n import translate
 from ui.shell.palette import PALETTE
@@ -47,6 +51,20 @@ OPPOSITE = "#E69F00"
 
 def _safe(text: object) -> str:
     return plotly_text(text)
+
+
+#: Stands for a hover template's field while catalog words around it are escaped.
+_FIELD = "\ue000"
+
+
+def _hover_words(tr: Translate, key: str, **fields: str) -> str:
+    """The catalog words ``key`` around plotly hover fields (``n="%{x}"``): the words escaped,
+    the fields kept as fields (escaped, ``%{x}`` would show as it is)."""
+    names = list(fields)
+    text = _safe(tr(key, **{name: f"{_FIELD}{i}{_FIELD}" for i, name in enumerate(names)}))
+    for i, name in enumerate(names):
+        text = text.replace(f"{_FIELD}{i}{_FIELD}", fields[name])
+    return text
 
 
 def _rgba(hex_colour: str, alpha: float) -> str:
@@ -118,7 +136,7 @@ def delta_curve_figure(
                 hoverinfo="skip",
                 showlegend=False,
                 legendgroup=name,
-                name=f"{name} CI",
+                name=f"{name} {_safe(tr('review.fig.ci'))}",
             )
         )
         fig.add_trace(
@@ -145,8 +163,8 @@ def delta_curve_figure(
                     "Δ %{y:+.4f}<br>"
                     + _safe(tr("review.fig.ci"))
                     + " [%{customdata[0]:+.4f}, %{customdata[1]:+.4f}]"
-                    "<br>%{customdata[3]:.4f} vs %{customdata[2]:.4f} ("
-                    + _safe(tr("review.fig.queries_n", n="%{customdata[4]}"))
+                    "<br>%{customdata[2]:.4f} → %{customdata[3]:.4f} ("
+                    + _hover_words(tr, "review.fig.queries_n", n="%{customdata[4]}")
                     + ")<extra></extra>"
                 ),
             )
@@ -163,7 +181,7 @@ def delta_curve_figure(
         subtitle,
         margin={"l": 82},
     )
-    fig.update_xaxes(title="K")
+    fig.update_xaxes(title=_safe(tr("review.fig.k_axis")))
     fig.update_yaxes(
         title=_safe(tr("review.fig.delta_axis", measure=measure, baseline=baseline)),
         zeroline=False,
@@ -239,7 +257,7 @@ def win_tie_loss_figure(table: pd.DataFrame, tr: Translate = ENGLISH) -> go.Figu
                 hovertemplate="%{y}<br>"
                 + name
                 + ": "
-                + _safe(tr("review.fig.queries_n", n="%{x}"))
+                + _hover_words(tr, "review.fig.queries_n", n="%{x}")
                 + "<extra></extra>",
             )
         )
@@ -345,7 +363,8 @@ def segment_label(
 ) -> str:
     """``navigational · n=70`` (``· small`` appended for small segments), escaped."""
     name = " · ".join(_safe(_value(values[c], tr)) for c in by)
-    return f"{name} · n={n}" + (f" · {_safe(tr('review.fig.small'))}" if small else "")
+    count = _safe(tr("review.fig.n", n=n))
+    return f"{name} · {count}" + (f" · {_safe(tr('review.fig.small'))}" if small else "")
 
 
 def _value(value: object, tr: Translate) -> str:
@@ -432,9 +451,8 @@ def segment_delta_figure(
     labels = []
     for r in segments.to_dict("records"):
         key = tuple(r[c] for c in by) if len(by) > 1 else r[by[0]]
-        labels.append(
-            " · ".join(_safe(_value(r[c], tr)) for c in by) + f" · n={int(counts.loc[key])}"
-        )
+        count = _safe(tr("review.fig.n", n=int(counts.loc[key])))
+        labels.append(" · ".join(_safe(_value(r[c], tr)) for c in by) + f" · {count}")
     position = {tuple(r): i for i, r in enumerate(segments.itertuples(index=False))}
     candidates = list(pd.unique(part["candidate"]))
     width = 0.5 / max(len(candidates), 1)
@@ -510,6 +528,287 @@ def segment_delta_figure(
         showgrid=False,
     )
     return fig
+
+
+#: Tiers of evidence of the review table's ``tier`` column (data codes; words in catalogs).
+CONFIRMED, WATCH, NO_EVIDENCE = "confirmed", "watch", "none"
+#: The colour and marker of a watch item: neither the green nor the red of a confirmed one.
+WATCH_COLOUR = "#9a6700"
+WATCH_SYMBOL = "diamond"
+#: Point class of the lead chart -> (marker symbol, colour, filled), in legend order.
+LEAD_CLASSES: dict[str, tuple[str, str, bool]] = {
+    "better": ("circle", BETTER, True),
+    "worse": ("circle", WORSE, True),
+    WATCH: (WATCH_SYMBOL, WATCH_COLOUR, True),
+    NO_EVIDENCE: ("circle", NEUTRAL, False),
+}
+
+
+def tier_of(row: Mapping[str, Any]) -> str:
+    """The tier of a review row: its ``tier``, else (a table without the column) ``confirmed``
+    when significant and ``none`` otherwise."""
+    tier = row.get("tier")
+    if isinstance(tier, str) and tier:
+        return tier
+    return CONFIRMED if bool(row.get("significant")) else NO_EVIDENCE
+
+
+def lead_class(row: Mapping[str, Any]) -> str:
+    """The point class of a row in the lead chart (:data:`LEAD_CLASSES`): a confirmed row by its
+    direction, a watch item, or no evidence."""
+    tier = tier_of(row)
+    if tier == CONFIRMED:
+        return "better" if float(row["delta"]) > 0 else "worse"
+    return WATCH if tier == WATCH else NO_EVIDENCE
+
+
+def _segment_columns(row: Mapping[str, Any], by: Sequence[str]) -> list[str]:
+    """The segment columns a segment row breaks down by: those of ``by`` whose value is not
+    ``(all)`` (a row of one column of several analysed each on its own has the others at
+    ``(all)``)."""
+    return [c for c in by if str(row.get(value_column(c), ALL)) != ALL]
+
+
+@dataclass(frozen=True)
+class _Line:
+    """One line of the lead chart: a point (``row``), a group's heading (no ``row``) or the
+    gap between two candidates (no ``label``)."""
+
+    label: str
+    row: dict[str, Any] | None = None
+    overall: bool = False
+    name: str = ""
+
+
+def _lead_lines(part: pd.DataFrame, by: Sequence[str], tr: Translate) -> list[_Line]:
+    """The lines of the lead chart, top to bottom: per candidate its overall row, then per
+    segment column (or crossed columns) a heading and its segments; a gap between
+    candidates."""
+    lines: list[_Line] = []
+    for candidate in pd.unique(part["candidate"]):
+        rows = part[part["candidate"] == candidate].to_dict("records")
+        if lines:
+            lines.append(_Line(""))
+        groups: dict[tuple[str, ...], list[dict[str, Any]]] = {}
+        for row in rows:
+            if row["segment"] == ALL:
+                n = _safe(tr("review.fig.n", n=int(row["n"])))
+                everything = _safe(tr("review.fig.lead.all"))
+                name = f"{_safe(candidate)} · {everything}"
+                lines.append(_Line(f"<b>{name}</b> · {n}" + _watch(row, tr), row, True, name))
+            else:
+                groups.setdefault(tuple(_segment_columns(row, by)), []).append(row)
+        for columns, members in groups.items():
+            if columns:
+                heading = " × ".join(_safe(c) for c in columns)
+                lines.append(_Line(f'<i style="color:{NEUTRAL}">{heading}</i>'))
+            for row in members:
+                value = " · ".join(_safe(_value(row[value_column(c)], tr)) for c in columns)
+                n = _safe(tr("review.fig.n", n=int(row["n"])))
+                label = f"{value} · {n}" + _watch(row, tr)
+                lines.append(_Line(label, row, False, f"{_safe(candidate)} · {value}"))
+    return lines
+
+
+def _watch(row: Mapping[str, Any], tr: Translate) -> str:
+    """`` · watch`` in the watch colour after the label of a watch item, else nothing."""
+    if tier_of(row) != WATCH:
+        return ""
+    return f' · <b style="color:{WATCH_COLOUR}">{_safe(tr("review.fig.lead.watch"))}</b>'
+
+
+def _places(lines: Sequence[_Line]) -> list[float]:
+    """The y of each line (down from 0): one step per line, half a step for a gap."""
+    places, y = [], 0.0
+    for line in lines:
+        places.append(y)
+        y += 1.0 if line.label else 0.5
+    return places
+
+
+def lead_measure_figure(
+    table: pd.DataFrame,
+    measure: str,
+    by: Sequence[str] = (),
+    *,
+    tr: Translate = ENGLISH,
+    templates: Wording | None = None,
+    titled: bool = True,
+    narrow: bool = False,
+) -> go.Figure:
+    """The review's lead measure in one chart: for each candidate, the overall Δ against the
+    baseline with its adjusted interval (``ci_adj_low``, ``ci_adj_high``: the one that agrees
+    with the corrected test), then each segment's Δ with its interval, grouped by segment
+    column.
+
+    Confirmed rows (tier ``confirmed``) are filled circles coloured by their direction, watch
+    items (tier ``watch``) amber diamonds with the word "watch" beside their label, rows without
+    evidence hollow grey circles; the overall rows are the larger points, on a light band; a
+    line marks zero and, when the review sets a smallest difference that matters for
+    ``measure``, a grey band the differences smaller than it. The hover gives the interval, the
+    corrected p, the tier and the queries better and worse. Every word comes from ``tr`` and
+    ``templates`` (the catalogs), every name is escaped.
+
+    Parameters
+    ----------
+    table:
+        The review table (:func:`metrics.review.verdict.review_table`), or its candidate-vs-
+        baseline rows; only the rows of ``measure`` are drawn. Without a ``tier`` column a
+        significant row counts as confirmed.
+    measure:
+        The lead measure (:func:`metrics.review.decision.lead_measure`), as in the table
+        (``nDCG@10``).
+    by:
+        The review's segment columns (their values in :func:`value_column` columns).
+    titled:
+        Whether the figure carries its title (:func:`lead_titles`; the report and the page
+        write it above instead, where it wraps on a phone).
+    narrow:
+        Laid out for a phone: each label above its point instead of beside the axis, so that
+        the plot keeps the width.
+    """
+    part = _lead_rows(table, measure)
+    lines = _lead_lines(part, by, tr)
+    places = _places(lines)
+    points = [(places[i], line) for i, line in enumerate(lines) if line.row is not None]
+    baseline = str(part["reference"].iloc[0]) if len(part) else ""
+    tiers = {t: _safe(tr(f"review.fig.lead.tier.{t}")) for t in (CONFIRMED, WATCH, NO_EVIDENCE)}
+    fig = go.Figure()
+    for code, (symbol, colour, filled) in LEAD_CLASSES.items():
+        mine = [(y, line) for y, line in points if lead_class(line.row or {}) == code]
+        if not mine:
+            continue
+        rows = [line.row or {} for _, line in mine]
+        delta = np.array([float(r["delta"]) for r in rows])
+        low = np.array([float(r["ci_adj_low"]) for r in rows])
+        high = np.array([float(r["ci_adj_high"]) for r in rows])
+        queries = [
+            tr(
+                "review.fig.lead.queries",
+                wins=int(r["wins"]),
+                losses=int(r["losses"]),
+                n=int(r["n"]),
+            )
+            for r in rows
+        ]
+        fig.add_trace(
+            go.Scatter(
+                x=delta,
+                y=[y for y, _ in mine],
+                mode="markers",
+                name=_safe(tr(f"review.fig.lead.class.{code}")),
+                error_x={
+                    "type": "data",
+                    "symmetric": False,
+                    "array": np.nan_to_num(high - delta),
+                    "arrayminus": np.nan_to_num(delta - low),
+                    "color": colour,
+                    "thickness": 2,
+                    "width": 4,
+                },
+                marker={
+                    "symbol": symbol,
+                    "color": colour if filled else "white",
+                    "line": {"color": colour, "width": 2},
+                    "size": [14 if line.overall else 10 for _, line in mine],
+                },
+                customdata=np.stack(
+                    [
+                        np.array([line.name for _, line in mine], dtype=object),
+                        low,
+                        high,
+                        np.array([_safe(row_p(r, templates)) for r in rows], dtype=object),
+                        np.array([tiers.get(tier_of(r), "") for r in rows], dtype=object),
+                        np.array([_safe(q) for q in queries], dtype=object),
+                    ],
+                    axis=-1,
+                ),
+                hovertemplate=(
+                    f"<b>%{{customdata[0]}}</b> − {_safe(baseline)}<br>Δ %{{x:+.4f}}<br>"
+                    + _safe(tr("review.fig.ci_adj"))
+                    + " [%{customdata[1]:+.4f}, %{customdata[2]:+.4f}]<br>"
+                    + _safe(tr("review.fig.corrected"))
+                    + " %{customdata[3]}<br>%{customdata[4]}<br>%{customdata[5]}<extra></extra>"
+                ),
+            )
+        )
+    effect = _min_effect(part)
+    if effect:
+        fig.add_vrect(x0=-effect, x1=effect, fillcolor=NEUTRAL, opacity=0.15, line_width=0)
+    for y, line in points:
+        if line.overall:
+            top = y - (0.9 if narrow else 0.5)  # on a phone the band holds the label above
+            fig.add_hrect(y0=top, y1=y + 0.5, fillcolor="#f6f8fa", line_width=0, layer="below")
+    fig.add_vline(x=0, line_color="#57606a", line_width=1)
+    title, subtitle = lead_titles(table, measure, by, tr, templates)
+    depth = places[-1] + 1 if places else 1.0
+    step = 44 if narrow else 28  # pixels per line; on a phone a label sits above its point
+    _layout(
+        fig,
+        title if titled else "",
+        subtitle if titled else "",
+        height=max(260, int((140 if titled else 100) + step * depth)),
+        margin={
+            "l": 12 if narrow else label_margin([line.label for line in lines]),
+            "t": 100 if titled else 36,
+            "b": 56,
+            "r": 12 if narrow else 24,
+        },
+    )
+    fig.update_layout(
+        legend={"orientation": "h", "y": 1.0, "x": 0, "yanchor": "bottom", "xanchor": "left"},
+    )
+    fig.update_xaxes(
+        title=_safe(tr("review.fig.delta_axis", measure=measure, baseline=baseline)),
+        zeroline=False,
+    )
+    labelled = [(y, line.label) for y, line in zip(places, lines) if line.label]
+    fig.update_yaxes(
+        tickvals=[y for y, _ in labelled],
+        ticktext=[label for _, label in labelled],
+        showticklabels=not narrow,
+        range=[depth - 0.5, -0.5 - (0.5 if narrow else 0)],
+        zeroline=False,
+        showgrid=False,
+    )
+    for y, label in labelled if narrow else ():
+        fig.add_annotation(
+            x=0, xref="paper", xanchor="left", y=y, yref="y", yshift=14, text=label, showarrow=False
+        )
+    return fig
+
+
+def _lead_rows(table: pd.DataFrame, measure: str) -> pd.DataFrame:
+    """The candidate-vs-baseline rows of ``measure``."""
+    return table[(table["kind"] == BASELINE_KIND) & (table["measure"] == measure)]
+
+
+def _min_effect(part: pd.DataFrame) -> float:
+    """The smallest difference that matters of the rows (0 when none is set)."""
+    if "min_effect" not in part.columns or not len(part):
+        return 0.0
+    values = part["min_effect"].to_numpy(dtype=np.float64)
+    values = values[np.isfinite(values) & (values > 0)]
+    return float(values[0]) if len(values) else 0.0
+
+
+def lead_titles(
+    table: pd.DataFrame,
+    measure: str,
+    by: Sequence[str] = (),
+    tr: Translate = ENGLISH,
+    templates: Wording | None = None,
+) -> tuple[str, str]:
+    """The title of :func:`lead_measure_figure` and the note of what its bars and band are,
+    in words."""
+    part = _lead_rows(table, measure)
+    baseline = str(part["reference"].iloc[0]) if len(part) else ""
+    key = "review.fig.lead.title" if by else "review.fig.lead.title_overall"
+    notes = [tr("review.fig.lead.bars", interval=interval_text(part, templates))]
+    effect = _min_effect(part)
+    if effect:
+        notes.append(tr("review.fig.lead.band", effect=f"{effect:g}"))
+    return tr(key, measure=measure, baseline=baseline), tr("review.fig.lead.separator").join(notes)
 
 
 def pairwise_matrix_figure(
@@ -650,13 +949,21 @@ def disagreement_figure(
 
 __all__ = [
     "BETTER",
+    "CONFIRMED",
     "DIRECTION_COLOURS",
     "ENGLISH",
+    "LEAD_CLASSES",
     "NEUTRAL",
+    "NO_EVIDENCE",
     "OPPOSITE",
+    "WATCH",
+    "WATCH_COLOUR",
     "WORSE",
     "delta_curve_figure",
     "disagreement_figure",
+    "lead_class",
+    "lead_measure_figure",
+    "lead_titles",
     "model_colours",
     "opposite_queries",
     "pairwise_matrix_figure",
@@ -665,5 +972,6 @@ __all__ = [
     "segment_delta_figure",
     "segment_heatmap_figure",
     "segment_label",
+    "tier_of",
     "win_tie_loss_figure",
 ]
