@@ -1,8 +1,9 @@
-"""``python -m metrics [compare|explain|save|history] ...``: hands the command line to its
-subcommand.
+"""``python -m metrics [compare|explain|labels|save|history] ...``: hands the command line to
+its subcommand.
 
 Without a subcommand the arguments are an evaluation (:mod:`metrics.cli.evaluate`); ``compare``
-goes to :mod:`metrics.cli.compare`, ``explain`` to :mod:`metrics.cli.explain`, and ``save`` and
+goes to :mod:`metrics.cli.compare`, ``explain`` to :mod:`metrics.cli.explain`, ``labels`` (label
+sources, their agreement and consequence) to :mod:`metrics.cli.labels`, and ``save`` and
 ``history`` (versions kept in the store) to :mod:`metrics.cli.saved`. Those are imported only
 when asked for, so that an evaluation does not load what they need.
 """
