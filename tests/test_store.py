@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import stat
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -210,6 +211,15 @@ def test_names_given_by_users_never_become_file_names(store, home):
         [DATA_FOLDER] + [p.name for p in home.glob("catalog.sqlite3*")]
     )
     assert list(load_workspace(store, token).tables) == [hostile]
+
+
+def test_the_data_folder_is_readable_by_its_owner_only(store, home):
+    token = create_workspace(store)
+    save_workspace(store, token, WorkspaceState({"run": dataset().run}))
+    folders = [home, home / DATA_FOLDER, *(path.parent for path, _ in data_files(home))]
+    assert {stat.S_IMODE(folder.stat().st_mode) for folder in folders} == {0o700}
+    files = [path for path, _ in data_files(home)] + list(home.glob("catalog.sqlite3"))
+    assert {stat.S_IMODE(path.stat().st_mode) for path in files} == {0o600}
 
 
 def test_tables_and_settings_that_cannot_be_stored_are_refused_with_their_reason(store):
