@@ -119,12 +119,17 @@ def _start_server() -> str:
     return f"postgresql://postgres@127.0.0.1:{port}/postgres"
 
 
-def server_url() -> str:
-    """The URL of the tests' PostgreSQL server (started on first use)."""
+def require_psycopg() -> None:
+    """Skip without psycopg, or fail when ``CI`` is set."""
     try:
         import psycopg  # noqa: F401
     except ImportError:
         _unavailable("psycopg is not installed (pip install 'psycopg[binary]').")
+
+
+def server_url() -> str:
+    """The URL of the tests' PostgreSQL server (started on first use)."""
+    require_psycopg()
     if "url" not in _server:
         _server["url"] = os.environ.get(TEST_DB_VARIABLE) or _start_server()
     return _server["url"]

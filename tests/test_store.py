@@ -7,6 +7,7 @@ import json
 import logging
 import os
 import stat
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -56,7 +57,7 @@ from metrics.store.files import DATA_FOLDER, data_files
 from metrics.store.hashing import judgments_hash, link_token, token_hash
 from metrics.store.schema import SCHEMA_VERSION, schema_version
 from metrics.store.store import Store
-from tests.store_support import Clock, backend_fixture, dataset
+from tests.store_support import Clock, backend_fixture, dataset, require_psycopg
 
 TABLES = ("workspaces", "runs", "snapshots", "files", "schema_version")
 
@@ -519,3 +520,21 @@ def test_catalog_json_is_plain_json(store):
     with store.read() as tx:
         (text,) = tx.one("SELECT settings FROM workspaces") or ("",)
     assert json.loads(text) == {"a": {"x": None}, "b": [1, 2]}
+
+
+def test_sqlite_needs_no_psycopg_and_postgresql_says_how_to_get_it(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # as if not installed
+    with open_store(StoreConfig(tmp_path / "a")) as store:
+        create_workspace(store)
+    with pytest.raises(StoreError) as caught:
+        open_store(StoreConfig(tmp_path / "b", "postgresql://app@db.example/metrics"))
+    assert caught.value.code == "driver_missing" and "psycopg[binary]" in str(caught.value)
+
+
+def test_an_unreachable_database_is_one_message_without_its_password(tmp_path):
+    require_psycopg()
+    url = "postgresql://app:s3cret@127.0.0.1:1/metrics"  # nothing listens on port 1
+    with pytest.raises(StoreError) as caught:
+        open_store(StoreConfig(tmp_path, url))
+    assert caught.value.code == "store_unreachable"
+    assert "127.0.0.1:1" in str(caught.value) and "s3cret" not in str(caught.value)
