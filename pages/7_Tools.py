@@ -3,7 +3,7 @@
 import pandas as pd
 import streamlit as st
 
-from metrics.engine.profiles import PROFILES, profile
+from metrics.engine.profiles import PROFILES, own_measures, profile
 from ui.data.per_query_panel import require_lists
 from ui.shell import compute, frame, keys
 from ui.shell.i18n import option_text, t
@@ -39,7 +39,10 @@ if st.session_state.get(keys.W_TOOLS_MODEL) not in models:
 model = c3.selectbox(t("tools.model"), models, key=keys.W_TOOLS_MODEL)
 st.session_state.setdefault(keys.W_TOOLS_K, 10)
 k = int(c4.number_input("K", min_value=1, max_value=1000, step=1, key=keys.W_TOOLS_K))
-measures = tuple(compute.cutoff_name(m, k) for m in view.measures)
+# a tool without the chosen measures (ragas and DeepEval: context precision) adds its own
+measures = tuple(
+    own_measures((first, second), [compute.cutoff_name(m, k) for m in view.measures], k)
+)
 
 found = explanation(dataset, model, measures, first, second)
 labels = (t(f"tools.profile.{first}"), t(f"tools.profile.{second}"))

@@ -3,6 +3,7 @@ the same numbers."""
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
 
@@ -12,6 +13,7 @@ from metrics.engine.differences import explain
 from metrics.engine.profiles import profile
 from metrics.io.loaders import load_sample
 from tests.app_support import fresh_app, open_page, tables_with
+from tests.oracles import require_oracle
 
 
 def test_the_tools_page_gives_both_means_and_says_when_every_query_agrees():
@@ -143,3 +145,75 @@ def test_the_compare_pages_code_prints_its_headline(tmp_path):
     first = next(line for line in ours.stdout.splitlines() if line.startswith("hybrid against"))
     assert first in box  # the page's headline, word for word
     assert f"verdict: {first}" in cli.stderr.splitlines()
+
+
+def recommendations_between(first: str, second: str):
+    """The Tools page on the labelled recommendations sample, between two profiles."""
+    at = fresh_app({"data": "recommendations"})
+    at.session_state["w_tools_first"] = first
+    at.session_state["w_tools_second"] = second
+    return open_page(at, "tools")
+
+
+def test_the_tools_page_puts_lightgbm_beside_trec_eval_with_lightgbm_s_own_code():
+    at = recommendations_between("trec_eval", "lightgbm")
+    label = "LightGBM (ndcg, eval_at)"
+    means = tables_with(at, "measure", "trec_eval", label)[0].set_index("measure")
+    data = load_sample("recommendations")
+    run = data.run[data.run["model"] == "baseline"].drop(columns="model")
+    found = explain(
+        run,
+        data.qrels,
+        list(means.index),
+        profile("trec_eval").settings(),
+        profile("lightgbm").settings(),
+    )
+    for measure, (_, b) in found.measure_means.items():
+        assert means.loc[measure, label] == pytest.approx(b)
+    causes = set(tables_with(at, "cause", "queries")[0]["cause"])
+    assert causes == {"Queries with no relevant item", "Tied scores"}  # labels 0/1: same gain
+    captions = "\n".join(c.value for c in at.caption)
+    assert "a query without relevant items scored 1" in captions
+    assert any("import lightgbm as lgb" in c.value for c in at.code)
+
+
+def test_a_rag_tool_is_compared_on_context_precision_in_every_language():
+    for lang, profile_name in (
+        ("en", "ragas context precision"),
+        ("zh", "ragas 上下文精确率"),
+        ("ja", "ragas のコンテキスト適合率"),
+    ):
+        at = fresh_app({"data": "recommendations", "lang": lang})
+        at.session_state["w_tools_second"] = "ragas"
+        open_page(at, "tools")
+        means = next(d.value for d in at.dataframe if profile_name in d.value.columns)
+        assert "CP@10" in set(means.iloc[:, 0]), lang
+
+
+@pytest.mark.slow
+def test_the_learning_to_rank_snippets_print_the_pages_numbers(tmp_path):
+    require_oracle("lightgbm")
+    require_oracle("xgboost")
+    data = load_sample("recommendations")
+    run = data.run[data.run["model"] == "baseline"].drop(columns="model")
+    run.to_csv(tmp_path / "run.csv", index=False)
+    data.qrels.to_csv(tmp_path / "qrels.csv", index=False)
+    for first, second in (("lightgbm", "xgboost"), ("trec_eval", "xgboost_minus")):
+        at = recommendations_between(first, second)
+        for key in {first, second} - {"trec_eval"}:
+            side = 0 if key == first else 1
+            means = tables_with(at, "measure")[0].set_index("measure").iloc[:, side]
+            code = next(c.value for c in at.code if f"import {key.split('_')[0]}" in c.value)
+            printed = subprocess.run(
+                [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True
+            )
+            assert printed.returncode == 0, printed.stderr
+            named = {m: profile(key).name_of(m) for m in means.index}
+            assert any(named.values()), key
+            for measure, value in means.items():
+                name = named[measure]
+                if name is None:
+                    continue
+                shown = re.search(rf"{re.escape(name)}[: ]([0-9.e-]+)", printed.stdout)
+                assert shown, (key, name, printed.stdout)
+                assert float(shown[1]) == pytest.approx(value, abs=1e-9), (key, measure)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -46,7 +47,53 @@ PEER_CODE = {
         "evaluator = pytrec_eval.RelevanceEvaluator(judged, {metrics_set})\n"
         "print(evaluator.evaluate(ranked))\n"
     ),
+    "lightgbm": (
+        "import lightgbm as lgb\n"
+        "import numpy as np\n"
+        "import pandas as pd\n\n"
+        "{rows}"
+        "# the scores as given: the initial scores of a booster without trees\n"
+        "data = lgb.Dataset(np.zeros((len(run), 1)), label=run['relevance'], group=sizes, "
+        "init_score=run['score'], params={{'verbose': -1}})\n"
+        "params = {{'objective': 'lambdarank', 'metric': 'ndcg', 'eval_at': {cutoffs}, "
+        "'verbose': -1}}\n"
+        "for _, name, value, _ in lgb.Booster(params, data).eval_train():\n"
+        "    print(name, value)\n"
+    ),
+    "xgboost": (
+        "import numpy as np\n"
+        "import pandas as pd\n"
+        "import xgboost as xgb\n\n"
+        "{rows}"
+        "metrics = {metrics}\n"
+        "# pre@k takes binary labels: relevant (label >= 1) or not\n"
+        "binary = (run['relevance'] >= 1).astype(int)\n"
+        "for names, labels in (\n"
+        "    ([m for m in metrics if not m.startswith('pre')], run['relevance']),\n"
+        "    ([m for m in metrics if m.startswith('pre')], binary),\n"
+        "):\n"
+        "    if names:  # the scores as given: the base margin of a booster without trees\n"
+        "        data = xgb.DMatrix(np.zeros((len(run), 1)), label=labels, "
+        "base_margin=run['score'])\n"
+        "        data.set_group(sizes)\n"
+        "        params = {{'objective': 'rank:ndcg', 'eval_metric': names}}\n"
+        "        print(xgb.train(params, data, num_boost_round=0).eval(data))\n"
+    ),
 }
+PEER_CODE["xgboost_minus"] = PEER_CODE["xgboost"]
+
+#: The rows the learning-to-rank libraries take: every ranked item of a judged query with its
+#: label (0 when unjudged or negative), the rows of a query together in the run's order.
+_LABELLED_ROWS = (
+    "qrels = pd.read_csv({qrels!r}, dtype={{'query': str, 'item': str}})\n"
+    "run = pd.read_csv({run!r}, dtype={{'query': str, 'item': str}})\n"
+    "{filter}"
+    "run = run[run['query'].isin(qrels['query'])]\n"
+    "run = run.merge(qrels[['query', 'item', 'relevance']], on=['query', 'item'], how='left')\n"
+    "run['relevance'] = run['relevance'].fillna(0).clip(lower=0).astype(int)\n"
+    "run = run.iloc[np.argsort(pd.factorize(run['query'])[0], kind='stable')]\n"
+    "sizes = run.groupby('query', sort=False).size().to_numpy()\n"
+)
 
 
 @st.cache_data(max_entries=16, ttl=600, show_spinner=False)
@@ -117,12 +164,14 @@ def peer_code(
         return None
     keep = f"run = run[run['model'] == {model!r}]\n" if model else ""
     families = {_trec_family(n) for n in names}
+    cutoffs = sorted({int(found[1]) for n in names if (found := re.search(r"@(\d+)", n))})
+    fields = {"qrels": files[0], "run": files[1], "filter": keep}
     return template.format(
-        qrels=files[0],
-        run=files[1],
-        filter=keep,
+        **fields,
+        rows=_LABELLED_ROWS.format(**fields),
         metrics=repr(names),
         metrics_set=repr(sorted(families)),
+        cutoffs=repr(cutoffs),
     )
 
 
