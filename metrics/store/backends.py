@@ -67,7 +67,7 @@ class Backend(abc.ABC):
     def __init__(self) -> None:
         self._local = threading.local()
         self._lock = threading.Lock()
-        self._connections: list[Any] = []
+        self._connections: list[tuple[int, Any]] = []
 
     @abc.abstractmethod
     def _connect(self) -> Any:
@@ -88,7 +88,7 @@ class Backend(abc.ABC):
             connection = self._connect()
             self._local.connection = (os.getpid(), connection)
             with self._lock:
-                self._connections.append(connection)
+                self._connections.append((os.getpid(), connection))
         return connection
 
     def _forget(self) -> None:
@@ -103,13 +103,15 @@ class Backend(abc.ABC):
         return False
 
     def close(self) -> None:
-        """Close the connections this process opened (in every thread)."""
+        """Close the connections this process opened (in every thread); those a forked process
+        inherited are its parent's to close."""
         with self._lock:
             connections, self._connections = self._connections, []
         self._local = threading.local()
-        for connection in connections:
-            with contextlib.suppress(Exception):
-                connection.close()
+        for pid, connection in connections:
+            if pid == os.getpid():
+                with contextlib.suppress(Exception):
+                    connection.close()
 
 
 class _SqliteTransaction(Transaction):

@@ -29,7 +29,14 @@ from metrics.review.statistics import (
 )
 from metrics.schema import ITEM, MODEL, QUERY, RANK, SCORE
 from metrics.store.messages import store_error
-from metrics.store.runs import RunInfo, SavedRun, load_run, version_info, versions
+from metrics.store.runs import (
+    RunInfo,
+    SavedRun,
+    last_accepted,
+    load_run,
+    version_info,
+    versions,
+)
 from metrics.store.store import Store
 
 #: The measure a project's history follows unless told otherwise.
@@ -118,8 +125,8 @@ def history(
     """
     names = [spec.name for spec in parse_measures(list(measures))]
     found = versions(store, project)
-    accepted = [info for info in found if info.accepted is not None]
-    last = max(accepted, key=lambda i: (i.accepted, i.saved, i.version)).id if accepted else None
+    accepted = last_accepted(found)
+    last = None if accepted is None else accepted.id
     rows = []
     for info in found:
         saved = load_run(store, project, info.version)

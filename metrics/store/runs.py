@@ -13,7 +13,7 @@ version saved from a workspace counts in that workspace's quota while the worksp
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -142,17 +142,24 @@ def _project_versions(tx: Transaction, project: str) -> list[RunInfo]:
     return found
 
 
+def last_accepted(found: Sequence[RunInfo]) -> RunInfo | None:
+    """The version of ``found`` accepted last (the later saved one when two were accepted at
+    once), or ``None``."""
+    accepted = [info for info in found if info.accepted is not None]
+    return max(accepted, key=lambda i: (i.accepted, i.saved, i.version)) if accepted else None
+
+
 def _find(tx: Transaction, project: str, version: str) -> RunInfo:
     """The version ``version`` of ``project`` (:data:`ACCEPTED`: the last accepted one)."""
     found = _project_versions(tx, project)
     names = [info.version for info in found]
     if version == ACCEPTED:
-        accepted = [info for info in found if info.accepted is not None]
-        if not accepted:
+        last = last_accepted(found)
+        if last is None:
             raise store_error(
                 NotFoundError, "no_accepted", project=project, versions=_listing(names)
             )
-        return max(accepted, key=lambda info: (info.accepted, info.saved, info.version))
+        return last
     for info in found:
         if info.version == version:
             return info
@@ -343,6 +350,7 @@ __all__ = [
     "accept",
     "accepted_version",
     "delete_run",
+    "last_accepted",
     "load_run",
     "projects",
     "save_run",
