@@ -16,22 +16,22 @@ from tests.app_support import fresh_app, open_page, tables_with
 from tests.oracles import require_oracle
 
 
+def assert_means(means, labels, sample: str, model: str, tools: tuple[str, str]) -> None:
+    """The page's two means (columns ``labels``) are :func:`explain`'s between ``tools``."""
+    data = load_sample(sample)
+    run = data.run[data.run["model"] == model].drop(columns="model")
+    first, second = (profile(tool).settings() for tool in tools)
+    found = explain(run, data.qrels, list(means.index), first, second)
+    for measure, pair in found.measure_means.items():
+        for label, value in zip(labels, pair):
+            assert means.loc[measure, label] == pytest.approx(value)
+
+
 def test_the_tools_page_gives_both_means_and_says_when_every_query_agrees():
     at = open_page(fresh_app(), "tools")
     assert at.title[0].value == "Why do two tools give two numbers?"
     means = tables_with(at, "measure", "trec_eval", "ranx")[0].set_index("measure")
-    data = load_sample("web_search")
-    run = data.run[data.run["model"] == "lexical"].drop(columns="model")
-    found = explain(
-        run,
-        data.qrels,
-        list(means.index),
-        profile("trec_eval").settings(),
-        profile("ranx").settings(),
-    )
-    for measure, (a, b) in found.measure_means.items():
-        assert means.loc[measure, "trec_eval"] == pytest.approx(a)
-        assert means.loc[measure, "ranx"] == pytest.approx(b)
+    assert_means(means, ("trec_eval", "ranx"), "web_search", "lexical", ("trec_eval", "ranx"))
     assert any("give the same value for every query" in s.value for s in at.success)
     codes = [c.value for c in at.code]
     assert codes[0].startswith("python -m metrics explain qrels.csv run.csv --from trec_eval")
@@ -159,17 +159,9 @@ def test_the_tools_page_puts_lightgbm_beside_trec_eval_with_lightgbm_s_own_code(
     at = recommendations_between("trec_eval", "lightgbm")
     label = "LightGBM (ndcg, eval_at)"
     means = tables_with(at, "measure", "trec_eval", label)[0].set_index("measure")
-    data = load_sample("recommendations")
-    run = data.run[data.run["model"] == "baseline"].drop(columns="model")
-    found = explain(
-        run,
-        data.qrels,
-        list(means.index),
-        profile("trec_eval").settings(),
-        profile("lightgbm").settings(),
+    assert_means(
+        means, ("trec_eval", label), "recommendations", "baseline", ("trec_eval", "lightgbm")
     )
-    for measure, (_, b) in found.measure_means.items():
-        assert means.loc[measure, label] == pytest.approx(b)
     causes = set(tables_with(at, "cause", "queries")[0]["cause"])
     assert causes == {"Queries with no relevant item", "Tied scores"}  # labels 0/1: same gain
     captions = "\n".join(c.value for c in at.caption)
