@@ -3,6 +3,7 @@ other way."""
 
 import streamlit as st
 
+from metrics.review.decision import lead_measure
 from metrics.review.segments import MIN_SEGMENT_QUERIES
 from metrics.review.verdict import callouts, interval_text, overall_rows, segment_rows
 from ui.data.per_query_data import is_per_query
@@ -41,8 +42,9 @@ by = c1.multiselect(t("segments.by"), columns, key=keys.W_SEG_BY, max_selections
 measures = measures_at(dataset, tuple(view.measures), k)
 if settings.averaging != "macro":
     st.caption(review_compute.macro_note(settings))
-if st.session_state.get(keys.W_SEG_MEASURE) not in measures:
-    st.session_state[keys.W_SEG_MEASURE] = measures[0]
+if st.session_state.get(keys.W_SEG_MEASURE) not in measures:  # open on the review's lead measure
+    cutoffs = [compute.cutoff_name(m, k) for m in measures]
+    st.session_state[keys.W_SEG_MEASURE] = measures[cutoffs.index(lead_measure(cutoffs))]
 measure = c2.selectbox(
     t("compare.measure"),
     list(measures),

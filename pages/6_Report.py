@@ -1,8 +1,11 @@
 """Report page: one decision document for stakeholders, downloadable as one self-contained HTML
 file in the session's language.
 
-The page shows the document's verdict above tabs of its parts; only the open tab is computed and
-drawn (:func:`ui.review.sections.sections`); the downloads hold the whole document.
+The page opens as the document does: the headline, then the chart of the lead measure (each
+candidate's difference overall and per segment); then the controls, the downloads and tabs of the
+document's parts, of which only the open one is computed and drawn
+(:func:`ui.review.sections.sections`); the downloads hold the whole document. The downloads are
+made after the page's run, when asked for: their words are fixed in the page's language first.
 """
 
 import functools
@@ -13,6 +16,7 @@ from typing import Literal
 import pandas as pd
 import streamlit as st
 
+from metrics.review.decision import lead_measure
 from metrics.review.headline import verdict_sentences
 from metrics.review.overlap import DEFAULT_PERSISTENCE
 from metrics.review.segments import MIN_SEGMENT_QUERIES
@@ -22,6 +26,7 @@ from metrics.review.stakeholder_report import (
     build_report_html,
     left_out,
     provenance,
+    report_charts,
     report_zip,
     software_versions,
 )
@@ -40,6 +45,7 @@ from ui.data.per_query_panel import measures_at
 from ui.review import compute as review_compute
 from ui.review.controls import (
     callout_box,
+    decision_of,
     require_review_choice,
     segment_choice,
     verdict_box,
@@ -48,11 +54,13 @@ from ui.review.controls import (
 )
 from ui.review.figures import (
     delta_curve_figure,
+    lead_measure_figure,
+    lead_titles,
     model_colours,
     pairwise_matrix_figure,
-    segment_delta_figure,
     win_tie_loss_figure,
 )
+from ui.review.lead import lead_chart
 from ui.review.sections import sections
 from ui.review.tables import (
     change_display,
@@ -63,8 +71,8 @@ from ui.review.tables import (
     style_review_table,
 )
 from ui.shell import compute, frame, keys
-from ui.shell.i18n import current_language, t, templates
-from ui.shell.plotting import figure_pictures
+from ui.shell.i18n import current_language, t, templates, translate
+from ui.shell.plotting import PHONE_PICTURE_WIDTH, PICTURE_WIDTH, figure_pictures
 from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
 from ui.tools.compute import compare_code, compare_command
 
@@ -72,6 +80,7 @@ ctx = frame.page("report")
 st.title(t("review_report.title"))
 dataset = ctx.require_dataset()
 warn_unknown_data(ctx.view.data)
+first_screen = st.container()  # the headline and the lead chart, above the controls
 view, settings = ctx.view, ctx.settings
 models = dataset.models
 choice = require_review_choice(models, view.k_range, tuple(view.measures))
@@ -105,10 +114,16 @@ review = review_compute.review(
     power=choice.power,
 )
 words = verdict_templates()
+lang = current_language()
+tr = functools.partial(translate, lang=lang)  # the downloads are made outside the page's run
 overall = overall_rows(review)
 pairs = pairwise_rows(review)
 segments = segment_rows(review)
-primary = names[0]
+primary = lead_measure(names)  # every chart of the report follows the measure decided on
+lead_base = measures[names.index(primary)]
+with first_screen:
+    verdict_box(review, words)
+    lead_chart(review, primary, by, words, "report_lead")
 found = (
     pd.concat(
         [callouts(review, m, words, MIN_SEGMENT_QUERIES) for m in measure_order(names)],
@@ -121,19 +136,18 @@ found = (
 colours = model_colours(models)
 per_query = per_query_data.is_per_query(dataset)
 curve_ks = list(range(k_from, k_to + 1))
-curve_measures = list(measures[:2])
+curve_measures = [lead_base]
 missing_curves: list[tuple[str, int, int]] = []
-if per_query_data.is_per_query(dataset):  # Δ curves only where the table has several K
-    curve_ks = per_query_data.cutoffs_between(dataset, measures[:2], k_from, k_to)
-    computed = {m: per_query_data.cutoffs_between(dataset, (m,), k_from, k_to) for m in measures}
-    missing_curves = [(m, k_from, k_to) for m in curve_measures if len(computed[m]) < 2]
-    curve_measures = [m for m in curve_measures if len(computed[m]) >= 2]
+if per_query_data.is_per_query(dataset):  # the Δ curve only where the table has several K
+    curve_ks = per_query_data.cutoffs_between(dataset, (lead_base,), k_from, k_to)
+    if len(curve_ks) < 2:
+        missing_curves, curve_measures = [(lead_base, k_from, k_to)], []
 
 
 @functools.cache
 def report_figures() -> tuple[tuple[str, object], ...]:
-    """The report's charts (title, figure), made when first asked for in this run: by the
-    Charts tab or a download."""
+    """The report's charts after the first screen's (title, figure), each of the lead measure,
+    made when first asked for in this run: by the Charts tab or a download."""
     figures = []
     for measure in curve_measures:
         curves = {
@@ -142,7 +156,7 @@ def report_figures() -> tuple[tuple[str, object], ...]:
             )
             for c in choice.candidates
         }
-        title = t("review_report.delta_title", measure=measure, baseline=choice.baseline)
+        title = tr("review_report.delta_title", measure=primary, baseline=choice.baseline)
         figures.append(
             (
                 title,
@@ -152,30 +166,27 @@ def report_figures() -> tuple[tuple[str, object], ...]:
                     choice.baseline,
                     confidence=options.confidence,
                     colours=colours,
-                    tr=t,
+                    tr=tr,
                 ),
             )
         )
-    figures.append((t("review_report.wtl_title"), win_tie_loss_figure(overall, t)))
-    if by:
-        figures.append(
-            (
-                t("review_report.forest_title", measure=primary),
-                segment_delta_figure(
-                    segment_rows(review, primary),
-                    list(by),
-                    primary,
-                    options.confidence,
-                    colours,
-                    t,
-                    words,
-                ),
-            )
-        )
+    lead_overall = overall[overall["measure"] == primary]
+    figures.append((tr("review_report.wtl_title"), win_tie_loss_figure(lead_overall, tr)))
     return tuple(figures)
 
 
-lang = current_language()
+@functools.cache
+def lead_figures() -> tuple[object, object]:
+    """The first screen's chart of the lead measure, for a wide screen and for a phone."""
+    wide = lead_measure_figure(review, primary, by, tr=tr, templates=words, titled=False)
+    phone = lead_measure_figure(
+        review, primary, by, tr=tr, templates=words, titled=False, narrow=True
+    )
+    return wide, phone
+
+
+decision = decision_of(review, words)
+lead_title, lead_note = lead_titles(review, primary, by, tr, words)
 findings = findings_frame(compute.health(dataset, settings), lang)
 findings["severity"] = [t(f"health.severity.{s}") for s in findings["severity"]]
 glossary = [
@@ -199,6 +210,14 @@ inputs = ReportInputs(
     family=choice.family,
     description=frame.dataset_description(dataset),
     verdict=verdict_sentences(review, words),
+    headline=list(decision.headline) if decision is not None else [],
+    recommendations=[
+        (candidate, tr(f"decision.recommendation.{code}"))
+        for candidate, code in (decision.recommendations if decision is not None else {}).items()
+    ],
+    lead_measure=primary,
+    lead_title=lead_title,
+    lead_note=lead_note,
     figures_display=review_display(overall, t, words),
     pairwise_display=review_display(pairs, t, words) if len(pairs) else None,
     segment_display=(
@@ -240,14 +259,16 @@ inputs = ReportInputs(
 
 def with_figures() -> ReportInputs:
     """The report's inputs with its charts."""
-    return replace(inputs, figures=list(report_figures()))
+    return replace(inputs, figures=list(report_figures()), lead_figures=lead_figures())
 
 
 def light_report() -> bytes:
-    """The report with its charts as pictures (made when asked for: a few seconds)."""
+    """The report with its charts as pictures (made when asked for: a few seconds); the lead
+    chart's phone layout as a picture of a phone's width."""
     full = with_figures()
-    pictures = figure_pictures([figure for _, figure in full.figures])
-    return build_report_html(full, pictures).encode("utf-8")
+    charts = report_charts(full)
+    widths = [PICTURE_WIDTH, PHONE_PICTURE_WIDTH] + [PICTURE_WIDTH] * (len(charts) - 2)
+    return build_report_html(full, figure_pictures(charts, widths)).encode("utf-8")
 
 
 d1, d2, d3 = st.columns(3)
@@ -300,7 +321,6 @@ st.header(
         candidates=frame.escape(", ".join(choice.candidates)),
     )
 )
-verdict_box(review, words)
 if per_query:
     st.info(
         t("review_report.html.left_out")

@@ -212,10 +212,14 @@ def test_report_page_builds_the_report_from_per_query_values_and_names_what_is_l
     notes = [i.value for i in at.info]
     left_out = next(x for x in notes if x.startswith("This report is built from a table"))
     assert "data health checks" in left_out
-    # R is in the table at K = 10 only: no Δ curve for it; P and nDCG (K = 5, 10) have theirs
-    assert "the Δ curve of R" in left_out and "the Δ curve of P" not in left_out
+    # the report charts the lead measure, nDCG@10, which the table has at K = 5 and 10
+    assert "the Δ curve of" not in left_out
     assert any(x.startswith("Not checked") for x in notes)
     assert not [s.value for s in at.success if "No problems" in s.value]
+    # without nDCG the first measure leads: R, which the table has at K = 10 only
+    at.multiselect(key="w_measures").set_value(["R", "P"]).run()
+    left_out = next(x for x in [i.value for i in at.info] if x.startswith("This report is"))
+    assert "the Δ curve of R" in left_out and "the Δ curve of P" not in left_out
 
 
 def test_report_page_on_per_query_values_speaks_the_session_language(web_search):

@@ -1,12 +1,14 @@
 """A stakeholder report: one self-contained HTML file and its tables as Excel-safe CSV.
 
 :func:`build_report_html` turns a :class:`ReportInputs` into a single HTML page, written as a
-decision document: the executive summary (the verdict box of the Compare page) first, then the
-headline figures (and the candidates against each other), a glossary of the measures used (from
-the registry), the segment findings, charts, data health and the exact settings and provenance
-needed to reproduce the numbers. The charts are pictures given by the caller (SVG: the document
-stays light enough to mail and opens at once, with no script to run), or interactive plotly
-charts with plotly.js inlined once (a file of about 5 MB that still works offline). Every
+decision document whose first screen is the executive summary (the headline of the Compare
+page) and one chart of the measure the review decides on, each candidate's difference overall
+and per segment (:attr:`ReportInputs.lead_figures`); then the headline figures (and the
+candidates against each other), a glossary of the measures used (from the registry), the
+segment findings, charts, data health and the exact settings and provenance needed to reproduce
+the numbers. The charts are pictures given by the caller (SVG: the document stays light enough
+to mail and opens at once, with no script to run), or interactive plotly charts with plotly.js
+inlined once (a file of about 5 MB that still works offline). Every
 number comes from the one review table (:func:`metrics.review.verdict.review_table`), so the
 report says what the pages say.
 
@@ -34,7 +36,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from metrics.engine.registry import parse_measure
+from metrics.engine.registry import lead_measure, parse_measure
 from metrics.engine.settings import Settings
 from metrics.io.export import to_csv_bytes
 from metrics.io.text_safety import visible
@@ -52,21 +54,34 @@ from metrics.review.verdict import (
 )
 
 _CSS = """
-body{font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,sans-serif;margin:0;color:#1f2328;
-background:#fff}main{max-width:1100px;margin:0 auto;padding:24px 32px 64px}
+body{font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,"Noto Sans CJK SC",
+"Noto Sans CJK JP","PingFang SC","Hiragino Sans","Microsoft YaHei",sans-serif;margin:0;
+color:#1f2328;background:#fff;overflow-wrap:break-word}
+main{max-width:1100px;margin:0 auto;padding:24px 32px 64px}
 h1{font-size:1.7rem;margin:0 0 4px}h2{font-size:1.25rem;margin:36px 0 10px;border-bottom:1px
 solid #d0d7de;padding-bottom:4px}.muted{color:#57606a}.headline{font-size:1.05rem;
-line-height:1.5}.headline li{margin:4px 0}table{border-collapse:collapse;margin:8px 0 16px;
-font-size:.88rem}th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;
-vertical-align:top}th{background:#f6f8fa}td.num{text-align:right;font-variant-numeric:
-tabular-nums}tr.better td{background:#dafbe1}tr.worse td{background:#ffebe9}
+line-height:1.5}.headline li{margin:4px 0}
+.table-wrap{overflow-x:auto;max-width:100%;margin:8px 0 16px}
+table{border-collapse:collapse;margin:0;font-size:.88rem}
+th,td{border:1px solid #d0d7de;padding:4px 8px;text-align:left;vertical-align:top}
+th{background:#f6f8fa;word-break:keep-all}:lang(zh) th,:lang(ja) th{white-space:nowrap}
+td.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+:lang(zh) td,:lang(ja) td{min-width:4em;word-break:keep-all}
+tr.better td{background:#dafbe1}tr.worse td{background:#ffebe9}
 .callout{border-left:4px solid #cf222e;background:#fff5f5;padding:8px 12px;margin:8px 0}
 .note{border-left:4px solid #bf8700;background:#fff8c5;padding:8px 12px;margin:8px 0}
-.chart{margin:12px 0 24px}figure.chart img{max-width:100%;height:auto}
+.chart{margin:12px 0 24px}figure.chart img{display:block;max-width:100%;height:auto}
+figure.chart figcaption{font-size:.85rem;margin-top:4px}
 code{font-size:.85rem;background:#f6f8fa;padding:1px 4px}
+pre{white-space:pre-wrap;overflow-wrap:anywhere}
 .verdict{border:2px solid #0072B2;border-radius:8px;padding:10px 18px;margin:12px 0 8px;
 background:#f5f9fd}.verdict p{margin:6px 0;line-height:1.5}.verdict .closing{font-weight:600}
+h2.first{margin-top:20px}.lead h2{border-bottom:0;margin:20px 0 0}.lead figure.chart{margin-top:4px}
+.phone-only{display:none}
 dl.glossary dt{font-weight:600;margin-top:8px}dl.glossary dd{margin:2px 0 0 16px}
+@media (max-width:640px){main{padding:12px 12px 48px}h1{font-size:1.35rem}
+h2{font-size:1.1rem}.verdict{padding:6px 10px}table{font-size:.8rem}
+dl.glossary dd{margin-left:8px}.wide-only{display:none}.phone-only{display:block}}
 """
 
 #: English wording of the report; pass a mapping with the same keys (and placeholders) as
@@ -77,6 +92,7 @@ REPORT_TEMPLATES: dict[str, str] = {
         "Baseline {baseline} · {n} queries · generated {when} · data hash {hash}"
     ),
     "review_report.html.summary": "Executive summary",
+    "review_report.html.details": "Every row's statistics",
     "review_report.html.figures": "Headline figures",
     "review_report.html.figures_note": "Green rows: significantly better than the baseline, red: "
     "significantly worse (corrected p < {alpha}); no colour: no clear difference. Intervals: "
@@ -172,8 +188,13 @@ class ReportInputs:
         Correction family of the review (``view`` or ``all``).
     verdict:
         Candidate -> sentences, ``""`` -> closing sentence
-        (:func:`metrics.review.verdict.verdict_sentences`); from ``review`` in English when
+        (:func:`metrics.review.headline.verdict_sentences`); from ``review`` in English when
         empty.
+    headline, recommendations:
+        The decision's sentences (:attr:`metrics.review.decision.Decision.headline`) and each
+        candidate's recommendation in words, ``(candidate, words)``: the executive summary,
+        with the verdict's per-row sentences one click away. Without a headline the summary
+        is the verdict.
     figures_display, pairwise_display, segment_display:
         Worded tables (translated columns) of the overall, pairwise and segment rows; plain
         English ones from ``review`` when ``None``.
@@ -224,6 +245,13 @@ class ReportInputs:
     change_display, change_k:
         Worded ranking change of each candidate (:func:`metrics.review.overlap.summary`) at
         the cutoff ``change_k``; left out when ``None``.
+    lead_measure:
+        The measure the review decides on (:func:`metrics.review.decision.lead_measure` of
+        ``measures`` when empty): the first screen's chart and the segment findings follow it.
+    lead_title, lead_note, lead_figures:
+        The first screen's chart of the lead measure, under the headline: its title, what its
+        bars and marks are in words, and the figure laid out for a wide screen, then (when
+        given) for a phone; left out when ``lead_figures`` is empty.
     """
 
     dataset_name: str
@@ -239,6 +267,8 @@ class ReportInputs:
     family: str = "view"
     description: str = ""
     verdict: dict[str, list[str]] = field(default_factory=dict)
+    headline: list[str] = field(default_factory=list)
+    recommendations: list[tuple[str, str]] = field(default_factory=list)
     figures_display: pd.DataFrame | None = None
     pairwise_display: pd.DataFrame | None = None
     segment_display: pd.DataFrame | None = None
@@ -263,6 +293,14 @@ class ReportInputs:
     power: float = 0.8
     change_display: pd.DataFrame | None = None
     change_k: int = 10
+    lead_measure: str = ""
+    lead_title: str = ""
+    lead_note: str = ""
+    lead_figures: tuple[Any, ...] = ()
+
+    def __post_init__(self) -> None:
+        if not self.lead_measure:
+            self.lead_measure = lead_measure(self.measures)
 
     def word(self, key: str, **values: object) -> str:
         n = values.get("n")
@@ -352,7 +390,8 @@ def html_table(
             cells.append(f'<td class="num">{_e(text)}</td>' if numeric else f"<td>{_e(text)}</td>")
         cls = f' class="{_e(row_class[i])}"' if row_class is not None and row_class[i] else ""
         body.append(f"<tr{cls}>{''.join(cells)}</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    table = f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+    return f'<div class="table-wrap">{table}</div>'  # a wide table scrolls, not the page
 
 
 def summary_table(comparison: pd.DataFrame, by: Sequence[str] = ()) -> pd.DataFrame:
@@ -417,29 +456,68 @@ def _provenance_json(inputs: ReportInputs) -> str:
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
+def report_charts(inputs: ReportInputs) -> list[Any]:
+    """Every figure of the report in the order of its pictures (:func:`build_report_html`):
+    the lead chart (wide, then for a phone), then the charts of the Charts section."""
+    return [*inputs.lead_figures, *(figure for _, figure in inputs.figures)]
+
+
 def _figure_html(figure: Any, index: int) -> str:
     return str(
         figure.to_html(
             full_html=False,
             include_plotlyjs=index == 0,
             div_id=f"chart-{index}",
-            config={"displaylogo": False},
+            config={"displaylogo": False, "responsive": True},
         )
     )
 
 
-def _picture_html(title: str, svg: str | None, inputs: ReportInputs) -> str:
+def _svg_source(svg: str) -> str:
+    return "data:image/svg+xml;base64," + base64.b64encode(svg.encode("utf-8")).decode("ascii")
+
+
+def _picture_html(
+    title: str, svg: str | None, inputs: ReportInputs, phone: str | None = None, caption: str = ""
+) -> str:
     """A chart given as an SVG picture, as an image (never as markup of its own: an SVG image
-    runs no script), or the note that it could not be drawn."""
+    runs no script), with the picture laid out for a phone when given; or the note that it
+    could not be drawn."""
     if not svg:
         return (
             f'<p class="note">{_e(inputs.word("review_report.html.no_picture", chart=title))}</p>'
         )
-    data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
-    return (
-        f'<figure class="chart"><img alt="{_e(title)}" '
-        f'src="data:image/svg+xml;base64,{data}"></figure>'
-    )
+    image = f'<img alt="{_e(title)}" src="{_svg_source(svg)}">'
+    if phone:
+        image = (
+            f'<picture><source media="(max-width: 640px)" srcset="{_svg_source(phone)}">'
+            f"{image}</picture>"
+        )
+    text = f'<figcaption class="muted">{_e(caption)}</figcaption>' if caption else ""
+    return f'<figure class="chart">{image}{text}</figure>'
+
+
+def _lead_html(inputs: ReportInputs, pictures: Sequence[str | None] | None) -> list[str]:
+    """The first screen's chart of the lead measure (:attr:`ReportInputs.lead_figures`): as
+    pictures, the phone's one shown on narrow screens, or interactive, likewise."""
+    if not inputs.lead_figures:
+        return []
+    title = inputs.lead_title or inputs.lead_measure
+    parts = ['<section class="lead" id="lead">', f"<h2>{_e(title)}</h2>"]
+    if pictures is not None:
+        phone = pictures[1] if len(pictures) > 1 else None
+        parts.append(_picture_html(title, pictures[0], inputs, phone, inputs.lead_note))
+    else:
+        places = ("wide-only", "phone-only") if len(inputs.lead_figures) > 1 else ("",)
+        for i, (figure, place) in enumerate(zip(inputs.lead_figures, places)):
+            parts.append(
+                f'<div class="chart {place}" role="figure" aria-label="{_e(title)}">'
+                f"{_figure_html(figure, i)}</div>"
+            )
+        if inputs.lead_note:
+            parts.append(f'<p class="muted">{_e(inputs.lead_note)}</p>')
+    parts.append("</section>")
+    return parts
 
 
 def _classes(table: pd.DataFrame) -> list[str]:
@@ -492,15 +570,31 @@ def _interval_of(inputs: ReportInputs, name: str, rows: pd.DataFrame) -> str:
     return interval_text(rows)
 
 
+def _joined(lines: Sequence[str]) -> str:
+    """Sentences as one paragraph: Chinese and Japanese ones (ending in 。) follow each other
+    without a space."""
+    return "".join(lines) if lines and lines[0].endswith("。") else " ".join(lines)
+
+
 def _summary_html(inputs: ReportInputs) -> list[str]:
+    """The executive summary: the decision's headline (each candidate's recommendation, then
+    its sentences) with the verdict's per-row sentences one click away, or the verdict."""
     verdict = inputs.verdict or verdict_sentences(inputs.review)
-    parts = [f"<h2>{_e(inputs.word('review_report.html.summary'))}</h2>", '<div class="verdict">']
-    for candidate, lines in verdict.items():
-        if candidate:
-            joined = "".join(lines) if lines and lines[0].endswith("。") else " ".join(lines)
-            parts.append(f"<p>{_e(joined)}</p>")
-    for line in verdict.get("", []):
-        parts.append(f'<p class="closing">{_e(line)}</p>')
+    rows = [f"<p>{_e(_joined(lines))}</p>" for candidate, lines in verdict.items() if candidate]
+    rows += [f'<p class="closing">{_e(line)}</p>' for line in verdict.get("", [])]
+    summary = _e(inputs.word("review_report.html.summary"))
+    parts = [f'<h2 class="first">{summary}</h2>', '<div class="verdict">']
+    if inputs.headline:
+        parts += [
+            f'<p class="closing">{_e(candidate)}: {_e(words)}</p>'
+            for candidate, words in inputs.recommendations
+        ]
+        parts.append(f'<p class="headline">{_e(_joined(inputs.headline))}</p>')
+        details = _e(inputs.word("review_report.html.details"))
+        parts += [f'<details class="rows"><summary class="muted">{details}</summary>', *rows]
+        parts.append("</details>")
+    else:
+        parts += rows
     parts.append("</div>")
     return parts
 
@@ -593,7 +687,7 @@ def _segments_html(inputs: ReportInputs) -> list[str]:
         return []
     parts = [f"<h2>{_e(inputs.word('review_report.html.segments'))}</h2>"]
     if not inputs.callout_sentences:
-        measure = inputs.measures[0] if inputs.measures else ""
+        measure = inputs.lead_measure
         parts.append(
             f"<p>{_e(inputs.word('review_report.html.segments_none', measure=measure))}</p>"
         )
@@ -642,22 +736,25 @@ def _health_html(inputs: ReportInputs) -> list[str]:
 def build_report_html(inputs: ReportInputs, pictures: Sequence[str | None] | None = None) -> str:
     """The whole report as one HTML document (UTF-8 text).
 
-    Order: executive summary (the verdict), on per-query values what is left out, headline
-    figures (and the candidates against each other), the glossary of the measures, the segment
-    findings, charts, data health, settings and provenance.
+    Order: the first screen (title, the executive summary, that is the headline, and the chart
+    of the lead measure), on per-query values what is left out, headline figures (and the
+    candidates against each other), the glossary of the measures, the segment findings,
+    charts, data health, settings and provenance (with the data set's description).
 
     Parameters
     ----------
     inputs:
         What the report shows.
     pictures:
-        One SVG document per figure of ``inputs.figures`` (``None`` for a figure that could not
-        be drawn, which the report says): the charts are these pictures and the charting
+        One SVG document per figure of :func:`report_charts` (``None`` for a figure that could
+        not be drawn, which the report says): the charts are these pictures and the charting
         library is left out, so that a review of 50 queries stays well under 1 MB. Without
         ``pictures``, the charts are interactive, with plotly.js inlined once.
     """
-    if pictures is not None and len(pictures) != len(inputs.figures):
-        raise ValueError(f"{len(pictures)} pictures for {len(inputs.figures)} figures")
+    charts = report_charts(inputs)
+    if pictures is not None and len(pictures) != len(charts):
+        raise ValueError(f"{len(pictures)} pictures for {len(charts)} figures")
+    lead = len(inputs.lead_figures)
     if not inputs.generated_at:
         inputs.generated_at = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     title = inputs.title or inputs.word("review_report.html.title")
@@ -677,9 +774,8 @@ def build_report_html(inputs: ReportInputs, pictures: Sequence[str | None] | Non
         f"<h1>{_e(title)}: {_e(inputs.dataset_name)}</h1>",
         f'<p class="muted">{_e(meta)}</p>',
     ]
-    if inputs.description:
-        parts.append(f'<p class="muted">{_e(inputs.description)}</p>')
     parts += _summary_html(inputs)
+    parts += _lead_html(inputs, None if pictures is None else pictures[:lead])
     parts += _left_out_html(inputs)
     parts += _figures_html(inputs)
     parts += _groups_html(inputs)
@@ -693,14 +789,17 @@ def build_report_html(inputs: ReportInputs, pictures: Sequence[str | None] | Non
             parts.append(
                 f'<p class="muted">{_e(inputs.word("review_report.html.pictures_note"))}</p>'
             )
-            for (chart_title, _), svg in zip(inputs.figures, pictures):
+            for (chart_title, _), svg in zip(inputs.figures, pictures[lead:]):
                 parts.append(_picture_html(chart_title, svg, inputs))
         for i, (chart_title, figure) in enumerate(inputs.figures if pictures is None else ()):
             parts.append(
-                f'<div class="chart" aria-label="{_e(chart_title)}">{_figure_html(figure, i)}</div>'
+                f'<div class="chart" role="figure" aria-label="{_e(chart_title)}">'
+                f"{_figure_html(figure, lead + i)}</div>"
             )
     parts += _health_html(inputs)
     parts.append(f"<h2>{_e(inputs.word('review_report.html.provenance'))}</h2>")
+    if inputs.description:
+        parts.append(f'<p class="muted">{_e(inputs.description)}</p>')
     setting = pd.DataFrame(
         provenance(inputs),
         columns=[
@@ -762,6 +861,7 @@ __all__ = [
     "glossary_of",
     "html_table",
     "provenance",
+    "report_charts",
     "report_tables",
     "report_zip",
     "software_versions",

@@ -13,7 +13,7 @@ from __future__ import annotations
 import contextlib
 import html
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from unicodedata import east_asian_width
 
 import plotly.graph_objects as go
@@ -75,27 +75,34 @@ def build_figure(traces: list[dict], layout: dict) -> go.Figure:
     return go.Figure(data=traces, layout={**layout_template(), **layout})
 
 
-def figure_pictures(figures: list[go.Figure], width: int = 1000) -> list[str | None]:
+#: Width (pixels) of the report's chart pictures, and of one laid out for a phone.
+PICTURE_WIDTH, PHONE_PICTURE_WIDTH = 1000, 380
+
+
+def figure_pictures(
+    figures: list[go.Figure], width: int | Sequence[int] = PICTURE_WIDTH
+) -> list[str | None]:
     """The figures as SVG pictures (text), made in one go: kaleido starts its headless browser
-    once for all of them. Each keeps its own height (460 px when it sets none). When pictures
-    cannot be made here (no browser for kaleido), every entry is ``None``: the caller says so
-    instead of failing."""
+    once for all of them. Each keeps its own height (460 px when it sets none); ``width`` is
+    every picture's width, or each one's. When pictures cannot be made here (no browser for
+    kaleido), every entry is ``None``: the caller says so instead of failing."""
     import tempfile
     from pathlib import Path
 
     if not figures:
         return []
     heights = [int(f.layout.height) if f.layout.height else 460 for f in figures]
+    widths = [width] * len(figures) if isinstance(width, int) else list(width)
     with tempfile.TemporaryDirectory() as folder:
         paths = [Path(folder) / f"chart_{i}.svg" for i in range(len(figures))]
         # kaleido raises several types depending on what is missing; on a busy machine it can
         # also fail a call, or leave one picture of a batch unwritten: those are made once more
         with contextlib.suppress(Exception):
-            pio.write_images(figures, paths, format="svg", width=width, height=heights)
-        for fig, path, height in zip(figures, paths, heights):
+            pio.write_images(figures, paths, format="svg", width=widths, height=heights)
+        for fig, path, wide, height in zip(figures, paths, widths, heights):
             if not path.exists():
                 with contextlib.suppress(Exception):
-                    pio.write_image(fig, path, format="svg", width=width, height=height)
+                    pio.write_image(fig, path, format="svg", width=wide, height=height)
         return [p.read_text(encoding="utf-8") if p.exists() else None for p in paths]
 
 
