@@ -15,6 +15,7 @@ import base64
 import binascii
 import json
 import math
+import re
 import zlib
 from dataclasses import dataclass, replace
 
@@ -31,6 +32,7 @@ MAX_TEXT = 80  # characters of an item or list name
 MAX_LABEL = 100.0
 MAX_LINK = 12_000  # characters of an encoded link parameter
 MAX_JSON = 200_000  # bytes once decompressed
+MAX_DEPTH = 6  # arrays and objects in one another: {"l": [{"r": [[item, label]]}]} is 5
 LINK_VERSION = "1"
 
 
@@ -295,6 +297,19 @@ def _pairs(value: object, *, judged: bool) -> list[tuple[str, float]]:
     return out
 
 
+_JSON_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _depth(text: str) -> int:
+    """How deep the arrays and objects of a JSON text go, counted outside its strings before
+    the text is parsed (a parser recurses once per level: thousands of levels would exhaust
+    its stack)."""
+    marks = np.frombuffer(_JSON_STRING.sub("", text).encode("utf-8"), dtype=np.uint8)
+    step = np.isin(marks, (ord("["), ord("{"))).astype(np.int64)
+    step -= np.isin(marks, (ord("]"), ord("}")))
+    return int(np.cumsum(step).max(initial=0))
+
+
 def _payload(text: str) -> dict:
     if not isinstance(text, str) or not text:
         raise LinkError("empty", "the link holds no list.")
@@ -309,10 +324,13 @@ def _payload(text: str) -> dict:
         raw = inflater.decompress(packed, MAX_JSON)
         if inflater.unconsumed_tail:
             raise LinkError("size", "the list in the link is too large.")
-        payload = json.loads(raw.decode("utf-8"))
+        text = raw.decode("utf-8")
+        if _depth(text) > MAX_DEPTH:
+            raise LinkError("shape", f"the link nests more than {MAX_DEPTH} levels.")
+        payload = json.loads(text)
     except LinkError:
         raise
-    except (binascii.Error, ValueError, zlib.error, UnicodeDecodeError) as exc:
+    except (binascii.Error, ValueError, zlib.error, UnicodeDecodeError, RecursionError) as exc:
         raise LinkError("corrupt", "the link is damaged (it may have been cut short).") from exc
     if not isinstance(payload, dict) or not isinstance(payload.get("l"), list):
         raise LinkError("shape", "the link holds no lists.")

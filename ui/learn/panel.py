@@ -18,6 +18,7 @@ from ui.learn.lessons import BY_ID, LESSONS, Lesson
 from ui.learn.predict import forget
 from ui.shell import frame, keys
 from ui.shell.i18n import option_text, t
+from ui.shell.view import whole_number
 
 LEVELS = (1, 2, 3)
 #: The several-lists mode (each hand-built list a query) and its link parameter.
@@ -70,8 +71,9 @@ def seed_from_link() -> None:
         state[keys.W_LEARN_SOURCE] = "handbuilt"
         if params.get("lh"):
             state[keys.W_LEARN_HAND_LIST] = params["lh"]
-    if params.get("lk", "").isdigit():
-        state[keys.W_LEARN_K] = min(max(int(params["lk"]), 1), 100)
+    k = whole_number(params.get("lk", ""), 0, 999_999)
+    if k is not None:
+        state[keys.W_LEARN_K] = min(max(k, 1), 100)
 
 
 def after_import() -> None:
@@ -93,6 +95,8 @@ def switch_after_import() -> None:
 
 
 def link_problem() -> str | None:
+    """The kind of problem of the lesson or lists the link holds (the lists are read first)."""
+    hb.session_table()
     return st.session_state.get(keys.LEARN_LINK_PROBLEM) or hb.link_error()
 
 

@@ -50,6 +50,7 @@ from ui.shell.view import (
     UPLOAD,
     URL_NAMES,
     View,
+    bounded_params,
     curve_measure_names,
     from_query_params,
     gain_map_problem,
@@ -180,6 +181,7 @@ def page(key: str) -> PageContext:
     _init_session()
     view = _sidebar()
     _presenter()
+    _link_refused()
     st.html(_PHONE_CSS)
     st.session_state[keys.VIEW] = view
     _sync_url(view)
@@ -193,12 +195,32 @@ def _init_session() -> None:
     """Seed the view from the URL on a session's first run; keep widget values across pages."""
     state = st.session_state
     if keys.VIEW not in state:
+        _refuse_long_params()
         view = from_query_params(dict(st.query_params))
         state[keys.VIEW] = view
         _seed_widgets(view)
     for name in [k for k in state if isinstance(k, str) and k.startswith(keys.WIDGET_PREFIX)]:
         state[name] = state[name]  # a value set by code survives pages that lack the widget
     state[keys.LANG] = state.get(keys.W_LANG, state[keys.VIEW].lang)
+
+
+def _refuse_long_params() -> None:
+    """Take the parameters out of the link that are beyond the bounds every page reads a link
+    in (:func:`~ui.shell.view.bounded_params`), before any page reads them; their names are
+    shown by :func:`_link_refused`."""
+    _, refused = bounded_params(st.query_params.to_dict())
+    for name in refused:
+        st.query_params.pop(name, None)
+    if refused:
+        st.session_state[keys.LINK_REFUSED] = refused
+
+
+def _link_refused() -> None:
+    """The message naming the link's refused parameters, on the page the link opened."""
+    refused = st.session_state.pop(keys.LINK_REFUSED, None)
+    if refused:
+        names = ", ".join(md_escape(name[:40]) for name in refused[:5])
+        st.warning(t("frame.link_refused", names=names, n=len(refused)))
 
 
 def _seed_widgets(view: View) -> None:

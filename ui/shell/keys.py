@@ -32,6 +32,9 @@ BROWSER_CODE_COMPONENT: Final = "browser_code_component"
 #: A sample the link named that this server does not have, and the data shown instead.
 MISSING_DATA: Final = "missing_data"
 MISSING_DATA_FALLBACK: Final = "missing_data_fallback"
+#: The parameters of the link this session was opened with that were refused as too long
+#: (or too many), named in a message on the first page.
+LINK_REFUSED: Final = "link_refused"
 
 # Sidebar widgets.
 W_LANG: Final = "w_lang"

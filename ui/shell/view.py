@@ -153,13 +153,48 @@ def gain_map_problem(text: str) -> str | None:
     return None
 
 
+#: Most characters of one link parameter; the parameters holding lists (:data:`LIST_PARAMS`)
+#: may have :data:`MAX_LIST_PARAM` (the Learn page's and the Data page's compressed lists).
+MAX_PARAM = 2_000
+MAX_LIST_PARAM = 12_000
+LIST_PARAMS = ("list", "ls")
+#: Most parameters of one link.
+MAX_PARAMS = 64
+
+
+def whole_number(text: str, low: int, high: int) -> int | None:
+    """A link's decimal digits as a whole number within ``low..high`` (``None`` otherwise: other
+    digits such as ``²``, signs, spaces, or more digits than the bound has)."""
+    if not (text.isascii() and text.isdigit()) or len(text) > len(str(high)):
+        return None
+    value = int(text)
+    return value if low <= value <= high else None
+
+
+def bounded_params(params: Mapping[str, object]) -> tuple[dict[str, str], tuple[str, ...]]:
+    """A link's parameters within the bounds every page reads them in, and the names of those
+    refused: a value longer than :data:`MAX_PARAM` (:data:`MAX_LIST_PARAM` for the lists), a
+    name longer than 100 characters, and every parameter after the first :data:`MAX_PARAMS`.
+    Nothing is decoded here; each reader checks its own values."""
+    kept: dict[str, str] = {}
+    refused: list[str] = []
+    for number, (name, value) in enumerate(params.items()):
+        text = value if isinstance(value, str) else str(value)
+        bound = MAX_LIST_PARAM if name in LIST_PARAMS else MAX_PARAM
+        if number >= MAX_PARAMS or len(name) > 100 or len(text) > bound:
+            refused.append(name[:100])
+        else:
+            kept[name] = text
+    return kept, tuple(refused)
+
+
 def _typed_policies(get: dict[str, str], order: str) -> dict[str, Any]:
     """The maximum number of results, the custom gains and the models ranked the other way
     from ``order`` of a link, when valid."""
     changes: dict[str, Any] = {}
-    limit = get.get("M", "")
-    if limit.isdigit() and int(limit) >= 1:
-        changes["max_results"] = int(limit)
+    limit = whole_number(get.get("M", ""), 1, 10**9)
+    if limit is not None:
+        changes["max_results"] = limit
     if get.get("gains") and gain_map_problem(get["gains"]) is None:
         changes["gain_map"] = get["gains"]
     if get.get("orders"):
@@ -238,7 +273,7 @@ def from_query_params(params: Mapping[str, str], base: View | None = None) -> Vi
     """A view read from URL query parameters; unknown or invalid values keep ``base``'s."""
     view = base or View()
     changes: dict[str, Any] = {}
-    get = {k: str(v) for k, v in params.items()}
+    get = bounded_params(params)[0]
     if get.get("data"):
         changes["data"] = get["data"]
     if "m" in get:
