@@ -167,19 +167,23 @@ def test_xgboost_s_pre_at_k_is_p_at_k_of_its_profile_on_short_lists(data):
 
 # --------------------------------------------------------------------------- trained models
 
-#: A small learning-to-rank set in the layout of LightGBM's examples/lambdarank (README there).
+#: Learning-to-rank sets in the layout of LightGBM's examples/lambdarank (README there): a small
+#: generated one, and LightGBM's own ``rank.test`` of that folder.
 LAMBDARANK = Path(__file__).resolve().parent / "fixtures" / "lambdarank"
+GENERATED, EXAMPLE = "rank.train", "lightgbm.rank.test"
+BOTH_SETS = pytest.mark.parametrize(
+    "name", [GENERATED, EXAMPLE], ids=["generated", "lightgbm_example"]
+)
 #: The cutoffs of LightGBM's lambdarank example (``eval_at = 1,3,5``) and 10; rounds trained.
 TRAIN_EVAL_AT = (1, 3, 5, 10)
 ROUNDS = 20
 
 
-def lambdarank_set(with_empty: bool) -> tuple[np.ndarray, np.ndarray, list[int]]:
-    """Features, labels and query sizes of ``rank.train``/``rank.train.query`` (libsvm lines
-    ``label index:value ...``; one query's row count per line); without the queries whose
-    labels are all 0 unless ``with_empty``."""
-    rows = (LAMBDARANK / "rank.train").read_text(encoding="ascii").splitlines()
-    sizes = [int(n) for n in (LAMBDARANK / "rank.train.query").read_text().split()]
+def read_lambdarank(name: str) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """Features, labels and query sizes of the file ``name`` and its ``name.query`` (libsvm
+    lines ``label index:value ...``; one query's row count per line)."""
+    rows = (LAMBDARANK / name).read_text(encoding="ascii").splitlines()
+    sizes = [int(n) for n in (LAMBDARANK / f"{name}.query").read_text().split()]
     assert sum(sizes) == len(rows)
     labels = np.array([float(r.split()[0]) for r in rows])
     width = max(int(p.split(":")[0]) for r in rows for p in r.split()[1:])
@@ -188,12 +192,33 @@ def lambdarank_set(with_empty: bool) -> tuple[np.ndarray, np.ndarray, list[int]]
         for pair in r.split()[1:]:
             j, value = pair.split(":")
             features[i, int(j) - 1] = float(value)
+    return features, labels, sizes
+
+
+def lambdarank_set(name: str, with_empty: bool) -> tuple[np.ndarray, np.ndarray, list[int]]:
+    """The set of ``read_lambdarank(name)`` with queries whose labels are all 0 if
+    ``with_empty`` (when the file has none, every seventh query from the fourth gets only
+    label 0), without them if not."""
+    features, labels, sizes = read_lambdarank(name)
     starts = np.cumsum([0, *sizes])
+    if with_empty and count_empty(labels, sizes) == 0:
+        for q in range(3, len(sizes), 7):
+            labels[starts[q] : starts[q + 1]] = 0
     keep = [
         q for q in range(len(sizes)) if with_empty or labels[starts[q] : starts[q + 1]].max() > 0
     ]
     rows_kept = np.concatenate([np.arange(starts[q], starts[q + 1]) for q in keep])
     return features[rows_kept], labels[rows_kept], [sizes[q] for q in keep]
+
+
+def test_lightgbm_reads_the_lambdarank_files_as_these_tests_do():
+    lgb = require_oracle("lightgbm")
+    for name in (GENERATED, EXAMPLE):
+        # LightGBM finds NAME.query beside NAME by itself
+        data = lgb.Dataset(str(LAMBDARANK / name), params={"verbose": -1}).construct()
+        _, labels, sizes = read_lambdarank(name)
+        np.testing.assert_array_equal(data.get_label(), labels)
+        assert list(data.get_group()) == sizes, name
 
 
 def tied_queries(scores, sizes) -> int:
@@ -226,10 +251,11 @@ def count_empty(labels, sizes) -> int:
     return sum(chunk.max() == 0 for chunk in np.split(labels, np.cumsum(sizes)[:-1]))
 
 
+@BOTH_SETS
 @pytest.mark.parametrize("with_empty", [True, False], ids=["with_empty_queries", "without"])
-def test_lightgbm_s_recorded_eval_at_equals_the_profile_on_a_trained_model(with_empty):
+def test_lightgbm_s_recorded_eval_at_equals_the_profile_on_a_trained_model(name, with_empty):
     lgb = require_oracle("lightgbm")
-    features, labels, sizes = lambdarank_set(with_empty)
+    features, labels, sizes = lambdarank_set(name, with_empty)
     assert (count_empty(labels, sizes) > 0) == with_empty
     params = {
         "objective": "lambdarank",
@@ -244,32 +270,37 @@ def test_lightgbm_s_recorded_eval_at_equals_the_profile_on_a_trained_model(with_
         "seed": 1,
         "verbose": -1,
     }
-    train = lgb.Dataset(features, label=labels, group=sizes)
-    record: dict = {}
-    booster = lgb.train(
-        params,
-        train,
-        ROUNDS,
-        valid_sets=[train],
-        valid_names=["train"],
-        callbacks=[lgb.record_evaluation(record)],
-    )
-    found = compare_rounds(
-        lambda done: booster.predict(features, num_iteration=done, raw_score=True),
-        record["train"],
-        labels,
-        sizes,
-        ["lightgbm"],
-    )
-    # the first trees leave rows of a query in one leaf (ties, kept in row order); later
-    # rounds tell every row apart
+    found = [0, 0]
+    # the first trees leave rows of a query in one leaf (ties, kept in row order); on the
+    # generated set later rounds tell every row apart, on LightGBM's example (300 features) not
+    # in 20 rounds: there trees with a linear model in each leaf do after a few
+    for tree_params in ({}, {"linear_tree": True}):
+        train = lgb.Dataset(features, label=labels, group=sizes)  # linear_tree: a new Dataset
+        record: dict = {}
+        booster = lgb.train(
+            {**params, **tree_params},
+            train,
+            ROUNDS,
+            valid_sets=[train],
+            valid_names=["train"],
+            callbacks=[lgb.record_evaluation(record)],
+        )
+        counts = compare_rounds(
+            lambda done, b=booster: b.predict(features, num_iteration=done, raw_score=True),
+            record["train"],
+            labels,
+            sizes,
+            ["lightgbm"],
+        )
+        found = [found[0] + counts[0], found[1] + counts[1]]
     assert min(found) > 0, found
 
 
+@BOTH_SETS
 @pytest.mark.parametrize("with_empty", [True, False], ids=["with_empty_queries", "without"])
-def test_xgboost_s_recorded_ndcg_equals_the_profiles_on_trained_models(with_empty):
+def test_xgboost_s_recorded_ndcg_equals_the_profiles_on_trained_models(name, with_empty):
     xgb = require_oracle("xgboost")
-    features, labels, sizes = lambdarank_set(with_empty)
+    features, labels, sizes = lambdarank_set(name, with_empty)
     assert (count_empty(labels, sizes) > 0) == with_empty
     keys = ["xgboost", "xgboost_minus"]
     metrics = [profile(key).name_of(f"nDCG@{k}") for key in keys for k in TRAIN_EVAL_AT]
