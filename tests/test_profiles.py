@@ -104,7 +104,12 @@ def test_the_sklearn_profile_equals_ndcg_score_on_the_items_passed_in(rows, k):
     require_oracle("sklearn")
     import sklearn.metrics as sklearn_metrics
 
-    scores = [round(s, 3) + i * 1e-3 for i, (_, s) in enumerate(rows)]  # no tied scores
+    # no tied scores: each row's rank in the order of the drawn floats (ties by position), so
+    # no two rows can share a score, whatever the floats
+    order = sorted(range(len(rows)), key=lambda i: (rows[i][1], i))
+    scores = [0.0] * len(rows)
+    for rank, i in enumerate(order):
+        scores[i] = float(rank)
     labels = [label for label, _ in rows]
     if not any(labels):
         return
