@@ -101,16 +101,24 @@ def _t_interval(diff: np.ndarray, alpha: float) -> tuple[float, float]:
 def _wilcoxon_interval(
     diff: np.ndarray, alpha: float, wilcoxon_pvalue: Callable[[np.ndarray], float]
 ) -> tuple[float, float]:
-    centre = float(np.median((diff[:, None] + diff[None, :]) / 2.0)) if len(diff) <= 2000 else (
-        float(np.median(diff))
-    )  # fmt: skip
+    walsh = (diff[:, None] + diff[None, :]) / 2.0 if len(diff) <= 2000 else diff
+    centre = float(np.median(walsh))
     spread = float(np.ptp(diff)) or 1.0
 
     def accepted(shift: float) -> bool:
         return wilcoxon_pvalue(diff - shift) >= alpha
 
     if not accepted(centre):
-        return centre, centre
+        # Zero differences are dropped, so the test can reject at its own centre and accept the
+        # shifts just beside it: start halfway to the nearest Walsh average on either side (the
+        # p-value changes only there; the test rounds differences to 12 decimals).
+        steps = np.unique(np.round(walsh - centre, 12))
+        nearest = [*steps[steps > 0][:1], *steps[steps < 0][-1:]]
+        beside = [centre + float(step) / 2.0 for step in nearest]
+        start = next((shift for shift in beside if accepted(shift)), None)
+        if start is None:
+            return centre, centre
+        centre = start
     ends = []
     for sign in (-1.0, 1.0):
         inside, outside = centre, centre + sign * 2.0 * spread
