@@ -266,11 +266,18 @@ def test_segment_values_that_vary_within_a_query_are_a_warning():
 
 
 def test_repeated_judgments_are_a_warning():
-    qrels = _qrels([("q", "d0", 1), ("q", "d0", 2)])
+    qrels = _qrels([("q", "d0", 1), ("q", "d0", 1)])
     f = _finding(validate(GOOD_RUN, qrels, k_max=1), "duplicate_judgments")
     assert f.message == (
         "1 judgment repeats an item already judged for the same query; the highest label is kept."
     )
+    qrels = _qrels([("q", "d0", 1), ("q", "d0", 2)])
+    f = _finding(validate(GOOD_RUN, qrels, k_max=1), "duplicate_judgments")
+    assert f.message == (
+        "1 judgment repeats an item already judged for the same query, with another label; the "
+        "highest label is kept."
+    )
+    assert f.examples == ["query q, item d0: labels 1, 2 (2 kept)"]
 
 
 def test_empty_ids_and_missing_labels_are_warnings():

@@ -38,6 +38,7 @@ from metrics.engine.results import compute_matrix
 from metrics.engine.settings import Settings
 from metrics.errors import MetricsError
 from metrics.io.direction import RankAgreement, run_direction_counts
+from metrics.io.findings import MAX_EXAMPLES
 from metrics.io.trec import CHUNK_BYTES, TrecColumns, plain_chunks
 
 
@@ -272,8 +273,12 @@ def _merged(notes: list[RankingNotes], settings: Settings) -> RankingNotes:
     def ids(name: str) -> tuple[str, ...]:
         return tuple(sorted((q for n in notes for q in getattr(n, name)), key=str.encode))
 
+    conflicts = sorted((e for n in notes for e in n.conflict_examples), key=lambda e: e[0].encode())
     return RankingNotes(
         dropped_duplicates=sum(n.dropped_duplicates for n in notes),
+        repeated_judgments=sum(n.repeated_judgments for n in notes),
+        conflicting_judgments=sum(n.conflicting_judgments for n in notes),
+        conflict_examples=tuple(conflicts[:MAX_EXAMPLES]),
         run_queries_without_judgments=ids("run_queries_without_judgments"),
         judged_queries_missing_from_run=ids("judged_queries_missing_from_run"),
         queries_without_relevant=ids("queries_without_relevant"),

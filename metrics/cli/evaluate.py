@@ -68,7 +68,13 @@ from metrics.engine.settings import POLICIES, Settings, check_model_orders
 from metrics.errors import InputError, MeasureError, MetricsError
 from metrics.io.direction import agreements, rank_disagreements
 from metrics.io.findings import fractional_labels_finding, negative_labels_finding
-from metrics.io.reading_notes import finding_text, health_warnings, lists_notes, notes_warnings
+from metrics.io.reading_notes import (
+    finding_text,
+    health_warnings,
+    judgments_warnings,
+    lists_notes,
+    notes_warnings,
+)
 from metrics.io.source import check_file
 
 if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
@@ -191,6 +197,8 @@ def load_inputs(
                     "(for example '7', 'q7' and '007' differ).",
                 )
             lists[model] = ranked
+            if len(lists) == 1:  # the judgments' repeats, noted once
+                warnings += judgments_warnings(ranked.notes, Path(qrels_path).name)
             warnings += ranking_warnings(ranked, name, settings)
             warnings += rank_order_warnings(model, run.query, run.rank, run.value, name, settings)
         return Inputs(lists, warnings, notes)
@@ -516,6 +524,8 @@ def _in_blocks(
         if found is None:
             return None
         models[model] = found
+        if len(models) == 1:  # the judgments' repeats, noted once
+            warnings += judgments_warnings(found.notes, Path(qrels_path).name)
         warnings += notes_warnings(found.notes, Path(path).name, settings)
         if found.ranks is not None:  # scores that go with the ranks the other way
             warnings += [

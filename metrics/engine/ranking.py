@@ -190,12 +190,61 @@ def arrow_numbers(values: np.ndarray) -> pa.Array:
 
 
 @dataclass(frozen=True)
+class RepeatedJudgments:
+    """Judgments that repeat a (query, item) already judged: ``count`` rows repeat one, and of
+    the (query, item) pairs judged more than once, ``conflicts`` have different labels.
+
+    ``conflict_rows`` are the first row of each conflicting pair (input order, ascending; at
+    most ``limit`` of them) and ``conflict_labels`` its distinct labels, ascending: the last one,
+    the highest, is the one kept."""
+
+    count: int
+    conflicts: int
+    conflict_rows: np.ndarray
+    conflict_labels: tuple[tuple[float, ...], ...]
+
+
+def repeated_judgments(
+    keys: np.ndarray, labels: np.ndarray, rank: np.ndarray | None = None, limit: int = 5
+) -> RepeatedJudgments | None:
+    """The judgments whose key (one integer per (query, item)) repeats, and the pairs judged
+    with different labels (missing labels left out); ``None`` when no key repeats. The pairs
+    shown are the first by ``rank`` (one number per judgment, such as its query's place in
+    the evaluation order), then by row; by row when ``rank`` is ``None``."""
+    rows = np.flatnonzero(~np.isnan(labels))
+    order = rows[np.argsort(keys[rows], kind="stable")]
+    key = keys[order]
+    if len(key) < 2:
+        return None
+    same = key[1:] == key[:-1]
+    if not same.any():
+        return None
+    starts = np.flatnonzero(np.concatenate(([True], ~same)))
+    value = labels[order]
+    highest, lowest = np.maximum.reduceat(value, starts), np.minimum.reduceat(value, starts)
+    first = np.sort(order[starts[np.flatnonzero(highest != lowest)]])
+    if rank is not None:
+        first = first[np.argsort(rank[first], kind="stable")]
+    shown = first[:limit]
+    conflict_labels = tuple(
+        tuple(float(v) for v in np.unique(value[key == keys[row]])) for row in shown
+    )
+    return RepeatedJudgments(int(same.sum()), len(first), shown, conflict_labels)
+
+
+@dataclass(frozen=True)
 class RankingNotes:
-    """What :func:`rank_lists` did besides ranking (dropped copies, skipped queries), for warnings
-    and exports."""
+    """What :func:`rank_lists` did besides ranking (dropped copies, skipped queries, repeated
+    judgments), for warnings and exports. ``repeated_judgments``: rows repeating a judged
+    (query, item); ``conflicting_judgments``: the (query, item) pairs judged with different
+    labels, and ``conflict_examples`` the first of them as ``(query, item, labels)``, the
+    labels ascending (the highest is kept)."""
 
     dropped_duplicates: int = 0
     duplicate_examples: tuple[str, ...] = ()
+    repeated_judgments: int = 0
+    conflicting_judgments: int = 0
+    conflict_examples: tuple[tuple[str, str, tuple[float, ...]], ...] = ()
     run_queries_without_judgments: tuple[str, ...] = ()
     judged_queries_missing_from_run: tuple[str, ...] = ()
     queries_without_relevant: tuple[str, ...] = ()
@@ -646,6 +695,8 @@ def rank_lists(
         run_q_sorted, j_key // n_items, jrel_sorted, names, settings
     )
     notes = replace(notes, dropped_duplicates=dropped, duplicate_examples=examples)
+    if len(j_key) < len(qrels_qc):  # repeated judgments: how many, and those that disagree
+        notes = _with_repeats(notes, q_rank[qrels_qc], n_items, qrels_ic, jrel, jq, ji)
 
     keep_rows = evaluated[run_q_sorted] & _cut_mask(run_q_sorted, labels, settings)
     if not keep_rows.all():
@@ -1003,6 +1054,33 @@ def _read_columns(
             fix="give every judgment a numeric label.",
         )
     return rq, ri, score, jq, ji, jrel
+
+
+def _with_repeats(
+    notes: RankingNotes,
+    query_rank: np.ndarray,
+    n_items: int,
+    item_code: np.ndarray,
+    jrel: np.ndarray,
+    jq: pa.Array,
+    ji: pa.Array,
+) -> RankingNotes:
+    """``notes`` with the judgments that repeat a (query, item) (each judgment's query rank and
+    item code, in input order) and the first pairs judged with different labels, in evaluation
+    order of their queries."""
+    found = repeated_judgments(query_rank * n_items + item_code, jrel, query_rank)
+    if found is None:
+        return notes
+    examples = tuple(
+        (jq[int(row)].as_py(), ji[int(row)].as_py(), labels)
+        for row, labels in zip(found.conflict_rows, found.conflict_labels)
+    )
+    return replace(
+        notes,
+        repeated_judgments=found.count,
+        conflicting_judgments=found.conflicts,
+        conflict_examples=examples,
+    )
 
 
 def _dedupe_judgments(j_key: np.ndarray, jrel: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

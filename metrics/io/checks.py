@@ -16,7 +16,14 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from metrics.engine import relevance
-from metrics.engine.ranking import IdCodes, encode_strings, id_codes, string_chunks
+from metrics.engine.ranking import (
+    IdCodes,
+    RepeatedJudgments,
+    encode_strings,
+    id_codes,
+    repeated_judgments,
+    string_chunks,
+)
 from metrics.engine.settings import Settings
 from metrics.errors import file_line
 from metrics.io.direction import (
@@ -29,6 +36,7 @@ from metrics.io.findings import (
     Example,
     Finding,
     TableRole,
+    conflict_examples,
     duplicate_items_finding,
     duplicate_judgments_finding,
     fractional_labels_finding,
@@ -647,14 +655,10 @@ def _label_findings(
             for q, i in zip(qrels[QUERY][missing].head(5), qrels[ITEM][missing].head(5))
         )
         found.append(missing_labels_finding(n, examples, shown))
-    dup = pd.Series(codes.pair(codes.q_qrels, codes.i_qrels)).duplicated().to_numpy()
-    if dup.any():
-        n = int(dup.sum())
-        examples = tuple(
-            {"query": str(q), "item": str(i)}
-            for q, i in zip(qrels[QUERY][dup].head(5), qrels[ITEM][dup].head(5))
-        )
-        found.append(duplicate_judgments_finding(n, examples))
+    values = labels.to_numpy(dtype="float64", na_value=np.nan)
+    repeated = repeated_judgments(codes.pair(codes.q_qrels, codes.i_qrels), values)
+    if repeated is not None:
+        found.append(_repeated_finding(qrels, codes, values, repeated))
     negative = (labels < 0).to_numpy()
     if negative.any():
         n = int(negative.sum())
@@ -667,7 +671,6 @@ def _label_findings(
             )
         )
         found.append(negative_labels_finding(n, examples, shown))
-    values = labels.to_numpy(dtype="float64", na_value=np.nan)
     fractional = np.isfinite(values) & (values != np.trunc(values))
     if fractional.any():
         n = int(fractional.sum())
@@ -695,6 +698,26 @@ def _label_findings(
             )
         )
     return found
+
+
+def _repeated_finding(
+    qrels: pd.DataFrame, codes: _Codes, values: np.ndarray, repeated: RepeatedJudgments
+) -> Finding:
+    """The finding on repeated judgments: the first items whose labels disagree, with their
+    labels and the one kept, else the first repeats."""
+    if repeated.conflicts:
+        rows = repeated.conflict_rows
+        examples = conflict_examples(
+            zip(qrels[QUERY].iloc[rows], qrels[ITEM].iloc[rows], repeated.conflict_labels)
+        )
+    else:
+        pairs = pd.Series(codes.pair(codes.q_qrels, codes.i_qrels))
+        dup = pairs.duplicated().to_numpy() & ~np.isnan(values)
+        examples = tuple(
+            {"query": str(q), "item": str(i)}
+            for q, i in zip(qrels[QUERY][dup].head(5), qrels[ITEM][dup].head(5))
+        )
+    return duplicate_judgments_finding(repeated.count, examples, repeated.conflicts)
 
 
 def _labels_look_like_ranks(queries: np.ndarray, labels: pd.Series) -> bool:

@@ -354,9 +354,39 @@ def missing_labels_finding(n: int, examples: tuple[Example, ...], column: str) -
     return Finding("missing_labels", "warning", {"n": n}, n, examples, column=column)
 
 
-def duplicate_judgments_finding(n: int, examples: tuple[Example, ...]) -> Finding:
-    """``n`` repeated (query, item) judgments."""
-    return Finding("duplicate_judgments", "warning", {"n": n}, n, examples)
+def duplicate_judgments_finding(
+    n: int, examples: tuple[Example, ...], conflicts: int = 0, source: str | None = None
+) -> Finding:
+    """``n`` repeated (query, item) judgments, of which ``conflicts`` (query, item) pairs have
+    labels that disagree (their examples then name the labels and the one kept: see
+    :func:`conflict_examples`)."""
+    if conflicts:
+        return Finding(
+            "duplicate_judgments",
+            "warning",
+            {"n": n, "conflicts": conflicts},
+            n,
+            examples,
+            variant="conflicting",
+            source=source,
+        )
+    return Finding("duplicate_judgments", "warning", {"n": n}, n, examples, source=source)
+
+
+def conflict_examples(
+    pairs: Iterable[tuple[object, object, Sequence[float]]],
+) -> tuple[Example, ...]:
+    """Examples of items judged with labels that disagree: ``(query, item, labels ascending)``
+    as the query, the item, the labels and the one kept (the highest)."""
+    return tuple(
+        {
+            "query": str(query),
+            "item": str(item),
+            "labels": ", ".join(f"{v:g}" for v in labels),
+            "kept": f"{max(labels):g}",
+        }
+        for query, item, labels in list(pairs)[:MAX_EXAMPLES]
+    )
 
 
 def negative_labels_finding(n: int, examples: tuple[Example, ...], column: str) -> Finding:

@@ -126,6 +126,12 @@ MESSAGES: dict[str, Template] = {
         "{n} judgments repeat an item already judged for the same query; the highest label is "
         "kept.",
     ),
+    "duplicate_judgments.conflicting": _plural(
+        "1 judgment repeats an item already judged for the same query, with another label; the "
+        "highest label is kept.",
+        "{n} judgments repeat an item already judged for the same query; the labels disagree "
+        "for {conflicts} of those items, and the highest label of each is kept.",
+    ),
     "negative_labels": _plural(
         "1 label is negative: the item is in the pool but unjudged (as trec_eval): not "
         "relevant, gain 0, and unjudged for Judged@K, bpref and infAP.",
@@ -241,6 +247,8 @@ ACTIONS: dict[str, str] = {
     "missing_labels": "Fill in the labels, or 0 for items judged not relevant.",
     "duplicate_judgments": "Remove the repeated judgments if the highest label is not the right "
     "one.",
+    "duplicate_judgments.conflicting": "Keep one judgment of each item, with the right label: "
+    "the highest is kept under every setting (no setting chooses another label).",
     "negative_labels": "Use 0 for items that are not relevant if negative values are not intended.",
     "text_labels": "If a grade is wrong, change it in the label mapping.",
     "fractional_labels.truncate": "Set '{setting}' to '{value}' if the fractions are meant as "
@@ -291,6 +299,7 @@ EXAMPLES: dict[str, Template] = {
     "query_item": "query {query}, item {item}",
     "query_item_model": "query {query}, item {item} ({model})",
     "query_item_value": "query {query}, item {item}: {value}",
+    "query_item_labels_kept": "query {query}, item {item}: labels {labels} ({kept} kept)",
     "query_n": _plural("query {query}: 1 item", "query {query}: {n} items"),
     "query_n_model": _plural(
         "query {query}: 1 item ({model})", "query {query}: {n} items ({model})"

@@ -14,7 +14,12 @@ from typing import TYPE_CHECKING
 
 from metrics.engine.ranking import RankingNotes
 from metrics.engine.settings import Settings
-from metrics.io.findings import DataHealth, Finding
+from metrics.io.findings import (
+    DataHealth,
+    Finding,
+    conflict_examples,
+    duplicate_judgments_finding,
+)
 from metrics.schema import QUERY, normalize_name
 
 if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
@@ -101,3 +106,16 @@ def notes_warnings(
             f"left out ({examples(name, r.left_out_without_relevant)})."
         )
     return out
+
+
+def judgments_warnings(r: RankingNotes, source: str) -> list[str]:
+    """The warning on judgments that repeat a judged (query, item), found while ranking (the
+    TREC readers' judgments: tables have it in their data's health), worded as the data's health
+    words it: how many, the items whose labels disagree, their labels and the one kept."""
+    if not r.repeated_judgments:
+        return []
+    examples = conflict_examples(r.conflict_examples)
+    found = duplicate_judgments_finding(
+        r.repeated_judgments, examples, r.conflicting_judgments, source
+    )
+    return [finding_text(found)]

@@ -20,6 +20,7 @@ smallest input row number of each group).
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
@@ -181,11 +182,12 @@ def ranking_warnings(
     out = []
     for model in models:
         ids = {name: per_model.get(model, (0, [])) for name, per_model in found.items()}
+        queries: dict[str, Any] = {name: tuple(first) for name, (_, first) in ids.items()}
         notes = RankingNotes(
             dropped_duplicates=dropped.get(model, 0),
             duplicate_examples=examples.get(model, ()),
             missing_scored_zero=settings.missing_queries == "zero",
-            **{name: tuple(first) for name, (_, first) in ids.items()},
+            **queries,
         )
         counts = {name: n for name, (n, _) in ids.items()}
         out += notes_warnings(notes, sources.get(model, model), settings, counts)
