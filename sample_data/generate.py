@@ -229,6 +229,93 @@ def teaching() -> dict[str, tuple]:
     return {"teaching/teaching.csv": ("query,item,rank,label", cols)}
 
 
+# --------------------------------------------------------------------------- RAG evidence
+
+RAG_RETRIEVERS = ("bm25", "embedding")
+QUESTION_TYPES = ("factoid", "how_to", "comparison")
+#: The LLM judge's provenance, as its file gives it (the prompt is recorded as its hash).
+JUDGE_MODEL = "judge-8b"
+JUDGE_PROMPT = ("Given a question and a passage retrieved for it, grade how well the passage "
+                "answers the question: 0 = unrelated, 1 = related but does not answer, "
+                "2 = partly answers, 3 = answers it. Reply with the grade only.")
+
+
+def rag_evidence(rng: np.random.Generator, n_questions: int = 50, pool: int = 40,
+                 depth: int = 10, human_depth: int = 7) -> dict[str, tuple]:
+    """Evidence ranking for retrieval-augmented generation: questions, the chunks two
+    retrievers put in their top ``depth``, graded 0-3 by annotators (the pool of each
+    retriever's top ``human_depth``) and by an LLM judge (every chunk retrieved).
+
+    Each question has ``pool`` candidate chunks with a true grade; the embedding retriever's
+    scores follow it more closely than BM25's. The annotators give the true grade but for a slip
+    of one grade now and then; the judge is lenient (it often grades one higher) and misses a
+    grade more often, so the two agree only moderately while both order the retrievers alike.
+    """
+    import hashlib
+
+    grades = rng.choice(4, size=(n_questions, pool), p=[0.52, 0.24, 0.15, 0.09])
+    kinds = rng.choice(len(QUESTION_TYPES), size=n_questions, p=[0.45, 0.35, 0.2])
+    docs = rng.integers(100, 1000, size=(n_questions, pool))
+    parts = rng.integers(1, 9, size=(n_questions, pool))
+    chunk = np.array([[f"d{d}#{c}" for d, c in zip(dr, cr)]
+                      for dr, cr in zip(docs.tolist(), parts.tolist())], dtype=object)
+    # a chunk id that repeats within a question is made distinct by its position
+    for q in range(n_questions):
+        seen: dict[str, int] = {}
+        for j in range(pool):
+            name = chunk[q, j]
+            if name in seen:
+                chunk[q, j] = f"{name}.{j}"
+            seen[name] = j
+    noise = {"bm25": 1.5, "embedding": 0.8}
+    scale = {"bm25": (6.0, 1.8), "embedding": (0.45, 0.06)}
+    questions = _ids("q", np.arange(1, n_questions + 1), 3)
+    retrieved = np.zeros((n_questions, pool), dtype=bool)
+    human_pool = np.zeros((n_questions, pool), dtype=bool)
+    files: dict[str, tuple] = {}
+    for model in RAG_RETRIEVERS:
+        raw = grades + rng.normal(0.0, noise[model], size=grades.shape)
+        order = np.argsort(-raw, axis=1, kind="stable")[:, :depth]
+        retrieved[np.arange(n_questions)[:, None], order] = True
+        human_pool[np.arange(n_questions)[:, None], order[:, :human_depth]] = True
+        top = np.take_along_axis(raw, order, axis=1)
+        offset, unit = scale[model]
+        score = offset + unit * top
+        decimals = 2 if model == "bm25" else 4
+        # strictly decreasing within a list, at the decimals written
+        step = 10.0 ** -decimals
+        score = np.round(score, decimals)
+        for j in range(1, depth):
+            score[:, j] = np.minimum(score[:, j], score[:, j - 1] - step)
+        q_col = np.repeat(questions, depth)
+        c_col = chunk[np.arange(n_questions)[:, None], order].reshape(-1)
+        files[f"rag_evidence/{model}.csv"] = (
+            "question_id,chunk_id,score", [q_col, c_col, _fmt(score.reshape(-1), decimals)])
+    slip = rng.random(grades.shape)
+    human = np.clip(grades + np.where(slip < 0.06, -1, np.where(slip > 0.94, 1, 0)), 0, 3)
+    draw = rng.random(grades.shape)
+    lenient = np.where(draw < 0.30, 1, np.where(draw < 0.42, -1, np.where(draw < 0.47, 2, 0)))
+    judge = np.clip(grades + lenient, 0, 3)
+    q_idx, c_idx = np.nonzero(human_pool)
+    n = len(q_idx)
+    files["rag_evidence/annotators.csv"] = (
+        "question_id,chunk_id,label,kind",
+        [questions[q_idx], chunk[q_idx, c_idx], human[q_idx, c_idx].astype(str).astype(object),
+         np.full(n, "human", dtype=object)])
+    q_idx, c_idx = np.nonzero(retrieved)
+    n = len(q_idx)
+    digest = hashlib.sha256(JUDGE_PROMPT.encode("utf-8")).hexdigest()[:12]
+    files["rag_evidence/llm_judge.csv"] = (
+        "question_id,chunk_id,label,judge_model,prompt_hash,scale,date",
+        [questions[q_idx], chunk[q_idx, c_idx], judge[q_idx, c_idx].astype(str).astype(object),
+         np.full(n, JUDGE_MODEL, dtype=object), np.full(n, digest, dtype=object),
+         np.full(n, "0-3", dtype=object), np.full(n, "2024-06-11", dtype=object)])
+    files["rag_evidence/questions.csv"] = (
+        "question_id,question_type",
+        [questions, np.array(QUESTION_TYPES, dtype=object)[kinds]])
+    return files
+
+
 def generate(out_dir: str | Path) -> list[Path]:
     """Write every sample under ``out_dir``; returns the paths written, sorted."""
     out = Path(out_dir)
@@ -238,6 +325,7 @@ def generate(out_dir: str | Path) -> list[Path]:
     files.update(web_search(rng, n_queries=40, pool=60, depth=20, judged_depth=5,
                             pitfalls=True, name="web_search_pitfalls",
                             models=("lexical", "dense"), trec=False))
+    files.update(rag_evidence(np.random.default_rng(SEED + 36)))  # its own stream
     written = []
     for rel, spec in sorted(files.items()):
         header, columns = spec[0], spec[1]

@@ -41,7 +41,13 @@ def test_sample_files_are_plain_text_under_five_megabytes_in_all():
 
 @pytest.mark.slow
 def test_every_sample_opens_by_name_as_a_dataset():
-    assert sample_names() == ["web_search", "recommendations", "teaching", "web_search_pitfalls"]
+    assert sample_names() == [
+        "web_search",
+        "recommendations",
+        "teaching",
+        "web_search_pitfalls",
+        "rag_evidence",
+    ]
     for name in sample_names():
         data = load_sample(name)
         assert isinstance(data, Dataset) and data.name == name and data.description
@@ -56,7 +62,7 @@ def test_unknown_sample_name_is_an_input_error():
         InputError,
         match=re.escape(
             "There is no sample named 'nope'. Fix: Choose one of: "
-            "web_search, recommendations, teaching, web_search_pitfalls."
+            "web_search, recommendations, teaching, web_search_pitfalls, rag_evidence."
         ),
     ):
         load_sample("nope")
@@ -186,3 +192,29 @@ def test_teaching_judgments_include_relevant_items_that_were_not_retrieved():
     assert np.array_equal(
         data.run.loc[data.run["query"] == "ndcg_graded", "score"], [-1.0, -2.0, -3.0, -4.0]
     )
+
+
+def test_rag_evidence_has_two_label_sources_that_agree_moderately_and_order_alike():
+    from metrics.labels.sources import sample_sources
+    from metrics.labels.study import study_labels
+
+    data = load_sample("rag_evidence")
+    sources = sample_sources("rag_evidence")
+    assert sources is not None and sources.names == ("annotators", "llm_judge")
+    assert data.models == ["bm25", "embedding"]
+    assert data.run.groupby(["model", "query"]).size().eq(10).all()
+    record = sources.summary().set_index("source")
+    assert record.loc["llm_judge", "judge_model"] == "judge-8b"
+    assert len(record.loc["llm_judge", "prompt_hash"]) == 12
+    assert record.loc["annotators", "kind"] == "human"
+    assert record.loc["llm_judge", "kind"] == "machine"
+    # the data set's judgments are the first source's
+    first = sources.chosen(None)
+    assert len(first) == len(data.qrels)
+    study = study_labels(sources, data.run, ["nDCG@10", "P@10"])
+    kappa = study.agreement.pairs.loc[0, "kappa"]
+    assert 0.4 < kappa < 0.6  # moderate: neither chance nor the same labels
+    assert (study.consequence.correlations["tau_b"] == 1.0).all()
+    assert not study.consequence.swaps.size
+    judged = study.consequence.judged.set_index(["source", "model"])["judged"]
+    assert (judged.loc["llm_judge"] == 1.0).all() and (judged.loc["annotators"] < 0.9).all()

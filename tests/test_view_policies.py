@@ -105,6 +105,6 @@ def test_link_parameter_names_stay_those_of_links_saved_before():
         "avg=averaging w=weight_column prec=score_precision dup=duplicates missing=missing_queries "
         "norel=no_relevant frac=fractional_labels ndcgrel=ndcg_relevance_level J=judged_only "
         "rround=recall_rounding M=max_results gains=gain_map order=score_order "
-        "orders=score_order_by_model lang=lang"
+        "orders=score_order_by_model lang=lang labels=label_source"
     )
     assert " ".join(f"{url}={field}" for field, url in URL_NAMES.items()) == saved

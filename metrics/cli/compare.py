@@ -64,6 +64,14 @@ from metrics.cli.arguments import (
     ranking_options,
     score_order_settings,
 )
+from metrics.cli.label_source import (
+    ChosenJudgments,
+    add_label_source_arguments,
+    chosen_judgments,
+    label_source_options,
+    local_only,
+    several_sources,
+)
 from metrics.cli.messages import error_line, write_findings
 from metrics.cli.output import check_per_query_path, write_per_query
 from metrics.cli.saved import against_table
@@ -71,7 +79,7 @@ from metrics.engine.evaluation import evaluate
 from metrics.engine.registry import DEFAULT_COMPARE_MEASURES, parse_measure, parse_measures
 from metrics.engine.settings import Settings, check_model_orders
 from metrics.errors import InputError, MetricsError, SettingsError
-from metrics.io.loaders import Dataset, load_dataset, load_table
+from metrics.io.loaders import Dataset, LoadedTable, load_dataset, load_table
 from metrics.io.per_query import PerQueryDataset
 from metrics.io.reading_notes import health_notes, health_warnings, lists_notes
 from metrics.io.roles import proposed_segments
@@ -247,6 +255,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_ranking_arguments(parser)
     add_score_order_argument(parser)
     add_label_arguments(parser)
+    add_label_source_arguments(parser)
     add_engine_arguments(parser)
     return parser
 
@@ -327,6 +336,7 @@ def _compare_data(
     if args.by and not args.queries and spark:
         raise MetricsError("--by needs --queries, the table holding the segment columns.")
     label_map = label_map_of(args)
+    local_only(args, spark)
     if label_map is not None and spark:
         raise MetricsError(
             "--label-map is read by the local engine only; with --engine spark, give the "
@@ -339,8 +349,7 @@ def _compare_data(
             args.qrels, args.runs, measures, settings, args.master, queries=args.queries
         )
     else:
-        qrels = load_table(args.qrels, Path(args.qrels).name) if args.qrels else None
-        runs = [load_table(path, Path(path).name) for path in args.runs]
+        qrels, runs, sourced = _tables(args, settings, label_map)
         saved = against_table(args.project, args.against) if args.against else None
         if saved is not None:
             runs.insert(0, saved[0])
@@ -357,6 +366,8 @@ def _compare_data(
         )
         notes, warnings = health_notes(data.health), health_warnings(data.health)
         notes += lists_notes(data, args.runs)
+        if sourced is not None:
+            notes, warnings = sourced.notes + notes, sourced.warnings + warnings
         if saved is not None:
             table, info = saved
             judged = Path(args.qrels).name if args.qrels else ", ".join(args.runs)
@@ -374,6 +385,22 @@ def _compare_data(
     if not args.by:
         notes += segment_notes(data, args.queries)
     return data, notes, warnings
+
+
+def _tables(
+    args: argparse.Namespace, settings: Settings, label_map: dict[str, float] | None
+) -> tuple[LoadedTable | None, list[LoadedTable], ChosenJudgments | None]:
+    """The judgments and run tables of ``args``: under ``--label-source`` or
+    ``--label-column``, the chosen label source's judgments and the runs left (``args.runs``
+    then names the run files only), with how the sources were read."""
+    if several_sources(args):
+        found = chosen_judgments(
+            args.qrels, args.runs, settings.label_source, args.label_columns, label_map
+        )
+        args.runs = found.run_paths
+        return found.judgments, found.runs, found
+    qrels = load_table(args.qrels, Path(args.qrels).name) if args.qrels else None
+    return qrels, [load_table(path, Path(path).name) for path in args.runs], None
 
 
 def segment_notes(data: Dataset | PerQueryDataset, queries: str | None) -> list[str]:
@@ -416,6 +443,7 @@ def run_compare(
         **ranking_options(args),
         **score_order_settings(args),
         **label_options(args),
+        **label_source_options(args),
     )
     data, notes, warnings = _compare_data(args, measures, settings)
     models = data.models
@@ -573,6 +601,7 @@ def _write_json(
             "test": args.test,
             "alpha": options.alpha,
             "relevance_level": args.relevance_level,
+            "label_source": args.label_source,
             **_score_orders(args),
             "family": args.family,
             "segments": list(args.by),

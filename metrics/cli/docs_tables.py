@@ -42,6 +42,7 @@ CLI_FLAGS: dict[str, str | None] = {
     "max_results": "-M / --max-results N",
     "gain_map": "--gain-map L:G,...",
     "recall_rounding": "--recall-rounding",
+    "label_source": "--label-source NAME (or majority, mean, median, max, min)",
     "averaging": "--averaging (macro, micro, geometric)",
 }
 

@@ -41,6 +41,13 @@ from metrics.cli.arguments import (
     ranking_options,
     score_order_settings,
 )
+from metrics.cli.label_source import (
+    add_label_source_arguments,
+    chosen_judgments,
+    label_source_options,
+    local_only,
+    several_sources,
+)
 from metrics.cli.messages import error_line, write_findings
 from metrics.cli.output import (
     TREC_NAME_WIDTH,
@@ -79,6 +86,7 @@ from metrics.io.source import check_file
 
 if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
     from metrics.cli.blocks import BlockResult
+    from metrics.io.formats import LoadedTable
 
 EXIT_OK, EXIT_USAGE = 0, 2
 #: Largest K of ``--curves`` (the same bound as a cutoff range such as ``P@1..1000``).
@@ -236,12 +244,39 @@ def _load_tables(
     label_map: Mapping[str, float] | None = None,
 ) -> Inputs:
     # deferred: tables other than TREC files are read with pandas
-    from metrics.engine.evaluation import rank_run
     from metrics.io.formats import load_table
-    from metrics.io.loaders import load_dataset
 
     judgments = load_table(qrels_path, Path(qrels_path).name, kind="qrels") if qrels_path else None
     runs = [load_table(p, Path(p).name, kind="run") for p in run_paths]
+    return _tables_inputs(judgments, runs, run_paths, settings, k_max, label_map)
+
+
+def load_sourced_inputs(
+    args: argparse.Namespace, settings: Settings, k_max: int, label_map: Mapping[str, float] | None
+) -> Inputs:
+    """The inputs of ``QRELS RUN ...`` under ``--label-source`` / ``--label-column``: the
+    judgments of the chosen label source (:mod:`metrics.cli.label_source`)."""
+    found = chosen_judgments(
+        args.qrels, args.runs, settings.label_source, args.label_columns, label_map
+    )
+    inputs = _tables_inputs(found.judgments, found.runs, found.run_paths, settings, k_max)
+    inputs.notes = found.notes + inputs.notes
+    inputs.warnings = found.warnings + inputs.warnings
+    return inputs
+
+
+def _tables_inputs(
+    judgments: LoadedTable | None,
+    runs: list[LoadedTable],
+    run_paths: list[str],
+    settings: Settings,
+    k_max: int,
+    label_map: Mapping[str, float] | None = None,
+) -> Inputs:
+    # deferred: tables other than TREC files are read with pandas
+    from metrics.engine.evaluation import rank_run
+    from metrics.io.loaders import load_dataset
+
     data = load_dataset(
         runs,
         judgments,
@@ -351,6 +386,7 @@ def build_parser() -> argparse.ArgumentParser:
     add_ranking_arguments(p)
     add_score_order_argument(p)
     add_label_arguments(p)
+    add_label_source_arguments(p)
     p.add_argument(
         "--averaging",
         choices=("macro", "micro", "geometric"),
@@ -421,6 +457,7 @@ def settings_from(args: argparse.Namespace) -> Settings:
         **ranking_options(args),
         **score_order_settings(args),
         **label_options(args),
+        **label_source_options(args),
     )
 
 
@@ -455,6 +492,7 @@ def compute_results(
         from metrics.spark import spark_report
 
         one_table_locally(args.qrels)
+        local_only(args, spark=True)
         if label_map is not None:
             raise InputError(
                 "--label-map is read by the local engine only.",
@@ -468,9 +506,10 @@ def compute_results(
         write_findings(notes, warnings, err)
         results.models.update(found)
         return results
+    sourced = several_sources(args)
     blocks = (
         _in_blocks(args.qrels, args.runs, specs, settings)
-        if label_map is None and args.qrels is not None
+        if label_map is None and args.qrels is not None and not sourced
         else None
     )
     if blocks is not None:
@@ -481,7 +520,11 @@ def compute_results(
             means = mean_values(None, specs, block.values, settings)
             results.models[model] = (QueryIds(block.query_ids), block.values, means)
         return results
-    inputs = load_inputs(args.qrels, args.runs, settings, k_max, label_map)
+    inputs = (
+        load_sourced_inputs(args, settings, k_max, label_map)
+        if sourced
+        else load_inputs(args.qrels, args.runs, settings, k_max, label_map)
+    )
     check_model_orders(settings, list(inputs.lists))
     if not args.quiet:
         write_findings(inputs.notes, inputs.warnings, err)

@@ -25,6 +25,7 @@ NoRelevant = Literal["zero", "leave_out", "one"]
 Averaging = Literal["macro", "micro", "weighted", "geometric"]
 RecallRounding = Literal["trunc", "lround"]
 FractionalLabels = Literal["truncate", "keep"]
+LabelAggregate = Literal["majority", "mean", "median", "max", "min"]
 
 #: Floor of trec_eval's geometric means (``MIN_GEO_MEAN``, ``GM_MAP_MIN``).
 GEO_MEAN_FLOOR = 1e-5
@@ -222,6 +223,26 @@ POLICIES: dict[str, Policy] = {
             "trunc",
         ),
         Policy(
+            "label_source",
+            "Label source",
+            "Which labels are the judgments when they come from several sources (label columns "
+            "of one table, or several judgment files: annotators, clicks, an LLM judge): one "
+            "source by its name, or an aggregate of the sources that judged each (query, item). "
+            "An item no source judged stays unjudged. Judgments of one source have nothing to "
+            "choose.",
+            {
+                None: "the first source: the judgments as given",
+                "majority": "the grade most sources gave; a tie goes to the lowest of the tied "
+                "grades",
+                "mean": "the mean of the grades given",
+                "median": "the median of the grades given (the mean of the two middle ones for "
+                "an even count)",
+                "max": "the highest grade given",
+                "min": "the lowest grade given",
+            },
+            "one set of judgments",
+        ),
+        Policy(
             "averaging",
             "Averaging over queries",
             "How per-query values become one number.",
@@ -282,6 +303,13 @@ class Settings:
         ``"0:0,1:1,2:3,3:7"``: the gain of each label in nDCG/DCG (trec_eval ``ndcg`` pairs).
     recall_rounding:
         ``"trunc"`` (trec_eval 9.0.8) or ``"lround"`` (trec_eval 10.0) for interpolated precision.
+    label_source:
+        Which label source the judgments are when there are several (:mod:`metrics.labels`):
+        a source's name, or an aggregate (``"majority"``, ``"mean"``, ``"median"``, ``"max"``,
+        ``"min"``); ``None``: the first source. Read where the judgments are chosen
+        (:meth:`metrics.labels.sources.LabelSources.chosen`, the app's data sets, the command
+        lines' ``--label-source``); an evaluation given one table of judgments has nothing to
+        choose.
     averaging:
         ``"macro"``, ``"micro"``, ``"weighted"`` (needs ``weight_column``) or ``"geometric"``.
     weight_column:
@@ -304,6 +332,7 @@ class Settings:
     max_results: int | None = None
     gain_map: str | None = None
     recall_rounding: RecallRounding = "trunc"
+    label_source: str | None = None
     averaging: Averaging = "macro"
     weight_column: str | None = None
 
@@ -329,9 +358,8 @@ class Settings:
                         f"max_results must be a whole number of 1 or more, or None; got {value!r}."
                     )
                 continue
-            if name in ("gain_map", "score_order_by_model"):
-                if name == "gain_map" and value is not None:
-                    parse_gain_map(value)
+            if name in ("gain_map", "score_order_by_model", "label_source"):
+                _check_named(name, value)
                 continue  # orders per model: after the loop, once the score order is valid
             if value not in policy.values:
                 allowed = ", ".join(repr(v) for v in policy.values)
@@ -384,11 +412,45 @@ class Settings:
             elif name == "score_order_by_model":
                 shown = "; ".join(f"{m}: {POLICIES['score_order'].values[o]}" for m, o in value)
                 rows.append((policy.label, shown or policy.values[()]))
+            elif name == "label_source":
+                rows.append((policy.label, label_source_text(value)))
             else:
                 rows.append((policy.label, policy.values[value]))
         if self.averaging == "weighted":
             rows.append(("Weight column", str(self.weight_column)))
         return rows
+
+
+#: The aggregates a label source can be (:data:`POLICIES` ``label_source``): how several
+#: sources make one label per (query, item).
+LABEL_AGGREGATES: tuple[LabelAggregate, ...] = ("majority", "mean", "median", "max", "min")
+
+
+def _check_named(name: str, value: object) -> None:
+    """Check a policy whose values are not a list: a gain map, a label source's name.
+
+    Raises
+    ------
+    SettingsError
+        For a gain map that does not parse, or a label source that is not a name.
+    """
+    if name == "gain_map" and value is not None:
+        parse_gain_map(value)  # type: ignore[arg-type]
+    named = isinstance(value, str) and bool(value.strip())
+    if name == "label_source" and value is not None and not named:
+        raise SettingsError(
+            f"label_source must be a label source's name or one of "
+            f"{', '.join(LABEL_AGGREGATES)}, or None; got {value!r}."
+        )
+
+
+def label_source_text(value: str | None) -> str:
+    """The label source in English: the first source, an aggregate explained, or a source's
+    name."""
+    values = POLICIES["label_source"].values
+    if value is None or value in values:
+        return f"{value}: {values[value]}" if value is not None else values[None]
+    return f"the source {value!r}"
 
 
 def _model_orders(value: object, default: str) -> tuple[tuple[str, ScoreOrder], ...]:

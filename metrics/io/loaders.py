@@ -1099,6 +1099,10 @@ class Sample:
     judgments: str | None = None
     queries: str | None = None
     k_max: int = 10
+    #: The judgment files of several label sources, each named after its file (the first is
+    #: ``judgments``, the data set's judgments unless the ``label_source`` policy says
+    #: otherwise; :func:`metrics.labels.sources.sample_sources` reads them).
+    label_sources: tuple[str, ...] = ()
 
 
 SAMPLES: dict[str, Sample] = {
@@ -1136,6 +1140,18 @@ SAMPLES: dict[str, Sample] = {
             ("web_search_pitfalls/run.csv",),
             "web_search_pitfalls/qrels.csv",
             "web_search_pitfalls/queries.csv",
+        ),
+        Sample(
+            "rag_evidence",
+            "RAG evidence ranking: 50 questions, the top 10 chunks of two retrievers (bm25 "
+            "and embedding), graded 0-3 by annotators (each retriever's top 7) and by an LLM "
+            "judge (every chunk retrieved, with its model, prompt hash, scale and date). The "
+            "two label sources agree only moderately (Cohen's kappa 0.49), yet both put "
+            "embedding ahead of bm25: open the Labels page.",
+            ("rag_evidence/bm25.csv", "rag_evidence/embedding.csv"),
+            "rag_evidence/annotators.csv",
+            "rag_evidence/questions.csv",
+            label_sources=("rag_evidence/annotators.csv", "rag_evidence/llm_judge.csv"),
         ),
     )
 }

@@ -26,18 +26,25 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from metrics import schema as S
-from metrics.engine.settings import Policy
+from metrics.engine.settings import LABEL_AGGREGATES, POLICIES, Policy, Settings
 from metrics.errors import InputError, SettingsError
 from metrics.io.findings import Finding
 from metrics.io.formats import LoadedTable, file_stem, load_table
-from metrics.io.loaders import canonical_qrels, canonical_run
+from metrics.engine.ranking import id_codes
+from metrics.io.loaders import (
+    SAMPLES,
+    Dataset,
+    canonical_qrels,
+    canonical_run,
+    sample_directory,
+)
 from metrics.io.roles import RoleMapping, guess_roles, id_strings
 from metrics.schema import normalize_name
 
@@ -103,20 +110,14 @@ PROVENANCE_COLUMNS: dict[str, tuple[str, ...]] = {
 #: Columns holding a prompt's text: recorded as its hash (:func:`prompt_hash`).
 PROMPT_TEXT_COLUMNS = ("prompt", "prompt_text", "prompt_template")
 
-#: How several sources make one label per item (a named policy value, recorded with a review).
+#: How several sources make one label per item: the aggregates of the ``label_source`` policy
+#: (:data:`~metrics.engine.settings.POLICIES`), recorded with a review.
 AGGREGATE = Policy(
     "label_aggregate",
     "Label aggregate",
     "How the labels of several sources make one label per (query, item): from the sources "
     "that judged it; an item no source judged stays unjudged.",
-    {
-        "majority": "the grade most sources gave; a tie goes to the lowest of the tied grades",
-        "mean": "the mean of the grades given",
-        "median": "the median of the grades given (the mean of the two middle ones for an even "
-        "count)",
-        "max": "the highest grade given",
-        "min": "the lowest grade given",
-    },
+    {name: POLICIES["label_source"].values[name] for name in LABEL_AGGREGATES},
     "majority",
 )
 AGGREGATES: tuple[str, ...] = tuple(AGGREGATE.values)
@@ -215,15 +216,11 @@ class LabelSources:
         SettingsError
             When ``choice`` is neither a source nor an aggregate.
         """
+        self.check_choice(choice)
         if choice in self.names:
             grades = self.table[choice].to_numpy(dtype=np.float64)
-        elif choice in AGGREGATES:
-            grades = aggregate_grades(self.grades(), choice)
         else:
-            raise SettingsError(
-                f"{choice!r} is neither a label source ({', '.join(self.names)}) nor an "
-                f"aggregate ({', '.join(AGGREGATES)})."
-            )
+            grades = aggregate_grades(self.grades(), choice)
         keep = ~np.isnan(grades)
         return pd.DataFrame(
             {
@@ -232,6 +229,26 @@ class LabelSources:
                 S.RELEVANCE: grades[keep],
             }
         )
+
+    def chosen(self, choice: str | None) -> pd.DataFrame:
+        """The judgments under the ``label_source`` policy
+        (:attr:`~metrics.engine.settings.Settings.label_source`): the source of that name, an
+        aggregate of all of them, or, for ``None``, the first source (:meth:`qrels`)."""
+        return self.qrels(self.names[0] if choice is None else choice)
+
+    def check_choice(self, choice: str | None) -> None:
+        """Refuse a ``label_source`` that is neither a source's name nor an aggregate.
+
+        Raises
+        ------
+        SettingsError
+            Naming the sources and the aggregates.
+        """
+        if choice is not None and choice not in self.names and choice not in AGGREGATES:
+            raise SettingsError(
+                f"the label source {choice!r} is neither a label source "
+                f"({', '.join(self.names)}) nor an aggregate ({', '.join(AGGREGATES)})."
+            )
 
     def with_aggregate(self, policy: str, name: str | None = None) -> LabelSources:
         """These sources and one more: their aggregate under ``policy`` (named ``name``, the
@@ -624,6 +641,34 @@ def sources_from_judgments(
     )
 
 
+def under_label_source(dataset: Dataset, sources: LabelSources, settings: Settings) -> Dataset:
+    """``dataset`` with the judgments of ``settings.label_source`` (the first source for
+    ``None``): the same runs, segments and health, the chosen source's (or aggregate's)
+    judgments, and a content hash of its own.
+
+    Raises
+    ------
+    SettingsError
+        For a label source that is neither a source nor an aggregate.
+    """
+    qrels = sources.chosen(settings.label_source)
+    for column in (S.QUERY, S.ITEM):  # the ids as the data set holds them (arrow strings)
+        qrels[column] = qrels[column].astype(dataset.qrels[column].dtype)
+    ids = id_codes(dataset.run[S.QUERY], dataset.run[S.ITEM], qrels[S.QUERY], qrels[S.ITEM])
+    return replace(dataset, qrels=qrels, ids=ids)
+
+
+def sample_sources(name: str, *, directory: str | Path | None = None) -> LabelSources | None:
+    """The label sources of a bundled sample (:data:`~metrics.io.loaders.SAMPLES`), each
+    named after its file; ``None`` for a sample with one set of judgments."""
+    spec = SAMPLES.get(name)
+    if spec is None or not spec.label_sources:
+        return None
+    base = Path(directory) if directory is not None else sample_directory()
+    tables = [load_table(base / path, path) for path in spec.label_sources]
+    return sources_from_judgments(tables)
+
+
 def run_from_table(
     table: LoadedTable | pd.DataFrame, label_columns: Sequence[str]
 ) -> pd.DataFrame | None:
@@ -696,6 +741,8 @@ __all__ = [
     "read_provenance",
     "read_sources",
     "run_from_table",
+    "sample_sources",
     "sources_from_columns",
     "sources_from_judgments",
+    "under_label_source",
 ]

@@ -29,9 +29,10 @@ HANDBUILT = "handbuilt"
 
 #: Policies chosen from a menu, always in view in the sidebar ...
 MAIN_POLICIES = ("gain", "score_order", "ties", "short_lists", "averaging")
-#: Policies typed in rather than chosen (under "more settings" too), and the models whose
-#: scores go the other way (chosen from the data set's models, under the score order).
-INPUT_POLICIES = ("max_results", "gain_map", "score_order_by_model")
+#: Policies typed in rather than chosen (under "more settings" too), the models whose
+#: scores go the other way (chosen from the data set's models, under the score order) and the
+#: label source (chosen from the data set's label sources, when it has several).
+INPUT_POLICIES = ("max_results", "gain_map", "score_order_by_model", "label_source")
 #: ... and the rest of the engine's policies (but the relevance level, the sidebar's number),
 #: chosen under "more settings", in the engine's order.
 MORE_POLICIES = tuple(
@@ -65,6 +66,7 @@ URL_NAMES: dict[str, str] = {
     "score_order": "order",
     "score_order_by_model": "orders",
     "lang": "lang",
+    "label_source": "labels",
 }
 #: A policy added to the engine without a short name here is named in the link by its field.
 URL_NAMES.update({field: field for field in SETTINGS_FIELDS if field not in URL_NAMES})
@@ -291,6 +293,8 @@ def from_query_params(params: Mapping[str, str], base: View | None = None) -> Vi
     changes.update(_typed_policies(get, changes.get("score_order", view.score_order)))
     if get.get("w"):
         changes["weight_column"] = get["w"]
+    if get.get("labels"):  # a source's name: checked against the data set's sources
+        changes["label_source"] = get["labels"]
     if "lang" in get and get["lang"] in LANGUAGES:
         changes["lang"] = get["lang"]
     return view.with_(**changes)
