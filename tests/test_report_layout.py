@@ -73,7 +73,7 @@ def test_the_first_screen_is_the_title_the_headline_and_the_lead_chart(inputs):
         '<details class="rows">',
         "hybrid against lexical, over all 300 queries",  # the per-row sentences, one click away
         '<section class="lead" id="lead">',
-        "<h2>nDCG@10: change vs lexical, over all queries and per segment</h2>",
+        "<h2>nDCG@10: change vs lexical, over all queries and by query_type</h2>",
         "Headline figures",
         "Settings and provenance",
         "Three retrieval models.",  # the data set's description, with the provenance
@@ -138,5 +138,5 @@ def test_the_lead_chart_of_a_chinese_report_has_its_words_in_chinese(inputs):
     tr = partial(translate, lang="zh")
     words = catalog_templates(VERDICT_TEMPLATES, "zh")
     title, note = lead_titles(inputs.review, "nDCG@10", ["query_type"], tr, words)
-    assert title == "nDCG@10：相对 lexical 的变化，全部查询与各分群"
+    assert title == "nDCG@10：相对 lexical 的变化，全部查询与按 query_type 的分群"
     assert note.startswith("误差线：")

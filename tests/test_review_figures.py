@@ -206,6 +206,32 @@ def test_segments_are_grouped_under_their_column_each_on_its_own():
     assert legend == ["confirmed better", "watch: not confirmed yet", "no evidence of a difference"]
 
 
+def test_a_single_segment_column_is_named_in_the_title_not_in_a_heading():
+    table = pd.DataFrame(
+        [
+            _row("hybrid", {"device": "(all)"}, delta=0.05),
+            _row("hybrid", {"device": "phone"}, delta=0.1),
+            _row("dense", {"device": "(all)"}, delta=0.05),
+            _row("dense", {"device": "phone"}, delta=0.1),
+        ]
+    )
+    fig = lead_measure_figure(table, MEASURE, ["device"])
+    assert [label.split(" · ")[0] for label in fig.layout.yaxis.ticktext] == [
+        "<b>hybrid",
+        "phone",
+        "<b>dense",
+        "phone",
+    ]
+    assert lead_titles(table, MEASURE, ["device"])[0] == (
+        "nDCG@10: change vs base, over all queries and by device"
+    )
+    two = lead_titles(table.assign(tenure="(all)"), MEASURE, ["device", "tenure"])[0]
+    assert two.endswith("by device")  # only the breakdowns the rows hold
+    crossed = table.assign(tenure="new")
+    crossed.loc[crossed["device"] == "(all)", "tenure"] = "(all)"
+    assert lead_titles(crossed, MEASURE, ["device", "tenure"])[0].endswith("by device × tenure")
+
+
 def test_without_a_tier_column_a_significant_row_is_confirmed_and_the_others_show_no_evidence():
     table = pd.DataFrame(
         [_row("hybrid", {}, delta=-0.2, tier="confirmed"), _row("dense", {}, delta=0.3)]

@@ -142,8 +142,8 @@ def test_report_page_downloads_one_decision_document(server, page, shots, tmp_pa
     page.goto(f"{server}/Report?m=nDCG,P")
     wait_for_app(page, "Headline figures")
     assert title(page) == "Report"
-    wait_for_charts(page, 1)  # the matrix of the candidates
-    assert "hybrid against lexical" in page.locator(".st-key-verdict_box").inner_text()
+    wait_for_charts(page, 1)  # the lead measure's chart
+    assert "hybrid: " in page.locator(".st-key-verdict_box").inner_text()  # its recommendation
     assert no_sideways_scrolling(page)
     page.screenshot(path=str(shots / "report.png"), full_page=True)
     with page.expect_download() as info:
@@ -161,7 +161,7 @@ def test_report_page_downloads_one_decision_document(server, page, shots, tmp_pa
     info.value.save_as(light)
     text = light.read_text(encoding="utf-8")
     assert light.stat().st_size <= 1_000_000 and "plotly.js" not in text
-    assert text.count('src="data:image/svg+xml;base64,') == 4  # Δ curves, wins, forest plot
+    assert text.count('src="data:image/svg+xml;base64,') == 3  # lead chart, Δ curve, wins
     assert "hybrid against lexical, over all 300 queries: better on nDCG@10" in text
     reader = new_page(page.context.browser, 1200, 900)
     reader.goto(light.as_uri())

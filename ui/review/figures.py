@@ -580,10 +580,18 @@ class _Line:
     name: str = ""
 
 
+def _breakdowns(part: pd.DataFrame, by: Sequence[str]) -> list[tuple[str, ...]]:
+    """The segment breakdowns of the rows, in order: each segment column analysed on its own,
+    or the crossed columns."""
+    found = (tuple(_segment_columns(r, by)) for r in part.to_dict("records") if r["segment"] != ALL)
+    return list(dict.fromkeys(found))
+
+
 def _lead_lines(part: pd.DataFrame, by: Sequence[str], tr: Translate) -> list[_Line]:
-    """The lines of the lead chart, top to bottom: per candidate its overall row, then per
-    segment column (or crossed columns) a heading and its segments; a gap between
-    candidates."""
+    """The lines of the lead chart, top to bottom: per candidate its overall row, then its
+    segments, under a heading per segment column (or crossed columns) when there are several
+    (the title names a single one); a gap between candidates."""
+    headed = len(_breakdowns(part, by)) > 1
     lines: list[_Line] = []
     for candidate in pd.unique(part["candidate"]):
         rows = part[part["candidate"] == candidate].to_dict("records")
@@ -599,7 +607,7 @@ def _lead_lines(part: pd.DataFrame, by: Sequence[str], tr: Translate) -> list[_L
             else:
                 groups.setdefault(tuple(_segment_columns(row, by)), []).append(row)
         for columns, members in groups.items():
-            if columns:
+            if columns and headed:
                 heading = " × ".join(_safe(c) for c in columns)
                 lines.append(_Line(f'<i style="color:{NEUTRAL}">{heading}</i>'))
             for row in members:
@@ -742,7 +750,7 @@ def lead_measure_figure(
     fig.add_vline(x=0, line_color="#57606a", line_width=1)
     title, subtitle = lead_titles(table, measure, by, tr, templates)
     depth = places[-1] + 1 if places else 1.0
-    step = 44 if narrow else 28  # pixels per line; on a phone a label sits above its point
+    step = 44 if narrow else 24  # pixels per line; on a phone a label sits above its point
     _layout(
         fig,
         title if titled else "",
@@ -750,7 +758,7 @@ def lead_measure_figure(
         height=max(260, int((140 if titled else 100) + step * depth)),
         margin={
             "l": 12 if narrow else label_margin([line.label for line in lines]),
-            "t": 100 if titled else 36,
+            "t": 100 if titled else 32,
             "b": 56,
             "r": 12 if narrow else 24,
         },
@@ -803,12 +811,15 @@ def lead_titles(
     in words."""
     part = _lead_rows(table, measure)
     baseline = str(part["reference"].iloc[0]) if len(part) else ""
-    key = "review.fig.lead.title" if by else "review.fig.lead.title_overall"
+    breakdowns = [" × ".join(columns) for columns in _breakdowns(part, by)]
+    columns = tr("review.fig.lead.columns_separator").join(breakdowns)
+    key = "review.fig.lead.title" if breakdowns else "review.fig.lead.title_overall"
     notes = [tr("review.fig.lead.bars", interval=interval_text(part, templates))]
     effect = _min_effect(part)
     if effect:
         notes.append(tr("review.fig.lead.band", effect=f"{effect:g}"))
-    return tr(key, measure=measure, baseline=baseline), tr("review.fig.lead.separator").join(notes)
+    title = tr(key, measure=measure, baseline=baseline, columns=columns)
+    return title, tr("review.fig.lead.separator").join(notes)
 
 
 def pairwise_matrix_figure(
