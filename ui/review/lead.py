@@ -31,5 +31,6 @@ def lead_chart(
             figure = lead_measure_figure(
                 review, measure, by, tr=t, templates=words, titled=False, narrow=narrow
             )
-            st.plotly_chart(figure, width="stretch", key=f"{key}_{place}")
+            config = {"displayModeBar": False} if narrow else {}  # over the legend on a phone
+            st.plotly_chart(figure, width="stretch", key=f"{key}_{place}", config=config)
     st.caption(frame.escape(note))
