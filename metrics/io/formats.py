@@ -24,7 +24,7 @@ import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
-from itertools import chain
+from itertools import chain, islice
 from pathlib import Path
 from typing import Any, Literal
 
@@ -40,9 +40,11 @@ from metrics.io.source import (
     HEAD_BYTES,
     MAX_BYTES,
     UploadLimits,
+    check_values_size,
     excel_formulas_without_values,
     read_input,
     refuse_unread_format,
+    rows_over_limit,
     unify_line_ends,
 )
 from metrics.io.trec import TrecKind, detect_trec, parse_trec
@@ -216,7 +218,7 @@ def load_table(
     source, compressed = loaded.name, loaded.compressed
     held = _Held(loaded.data)
     del loaded  # the readers let the text go once it is parsed
-    table = _dispatch(held, source, kind)
+    table = _dispatch(held, source, kind, limits)
     table.compressed = compressed
     if compressed:
         table.notes = ("gzip-compressed",) + table.notes
@@ -238,7 +240,9 @@ _ONLY_SPACE = re.compile(rb"[\s]*\Z")
 _LEADING_SPACE = re.compile(rb"\s*")
 
 
-def _dispatch(held: _Held, source: str, kind: Kind | None) -> LoadedTable:
+def _dispatch(
+    held: _Held, source: str, kind: Kind | None, limits: UploadLimits | None = None
+) -> LoadedTable:
     raw = held.data
     if _ONLY_SPACE.match(raw):
         raise InputError(
@@ -248,9 +252,9 @@ def _dispatch(held: _Held, source: str, kind: Kind | None) -> LoadedTable:
             code="empty_file",
         )
     if raw[:4] == b"PAR1":
-        return _read_parquet(bytes(raw), source)
+        return _read_parquet(bytes(raw), source, limits)
     if raw[:4] == b"PK\x03\x04":
-        return _read_excel(bytes(raw), source)
+        return _read_excel(bytes(raw), source, limits)
     refuse_unread_format(bytes(raw[:HEAD_BYTES]), source)
     encoding, utf8 = _decode(raw, source)
     held.data = utf8  # the input itself is let go where the UTF-8 text is a copy of it
@@ -325,12 +329,36 @@ def _decode(raw: bytes | bytearray, source: str) -> tuple[str, bytes | bytearray
 # --------------------------------------------------------------------------- binary formats
 
 
-def _read_parquet(raw: bytes, source: str) -> LoadedTable:
+def _read_parquet(raw: bytes, source: str, limits: UploadLimits | None = None) -> LoadedTable:
+    """A Parquet file, read one row group at a time: within ``limits``, its rows are counted
+    from its metadata before anything else is read, and the text its values make is counted
+    as each row group is read."""
     import pyarrow.parquet as pq
 
     try:
-        table = pq.read_table(pa.BufferReader(raw))
+        parquet = pq.ParquetFile(pa.BufferReader(raw))
+        rows = parquet.metadata.num_rows
+        if limits is not None and rows > limits.rows:
+            raise rows_over_limit(
+                source,
+                limits,
+                rows,
+                "upload_rows_parquet",
+                "The Parquet file has {n} rows (its metadata says so), more than the upload "
+                "limit of {limit}; nothing else was read.",
+            )
+        groups, size, read = [], 0, 0
+        for group in range(parquet.num_row_groups):
+            groups.append(parquet.read_row_group(group))
+            if limits is not None:
+                size += text_size(groups[-1])
+                read += groups[-1].num_rows
+                check_values_size(source, limits, size, read)
+        table = pa.concat_tables(groups) if groups else parquet.schema_arrow.empty_table()
+        del groups
         frame = _arrow_to_pandas(table)
+    except InputError:
+        raise
     except (pa.ArrowException, OSError, ValueError, TypeError, KeyError) as exc:
         raise InputError(
             f"The Parquet file cannot be read ({_short(exc)}).",
@@ -340,6 +368,27 @@ def _read_parquet(raw: bytes, source: str) -> LoadedTable:
             params={"detail": _short(exc)},
         ) from None
     return LoadedTable(source, frame, "parquet", first_line=None, encoding=None)
+
+
+#: Characters a number is counted as in :func:`text_size` (a score such as ``0.123456``).
+_NUMBER_CHARACTERS = 8
+
+
+def text_size(table: pa.Table | pa.RecordBatch) -> int:
+    """About how many bytes ``table``'s values take written as CSV: the bytes of its text
+    cells, :data:`_NUMBER_CHARACTERS` per other cell, and a separator per cell (what the
+    upload limit on bytes counts for Parquet and Excel)."""
+    size = table.num_rows * table.num_columns
+    for column in table.columns:
+        chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+        for chunk in chunks:
+            if pa.types.is_dictionary(chunk.type):
+                chunk = chunk.dictionary_decode()
+            if pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type):
+                size += int(pc.sum(pc.binary_length(chunk)).as_py() or 0)
+            else:
+                size += _NUMBER_CHARACTERS * len(chunk)
+    return size
 
 
 def _arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
@@ -363,67 +412,121 @@ def _arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
     return frame
 
 
-def _read_excel(raw: bytes, source: str) -> LoadedTable:
+def _read_excel(raw: bytes, source: str, limits: UploadLimits | None = None) -> LoadedTable:
+    """The first sheet that holds a table, streamed: its rows are read one at a time and
+    kept as compact columns; within ``limits``, its data rows and the text its values make
+    are counted as they are read (and a sheet whose stated size passes the rows limit beyond
+    what Excel itself writes is refused before any is read)."""
     from openpyxl import load_workbook
 
-    try:
+    with _excel_errors(source):
         book = load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
-        sheets = len(book.worksheets)
-        title, rows, position = _table_sheet(book.worksheets)
-        book.close()
-    except Exception as exc:  # openpyxl raises many unrelated types on broken archives
-        raise InputError(
-            f"The file is a zip archive but not a readable Excel workbook ({_short(exc)}).",
-            source=source,
-            fix="Save it from Excel as .xlsx, or export CSV.",
-            code="excel_unreadable",
-            params={"detail": _short(exc)},
-        ) from None
-    if not rows:
-        raise InputError(
-            f"The first sheet ('{title}') is empty.",
-            source=source,
-            fix="Put the table in the first sheet, starting with a header row.",
-            code="excel_empty",
-            params={"sheet": title},
-        )
-    width = max(len(r) for r in rows)
-    rows = [tuple(r) + (None,) * (width - len(r)) for r in rows]
-    text_rows = [[_cell_text(v) for v in r] for r in rows[:50]]
-    header = _looks_like_header(text_rows)
-    names = _column_names(text_rows[0], header, width)
-    body = rows[1:] if header else rows
-    columns = {}
-    for j, name in enumerate(names):
-        columns[name] = _excel_column([r[j] for r in body])
-    frame = pd.DataFrame(columns, index=pd.RangeIndex(len(body)))
-    frame = _drop_empty_unnamed(frame)
-    notes: tuple[str, ...] = ()
-    if sheets > 1:
-        notes = (
-            (f"read the first of {sheets} sheets ('{title}')",)
-            if position == 0
-            else (
-                f"read sheet {position + 1} of {sheets} ('{title}'), the first that holds a "
-                "table of three or more columns",
+    try:
+        with _excel_errors(source):
+            sheet = _table_sheet(book.worksheets)
+        if not sheet.head:
+            raise InputError(
+                f"The first sheet ('{sheet.title}') is empty.",
+                source=source,
+                fix="Put the table in the first sheet, starting with a header row.",
+                code="excel_empty",
+                params={"sheet": sheet.title},
             )
-        )
-    if any(v is None for r in body for v in r):
+        layout = _sheet_layout(sheet)
+        _stated_rows(sheet, layout, source, limits)
+        columns = _ExcelColumns(layout.width)
+        with _excel_errors(source):
+            for rows in _sheet_chunks(sheet, layout):
+                columns.add(rows)
+                if limits is not None:
+                    if columns.rows > limits.rows:
+                        raise rows_over_limit(
+                            source,
+                            limits,
+                            columns.rows,
+                            "upload_rows_read",
+                            "The sheet '{sheet}' has more rows than the upload limit of "
+                            "{limit}: {n} rows read so far.",
+                            sheet=sheet.title,
+                        )
+                    check_values_size(source, limits, columns.size, columns.rows)
+    finally:
+        book.close()
+    frame = _drop_empty_unnamed(columns.frame(layout.names))
+    notes = _sheet_notes(sheet)
+    if columns.gaps:
         uncached = excel_formulas_without_values(raw)
         if uncached:
             notes += (f"{uncached:,} cells hold a formula without a saved value and read as empty",)
     return LoadedTable(
-        source, frame, "excel", header=header, first_line=2 if header else 1, notes=notes
+        source,
+        frame,
+        "excel",
+        header=layout.header,
+        first_line=2 if layout.header else 1,
+        notes=notes,
     )
 
 
-def _filled_rows(sheet: Any) -> list[tuple[Any, ...]]:
-    """A worksheet's rows that hold at least one value."""
-    return [
-        tuple(r)
-        for r in sheet.iter_rows(values_only=True)
-        if any(v is not None and str(v).strip() != "" for v in r)
-    ]
+class _excel_errors:
+    """Broken workbooks (openpyxl raises many unrelated types on them) as one input error."""
+
+    def __init__(self, source: str) -> None:
+        self.source = source
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: type | None, exc: BaseException | None, trace: object) -> bool:
+        if exc is None or isinstance(exc, InputError) or not isinstance(exc, Exception):
+            return False
+        raise InputError(
+            f"The file is a zip archive but not a readable Excel workbook ({_short(exc)}).",
+            source=self.source,
+            fix="Save it from Excel as .xlsx, or export CSV.",
+            code="excel_unreadable",
+            params={"detail": _short(exc)},
+        ) from None
+
+
+@dataclass
+class _Sheet:
+    """The sheet a workbook's table is read from: its title, place and the workbook's number
+    of sheets, the sheet itself and its first filled rows (enough to tell its layout)."""
+
+    title: str
+    position: int
+    sheets: int
+    sheet: Any
+    head: list[tuple[Any, ...]]
+
+
+@dataclass(frozen=True)
+class _Layout:
+    """How a sheet's rows read: their width, whether the first is a header, column names."""
+
+    width: int
+    header: bool
+    names: list[str]
+
+
+#: Filled rows looked at to choose a sheet and to tell its layout.
+_HEAD_ROWS = 50
+#: Rows of a sheet turned into compact columns at a time.
+_SHEET_CHUNK = 65_536
+#: The most rows Excel writes in a sheet: a workbook stating more was written by a program.
+_EXCEL_MAX_ROWS = 1_048_576
+
+
+def _filled_rows(sheet: Any) -> Iterator[tuple[Any, ...]]:
+    """A worksheet's rows that hold at least one value, one at a time."""
+    for row in sheet.iter_rows(values_only=True):
+        if any(v is not None and str(v).strip() != "" for v in row):
+            yield tuple(row)
+
+
+def _head_rows(sheet: Any) -> list[tuple[Any, ...]]:
+    return list(islice(_filled_rows(sheet), _HEAD_ROWS))
 
 
 def _looks_like_table(rows: list[tuple[Any, ...]]) -> bool:
@@ -432,20 +535,158 @@ def _looks_like_table(rows: list[tuple[Any, ...]]) -> bool:
     return len(widths) >= 2 and sum(w >= 3 for w in widths) * 2 > len(widths)
 
 
-def _table_sheet(worksheets: list[Any]) -> tuple[str, list[tuple[Any, ...]], int]:
-    """The first visible sheet that looks like a table (title, filled rows, position); the
-    first sheet when none does."""
+def _table_sheet(worksheets: list[Any]) -> _Sheet:
+    """The first visible sheet that looks like a table, from its first rows; the first sheet
+    when none does."""
     first = worksheets[0]
-    rows = _filled_rows(first)
-    if _looks_like_table(rows):
-        return first.title, rows, 0
+    head = _head_rows(first)
+    if _looks_like_table(head):
+        return _Sheet(first.title, 0, len(worksheets), first, head)
     for position, sheet in enumerate(worksheets[1:], start=1):
         if getattr(sheet, "sheet_state", "visible") != "visible":
             continue
-        candidate = _filled_rows(sheet)
+        candidate = _head_rows(sheet)
         if _looks_like_table(candidate):
-            return sheet.title, candidate, position
-    return first.title, rows, 0
+            return _Sheet(sheet.title, position, len(worksheets), sheet, candidate)
+    return _Sheet(first.title, 0, len(worksheets), first, head)
+
+
+def _sheet_layout(sheet: _Sheet) -> _Layout:
+    width = max(len(r) for r in sheet.head)
+    text_rows = [[_cell_text(v) for v in r] + [""] * (width - len(r)) for r in sheet.head]
+    header = _looks_like_header(text_rows)
+    return _Layout(width, header, _column_names(text_rows[0], header, width))
+
+
+def _stated_rows(sheet: _Sheet, layout: _Layout, source: str, limits: UploadLimits | None) -> None:
+    """Refuse, before its rows are read, a sheet whose stated size passes the limit on rows
+    and what Excel writes (only a program writes more rows than Excel, and then the rows it
+    filled; a size Excel states may count rows that are only formatted)."""
+    stated = getattr(sheet.sheet, "max_row", None)
+    if limits is None or not isinstance(stated, int) or stated <= _EXCEL_MAX_ROWS:
+        return
+    rows = stated - int(layout.header)
+    if rows > limits.rows:
+        raise rows_over_limit(
+            source,
+            limits,
+            rows,
+            "upload_rows_sheet",
+            "The sheet '{sheet}' has {n} rows (the workbook says so), more than the upload "
+            "limit of {limit}; nothing else was read.",
+            sheet=sheet.title,
+        )
+
+
+def _sheet_chunks(sheet: _Sheet, layout: _Layout) -> Iterator[list[tuple[Any, ...]]]:
+    """The data rows of the sheet (the header left out), in chunks of :data:`_SHEET_CHUNK`."""
+    rows = _filled_rows(sheet.sheet)
+    if layout.header:
+        next(rows, None)
+    while chunk := list(islice(rows, _SHEET_CHUNK)):
+        yield chunk
+
+
+def _sheet_notes(sheet: _Sheet) -> tuple[str, ...]:
+    if sheet.sheets <= 1:
+        return ()
+    if sheet.position == 0:
+        return (f"read the first of {sheet.sheets} sheets ('{sheet.title}')",)
+    return (
+        f"read sheet {sheet.position + 1} of {sheet.sheets} ('{sheet.title}'), the first that "
+        "holds a table of three or more columns",
+    )
+
+
+class _ExcelColumns:
+    """A sheet's values as compact columns, built chunk by chunk: each chunk of a column is
+    numbers (float64, NaN where empty), true/false values, text, or empty; :meth:`frame`
+    makes each column what :func:`_excel_column` makes of all its values at once."""
+
+    def __init__(self, width: int) -> None:
+        self.chunks: list[list[tuple[str, Any]]] = [[] for _ in range(width)]
+        self.rows = 0
+        self.size = 0
+        self.gaps = False  # an empty cell within the rows
+
+    def add(self, rows: list[tuple[Any, ...]]) -> None:
+        width = max(len(self.chunks), max(len(r) for r in rows))
+        while len(self.chunks) < width:  # a row wider than the first ones: a new column
+            self.chunks.append([("empty", n) for _, n in self._lengths()])
+        for j in range(width):
+            values = [r[j] if j < len(r) else None for r in rows]
+            kind, chunk = _excel_chunk(values)
+            self.gaps = self.gaps or any(v is None for v in values)
+            self.chunks[j].append((kind, chunk))
+            cells = len(rows) if kind != "text" else 0
+            self.size += len(rows) + _NUMBER_CHARACTERS * cells
+            if kind == "text":
+                self.size += int(pc.sum(pc.binary_length(chunk)).as_py() or 0)
+        self.rows += len(rows)
+
+    def _lengths(self) -> list[tuple[str, int]]:
+        return [(kind, _chunk_length(kind, chunk)) for kind, chunk in self.chunks[0]]
+
+    def frame(self, names: list[str]) -> pd.DataFrame:
+        names = names + _unique_names(
+            [f"column_{j + 1}" for j in range(len(names), len(self.chunks))]
+        )
+        columns = {name: _excel_merged(self.chunks[j]) for j, name in enumerate(names)}
+        return pd.DataFrame(columns, index=pd.RangeIndex(self.rows))
+
+
+def _chunk_length(kind: str, chunk: Any) -> int:
+    return int(chunk) if kind == "empty" else len(chunk)
+
+
+def _excel_chunk(values: list[object]) -> tuple[str, Any]:
+    """One chunk of a column: ``("number", float64 array)``, ``("bool", object array)``,
+    ``("text", arrow strings)`` or ``("empty", its length)``, as :func:`_excel_column` reads
+    the values."""
+    present = [v for v in values if v is not None and v != ""]
+    if not present:
+        return "empty", len(values)
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
+        return "number", np.array(
+            [np.nan if v is None or v == "" else v for v in values], dtype="float64"
+        )
+    if all(isinstance(v, bool) for v in present):
+        return "bool", np.array(values, dtype=object)
+    return "text", pa.array(
+        [None if v is None or v == "" else _cell_text(v) for v in values], pa.string()
+    )
+
+
+def _excel_merged(chunks: list[tuple[str, Any]]) -> pd.Series:
+    """A column of chunks as :func:`_excel_column` reads all its values at once."""
+    kinds = {kind for kind, _ in chunks} - {"empty"}
+    if kinds == {"number"}:
+        return pd.Series(
+            np.concatenate(
+                [np.full(c, np.nan) if k == "empty" else c for k, c in chunks] or [np.zeros(0)]
+            ),
+            dtype="float64",
+        )
+    if kinds == {"bool"}:
+        return pd.Series(
+            np.concatenate(
+                [np.full(c, None, dtype=object) if k == "empty" else c for k, c in chunks]
+            ),
+            dtype="object",
+        )
+    parts = [_as_text(kind, chunk) for kind, chunk in chunks]
+    return _strings(pa.chunked_array(parts, type=pa.string()))
+
+
+def _as_text(kind: str, chunk: Any) -> pa.Array:
+    """A chunk as the text :func:`_cell_text` writes of its values."""
+    if kind == "text":
+        return chunk
+    if kind == "empty":
+        return pa.nulls(int(chunk), pa.string())
+    return pa.array(
+        [None if v is None or v != v else _cell_text(v) for v in chunk.tolist()], pa.string()
+    )
 
 
 def _cell_text(value: object) -> str:
@@ -459,12 +700,10 @@ def _cell_text(value: object) -> str:
 
 
 def _excel_column(values: list[object]) -> pd.Series:
-    present = [v for v in values if v is not None and v != ""]
-    if present and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in present):
-        return pd.Series([np.nan if v is None or v == "" else v for v in values], dtype="float64")
-    if present and all(isinstance(v, bool) for v in present):
-        return pd.Series([None if v is None else v for v in values], dtype="object")
-    return pd.Series([None if v is None or v == "" else _cell_text(v) for v in values], dtype="str")
+    """A column of cell values: numbers when every value is one, true/false values when
+    every value is one, else text (empty cells missing)."""
+    kind, chunk = _excel_chunk(values)
+    return _excel_merged([(kind, chunk)])
 
 
 # --------------------------------------------------------------------------- JSON

@@ -284,7 +284,8 @@ def read_input(
         compressed = True
     if limits is not None:
         text = _is_text(bytes(raw[:HEAD_BYTES]))
-        _check_limits(source, limits, len(raw), raw.count(b"\n") if text else 0, compressed)
+        lines = raw.count(b"\n") + (not raw.endswith(b"\n")) if text and raw else 0
+        _check_limits(source, limits, len(raw), lines, compressed)
     if len(raw) > budget:
         raise _too_large(source, origin, compressed, budget)
     check_text(raw, source, origin)
@@ -303,14 +304,17 @@ DEFAULT_UPLOAD_MB, DEFAULT_UPLOAD_ROWS = 50, 2_000_000
 
 @dataclass(frozen=True)
 class UploadLimits:
-    """The app's limits on one uploaded file, refused while it is decompressed.
+    """The app's limits on one uploaded file, refused while it is decompressed (text), from
+    its metadata and while its row groups are read (Parquet), or while its rows are read
+    (Excel).
 
     Attributes
     ----------
     bytes:
-        Largest (decompressed) size, in bytes.
+        Largest size of its text (decompressed), in bytes; for Parquet and Excel, of the values
+        written as CSV text (see :func:`metrics.io.formats.text_size`).
     rows:
-        Most lines of a text table.
+        Most data rows (a header is not counted).
     """
 
     bytes: int
@@ -335,9 +339,11 @@ def upload_limits() -> UploadLimits:
 
 
 def _check_limits(
-    source: str, limits: UploadLimits, size: int, rows: int, compressed: bool
+    source: str, limits: UploadLimits, size: int, lines: int, compressed: bool
 ) -> None:
-    """Refuse an upload once ``size`` bytes or ``rows`` lines (read so far) pass ``limits``."""
+    """Refuse an upload once ``size`` bytes or ``lines`` lines (read so far) pass ``limits``:
+    the first line may be a header, so ``lines`` hold ``lines - 1`` data rows."""
+    rows = max(lines - 1, 0)
     if size <= limits.bytes and rows <= limits.rows:
         return
     over_size = size > limits.bytes
@@ -349,11 +355,7 @@ def _check_limits(
         "limit": limits.rows,
         "variable": UPLOAD_MB_VARIABLE if over_size else UPLOAD_ROWS_VARIABLE,
     }
-    fix = (
-        "Split the file into smaller ones, evaluate it with the command line "
-        "(python -m metrics), or start the app with a larger limit in the environment "
-        f"variable {params['variable']}."
-    )
+    fix = _limit_fix(str(params["variable"]))
     if over_size:
         raise InputError(
             f"The file holds more than the upload limit of {params['budget']}: {read} read "
@@ -370,6 +372,57 @@ def _check_limits(
         code="upload_too_many_rows",
         params=params,
         fix=fix,
+    )
+
+
+def _limit_fix(variable: str) -> str:
+    return (
+        "Split the file into smaller ones, evaluate it with the command line "
+        "(python -m metrics), or start the app with a larger limit in the environment "
+        f"variable {variable}."
+    )
+
+
+def rows_over_limit(
+    source: str, limits: UploadLimits, rows: int, code: str, message: str, **params: object
+) -> InputError:
+    """The refusal of a table (Parquet, Excel) whose ``rows`` data rows pass the limit on rows,
+    counted before its values are read (``code`` ``upload_rows_parquet``, ``upload_rows_sheet``)
+    or while they are (``upload_rows_read``); ``message`` names how they were counted, with the
+    limit (``{limit}``) and the rows (``{n}``)."""
+    values: dict[str, object] = {
+        **params,
+        "n": rows,
+        "limit": limits.rows,
+        "variable": UPLOAD_ROWS_VARIABLE,
+    }
+    return InputError(
+        message.format(**{**values, "n": f"{rows:,}", "limit": f"{limits.rows:,}"}),
+        source=source,
+        code=code,
+        params=values,
+        fix=_limit_fix(UPLOAD_ROWS_VARIABLE),
+    )
+
+
+def check_values_size(source: str, limits: UploadLimits, size: int, rows: int) -> None:
+    """Refuse a table (Parquet, Excel) whose values read so far, as CSV text (``size`` bytes,
+    see :func:`metrics.io.formats.text_size`), pass the limit on bytes."""
+    if size <= limits.bytes:
+        return
+    params: dict[str, object] = {
+        "size": _size_text(size),
+        "n": rows,
+        "budget": _size_text(limits.bytes),
+        "variable": UPLOAD_MB_VARIABLE,
+    }
+    raise InputError(
+        f"The file's values take more than the upload limit of {params['budget']} as text: "
+        f"{params['size']} read ({rows:,} rows so far).",
+        source=source,
+        code="upload_values_too_large",
+        params=params,
+        fix=_limit_fix(UPLOAD_MB_VARIABLE),
     )
 
 
@@ -644,7 +697,9 @@ __all__ = [
     "check_head",
     "check_regular_file",
     "check_text",
+    "check_values_size",
     "excel_formulas_without_values",
     "read_input",
+    "rows_over_limit",
     "upload_limits",
 ]
