@@ -1,8 +1,10 @@
 """Learn page: one ranked list you can touch (labels, order, the cut at K, items not
-retrieved), every measure with its numbers, the pitfalls that apply, the curve over K, and
-guided lessons with checked challenges."""
+retrieved), every selected measure with its numbers, the pitfalls that apply, the curve over K,
+guided lessons with checked challenges, a worksheet to print, and presenter mode (the list and
+the formulas on the first screen of a projector, the teacher's notes in a tab of their own)."""
 
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from metrics.engine.explain import EXPLAINED
 from ui.data import handbuilt as hb
@@ -18,10 +20,17 @@ from ui.shell.i18n import option_text, t
 
 ctx = frame.page("learn")
 settings = ctx.settings
+presenting = views.presenting()
 st.html(views.CSS)
-st.title(t("learn.title"))
-st.caption(t("learn.intro"))
+if presenting:
+    st.html(views.PRESENT_CSS)
 lp.seed_from_link()
+if lp.notes_requested():  # the teacher's own tab: notes and answers, nothing projected
+    lp.notes_view(settings)
+    st.stop()
+if not presenting:
+    st.title(t("learn.title"))
+    st.caption(t("learn.intro"))
 lp.switch_after_import()
 if lp.link_problem():
     st.error(t(f"hand.link.bad.{lp.link_problem()}"))
@@ -29,25 +38,35 @@ if lp.link_problem():
 teaching = lp.teaching_lists()
 PRESETS = ["precision_recall", *learn.MRR_LISTS, "ndcg_graded"]
 
-source = st.radio(
-    t("learn.source"),
-    ["preset", "handbuilt", lp.QUERIES, "query", "lesson"],
-    key=keys.W_LEARN_SOURCE,
-    format_func=option_text("learn.source."),
-    horizontal=True,
-)
+chooser: DeltaGenerator
+if presenting:  # one bar: the choice of list in a menu, then K and the settings of the page
+    bar = st.columns([2, 4, 3, 4], vertical_alignment="bottom")
+    chooser = bar[0].popover(t("learn.choose"), icon=":material/menu:", width="stretch")
+    k_place, level_place, policy_place = bar[1], bar[2], bar[3]
+else:
+    chooser = st.container()
+with chooser:
+    source = st.radio(
+        t("learn.source"),
+        ["preset", "handbuilt", lp.QUERIES, "query", "lesson"],
+        key=keys.W_LEARN_SOURCE,
+        format_func=option_text("learn.source."),
+        horizontal=not presenting,
+    )
 lesson = None
 scale = "graded"
+confidences = None  # the model's scores of a data set's query (cwP weighs by them)
 words: dict[str, str] = {}  # the numbers of a lesson's texts, from metrics
 if source == "preset":
-    name = st.selectbox(
-        t("learn.preset"),
-        PRESETS,
-        key=keys.W_LEARN_PRESET,
-        format_func=option_text("learn.preset."),
-    )
+    with chooser:
+        name = st.selectbox(
+            t("learn.preset"),
+            PRESETS,
+            key=keys.W_LEARN_PRESET,
+            format_func=option_text("learn.preset."),
+        )
+        st.caption(t("learn.preset_hint"))
     lists = [teaching[name]]
-    st.caption(t("learn.preset_hint"))
 elif source == "handbuilt":
     hand = hb.session_lists()
     names = [rl.name for rl in hand]
@@ -56,42 +75,56 @@ elif source == "handbuilt":
         st.stop()
     if st.session_state.get(keys.W_LEARN_HAND_LIST) not in names:
         st.session_state[keys.W_LEARN_HAND_LIST] = names[0]
-    name = st.selectbox(t("learn.handbuilt_list"), names, key=keys.W_LEARN_HAND_LIST)
+    with chooser:
+        name = st.selectbox(t("learn.handbuilt_list"), names, key=keys.W_LEARN_HAND_LIST)
+        st.caption(t("learn.hand_hint"))
     lists = [next(rl for rl in hand if rl.name == name)]
-    st.caption(t("learn.hand_hint"))
+    lp.duplicates_note()
 elif source == lp.QUERIES:
     lists = lp.queries_lists()
-    st.caption(t("learn.queries.hint"))
-    b1, b2 = st.columns(2)
-    b1.button(
-        t("learn.queries.add"),
-        key="btn_learn_add_query",
-        on_click=lp.add_query,
-        icon=":material/add:",
-        disabled=len(lists) >= MAX_LISTS,
-    )
-    b2.button(
-        t("learn.queries.mrr_example"),
-        key="btn_learn_mrr_example",
-        on_click=lp.load_mrr_example,
-        icon=":material/restart_alt:",
-    )
+    with chooser:
+        st.caption(t("learn.queries.hint"))
+        b1, b2 = st.columns(2)
+        b1.button(
+            t("learn.queries.add"),
+            key="btn_learn_add_query",
+            on_click=lp.add_query,
+            icon=":material/add:",
+            disabled=len(lists) >= MAX_LISTS,
+        )
+        b2.button(
+            t("learn.queries.mrr_example"),
+            key="btn_learn_mrr_example",
+            on_click=lp.load_mrr_example,
+            icon=":material/restart_alt:",
+        )
+    lp.duplicates_note()
 elif source == "query":
     dataset = ctx.require_dataset()
     require_lists(dataset, "perquery.learn_unavailable")
     ranked = compute.ranked_lists(dataset, settings)
-    model = st.selectbox(t("learn.model"), list(ranked), key=keys.W_LEARN_MODEL)
-    query = st.selectbox(
-        t("learn.query"), learn.lists_of(dataset, ranked, model), key=keys.W_LEARN_QUERY
-    )
+    with chooser:
+        model = st.selectbox(t("learn.model"), list(ranked), key=keys.W_LEARN_MODEL)
+        query = st.selectbox(
+            t("learn.query"), learn.lists_of(dataset, ranked, model), key=keys.W_LEARN_QUERY
+        )
+        st.caption(t("learn.preset_hint"))
     lists = [learn.list_from_ranked(dataset, ranked, model, query)]
-    st.caption(t("learn.preset_hint"))
+    confidences = learn.confidences_of(dataset, ranked, model, query)
 else:
-    lesson = lp.lesson_menu()
+    with chooser:
+        lesson = lp.lesson_menu()
     lists = list(lp.lesson_state(lesson))
     scale = lesson.scale
     words = text_values(lesson, settings)
-    st.markdown(t(f"lesson.{lesson.id}.text", **words))
+    if presenting:
+        with st.expander(t(f"lesson.{lesson.id}.title"), expanded=lesson.predict is not None):
+            st.markdown(t(f"lesson.{lesson.id}.text", **words))
+    else:
+        st.markdown(t(f"lesson.{lesson.id}.text", **words))
+    with chooser:
+        st.button(t("learn.reset_lesson"), key="btn_lesson_reset", on_click=lp.reset_lesson)
+        lp.notes_link(lesson)
     if not predict.predicted(lesson, settings, words):  # the numbers come after the prediction
         lp.sync_link(source, lesson.k, lesson, lists)
         st.stop()
@@ -111,20 +144,23 @@ if keys.W_LEARN_K not in state or state.get(keys.LEARN_K_ORIGIN, origin) != orig
 state[keys.LEARN_K_ORIGIN] = origin
 state[keys.W_LEARN_K] = min(max(int(state[keys.W_LEARN_K]), 1), k_top)
 
-controls = st.columns([2, 2, 3]) if lesson and lesson.policy else st.columns([2, 2])
-with controls[0]:
+if not presenting:
+    controls = st.columns([2, 2, 3]) if lesson and lesson.policy else st.columns([2, 2])
+    k_place, level_place = controls[0], controls[1]
+    policy_place = controls[2] if lesson and lesson.policy else st.container()
+with k_place:
     k = int(st.slider("K", 1, k_top, key=keys.W_LEARN_K, help=t("learn.k_help")))
-with controls[1]:
+with level_place:
     level = lp.level_control()
 if lesson and lesson.policy:
-    with controls[2]:
-        lp.policy_control(lesson.policy)
+    with policy_place:
+        lp.policy_control(lesson.policy, horizontal=presenting)
 
-if lesson:
-    c1, c2 = st.columns([1, 3])
-    c1.button(t("learn.reset_lesson"), key="btn_lesson_reset", on_click=lp.reset_lesson)
-    if c2.toggle(t("learn.teacher"), key=keys.W_TEACHER):
-        lp.teacher_view(lesson, words)
+# the projected page never shows the expected answers: in presenter mode they are in a tab
+if lesson and not presenting and st.toggle(t("learn.teacher"), key=keys.W_TEACHER):
+    lp.teacher_view(lesson, words)
+lp.describe_in_sidebar(source, lesson, shown, k, settings, ctx.dataset)
+measures = learn.shown_measures(ctx.view.measures)
 
 
 def lists_now() -> list:
@@ -157,7 +193,7 @@ def playground() -> None:
     elif lesson is not None and lesson.queries:
         views.queries(shown, k, settings, scale=scale)
     elif len(shown) == 1:
-        views.one_list(shown[0], k, settings, scale)
+        views.one_list(shown[0], k, settings, scale, measures=measures, confidences=confidences)
         if source == "preset" and shown[0].name in learn.MRR_LISTS:
             text, _ = learn.mrr_example(teaching, settings)
             st.info(t("learn.mrr_over_three") + "\n\n`" + text + "`")
@@ -178,9 +214,10 @@ def playground() -> None:
 
 playground()
 
-st.subheader(t("learn.guide"))
-for m in EXPLAINED:
-    with st.expander(f"{m} · {frame.measure_pretty(m)} — {t(f'learn.question.{m}')}"):
-        st.markdown(f"**{t('learn.answers')}** {frame.measure_text(m, 'description')}")
-        st.markdown(f"**{t('learn.pitfall')}** {frame.measure_text(m, 'pitfall')}")
-        st.latex(frame.measure_text(m, "latex"))
+if not presenting:
+    st.subheader(t("learn.guide"))
+    for m in EXPLAINED:
+        with st.expander(f"{m} · {frame.measure_pretty(m)} — {t(f'learn.question.{m}')}"):
+            st.markdown(f"**{t('learn.answers')}** {frame.measure_text(m, 'description')}")
+            st.markdown(f"**{t('learn.pitfall')}** {frame.measure_text(m, 'pitfall')}")
+            st.latex(frame.measure_text(m, "latex"))

@@ -2,6 +2,7 @@
 
 import streamlit as st
 
+from metrics.errors import MeasureError
 from ui.curves.downloads import figure_downloads
 from ui.curves.figures import BOX_STATS, curve_figure, distribution_figure, precision_recall_figure
 from ui.curves.tables import (
@@ -48,10 +49,22 @@ chart_subtitle = t(
 if settings.averaging != "macro":
     st.caption(t("curves.macro_lines"))
 
-table = compute.curve_table(dataset, settings, view.measures, k_from, k_to)
+failed: dict[str, str] = {}  # a measure these data cannot give: its message, in its place
+for measure in view.measures:
+    try:
+        compute.measure_curves(dataset, settings, measure, k_to)
+    except MeasureError as exc:
+        failed[measure] = str(exc)
+measures = tuple(m for m in view.measures if m not in failed)
+table = compute.curve_table(dataset, settings, measures, k_from, k_to)
 figures = {}
 columns = st.columns(2)
 for i, measure in enumerate(view.measures):
+    if measure in failed:
+        with columns[i % 2]:
+            st.markdown(f"**{measure} · {frame.measure_pretty(measure)}**")
+            st.error(t("frame.measure_error", message=frame.escape(failed[measure])))
+        continue
     pretty = frame.measure_pretty(measure)
     chart_title = (
         t("curves.chart_title_plain", measure=measure)
@@ -73,8 +86,10 @@ for i, measure in enumerate(view.measures):
         st.caption(frame.measure_text(measure, "description"))
 
 st.subheader(t("curves.table_title" if compute.has_lists(dataset) else "perquery.table_title"))
-ks = tuple(compute.table_cutoffs(dataset, view.measures, k_from, k_to))
-long = compute.cutoff_table(dataset, settings, view.measures, ks)
+if not measures:
+    st.stop()  # no measure these data can give: each one said why above
+ks = tuple(compute.table_cutoffs(dataset, measures, k_from, k_to))
+long = compute.cutoff_table(dataset, settings, measures, ks)
 wide = wide_cutoff_table(long, dataset.models)
 st.dataframe(
     translated(wide.reset_index(), t),
@@ -117,7 +132,7 @@ if not compute.has_lists(dataset):
     st.caption(t("perquery.no_lists_judged"))
 else:
     judged_k = compute.judged_cutoff(ks)
-    notes = compute.judgment_notes(dataset, settings, judged_k, "RBP" in view.measures)
+    notes = compute.judgment_notes(dataset, settings, judged_k, "RBP" in measures)
     for note in notes.to_dict("records"):
         judged, unjudged = note[f"Judged@{judged_k}"], note[compute.UNJUDGED_SHARE]
         key = "curves.judged_ok" if unjudged <= 0.05 else "curves.judged_line"
@@ -136,7 +151,7 @@ else:
                 setting=frame.policy_label("short_lists"),
             )
         st.caption(line)
-        if "RBP" in view.measures:
+        if "RBP" in measures:
             rbp, resid = note[f"RBP@{judged_k}"], note[f"RBPResid@{judged_k}"]
             st.caption(
                 t(
@@ -153,7 +168,7 @@ else:
 
 st.subheader(t("curves.dist_title"))
 c1, c2, c3 = st.columns(3)
-measure = c1.selectbox(t("curves.dist_measure"), list(view.measures), key=keys.W_DIST_MEASURE)
+measure = c1.selectbox(t("curves.dist_measure"), list(measures), key=keys.W_DIST_MEASURE)
 computed_ks = compute.distribution_cutoffs(dataset, measure, k_from, k_to)
 k: int | None = None  # stays None when the table has the measure at no K in the range
 if computed_ks is None:

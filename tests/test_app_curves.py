@@ -297,6 +297,24 @@ def test_a_measure_that_cannot_be_computed_on_the_data_says_why_instead_of_faili
     assert any("every score must be a number ≥ 0" in e.value for e in at.error)
 
 
+def test_a_measure_without_confidences_keeps_every_other_measure_on_the_page():
+    """cwP on a run ranked by its rank column (no confidences): its own message in its place,
+    and P and F1 keep their charts, their columns of the table and their distributions."""
+    at = fresh_app({"data": "teaching", "m": "P,cwP,F1"})
+    at.switch_page("pages/3_Curves.py")
+    at.run()
+    assert not at.exception
+    assert len(at.error) == 1 and "every score must be a number ≥ 0" in at.error[0].value
+    charts = [json.loads(c.proto.spec)["layout"]["title"]["text"] for c in at.get("plotly_chart")]
+    assert any(title.startswith("P (Precision) by K") for title in charts)
+    assert any(title.startswith("F1 by K") for title in charts)
+    assert not any("cwP" in title for title in charts)
+    columns = [str(c) for c in at.dataframe[0].value.columns]
+    assert any(c.startswith("P@") for c in columns) and any(c.startswith("F1@") for c in columns)
+    assert not any(c.startswith("cwP") for c in columns)
+    assert at.selectbox(key="w_dist_measure").options == ["P", "F1"]
+
+
 def test_judged_only_maximum_results_and_custom_gains_change_the_values_and_the_link():
     data = load_sample("recommendations")
     at = open_page(fresh_app({"data": "recommendations"}), "curves")

@@ -42,8 +42,13 @@ def commit(at, lesson: str, answer: float | str) -> None:
 
 
 def told_wrong(at, truth: str) -> None:
+    """The verdict names the true value; a choice is quoted (never "you predicted It rises,
+    but it is It falls")."""
     verdicts = [w.value for w in at.warning if w.value.startswith(NOT_QUITE)]
-    assert verdicts and verdicts[0].endswith(f"but it is {truth}."), verdicts
+    number = truth[:1].isdigit()
+    ending = f"but it is {truth}." if number else f"the answer is “{truth}”."
+    assert verdicts and verdicts[0].endswith(ending), verdicts
+    assert number or "you chose “" in verdicts[0], verdicts
     assert not [s.value for s in at.success if s.value.startswith(RIGHT)]
 
 

@@ -168,6 +168,7 @@ export default function (component) {
   if (!data) return;
   root._key = data.key;
   root._version = data.version;
+  root.classList.toggle("ll-present", !!data.present);
   render(root, data);
   const intent = FOCUS[data.key];
   if (intent && intent.version !== data.version) {  // the list came back changed

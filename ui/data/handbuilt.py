@@ -12,7 +12,7 @@ or a shared link shows the same lists. The Learn page edits the same lists
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
 import numpy as np
 import pandas as pd
@@ -65,9 +65,27 @@ def normalize(table: pd.DataFrame) -> pd.DataFrame:
     means unjudged (NaN), negative labels become 0; a missing list name is ``my_list``; a missing
     ``retrieved`` is true. Positions are renumbered 1..n per list in the order given (ties keep
     table order); rows not retrieved follow their list's ranked rows, without a position. An
-    item given twice in a list keeps its first row.
+    item given twice in a list keeps its best-ranked row (a retrieved one before one not
+    retrieved; the first of equal positions), as the engine keeps the best-ranked copy of a
+    repeated item: :func:`duplicates` says which.
     """
+    df = _sorted_rows(table)
+    df = df.drop_duplicates(["list", "item"], keep="first")
+    df["position"] = df.groupby(["list", "_tray"], sort=False).cumcount() + 1
+    lists = pd.unique(table["list"].dropna().astype(str).str.strip()) if "list" in table else []
+    order = {name: i for i, name in enumerate(lists)}
+    df["_list_order"] = df["list"].map(order).fillna(len(order))
+    df = df.sort_values(["_list_order", "_tray", "position"], kind="stable")
+    df["position"] = pd.array(df["position"].where(df["retrieved"]), dtype="Int64")
+    return df[list(COLUMNS)].reset_index(drop=True)
+
+
+def _sorted_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The table's rows with an item, cleaned, in rank order within each list (the retrieved
+    rows by position, then table order; then the rows not retrieved), with ``_order`` (the row
+    in the table, from 0) and ``_tray``; repeated items still there."""
     df = pd.DataFrame({c: table[c] if c in table.columns else None for c in COLUMNS})
+    df["_order"] = np.arange(len(df))
     df["item"] = df["item"].astype("object").where(df["item"].notna(), "")
     df["item"] = df["item"].astype(str).str.strip()
     df = df[df["item"] != ""].copy()
@@ -76,19 +94,47 @@ def normalize(table: pd.DataFrame) -> pd.DataFrame:
     df.loc[df["list"] == "", "list"] = "my_list"
     df["label"] = pd.to_numeric(df["label"], errors="coerce").clip(lower=0).astype(float)
     df["retrieved"] = [_truth(v) for v in df["retrieved"]]
-    df = df.drop_duplicates(["list", "item"], keep="first")
     position = pd.to_numeric(df["position"].astype("object"), errors="coerce")
     df["position"] = position.astype(float).fillna(np.inf)
-    df["_order"] = np.arange(len(df))
     df["_tray"] = ~df["retrieved"]
-    df = df.sort_values(["list", "_tray", "position", "_order"], kind="stable")
-    df["position"] = df.groupby(["list", "_tray"], sort=False).cumcount() + 1
-    lists = pd.unique(table["list"].dropna().astype(str).str.strip()) if "list" in table else []
-    order = {name: i for i, name in enumerate(lists)}
-    df["_list_order"] = df["list"].map(order).fillna(len(order))
-    df = df.sort_values(["_list_order", "_tray", "position"], kind="stable")
-    df["position"] = pd.array(df["position"].where(df["retrieved"]), dtype="Int64")
-    return df[list(COLUMNS)].reset_index(drop=True)
+    return df.sort_values(["list", "_tray", "position", "_order"], kind="stable")
+
+
+@dataclass(frozen=True)
+class Duplicate:
+    """An item typed more than once in one list of the hand-built table.
+
+    Attributes
+    ----------
+    list, item:
+        Where.
+    copies:
+        How many rows hold it.
+    rank:
+        The rank of the row kept, the best-ranked one (see :func:`normalize`); ``None`` when
+        that row is not retrieved. The other rows are left out.
+    """
+
+    list: str
+    item: str
+    copies: int
+    rank: int | None
+
+
+def duplicates(table: pd.DataFrame) -> list[Duplicate]:
+    """Every item typed more than once in a list of ``table``, with the rank of the row
+    :func:`normalize` keeps, in the order the items first appear in the table."""
+    df = _sorted_rows(table)
+    repeated = df[df.duplicated(["list", "item"], keep=False)]
+    if repeated.empty:
+        return []
+    clean = normalize(table).set_index(["list", "item"])["position"]
+    out = []
+    for (name, item), group in repeated.groupby(["list", "item"], sort=False):
+        rank = clean.get((name, item))
+        kept = None if rank is None or rank is pd.NA else int(rank)
+        out.append((int(group["_order"].min()), Duplicate(str(name), str(item), len(group), kept)))
+    return [d for _, d in sorted(out, key=lambda pair: pair[0])]
 
 
 def _truth(value: object) -> bool:

@@ -67,6 +67,7 @@ def handbuilt_panel() -> None:
         st.session_state[keys.HANDBUILT_SEEN] = hb.fingerprint(edited)
         st.rerun()  # the sidebar and the report show the edited lists
     st.session_state[keys.HANDBUILT_SEEN] = fp
+    duplicates_note(edited)
     hb.sync_link()
     c1, c2, c3, c4 = st.columns(4)
     if c1.button(t("hand.sort"), key="btn_hand_sort", help=t("hand.sort_help")):
@@ -84,6 +85,25 @@ def handbuilt_panel() -> None:
         on_click="ignore",
     )
     csv_import("up_hand_csv")
+
+
+def duplicate_text(d: hb.Duplicate) -> str:
+    """What became of an item typed more than once in a list, in the session's language: the
+    list holds it once, at the rank of its best-ranked row."""
+    kept = (
+        t("hand.duplicate.kept", rank=d.rank)
+        if d.rank is not None
+        else t("hand.duplicate.kept_tray")
+    )
+    said = t("hand.duplicate", item=md_escape(d.item), list=md_escape(d.list), n=d.copies)
+    return said + " " + kept
+
+
+def duplicates_note(table: pd.DataFrame | None = None) -> None:
+    """A note under the lists naming each item typed more than once in a list (of ``table``,
+    the session's lists by default), what was kept and why."""
+    for d in hb.duplicates(hb.session_table() if table is None else table):
+        st.warning(duplicate_text(d), icon=":material/content_copy:")
 
 
 def csv_import(key: str, after=None) -> None:

@@ -10,11 +10,18 @@ import pandas as pd
 from metrics import schema as S
 from metrics.engine.aggregation import summarize
 from metrics.engine.evaluation import curves, evaluate, rank_run
-from metrics.engine.explain import EXPLAINED, ListExplanation, explain_list, list_frames
-from metrics.engine.ranking import RankedLists
-from metrics.engine.registry import parse_measure
+from metrics.engine.explain import (
+    EXPLAINED,
+    EXPLAINED_MORE,
+    ListExplanation,
+    explain_list,
+    list_frames,
+)
+from metrics.engine.ranking import RankedLists, gain_of
+from metrics.engine.registry import at_cutoff, parse_measure
 from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Settings
+from metrics.errors import MeasureError
 from metrics.io.loaders import Dataset
 from ui.data.handbuilt_list import RankedList
 
@@ -51,6 +58,19 @@ def list_from_ranked(
         extra,
         min(PRESET_K.get(str(query), 10), hi - lo) or 1,
     )
+
+
+def confidences_of(
+    dataset: Dataset, lists: dict[str, RankedLists], model: str, query: str
+) -> tuple[float, ...] | None:
+    """The model's scores of one query's list, in rank order (the confidences cwP weighs by),
+    or ``None`` for a run ranked by its rank column or whose lower scores are better."""
+    ranked = lists[model]
+    if ranked.scores is None or ranked.settings.score_order_of(model) == "ascending":
+        return None  # ranked by rank, or lower is better: no confidences
+    q = int(np.flatnonzero(ranked.query_ids.astype(str) == str(query))[0])
+    lo, hi = ranked.offsets[q], ranked.offsets[q + 1]
+    return tuple(float(x) for x in ranked.scores[lo:hi])
 
 
 def teaching_lists(dataset: Dataset) -> dict[str, RankedList]:
@@ -154,6 +174,136 @@ def formulas(rl: RankedList, k: int, settings: Settings) -> pd.DataFrame:
             for m in EXPLAINED
         ]
     )
+
+
+def shown_measures(selected: tuple[str, ...] | list[str]) -> tuple[str, ...]:
+    """The measures the one-list view works out: :data:`EXPLAINED`, Judged@K, then each other
+    selected measure that has a worked formula (:data:`EXPLAINED_MORE`), once, in the order
+    selected."""
+    extra = [m for m in dict.fromkeys(selected) if m in EXPLAINED_MORE and m != "Judged"]
+    return (*EXPLAINED, "Judged", *extra)
+
+
+@dataclass(frozen=True)
+class Card:
+    """One measure of one list at K, as the page shows it.
+
+    Attributes
+    ----------
+    measure, name:
+        ``wP`` and ``wP@5``.
+    formula:
+        The formula with the list's numbers and the value from :mod:`metrics`
+        (``wP@5 = (1.000 + 0.500)/2.948 = 0.509``), or ``None`` when it cannot be computed.
+    detail:
+        The numbers it weighs by (``w = 1.000, 0.631, ...``), or ``""``.
+    problem:
+        Why it cannot be computed: ``no_confidences`` (cwP on a list without scores),
+        ``negative_confidences`` (a score below 0), or ``error`` (:attr:`message` says why).
+    message:
+        The engine's message, for ``error``.
+    """
+
+    measure: str
+    name: str
+    formula: str | None
+    detail: str = ""
+    problem: str | None = None
+    message: str = ""
+
+
+def _scored_values(
+    rl: RankedList, scores: tuple[float, ...], names: list[str], settings: Settings
+) -> dict[str, float]:
+    """``names`` of one list in rank order whose items carry ``scores`` (cwP weighs by them)."""
+    run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
+    run["score"] = np.asarray(scores, dtype=float)
+    rows = evaluate(run, qrels, names, own_scores(settings)).per_query
+    if rows.empty:
+        return dict.fromkeys(names, 0.0)
+    return {name: float(rows.iloc[0][name]) for name in names}
+
+
+def _values_one_by_one(
+    rl: RankedList, names: list[str], settings: Settings
+) -> tuple[dict[str, float], dict[str, str]]:
+    """The values of ``names`` (all at once; one by one when one cannot be computed) and, by
+    name, the message of each that cannot."""
+    try:
+        return list_values(rl, names, settings), {}
+    except MeasureError:
+        pass
+    values: dict[str, float] = {}
+    failed: dict[str, str] = {}
+    for name in names:
+        try:
+            values |= list_values(rl, [name], settings)
+        except MeasureError as exc:
+            failed[name] = str(exc)
+    return values, failed
+
+
+def _judged_any(rl: RankedList) -> bool:
+    return any(x == x for x in (*rl.labels, *(x for _, x in rl.unretrieved)))
+
+
+def measure_cards(
+    rl: RankedList,
+    k: int,
+    settings: Settings,
+    measures: tuple[str, ...],
+    *,
+    confidences: tuple[float, ...] | None = None,
+) -> list[Card]:
+    """Each of ``measures`` (of :data:`EXPLAINED` and :data:`EXPLAINED_MORE`) of ``rl`` (in rank
+    order) at ``k``: its worked formula with the value :func:`metrics.evaluate` gives, or why it
+    cannot be computed. cwP weighs by the list's scores, or by ``confidences`` (the model's
+    scores of a data set's query) when the list has none. A list with nothing judged is a query
+    metrics leaves out: the measures of relevance read 0 there (see :func:`list_values`) and the
+    list's own counts are worked out as they are."""
+    scores = rl.scores if rl.scores is not None else confidences
+    ex = explain_list(
+        list(rl.items), list(rl.labels), k, settings, [x for _, x in rl.unretrieved], scores
+    )
+    names = {m: at_cutoff(m, k) for m in measures}
+    plain = [names[m] for m in measures if m != "cwP"]
+    values, failed = _values_one_by_one(rl, plain, settings)
+    judged = _judged_any(rl)
+    out = []
+    for m in measures:
+        name = names[m]
+        if m == "cwP":
+            out.append(_confidence_card(rl, scores, name, ex, settings))
+            continue
+        if name in failed:
+            out.append(Card(m, name, None, problem="error", message=failed[name]))
+            continue
+        piece = ex.pieces.get(m)
+        if piece is None:  # ERR under a gain map: the value, without its substitution
+            out.append(Card(m, name, f"{name} = {values[name]:.3f}"))
+            continue
+        value = values[name] if judged or m in EXPLAINED else piece.value
+        out.append(Card(m, name, piece.formula(value), piece.detail))
+    return out
+
+
+def _confidence_card(
+    rl: RankedList,
+    scores: tuple[float, ...] | None,
+    name: str,
+    ex: ListExplanation,
+    settings: Settings,
+) -> Card:
+    if scores is None or not rl.items:
+        return Card("cwP", name, None, problem="no_confidences")
+    if any(not x >= 0 for x in scores):
+        return Card("cwP", name, None, problem="negative_confidences")
+    try:
+        value = _scored_values(rl, scores, [name], settings)[name]
+    except MeasureError as exc:
+        return Card("cwP", name, None, problem="error", message=str(exc))
+    piece = ex.pieces["cwP"]
+    return Card("cwP", name, piece.formula(value), piece.detail)
 
 
 def list_curve(
@@ -305,6 +455,39 @@ def mrr_example_lists(teaching: dict[str, RankedList]) -> list[RankedList]:
         replace(teaching[name], name=f"q{i}", default_k=5)
         for i, name in enumerate(MRR_LISTS, start=1)
     ]
+
+
+def ideal_table(rl: RankedList, k: int, settings: Settings) -> pd.DataFrame:
+    """The ideal order of ``rl`` (in rank order) cut at ``k``, as IDCG@K counts it: every
+    judged item, retrieved or in the tray, by gain from the highest (equal gains keep the
+    list's order, the tray after it), with ``rank``, ``item``, ``label``, ``from_rank`` (its
+    rank in the list; 0 for the tray: the move that makes the ideal order), ``gain``,
+    ``discount``, ``contribution`` and ``running_idcg``. The gains and sums are those of
+    :func:`explain` (``ideal``)."""
+    judged = [
+        (item, label, rank)
+        for rank, (item, label) in enumerate(zip(rl.items, rl.labels), start=1)
+        if label == label
+    ] + [(item, label, 0) for item, label in rl.unretrieved]
+    gains = np.maximum(
+        np.asarray(gain_of(np.array([x for _, x, _ in judged], dtype=float), settings)), 0.0
+    )
+    order = np.argsort(-gains, kind="stable")[:k]
+    rank = np.arange(1, len(order) + 1)
+    discount = 1.0 / np.log2(rank + 1)
+    contribution = gains[order] * discount
+    return pd.DataFrame(
+        {
+            "rank": rank,
+            "item": [judged[i][0] for i in order],
+            "label": [judged[i][1] for i in order],
+            "from_rank": [judged[i][2] for i in order],
+            "gain": gains[order],
+            "discount": discount,
+            "contribution": contribution,
+            "running_idcg": np.cumsum(contribution),
+        }
+    )
 
 
 def ideal_of(rl: RankedList) -> RankedList:

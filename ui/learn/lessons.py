@@ -77,6 +77,43 @@ def model_means(
     return {str(r["model"]): float(r["value"]) for _, r in table.iterrows()}
 
 
+def _by_model(lists: tuple[RankedList, ...]) -> dict[str, list[RankedList]]:
+    """Lists named ``model · query``, grouped by model, in order."""
+    out: dict[str, list[RankedList]] = {}
+    for rl in lists:
+        out.setdefault(rl.name.split(" · ", 1)[0], []).append(rl)
+    return out
+
+
+def model_mean_lines(
+    lists: tuple[RankedList, ...], measure: str, k: int, settings: Settings
+) -> dict[str, str]:
+    """How each model's mean of ``measure@k`` is made, ending with the value from metrics
+    (:func:`model_means`): under micro averaging, P and R as the counts pooled over the
+    queries (``(5 + 0)/(10 + 1) = 5/11 = 0.455``); otherwise the mean of the per-query values
+    (``(0.500 + 0.000)/2 = 0.250``). Lists are named ``model · query``; a query a measure
+    leaves out (no value) is not counted."""
+    means = model_means(lists, measure, k, settings)
+    out = {}
+    for model, own in _by_model(lists).items():
+        pieces = [explain(ordered(rl, settings), k, settings).pieces[measure] for rl in own]
+        counted = [p for p in pieces if p.value == p.value]
+        mean = f"{means[model]:.3f}"
+        if settings.averaging == "micro" and measure in ("P", "R"):
+            tops = [int(p.numerator or 0) for p in counted]
+            bottoms = [int(p.denominator or 0) for p in counted]
+            top, bottom = " + ".join(map(str, tops)), " + ".join(map(str, bottoms))
+            pooled = f"{sum(tops)}/{sum(bottoms)}"
+            out[model] = f"({top})/({bottom}) = {pooled} = {mean}"
+        else:
+            values = [
+                value(rl, measure, k, settings) for rl, p in zip(own, pieces) if p.value == p.value
+            ]
+            parts = " + ".join(f"{v:.3f}" for v in values)
+            out[model] = f"({parts})/{len(values)} = {mean}"
+    return out
+
+
 def _close(a: float, b: float) -> bool:
     return bool(np.isclose(a, b, atol=1e-9))
 
@@ -625,6 +662,7 @@ __all__ = [
     "judge",
     "levels_summary",
     "mean_over_queries",
+    "model_mean_lines",
     "model_means",
     "query_values",
     "question_table",

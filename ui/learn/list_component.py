@@ -104,13 +104,21 @@ def _tray_next(label: float, scale: str) -> float:
 
 
 def list_data(
-    rl: RankedList, k: int, level: float, *, scale: str = "graded", max_rows: int = 30
+    rl: RankedList,
+    k: int,
+    level: float,
+    *,
+    scale: str = "graded",
+    max_rows: int = 30,
+    present: bool = False,
 ) -> dict[str, Any]:
     """What the component draws for ``rl`` (in rank order) at ``k`` and relevance ``level``
     (labels cycling through ``scale``): every word already translated, user ids as plain
     strings (the browser sets them as text). The tray holds the relevant items not retrieved;
     the judged items not retrieved that are not relevant at ``level`` are listed apart
-    (``tray_other``)."""
+    (``tray_other``). ``present`` (presenter mode): large type and short buttons (the label
+    button says only the label it gives, the tray button has its sign), each still named in
+    full for a screen reader."""
     lang = current_language()
 
     def tr(key: str, **values: object) -> str:
@@ -120,6 +128,8 @@ def list_data(
 
     def to(label: float) -> str:
         """What the label button of a row says: the label it gives and what that means."""
+        if present:
+            return tr("learn.btn.to_label_short", label=_label_text(label))
         return tr(
             "learn.btn.to_label", label=_label_text(label), meaning=words[_meaning(label, level)]
         )
@@ -128,7 +138,7 @@ def list_data(
         op: tr(f"learn.btn.{op}")
         for op in ("label", "up", "down", "tray", "remove", "add", "add_help", "back")
     }
-    text["tray_word"] = tr("learn.btn.tray_word")
+    text["tray_word"] = "" if present else tr("learn.btn.tray_word")
 
     def aria(ops: tuple[str, ...], what: str) -> dict[str, str]:
         return {op: tr("learn.aria.button", action=text[op], what=what) for op in ops}
@@ -163,9 +173,11 @@ def list_data(
         "tray": tray,
         "tray_other": tray_other,
         "more": tr("learn.more_rows", first=shown + 1, last=n) if shown < n else "",
-        "beyond": tr("learn.beyond", n=n, k=k, first=n + 1) if k > n else "",
+        "beyond": beyond_text(tr, n, k),
+        "present": present,
         "text": {
             **text,
+            "back": "" if present else text["back"],  # its sign alone; named in full for aria
             "list": tr("learn.the_list"),
             "cut": tr("learn.cut", k=k),
             "back_help": tr("learn.btn.back_help"),
@@ -176,6 +188,16 @@ def list_data(
             "tray_other_help": tr("learn.tray_other_help", level=f"{level:g}"),
         },
     }
+
+
+def beyond_text(tr, n: int, k: int) -> str:
+    """What the list says when K is past its end: the empty positions, one or a range (none
+    when the list reaches K)."""
+    if k <= n:
+        return ""
+    if k == n + 1:
+        return tr("learn.beyond_one", n=n, k=k)
+    return tr("learn.beyond", n=n, k=k, first=n + 1)
 
 
 def version(rl: RankedList) -> str:
@@ -243,11 +265,14 @@ def ranked_list(
     key: str,
     index: int = 0,
     scale: str = "graded",
+    *,
+    present: bool = False,
 ) -> None:
-    """Draw ``rl`` (shown list number ``index``, labels cycling through ``scale``) as the
-    touchable list; a press is applied by the next run of the page's fragment."""
+    """Draw ``rl`` (shown list number ``index``, labels cycling through ``scale``; ``present``:
+    presenter mode, see :func:`list_data`) as the touchable list; a press is applied by the
+    next run of the page's fragment."""
     widget_key = keys.list_component(key)
-    data = list_data(rl, k, settings.relevance_level, scale=scale)
+    data = list_data(rl, k, settings.relevance_level, scale=scale, present=present)
     _COMPONENT(
         key=widget_key,
         data={**data, "key": widget_key},

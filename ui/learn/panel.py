@@ -8,12 +8,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from urllib.parse import urlencode
 
 import streamlit as st
 
-from metrics.engine.settings import POLICIES
+from metrics.engine.settings import POLICIES, Settings
 from ui.data import handbuilt as hb
 from ui.data.handbuilt_list import LinkError, RankedList, decode_lists, encode_lists, replace_list
+from ui.learn.evaluate import relevant_count
 from ui.learn.lessons import BY_ID, LESSONS, Lesson
 from ui.learn.predict import forget
 from ui.shell import frame, keys
@@ -74,6 +76,21 @@ def seed_from_link() -> None:
     k = whole_number(params.get("lk", ""), 0, 999_999)
     if k is not None:
         state[keys.W_LEARN_K] = min(max(k, 1), 100)
+    done().update(met_from_link(params.get(MET_PARAM, "")))
+
+
+#: The link parameter of a class's progress: the ids of the lessons whose challenge was met.
+MET_PARAM = "met"
+
+
+def met_from_link(text: str) -> set[str]:
+    """The lessons a link says were met (unknown ids are ignored)."""
+    return {i for i in str(text).split(".") if i in BY_ID}
+
+
+def met_text(met: set[str]) -> str:
+    """The link's text of the lessons met, in the order of the lessons."""
+    return ".".join(lesson.id for lesson in LESSONS if lesson.id in met)
 
 
 def after_import() -> None:
@@ -111,7 +128,9 @@ def sync_link(source: str, k: int, lesson: Lesson | None, lists: list[RankedList
         wanted["lh"] = lists[0].name
     if source == QUERIES:
         wanted[QUERIES_PARAM] = "1"
-    for name in ("lesson", "ls", "lh", QUERIES_PARAM):
+    if done():
+        wanted[MET_PARAM] = met_text(done())
+    for name in ("lesson", "ls", "lh", QUERIES_PARAM, MET_PARAM):
         if name not in wanted and name in params:
             del params[name]
     for name, text in wanted.items():
@@ -272,7 +291,7 @@ def _set_level() -> None:
         frame.set_sidebar("relevance_level", float(value))
 
 
-def policy_control(field: str) -> None:
+def policy_control(field: str, *, horizontal: bool = False) -> None:
     """A setting of the sidebar shown on the page (for a lesson), kept in step with it."""
     state = st.session_state
     pick = keys.learn_policy(field)
@@ -284,6 +303,7 @@ def policy_control(field: str) -> None:
         format_func=option_text(f"policy.{field}."),
         on_change=_mirror,
         args=(pick, frame.sidebar_key(field)),
+        horizontal=horizontal,
     )
 
 
@@ -308,7 +328,8 @@ def lesson_menu() -> Lesson:
 
 
 def progress() -> None:
-    """How many challenges are met (drawn after the check, so it counts this one)."""
+    """How many challenges are met (drawn after the check, so it counts this one); the link
+    keeps them (``met=``), so a class's progress outlasts the session."""
     finished = done()
     st.progress(
         len(finished) / len(LESSONS), text=t("learn.progress", n=len(finished), total=len(LESSONS))
@@ -340,5 +361,83 @@ def teacher_view(lesson: Lesson, words: dict[str, str]) -> None:
             st.markdown(t(f"lesson.{lesson.id}.{part}", **words))
 
 
+#: The link parameter of the teacher's notes: the Learn page in a tab of its own that shows a
+#: lesson's objectives, questions and expected answers, and nothing else.
+NOTES_PARAM = "notes"
+
+
+def notes_requested() -> bool:
+    """Whether this page run is the teacher's notes (``notes=1`` in the link)."""
+    return st.query_params.get(NOTES_PARAM) == "1"
+
+
+def notes_url(lesson: Lesson) -> str:
+    """The address of ``lesson``'s notes, relative to the Learn page: its link with the
+    lesson, the settings and ``notes=1``, without presenter mode."""
+    params = {k: v for k, v in st.query_params.to_dict().items() if k not in ("present", "ls")}
+    params |= {"lesson": lesson.id, NOTES_PARAM: "1"}
+    return "?" + urlencode(params)
+
+
+def notes_link(lesson: Lesson) -> None:
+    """A button that opens the teacher's notes of ``lesson`` in a new tab (for the teacher's
+    own screen: the projected page never shows the expected answers)."""
+    st.link_button(
+        t("learn.notes.open"),
+        notes_url(lesson),
+        icon=":material/open_in_new:",
+        help=t("learn.notes.open_help"),
+    )
+
+
+def notes_view(settings: Settings) -> None:
+    """The teacher's tab: a lesson (menu), its challenge, objectives, questions and expected
+    answers, with the numbers of its texts (from metrics)."""
+    from ui.learn.lessons import text_values
+
+    st.title(t("learn.notes.title"))
+    st.caption(t("learn.notes.hint"))
+    if st.session_state.get(keys.W_LESSON) not in BY_ID:
+        st.session_state[keys.W_LESSON] = LESSONS[0].id
+    lesson = lesson_menu()
+    words = text_values(lesson, settings)
+    st.markdown(f"**{t('learn.challenge')}** {t(f'lesson.{lesson.id}.challenge', **words)}")
+    teacher_view(lesson, words)
+
+
 def is_nan(x: float) -> bool:
     return isinstance(x, float) and math.isnan(x)
+
+
+def describe_in_sidebar(
+    source: str,
+    lesson: Lesson | None,
+    shown: list[RankedList],
+    k: int,
+    settings: Settings,
+    dataset: object,
+) -> None:
+    """The sidebar's data set box says what Learn shows (a worked example, a lesson, hand-built
+    lists) and which data set the other pages use; a query of the data set leaves it as is."""
+    if source == "query":
+        return
+    if source == "preset":
+        what = t("learn.source.preset") + ": " + t(f"learn.preset.{shown[0].name}")
+    elif lesson is not None:
+        what = t("learn.source.lesson") + ": " + t(f"lesson.{lesson.id}.title")
+    else:
+        what = t(f"learn.source.{source}") + ": " + ", ".join(rl.name for rl in shown)
+    level = settings.relevance_level
+    results = sum(len(rl.items) for rl in shown)
+    relevant = sum(relevant_count(rl, level) for rl in shown)
+    lines = [what, t("learn.sidebar.size", n=results, lists=len(shown), rel=relevant, k=k)]
+    if dataset is not None:
+        lines.append(t("learn.sidebar.others", name=getattr(dataset, "name", "")))
+    frame.describe_in_dataset_box(t("learn.sidebar.title"), "\n".join(lines))
+
+
+def duplicates_note() -> None:
+    """Each repeated item of the hand-built lists, named, with the row kept and why."""
+    from ui.data.handbuilt_panel import duplicates_note as note
+
+    note()

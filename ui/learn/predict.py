@@ -114,10 +114,13 @@ def reveal(lesson: Lesson, judgement: Judgement, words: dict[str, str]) -> None:
         "answer": shown_answer(lesson, judgement.answer),
         "truth": shown_answer(lesson, judgement.truth),
     }
+    choice = isinstance(judgement.truth, str)  # a choice is quoted, a number is not
     if judgement.right:
-        st.success(t("learn.predict.right", **values), icon=":material/check_circle:")
+        key = "learn.predict.right_choice" if choice else "learn.predict.right"
+        st.success(t(key, **values), icon=":material/check_circle:")
     else:
-        st.warning(t("learn.predict.wrong", **values), icon=":material/error:")
+        key = "learn.predict.wrong_choice" if choice else "learn.predict.wrong"
+        st.warning(t(key, **values), icon=":material/error:")
     st.markdown(t(f"lesson.{lesson.id}.reveal", **words))
 
 

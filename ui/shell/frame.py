@@ -534,6 +534,16 @@ def show_dataset(dataset: Dataset) -> None:
         _fill_dataset_box(slot, dataset)
 
 
+def describe_in_dataset_box(heading: str, text: str) -> None:
+    """Say what a page shows in the sidebar's data set box instead of the data set, in this page
+    run (Learn, showing a list of its own: a worked example, a lesson, hand-built lists)."""
+    slot = _dataset_slot.get()
+    if slot is not None:
+        box = slot.container(border=True)
+        box.markdown(f"**{heading}**")
+        box.text(text)
+
+
 def _fill_dataset_box(slot: DeltaGenerator, dataset: Dataset | None) -> None:
     box = slot.container(border=True)
     box.markdown(f"**{t('frame.dataset')}**")
