@@ -5,8 +5,9 @@ three main ones as well.
 The Chinese and Japanese ones (``data_zh``, ``compare_ja``, ...) show the pages as a user of that
 language sees them: look at them for English left over and for empty boxes where a font lacks
 glyphs. ``VIEW_SHOTS`` are views at a given width, 1440 px or a phone's 390 px, in the three
-languages: Learn's several lists (``learn_queries``, ``learn_queries_phone_zh``, ...), Segments
-and Compare (``segments_phone_ja``, ``compare_phone``, ...).
+languages: Learn's several lists (``learn_queries``, ``learn_queries_phone_zh``, ...), Segments,
+Compare and the Report page's first screen (``segments_phone_ja``, ``compare_phone``,
+``report_wide_zh``, ...).
 """
 
 from __future__ import annotations
@@ -67,6 +68,8 @@ VIEW_SHOTS = {
         ("learn_queries_phone", PHONE, 2400, "/Learn?lq=1", "learn.queries.means", ".ll-root"),
         ("segments_wide", WIDE, 1800, "/Segments?m=nDCG", "segments.callouts_title", None),
         ("segments_phone", PHONE, 2400, "/Segments?m=nDCG", "segments.callouts_title", None),
+        ("report_wide", WIDE, 900, "/Report?m=nDCG,P", "review_report.figures", None),
+        ("report_phone", PHONE, 1800, "/Report?m=nDCG,P", "review_report.figures", None),
         ("compare_wide", WIDE, 1800, "/Compare?m=nDCG,P", "compare.power_title", None),
         ("compare_phone", PHONE, 2400, "/Compare?m=nDCG,P", "compare.power_title", "h3"),
         (
