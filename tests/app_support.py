@@ -20,6 +20,7 @@ PAGE = {
     "segments": "pages/5_Segments.py",
     "report": "pages/6_Report.py",
     "tools": "pages/7_Tools.py",
+    "labels": "pages/8_Labels.py",
 }
 
 

@@ -33,11 +33,11 @@ import numpy as np
 import pandas as pd
 
 from metrics import schema as S
+from metrics.engine.ranking import id_codes
 from metrics.engine.settings import LABEL_AGGREGATES, POLICIES, Policy, Settings
 from metrics.errors import InputError, SettingsError
 from metrics.io.findings import Finding
 from metrics.io.formats import LoadedTable, file_stem, load_table
-from metrics.engine.ranking import id_codes
 from metrics.io.loaders import (
     SAMPLES,
     Dataset,
@@ -684,6 +684,36 @@ def run_from_table(
     return run[run[S.SCORE].notna()].reset_index(drop=True)
 
 
+def guess_label_columns(frame: pd.DataFrame, roles: RoleMapping) -> list[str]:
+    """The columns of ``frame`` besides its label column that read as labels too (several
+    label sources in one table): each column the role guesser reads as the label of a table of
+    the query column, the item column and that column alone, in the table's order. The columns
+    of ``roles`` and the provenance columns are not candidates.
+
+    Examples
+    --------
+    >>> t = pd.DataFrame({"q": list("111122223333"), "d": list("abcd") * 3,
+    ...                   "human": [0, 2, 1, 3] * 3, "llm": [1, 2, 1, 3] * 3,
+    ...                   "llm_judge_model": ["m"] * 12})
+    >>> guess_label_columns(t, RoleMapping(query="q", item="d", label="human"))
+    ['llm']
+    """
+    if roles.query is None or roles.item is None:
+        return []
+    taken = {*roles.columns().values(), *roles.segments}
+    taken |= set(provenance_columns(frame))
+    for column in frame.columns:
+        taken |= set(provenance_columns(frame, prefix=str(column)))
+    found = []
+    for column in frame.columns:
+        if column in taken:
+            continue
+        guessed = guess_roles(frame[[roles.query, roles.item, column]])
+        if guessed.get("label") is not None and guessed["label"].column == column:
+            found.append(str(column))
+    return found
+
+
 def is_judgments(table: LoadedTable) -> bool:
     """Whether a loaded table holds judgments rather than a run: a TREC qrels file, or a table
     whose guessed roles have neither a score nor a rank column."""
@@ -733,6 +763,7 @@ __all__ = [
     "LabelSources",
     "Provenance",
     "aggregate_grades",
+    "guess_label_columns",
     "is_judgments",
     "label_kinds",
     "mixed_kinds_finding",

@@ -28,7 +28,7 @@ from metrics.errors import MeasureError, MetricsError
 from metrics.io.direction import opposite
 from metrics.io.loaders import Dataset, sample_names
 from ui.data import handbuilt
-from ui.shell import compute, keys, warm_up
+from ui.shell import compute, keys, label_sources, warm_up
 from ui.shell.i18n import (
     LANGUAGES,
     current_language,
@@ -241,6 +241,8 @@ def _seed_widgets(view: View) -> None:
     state[keys.W_MAX_RESULTS] = view.max_results or 0
     state[keys.W_GAIN_MAP] = view.gain_map or ""
     state[keys.W_SCORE_ORDER_MODELS] = view.other_way_models()
+    if view.label_source is not None:
+        state[keys.policy_widget("label_source")] = view.label_source
     if view.weight_column:
         state[keys.W_WEIGHT_COLUMN] = view.weight_column
 
@@ -254,7 +256,16 @@ def data_choice() -> str:
 
 
 def active_dataset(view: View) -> Dataset | None:
-    """The data set the view points at, or ``None``."""
+    """The data set the view points at, with the judgments of its label source
+    (:mod:`ui.shell.label_sources`), or ``None``."""
+    dataset = _loaded_dataset(view)
+    if dataset is None:
+        return None
+    return label_sources.labelled(dataset, label_sources.sources_of(view.data), view.settings())
+
+
+def _loaded_dataset(view: View) -> Dataset | None:
+    """The data set the view points at as loaded, or ``None``."""
     if view.data in sample_names():
         return compute.sample_dataset(view.data)
     if view.data == UPLOAD:
@@ -363,6 +374,7 @@ def _sidebar() -> View:
         key=keys.W_REL,
         help=policy_help("relevance_level"),
     )
+    label_source = _label_source_menu(side, data)
     handbuilt = data == HANDBUILT
     for field in MAIN_POLICIES:
         _policy_menu(side, field, disabled=field == "score_order" and handbuilt)
@@ -387,6 +399,7 @@ def _sidebar() -> View:
         k_range=tuple(st.session_state[keys.W_K]),
         relevance_level=_level(st.session_state[keys.W_REL]),
         weight_column=weight,
+        label_source=label_source,
         lang=st.session_state[keys.W_LANG],
         **{field: st.session_state[keys.policy_widget(field)] for field in MENU_POLICIES},
         **limits,
@@ -394,6 +407,37 @@ def _sidebar() -> View:
             (m, opposite(st.session_state[keys.W_SCORE_ORDER])) for m in other_way
         ),
     )
+
+
+def _label_source_menu(side, data: str) -> str | None:
+    """The menu of the label source, when the data set has several (the link's ``labels``); the
+    source chosen, ``None`` for the first. A link naming a source the data set lacks opens on
+    the first, and says so."""
+    sources = label_sources.sources_of(data)
+    key = keys.policy_widget("label_source")
+    if sources is None or len(sources.names) < 2:
+        return None
+    options = label_sources.choices(sources)
+    asked = st.session_state.get(key)
+    if asked not in options:
+        if asked is not None:
+            side.caption(
+                t(
+                    "policy.label_source.unknown",
+                    name=md_escape(asked),
+                    first=md_escape(sources.names[0]),
+                )
+            )
+        st.session_state[key] = sources.names[0]
+    lang = current_language()
+    chosen = side.selectbox(
+        policy_label("label_source"),
+        options,
+        key=key,
+        format_func=lambda value: label_sources.choice_text(value, lang),
+        help=policy_help("label_source"),
+    )
+    return None if chosen == sources.names[0] else str(chosen)
 
 
 def _models_other_way(dataset: Dataset | None) -> list[str]:

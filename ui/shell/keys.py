@@ -280,3 +280,14 @@ W_TOOLS_FIRST: Final = "w_tools_first"
 W_TOOLS_SECOND: Final = "w_tools_second"
 W_TOOLS_MODEL: Final = "w_tools_model"
 W_TOOLS_K: Final = "w_tools_k"
+
+# ------------------------------------------------------------------------------- Labels page
+#: The session's label sources of an upload, kept by what they were read from
+#: (``ui.shell.label_sources``).
+LABEL_SOURCES: Final = "label_sources"
+#: The uploaded table's label columns compared as sources (the Data page's label column first).
+W_LABEL_COLUMNS: Final = "w_label_columns"
+#: Labels page: the cutoff of the measures and of Judged@K, and the pair of sources whose
+#: confusion matrix is shown.
+W_LABELS_K: Final = "w_labels_k"
+W_LABELS_PAIR: Final = "w_labels_pair"

@@ -26,6 +26,7 @@ PAGES: tuple[PageDef, ...] = (
     PageDef("segments", "pages/5_Segments.py", ":material/grid_view:", "Segments"),
     PageDef("report", "pages/6_Report.py", ":material/summarize:", "Report"),
     PageDef("tools", "pages/7_Tools.py", ":material/rule:", "Tools"),
+    PageDef("labels", "pages/8_Labels.py", ":material/rate_review:", "Labels"),
 )
 
 

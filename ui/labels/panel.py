@@ -1,0 +1,71 @@
+"""The Labels page's controls: the label columns of an upload compared as sources, the cutoff,
+and the pair of sources whose confusion matrix is drawn."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from metrics.engine.registry import DEFAULT_REVIEW_K
+from metrics.labels.sources import LabelSources
+from ui.data.upload_panel import error_text
+from ui.shell import keys, label_sources
+from ui.shell.i18n import current_language, t, translate
+from ui.shell.safe import md_escape
+
+
+def label_columns_panel() -> None:
+    """For an upload: the columns of the table holding its labels that are compared as label
+    sources, the Data page's label column first (the others guessed, then as chosen)."""
+    found = label_sources.labelled_table()
+    if found is None:
+        return
+    table, label = found
+    options = [str(c) for c in table.frame.columns if c != label]
+    state = st.session_state
+    if state.get(keys.W_LABEL_COLUMNS) is None:
+        state[keys.W_LABEL_COLUMNS] = label_sources.upload_label_columns(table, label)
+    state[keys.W_LABEL_COLUMNS] = [c for c in state[keys.W_LABEL_COLUMNS] if c in options]
+    st.multiselect(
+        t("labels.columns", file=table.name),
+        options,
+        key=keys.W_LABEL_COLUMNS,
+        help=t("labels.columns_help"),
+    )
+    st.caption(t("labels.columns_caption", label=md_escape(label), file=md_escape(table.name)))
+    problem = label_sources.upload_problem()
+    if problem is not None:
+        st.error(t("labels.columns_error", message=md_escape(error_text(problem))))
+
+
+def cutoff() -> int:
+    """The cutoff K of the measures compared and of Judged@K."""
+    st.session_state.setdefault(keys.W_LABELS_K, DEFAULT_REVIEW_K)
+    return int(
+        st.number_input(
+            t("labels.k"),
+            min_value=1,
+            max_value=100,
+            step=1,
+            key=keys.W_LABELS_K,
+            help=t("labels.k_help"),
+        )
+    )
+
+
+def pair_choice(sources: LabelSources) -> tuple[str, str]:
+    """The pair of sources whose confusion matrix is drawn (the first pair by default)."""
+    names = sources.names
+    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1 :]]
+    if st.session_state.get(keys.W_LABELS_PAIR) not in range(len(pairs)):
+        st.session_state[keys.W_LABELS_PAIR] = 0
+    lang = current_language()  # the menu words its options later, outside this run
+    chosen = st.selectbox(
+        t("labels.pair"),
+        list(range(len(pairs))),
+        key=keys.W_LABELS_PAIR,
+        format_func=lambda i: translate("labels.pair_option", lang, a=pairs[i][0], b=pairs[i][1]),
+    )
+    return pairs[int(chosen)]
+
+
+__all__ = ["cutoff", "label_columns_panel", "pair_choice"]
