@@ -7,7 +7,7 @@ from ui.data.findings_view import show_health, show_lists, show_preview
 from ui.data.handbuilt_panel import handbuilt_panel
 from ui.data.per_query_panel import per_query_panel
 from ui.data.upload_panel import upload_panel
-from ui.shell import frame, keys
+from ui.shell import frame, keys, workspace
 from ui.shell.i18n import option_text, t
 
 ctx = frame.page("data")
@@ -21,6 +21,7 @@ source = st.radio(
     format_func=option_text("data.source."),
     horizontal=True,
 )
+workspace.folder_caption()  # where the browser's workspace is kept (RANKING_METRICS_HOME)
 
 if source == "sample":
     name = st.selectbox(t("data.sample"), sample_names(), key=keys.W_SAMPLE)

@@ -33,6 +33,28 @@ def spark():
     session.stop()
 
 
+# --------------------------------------------------------------------------- the app's store
+@pytest.fixture(autouse=True, scope="session")
+def _store_in_a_temporary_folder(tmp_path_factory):
+    """The app keeps workspaces, versions and review links in the store of
+    ``RANKING_METRICS_HOME`` (or ``RANKING_METRICS_DB``): an app run by a test (AppTest, or a
+    server the browser tests start) uses a temporary SQLite one, never the user's. Tests of the
+    store set their own."""
+    import os
+
+    home = tmp_path_factory.mktemp("store")
+    before = {
+        name: os.environ.pop(name, None) for name in ("RANKING_METRICS_HOME", "RANKING_METRICS_DB")
+    }
+    os.environ["RANKING_METRICS_HOME"] = str(home)
+    yield home
+    for name, value in before.items():
+        if value is None:
+            os.environ.pop(name, None)
+        else:
+            os.environ[name] = value
+
+
 # --------------------------------------------------------------------------- the app's warm-up
 @pytest.fixture(autouse=True)
 def _no_server_warm_up(monkeypatch):

@@ -1,12 +1,15 @@
 """Upload files, see and change the guessed column roles, build the session's data set.
 
 Uploaded bytes and the data set built from them stay in ``st.session_state`` of this browser
-session only; nothing is written to disk.
+session; the browser's workspace (:mod:`ui.shell.workspace`) keeps the tables read, their roles
+and label grades, so that a reload or a restarted server builds the same data set again
+(:func:`build_dataset`, :func:`keep_built`).
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 import pandas as pd
@@ -346,7 +349,7 @@ def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
         )
         if st.button(t("upload.forget"), key="btn_forget_upload"):
             st.session_state.pop(keys.UPLOAD_TABLES, None)
-            st.session_state.pop(keys.UPLOAD_DATASET, None)
+            _forget_built()
             st.rerun()
         return stored
     st.info(t("upload.empty"))
@@ -386,6 +389,8 @@ def _label_mapping_editor(
         return None, False
     tid = _table_id(table)
     start = guess_label_map(texts) or partial_label_map(texts)
+    kept = st.session_state.get(keys.UPLOAD_LABEL_SEEDS, {}).get(table.name, {})
+    start = {**start, **{v: g for v, g in kept.items() if v in texts}}  # a restored workspace's
     st.markdown(t("upload.labels.title", column=md_escape(column), n=len(texts)))
     edited = st.data_editor(
         pd.DataFrame(
@@ -458,13 +463,11 @@ def upload_panel() -> Dataset | None:
     mappings, label_maps, pending = _role_mappings(tables)
     if pending:  # nothing is computed, not even from files uploaded before
         st.info(t("upload.confirm_first" if pending == "roles" else "upload.labels.confirm_first"))
-        st.session_state.pop(keys.UPLOAD_DATASET, None)
-        st.session_state.pop(keys.UPLOAD_BUILD_KEY, None)
+        _forget_built()
         return None
-    name = ", ".join(x.name for x in tables["runs"])
-    build_key = repr(([_table_id(x) for k in tables for x in tables[k]], mappings, label_maps))
+    key = build_key(tables, mappings, label_maps)
     if (
-        st.session_state.get(keys.UPLOAD_BUILD_KEY) == build_key
+        st.session_state.get(keys.UPLOAD_BUILD_KEY) == key
         and keys.UPLOAD_DATASET in st.session_state
     ):
         kept: Dataset = st.session_state[keys.UPLOAD_DATASET]
@@ -480,27 +483,79 @@ def upload_panel() -> Dataset | None:
             compute.warm(built, view.settings(), view.measures, view.k_range)
 
     try:
-        dataset = load_dataset(
-            tables["runs"],
-            tables["judgments"][0] if tables["judgments"] else None,
-            tables["queries"][0] if tables["queries"] else None,
-            mappings=mappings,
-            name=name,
-            on_built=warm,
-            label_maps=label_maps,
-        )
+        dataset = build_dataset(tables, mappings, label_maps, on_built=warm)
     except InputError as exc:
         st.error(t("upload.error", message=md_escape(error_text(exc))))
-        st.session_state.pop(keys.UPLOAD_DATASET, None)
+        _forget_built()
         return None
-    st.session_state[keys.UPLOAD_DATASET] = dataset
-    st.session_state[keys.UPLOAD_BUILD_KEY] = build_key
+    keep_built(tables, mappings, label_maps, dataset)
     if previous is None or previous.content_hash != dataset.content_hash:
         if view is None or view.averaging == "weighted":
             st.rerun()  # the sidebar offers the new data set's weight columns
         frame.show_dataset(dataset)  # the sidebar shows the new data set at once
     score_orders(tables["runs"], mappings, dataset)
     return dataset
+
+
+def build_key(
+    tables: Mapping[str, Sequence[LoadedTable]],
+    mappings: Mapping[str, RoleMapping],
+    label_maps: Mapping[str, Mapping[str, float]],
+) -> str:
+    """What a data set of uploaded tables is built from: the tables, their roles and the grades
+    of text labels (the same whatever order the roles and grades are listed in)."""
+    return repr(
+        (
+            [_table_id(x) for k in tables for x in tables[k]],
+            sorted(mappings.items()),
+            sorted((name, sorted(grades.items())) for name, grades in label_maps.items()),
+        )
+    )
+
+
+def build_dataset(
+    tables: Mapping[str, Sequence[LoadedTable]],
+    mappings: Mapping[str, RoleMapping],
+    label_maps: Mapping[str, Mapping[str, float]],
+    on_built: Callable[[Dataset], object] | None = None,
+) -> Dataset:
+    """The data set of uploaded ``tables`` under their roles and label grades.
+
+    Raises
+    ------
+    InputError
+        When the tables leave no usable row.
+    """
+    judgments, queries = tables.get("judgments", ()), tables.get("queries", ())
+    return load_dataset(
+        list(tables["runs"]),
+        judgments[0] if judgments else None,
+        queries[0] if queries else None,
+        mappings=dict(mappings),
+        name=", ".join(x.name for x in tables["runs"]),
+        on_built=on_built,
+        label_maps=label_maps,
+    )
+
+
+def keep_built(
+    tables: Mapping[str, Sequence[LoadedTable]],
+    mappings: Mapping[str, RoleMapping],
+    label_maps: Mapping[str, Mapping[str, float]],
+    dataset: Dataset,
+) -> None:
+    """Make ``dataset``, built from ``tables`` under ``mappings`` and ``label_maps``, the
+    session's uploaded data set (the workspace keeps the roles and grades with the tables)."""
+    state = st.session_state
+    state[keys.UPLOAD_DATASET] = dataset
+    state[keys.UPLOAD_BUILD_KEY] = build_key(tables, mappings, label_maps)
+    state[keys.UPLOAD_ROLES] = (dict(mappings), {n: dict(g) for n, g in label_maps.items()})
+
+
+def _forget_built() -> None:
+    """No uploaded data set (nothing built, or it waits for a confirmation)."""
+    for key in (keys.UPLOAD_DATASET, keys.UPLOAD_BUILD_KEY, keys.UPLOAD_ROLES):
+        st.session_state.pop(key, None)
 
 
 # --------------------------------------------------------------------------- score order

@@ -1,10 +1,10 @@
 """The English sentences the engine words itself, written into the app's English catalog.
 
-The engine words its findings (:mod:`metrics.io.messages`) and its review sentences (the
-templates of :mod:`metrics.review`) in English, for the command line, the report and
-exceptions. The app looks every text up in ``ui/locales/<lang>.json``; so that the English of
-those sentences has one source, their entries in ``en.json`` are not written by hand but
-generated from the engine::
+The engine words its findings (:mod:`metrics.io.messages`), its review sentences (the
+templates of :mod:`metrics.review`) and the store's refusals (:mod:`metrics.store.messages`) in
+English, for the command line, the report and exceptions. The app looks every text up in
+``ui/locales/<lang>.json``; so that the English of those sentences has one source, their entries
+in ``en.json`` are not written by hand but generated from the engine::
 
     python -m ui.shell.english          # rewrite them in ui/locales/en.json
     python -m ui.shell.english --check  # exit 1 if en.json differs from the engine
@@ -38,6 +38,7 @@ def engine_sentences() -> Iterator[tuple[str, Template]]:
     from metrics.review.segments import REVERSAL_TEMPLATES
     from metrics.review.stakeholder_report import REPORT_TEMPLATES
     from metrics.review.verdict import VERDICT_TEMPLATES
+    from metrics.store.messages import STORE_MESSAGES
 
     for prefix, texts in (
         ("finding.message.", MESSAGES),
@@ -50,6 +51,9 @@ def engine_sentences() -> Iterator[tuple[str, Template]]:
     for setting, values in RULES.items():
         for value, text in values.items():
             yield f"finding.rule.{setting}.{value}", text
+    for code, (message, fix) in STORE_MESSAGES.items():  # the store's refusals
+        yield f"store.message.{code}", message
+        yield f"store.fix.{code}", fix
     for templates in (
         HEADLINE_TEMPLATES,
         DECISION_TEMPLATES,

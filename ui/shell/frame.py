@@ -28,7 +28,7 @@ from metrics.errors import MeasureError, MetricsError
 from metrics.io.direction import opposite
 from metrics.io.loaders import Dataset, sample_names
 from ui.data import handbuilt
-from ui.shell import compute, keys, label_sources, warm_up
+from ui.shell import compute, keys, label_sources, warm_up, workspace
 from ui.shell.i18n import (
     LANGUAGES,
     current_language,
@@ -56,6 +56,7 @@ from ui.shell.view import (
     gain_map_problem,
     to_query_params,
 )
+from ui.shell.workspace_codec import REVIEW_PARAM
 
 #: Data choice of a per-query results table (ui/data/per_query_panel.py).
 PER_QUERY = "per_query"
@@ -134,6 +135,12 @@ def navigation_pages() -> list:
 def run_app() -> None:
     """Build the navigation and run the selected page (the body of ``app.py``)."""
     st.set_page_config(page_title=t("app.title"), page_icon=":material/leaderboard:", layout="wide")
+    if REVIEW_PARAM in st.query_params:  # a review link: the frozen review alone, read only
+        from ui.history.shared import review_app
+
+        review_app()
+        return
+    workspace.begin()  # the browser's workspace, restored on the session's first run
     _init_session()
     selected = st.navigation(navigation_pages())
     token = _inside_navigation.set(True)
@@ -141,6 +148,7 @@ def run_app() -> None:
         run_guarded(selected.run)
     finally:
         _inside_navigation.reset(token)
+        workspace.save()  # when the page changed the session's data or settings
     warm_up.start()  # once per server, after its first page run (not after a switch or stop)
 
 

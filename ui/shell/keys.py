@@ -36,6 +36,20 @@ MISSING_DATA_FALLBACK: Final = "missing_data_fallback"
 #: (or too many), named in a message on the first page.
 LINK_REFUSED: Final = "link_refused"
 
+#: The browser's workspace (``ui.shell.workspace``): its key, whether the browser sent it (its
+#: cookie) or still needs it, whether it was read on this session's first run, the signatures
+#: of the session as it opened, as last saved and as last refused, the refusal to show, and
+#: the container of the component that writes the cookie.
+WORKSPACE_TOKEN: Final = "_workspace_token"
+WORKSPACE_FROM_COOKIE: Final = "_workspace_from_cookie"
+WORKSPACE_READ: Final = "_workspace_read"
+WORKSPACE_START: Final = "_workspace_start"
+WORKSPACE_SAVED: Final = "_workspace_saved"
+WORKSPACE_FAILED: Final = "_workspace_failed"
+WORKSPACE_PROBLEM: Final = "_workspace_problem"
+WORKSPACE_COOKIE: Final = "workspace_cookie"
+WORKSPACE_COOKIE_COMPONENT: Final = "workspace_cookie_component"
+
 # Sidebar widgets.
 W_LANG: Final = "w_lang"
 W_MEASURES: Final = "w_measures"
@@ -112,6 +126,27 @@ def labels_ok(table: str) -> str:
 def label_values(table: str, column: str) -> str:
     """The editor of the numbers given to the text labels of ``column`` in ``table``."""
     return f"labels_{table}_{column}"
+
+
+#: The beginnings of the keys of an uploaded table's menus and boxes (role menus, their
+#: ``_seeded`` marks, segment menus, the boxes that confirm roles and label grades).
+UPLOAD_MENU_PREFIXES: Final = (
+    f"{WIDGET_PREFIX}map_",
+    f"{WIDGET_PREFIX}roles_ok_",
+    f"{WIDGET_PREFIX}labels_ok_",
+)
+
+
+def is_upload_menu(key: str) -> bool:
+    """Whether ``key`` is a menu or box of an uploaded table (see :data:`UPLOAD_MENU_PREFIXES`)."""
+    return key.startswith(UPLOAD_MENU_PREFIXES)
+
+
+#: The roles and label grades the uploaded data set was built with (``(mappings,
+#: label_maps)``, kept by the workspace), and the grades a restored workspace gives the label
+#: editors to start from (by table name).
+UPLOAD_ROLES: Final = "upload_roles"
+UPLOAD_LABEL_SEEDS: Final = "upload_label_seeds"
 
 
 #: The hand-built lists (``list, position, item, label, retrieved``); replace it to change
@@ -274,6 +309,17 @@ def section_next(page: str) -> str:
     """The section ``page`` opens on its next run, asked for by an action in another tab."""
     return f"{page}_section_next"
 
+
+# ------------------------------------------------------------------------------ History page
+#: The project shown, its lead measure, and the two versions compared.
+W_HISTORY_PROJECT: Final = "w_history_project"
+W_HISTORY_MEASURE: Final = "w_history_measure"
+W_HISTORY_FIRST: Final = "w_history_first"
+W_HISTORY_SECOND: Final = "w_history_second"
+#: The version saved last in this session (project, version), to say so once.
+HISTORY_SAVED: Final = "history_saved"
+#: The review link made last in this session (its id), shown with its address.
+SHARE_LAST: Final = "share_last"
 
 # -------------------------------------------------------------------------------- Tools page
 W_TOOLS_FIRST: Final = "w_tools_first"
