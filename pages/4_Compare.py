@@ -23,6 +23,7 @@ from metrics.review.verdict import (
 )
 from ui.data.per_query_data import is_per_query
 from ui.data.per_query_panel import measures_at, require_lists
+from ui.history.share import share_review
 from ui.review import compute as review_compute
 from ui.review.controls import (
     DrillChoice,
@@ -92,6 +93,7 @@ words = verdict_templates()
 overall = overall_rows(review)
 
 verdict_box(review, words)
+share_review(ctx, choice, measures, by, review)  # a read-only link to this review
 
 
 # --------------------------------------------------------------------------- the open tab only

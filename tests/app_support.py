@@ -21,6 +21,7 @@ PAGE = {
     "report": "pages/6_Report.py",
     "tools": "pages/7_Tools.py",
     "labels": "pages/8_Labels.py",
+    "history": "pages/9_History.py",
 }
 
 

@@ -27,6 +27,7 @@ PAGES: tuple[PageDef, ...] = (
     PageDef("report", "pages/6_Report.py", ":material/summarize:", "Report"),
     PageDef("tools", "pages/7_Tools.py", ":material/rule:", "Tools"),
     PageDef("labels", "pages/8_Labels.py", ":material/rate_review:", "Labels"),
+    PageDef("history", "pages/9_History.py", ":material/history:", "History"),
 )
 
 

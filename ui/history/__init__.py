@@ -1,0 +1,1 @@
+"""The History page: saved versions of a project, their history, and review links."""

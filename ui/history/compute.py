@@ -1,0 +1,76 @@
+"""The History page's cached computations: a project's history table and two saved versions
+as one data set (both read from the store, :mod:`metrics.store`).
+
+The history is computed once per project, set of versions (their ids and acceptances) and
+measures (5,000 bootstrap resamples per version and model); a version saved or accepted since
+makes a new key. The caches are process-wide, with a time to live.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import pandas as pd
+import streamlit as st
+
+from metrics.engine.registry import DEFAULT_REVIEW_K, cutoff_name, parse_measure
+from metrics.io.loaders import Dataset
+from metrics.store import DEFAULT_LEAD_MEASURE, RunInfo, history, versions_dataset
+from metrics.store.history import saved_label
+from ui.shell import workspace
+
+
+def _where() -> str:
+    """The store's place, so that two stores (a test's) never share an entry."""
+    store = workspace.app_store()
+    return f"{store.config.where}|{store.home}"
+
+
+@st.cache_data(max_entries=16, ttl=600, show_spinner=False)
+def _history(where: str, project: str, versions: tuple, measures: tuple[str, ...]) -> pd.DataFrame:
+    return history(workspace.app_store(), project, list(measures))
+
+
+def history_table(project: str, infos: Sequence[RunInfo], measures: Sequence[str]) -> pd.DataFrame:
+    """:func:`metrics.store.history` of ``project`` (whose versions are ``infos``)."""
+    key = tuple((i.id, i.accepted) for i in infos)
+    return _history(_where(), project, key, tuple(measures))
+
+
+@st.cache_data(max_entries=8, ttl=600, show_spinner=False)
+def _pair(where: str, project: str, ids: tuple[str, str], first: str, second: str) -> Dataset:
+    return versions_dataset(workspace.app_store(), project, [first, second])
+
+
+def pair_dataset(project: str, first: RunInfo, second: RunInfo) -> Dataset:
+    """The two versions in one data set (:func:`metrics.store.versions_dataset`).
+
+    Raises
+    ------
+    ConflictError
+        When they were scored against different judgments.
+    """
+    return _pair(_where(), project, (first.id, second.id), first.version, second.version)
+
+
+def labels_of(info: RunInfo) -> list[str]:
+    """The names a version's models have in :func:`pair_dataset`."""
+    return [saved_label(info.version, m, info.models) for m in info.models]
+
+
+def lead_measures(measures: Sequence[str]) -> list[str]:
+    """The measures the history can follow: the store's lead measure first, then the page's
+    measures at the review's K."""
+    return list(
+        dict.fromkeys([DEFAULT_LEAD_MEASURE, *(cutoff_name(m, DEFAULT_REVIEW_K) for m in measures)])
+    )
+
+
+def review_measures(lead: str, measures: Sequence[str]) -> tuple[tuple[str, ...], int]:
+    """The measures (without K) and the K two versions are compared on: the lead measure's
+    first, then the page's."""
+    spec = parse_measure(lead)
+    return tuple(dict.fromkeys([spec.definition.name, *measures])), spec.k or DEFAULT_REVIEW_K
+
+
+__all__ = ["history_table", "labels_of", "lead_measures", "pair_dataset", "review_measures"]
