@@ -24,6 +24,7 @@ if sources is None or len(sources.names) < 2:
     st.info(t("labels.one_source"))
     st.stop()
 
+top = st.container()  # the verdicts first, worked out at the cutoff chosen below them
 k = panel.cutoff()
 measures = labels_compute.measures_at(ctx.view.measures, k)
 study = labels_compute.study(dataset, sources, measures, ctx.settings, k)
@@ -31,22 +32,20 @@ names = study.sources.names
 
 flips = summary.flip_lines(study, t, md_escape)
 if flips:
-    st.warning(
-        "\n".join([f"**{t('labels.flips_title', n=len(flips))}**", *(f"- {x}" for x in flips)])
-    )
+    heading = t("labels.flips_title", n=len(flips))
+    top.warning("\n".join([f"**{heading}**", *(f"- {line}" for line in flips)]))
 else:
-    st.success(t("labels.no_flip"))
+    top.success(t("labels.no_flip"))
 lines = [
     *summary.agreement_lines(study, t, md_escape),
     *summary.ordering_lines(study, t, md_escape),
     summary.holes_line(study, t, md_escape),
 ]
-st.markdown("\n".join(f"- {line}" for line in lines if line))
+top.markdown("\n".join(f"- {line}" for line in lines if line))
 choice = ctx.settings.label_source
 in_force = label_sources.choice_text(choice, current_language()) if choice is not None else names[0]
-st.caption(
-    t("labels.in_force", source=md_escape(in_force), setting=frame.policy_label("label_source"))
-)
+setting = frame.policy_label("label_source")
+top.caption(t("labels.in_force", source=md_escape(in_force), setting=setting))
 
 st.subheader(t("labels.sources"))
 st.dataframe(
@@ -90,22 +89,24 @@ st.plotly_chart(
 st.caption(t("labels.confusion_caption"))
 
 st.subheader(t("labels.disagree"))
-top = 15
-left, right = st.columns(2)
-left.markdown(t("labels.disagree_items", n=top))
-left.dataframe(
-    tables.items_display(study.agreement, names, t, top),
+most = 15
+st.markdown(t("labels.disagree_items", n=most))
+st.dataframe(
+    tables.items_display(study.agreement, names, t, most),
     hide_index=True,
     width="stretch",
     key="labels_items",
 )
-right.markdown(t("labels.disagree_queries", n=top))
-right.dataframe(
-    tables.queries_display(study.agreement, t, top),
+st.markdown(t("labels.disagree_queries", n=most))
+st.dataframe(
+    tables.queries_display(study.agreement, t, most),
     hide_index=True,
     width="stretch",
     key="labels_queries",
-    column_config={t("labels.col.share"): st.column_config.NumberColumn(format="%.2f")},
+    column_config={
+        t(name): st.column_config.NumberColumn(format="%.2f")
+        for name in ("labels.col.share", "labels.col.mean_difference_abs")
+    },
 )
 
 result = study.consequence

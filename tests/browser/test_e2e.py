@@ -78,8 +78,12 @@ def test_every_page_shows_its_content_inside_the_frame(server, page, shots):
     wait_for_app(page, "Copy as code")
     assert title(page) == "Why do two tools give two numbers?"
     assert page.locator('[data-testid="stException"]').count() == 0
+    go_to(page, "Labels")  # web_search has one set of judgments: the page says how to compare
+    wait_for_app(page, "This data set has one set of judgments")
+    assert title(page) == "Label sources"
+    assert page.locator('[data-testid="stException"]').count() == 0
     visited = ["Data", "Learn", "Curves"] + [nav_text for nav_text, *_ in review_pages]
-    assert [*visited, "Tools"] == [p.url_path for p in PAGES]  # a new page joins this tour
+    assert [*visited, "Tools", "Labels"] == [p.url_path for p in PAGES]  # a new page joins
 
 
 @pytest.mark.parametrize(

@@ -40,8 +40,9 @@ def label_columns_panel() -> None:
 def cutoff() -> int:
     """The cutoff K of the measures compared and of Judged@K."""
     st.session_state.setdefault(keys.W_LABELS_K, DEFAULT_REVIEW_K)
+    narrow, _ = st.columns([1, 3])
     return int(
-        st.number_input(
+        narrow.number_input(
             t("labels.k"),
             min_value=1,
             max_value=100,
@@ -59,7 +60,8 @@ def pair_choice(sources: LabelSources) -> tuple[str, str]:
     if st.session_state.get(keys.W_LABELS_PAIR) not in range(len(pairs)):
         st.session_state[keys.W_LABELS_PAIR] = 0
     lang = current_language()  # the menu words its options later, outside this run
-    chosen = st.selectbox(
+    narrow, _ = st.columns([2, 3])
+    chosen = narrow.selectbox(
         t("labels.pair"),
         list(range(len(pairs))),
         key=keys.W_LABELS_PAIR,

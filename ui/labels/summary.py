@@ -85,8 +85,10 @@ def ordering_lines(study: LabelStudy, tr: Translate, escape: Escape) -> list[str
     lines = []
     for measure, part in result.swaps.groupby("measure", sort=False):
         pairs = tr("labels.pair_separator").join(
-            tr("labels.swap", ahead=escape(x), behind=escape(y))
-            for x, y in zip(part["model_ahead"], part["model_behind"])
+            tr("labels.swap", ahead=escape(x), behind=escape(y), a=escape(a), b=escape(b))
+            for x, y, a, b in zip(
+                part["model_ahead"], part["model_behind"], part["source_a"], part["source_b"]
+            )
         )
         taus = defined[defined["measure"] == measure]["tau_b"]
         lines.append(

@@ -140,7 +140,7 @@ def swaps_text(result: Consequence, measure: str, a: str, b: str, tr: Translate)
     if part.empty:
         return tr("labels.no_swap")
     return tr("labels.pair_separator").join(
-        tr("labels.swap", ahead=x, behind=y)
+        tr("labels.swap", ahead=x, behind=y, a=a, b=b)
         for x, y in zip(part["model_ahead"], part["model_behind"])
     )
 
