@@ -227,3 +227,13 @@ def test_sources_choose_their_judgments_by_the_policy():
     wide = a.assign(other=[3.0, 1.0])
     columns = sources_from_columns(wide, ["relevance", "other"], ["first", "second"])
     assert columns.chosen("second")["relevance"].tolist() == [3.0, 1.0]
+
+
+def test_copied_code_needs_no_label_source_its_files_hold_the_chosen_judgments():
+    from ui.tools.compute import changed_settings, evaluate_command, matching_profiles
+
+    chosen = Settings(label_source="llm_judge", gain="exponential")
+    assert changed_settings(chosen) == {"gain": "exponential"}
+    assert "--label-source" not in evaluate_command(chosen, ("nDCG@10",))
+    plain = [p.label for p in matching_profiles(Settings())]
+    assert plain and [p.label for p in matching_profiles(Settings(label_source="mean"))] == plain

@@ -207,9 +207,12 @@ def cause_words(cause: str, tr: Callable[..., str]) -> str:
 
 
 def changed_settings(settings: Settings) -> dict[str, object]:
-    """The policies that differ from trec_eval's defaults (what a snippet must set)."""
+    """The policies that differ from trec_eval's defaults (what a snippet must set). The label
+    source is not one of them: the code's files (``qrels.csv``) already hold the chosen
+    source's judgments."""
     default = Settings().to_dict()
-    return {k: v for k, v in settings.to_dict().items() if default.get(k) != v}
+    chosen = settings.with_(label_source=None).to_dict()
+    return {k: v for k, v in chosen.items() if default.get(k) != v}
 
 
 #: Command-line flags of the policies that take a value: field -> flag (both command lines).
@@ -302,7 +305,8 @@ def matching_profiles(settings: Settings) -> list[Profile]:
     numbers for the measures it has)."""
     from metrics.engine.profiles import PROFILES
 
-    return [p for p in PROFILES.values() if p.settings() == settings]
+    convention = settings.with_(label_source=None)  # the files hold the chosen judgments
+    return [p for p in PROFILES.values() if p.settings() == convention]
 
 
 def compare_command(
