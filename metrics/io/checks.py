@@ -827,3 +827,129 @@ __all__ = [
     "run_scores",
     "validate",
 ]
+
+
+# ----------------------------------------------------------------------------- times (leakage)
+
+#: Column names that give the time a list was made (the run's), the time a label was observed
+#: (the judgments'), and names that give a time either way: the run's ranking time in a run
+#: without labels, the label's time in a judgments table.
+RANKING_TIME_NAMES = (
+    "ranked_at",
+    "ranking_time",
+    "ranked_time",
+    "request_time",
+    "requested_at",
+    "served_at",
+    "shown_at",
+    "impression_time",
+)
+LABEL_TIME_NAMES = (
+    "judged_at",
+    "label_time",
+    "labeled_at",
+    "labelled_at",
+    "clicked_at",
+    "click_time",
+    "event_time",
+    "interaction_time",
+    "purchased_at",
+    "bought_at",
+)
+GENERIC_TIME_NAMES = ("timestamp", "datetime", "time", "date")
+
+
+def time_values(values: pd.Series) -> tuple[str, np.ndarray] | None:
+    """A column of times as ``(kind, numbers)``: ``"number"`` (plain numbers: days, epoch
+    seconds) or ``"datetime"`` (dates and times, read as nanoseconds since 1970, UTC), with NaN
+    where a cell is empty or unreadable; ``None`` when fewer than half of the filled cells read
+    as either."""
+    filled = values.notna() & (values.astype(str).str.strip() != "")
+    if not filled.any():
+        return None
+    numbers = pd.to_numeric(values, errors="coerce")
+    if numbers[filled].notna().mean() >= 0.5:
+        return "number", numbers.to_numpy(dtype=np.float64)
+    stamps = pd.to_datetime(values.astype("string"), errors="coerce", utc=True, format="mixed")
+    if stamps[filled].notna().mean() < 0.5:
+        return None
+    ns = stamps.astype("int64").to_numpy().astype(np.float64)
+    return "datetime", np.where(stamps.isna().to_numpy(), np.nan, ns)
+
+
+def time_split_findings(
+    rankings: pd.DataFrame,
+    labels: pd.DataFrame,
+    relevance_level: float,
+    ranking_column: str,
+    label_column: str,
+) -> list[Finding]:
+    """Leakage across time: whether the relevant judgments are dated after the lists they
+    judge were made.
+
+    Parameters
+    ----------
+    rankings:
+        ``query``, ``model`` and ``time`` (when the row's list was made); a list's time is its
+        earliest row's.
+    labels:
+        ``query``, ``item``, ``relevance`` and ``time`` (when the label was observed).
+    relevance_level:
+        Labels at or above it are relevant.
+    ranking_column, label_column:
+        The columns the times were read from, for the message.
+
+    Returns
+    -------
+    list[Finding]
+        ``labels_before_ranking`` (a warning naming relevant judgments dated before a list of
+        their query was made: the answer was known at ranking time), or ``time_split`` (a
+        remark that none is), or nothing when the times cannot be compared (unreadable, of two
+        kinds, or no relevant judgment with a time has a list).
+    """
+    ranked_at, judged_at = time_values(rankings["time"]), time_values(labels["time"])
+    if ranked_at is None or judged_at is None or ranked_at[0] != judged_at[0]:
+        return []
+    lists = (
+        pd.DataFrame(
+            {
+                QUERY: rankings[QUERY].astype(str).to_numpy(),
+                MODEL: rankings[MODEL].astype(str).to_numpy(),
+                "made": ranked_at[1],
+            }
+        )
+        .dropna(subset=["made"])
+        .groupby([QUERY, MODEL], sort=False, as_index=False)["made"]
+        .min()
+    )
+    relevance_values = pd.to_numeric(labels[RELEVANCE], errors="coerce")
+    relevant = relevance.relevant(relevance_values, relevance_level).to_numpy(dtype=bool)
+    keep = relevant & ~np.isnan(judged_at[1])
+    judged = pd.DataFrame(
+        {
+            QUERY: labels[QUERY].astype(str).to_numpy()[keep],
+            ITEM: labels[ITEM].astype(str).to_numpy()[keep],
+            "seen": judged_at[1][keep],
+        }
+    ).merge(lists, on=QUERY)
+    if judged.empty:
+        return []
+    total = len(judged.drop_duplicates([QUERY, ITEM]))
+    early = judged[judged["seen"] < judged["made"]]
+    params = {"ranking_column": ranking_column, "label_column": label_column}
+    if early.empty:
+        return [Finding("time_split", "info", {"n": total, **params}, total)]
+    pairs = early.drop_duplicates([QUERY, ITEM])
+    several = lists[MODEL].nunique() > 1
+    examples = tuple(
+        _with_model({"query": str(q), "item": str(i)}, m, several)
+        for q, i, m in zip(
+            pairs[QUERY].head(MAX_EXAMPLES),
+            pairs[ITEM].head(MAX_EXAMPLES),
+            pairs[MODEL].head(MAX_EXAMPLES),
+        )
+    )
+    n = len(pairs)
+    return [
+        Finding("labels_before_ranking", "warning", {"n": n, "total": total, **params}, n, examples)
+    ]

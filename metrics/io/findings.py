@@ -268,6 +268,12 @@ def duplicate_items_finding(n: int, examples: tuple[Example, ...], settings: Set
     )
 
 
+def typed_duplicates_finding(n: int, examples: tuple[Example, ...]) -> Finding:
+    """The finding on ``n`` items typed more than once in a list built by hand: each list keeps
+    the item's best-ranked row (a list holds an item once), whatever the duplicates policy."""
+    return Finding("duplicate_items", "warning", {"n": n}, n, examples, variant="typed")
+
+
 def score_values_finding(
     code: str, n: int, column: str, examples: tuple[Example, ...], variant: str = ""
 ) -> Finding:

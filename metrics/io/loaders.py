@@ -33,7 +33,15 @@ import pyarrow as pa
 from metrics.engine.ranking import IdCodes, id_codes
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
-from metrics.io.checks import _segment_findings, check_table, validate
+from metrics.io.checks import (
+    GENERIC_TIME_NAMES,
+    LABEL_TIME_NAMES,
+    RANKING_TIME_NAMES,
+    _segment_findings,
+    check_table,
+    time_split_findings,
+    validate,
+)
 from metrics.io.direction import lower_is_better_name
 from metrics.io.findings import DataHealth, Finding, score_order_by_name_finding
 from metrics.io.formats import LoadedTable, file_stem, load_table
@@ -68,6 +76,7 @@ from metrics.schema import (
     RANK,
     RELEVANCE,
     SCORE,
+    normalize_name,
 )
 
 #: The samples in a source checkout: the top-level ``sample_data/`` folder.
@@ -631,12 +640,13 @@ def load_dataset(
     mappings = dict(mappings or {})
     grades = {**({} if label_map is None else {"": dict(label_map)}), **dict(label_maps or {})}
     run_tables = _run_tables(runs)
+    timed: list[tuple[LoadedTable, pd.DataFrame]] = []  # tables with a time column
     run, inline_qrels, extra, sources = _canonical_runs(
-        run_tables, mappings, judgments is not None, settings or Settings(), grades
+        run_tables, mappings, judgments is not None, settings or Settings(), grades, timed
     )
     judgments_table = _as_table(judgments) if judgments is not None else None
     qrels_all = _judgments(
-        inline_qrels, judgments_table, mappings, run_tables[0].name, grades, extra
+        inline_qrels, judgments_table, mappings, run_tables[0].name, grades, extra, timed
     )
     query_columns = tuple(run.attrs.get("query_columns", ()))
     segments, seg_findings, read_segments = _segments(run, queries, mappings)
@@ -674,7 +684,13 @@ def load_dataset(
     )
     found.raise_for_errors()
     read = run_tables + ([judgments_table] if judgments_table is not None else [])
-    health.findings.extend(found.findings + seg_findings + extra + _reading_findings(read))
+    health.findings.extend(
+        found.findings
+        + seg_findings
+        + extra
+        + _reading_findings(read)
+        + _time_findings(timed, relevance_level)
+    )
     if cleaned is None:
         cleaned = _cleaned(run, qrels_all, segments, ids)
     _require_usable_rows(cleaned[0], cleaned[1], health, run_tables)
@@ -721,13 +737,15 @@ def _canonical_runs(
     judged_elsewhere: bool,
     settings: Settings,
     grades: Mapping[str, Mapping[str, float]] | None = None,
+    timed: list[tuple[LoadedTable, pd.DataFrame]] | None = None,
 ) -> tuple[pd.DataFrame, list[pd.DataFrame], list[Finding], dict[str, tuple[str, ...]]]:
     """Stage 2: every run table in canonical columns, concatenated with unique model names;
     judgments carried by labelled runs split off; remarks on what was done (a score column
     named like a distance while ``settings`` rank the highest score first); the models of each
     table. With ``judged_elsewhere`` (a judgments file is given) a run's labels are guessed
     from column names only. ``grades``: the label mappings by table name (``""``: every
-    table)."""
+    table). Each table with a time column is added to ``timed`` with its canonical rows (row
+    for row), for :func:`_time_findings`."""
     extra: list[Finding] = []
     parts: list[tuple[pd.DataFrame, str, str]] = []
     inline_qrels: list[pd.DataFrame] = []
@@ -741,6 +759,8 @@ def _canonical_runs(
         )
         extra += _text_labels_findings(part, LABEL, table.name)
         extra += _unlabelled_rows(part, table.name)
+        if timed is not None and _time_columns(table, part) != (None, None):
+            timed.append((table, part))
         if LABEL in part.columns:
             judged_only = int(part[SCORE].isna().sum())
             if judged_only == len(part):
@@ -869,9 +889,11 @@ def _judgments(
     run_source: str,
     grades: Mapping[str, Mapping[str, float]] | None = None,
     extra: list[Finding] | None = None,
+    timed: list[tuple[LoadedTable, pd.DataFrame]] | None = None,
 ) -> pd.DataFrame:
     """Stage 3: the judgments file (if any) and the judgments carried by the runs, together
-    (the grades of text labels used are added to ``extra``)."""
+    (the grades of text labels used are added to ``extra``; a judgments file with a time
+    column is added to ``timed``, as in :func:`_canonical_runs`)."""
     qrels_parts = (
         [clean_qrels(pd.concat(inline_qrels, ignore_index=True))]
         if len(inline_qrels) > 1
@@ -880,6 +902,8 @@ def _judgments(
     if judgments is not None:
         jt = _as_table(judgments)
         part = canonical_qrels(jt, mappings.get(jt.name), label_map=_grades_of(grades, jt.name))
+        if timed is not None and _time_columns(jt, part) != (None, None):
+            timed.append((jt, part))
         if extra is not None:
             extra += _text_labels_findings(part, RELEVANCE, jt.name)
         qrels_parts.insert(0, part)
@@ -891,6 +915,71 @@ def _judgments(
             code="no_judgments",
         )
     return pd.concat(qrels_parts, ignore_index=True) if len(qrels_parts) > 1 else qrels_parts[0]
+
+
+def _time_columns(table: LoadedTable, part: pd.DataFrame) -> tuple[str | None, str | None]:
+    """The columns of ``table`` (read as ``part``, row for row) that give the time its lists
+    were made and the time its labels were observed, by name (:data:`RANKING_TIME_NAMES`,
+    :data:`LABEL_TIME_NAMES`; a generic name such as ``timestamp`` is a run's ranking time or a
+    judgments table's label time, and says nothing in a run that carries its labels); columns
+    read for a role are not times."""
+    frame = table.frame
+    if len(frame) != len(part):
+        return None, None
+    used = {str(c) for c in part.attrs.get("columns", {}).values() if c}
+    names = {normalize_name(c): str(c) for c in frame.columns if str(c) not in used}
+    is_run = SCORE in part.columns
+    labelled = LABEL in part.columns or RELEVANCE in part.columns
+    ranking = [*RANKING_TIME_NAMES, *(GENERIC_TIME_NAMES if is_run and not labelled else ())]
+    label = [*LABEL_TIME_NAMES, *(GENERIC_TIME_NAMES if not is_run else ())]
+    found_ranking = next((names[n] for n in ranking if n in names), None) if is_run else None
+    found_label = next((names[n] for n in label if n in names), None) if labelled else None
+    return found_ranking, found_label
+
+
+def _time_findings(
+    timed: list[tuple[LoadedTable, pd.DataFrame]], relevance_level: float
+) -> list[Finding]:
+    """Leakage across time (:func:`~metrics.io.checks.time_split_findings`) when a run gives
+    the time its lists were made and the judgments the time of their labels."""
+    rankings, labels = [], []
+    ranking_column = label_column = ""
+    for table, part in timed:
+        ranked_at, judged_at = _time_columns(table, part)
+        times = table.frame.reset_index(drop=True)
+        if ranked_at is not None:
+            ranking_column = ranking_column or ranked_at
+            rankings.append(
+                pd.DataFrame(
+                    {
+                        QUERY: part[QUERY].to_numpy(),
+                        MODEL: part[MODEL].to_numpy(),
+                        "time": times[ranked_at].to_numpy(),
+                    }
+                )
+            )
+        if judged_at is not None:
+            label_column = label_column or judged_at
+            grade = LABEL if LABEL in part.columns else RELEVANCE
+            labels.append(
+                pd.DataFrame(
+                    {
+                        QUERY: part[QUERY].to_numpy(),
+                        ITEM: part[ITEM].to_numpy(),
+                        RELEVANCE: part[grade].to_numpy(),
+                        "time": times[judged_at].to_numpy(),
+                    }
+                )
+            )
+    if not rankings or not labels:
+        return []
+    return time_split_findings(
+        pd.concat(rankings, ignore_index=True),
+        pd.concat(labels, ignore_index=True),
+        relevance_level,
+        ranking_column,
+        label_column,
+    )
 
 
 def _unusable(

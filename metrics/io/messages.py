@@ -103,6 +103,12 @@ MESSAGES: dict[str, Template] = {
         "1 item appears more than once in the same list; {rule}.",
         "{n} items appear more than once in the same list; {rule}.",
     ),
+    "duplicate_items.typed": _plural(
+        "1 item is typed more than once in the same list: the list holds an item once, so it "
+        "keeps the item's best-ranked row and leaves the other rows out.",
+        "{n} items are typed more than once in the same list: a list holds an item once, so it "
+        "keeps each one's best-ranked row and leaves the other rows out.",
+    ),
     "tied_scores": _plural(
         "1 list has tied scores ({rows} rows share their score with another item of the same "
         "list); {rule}.",
@@ -171,6 +177,20 @@ MESSAGES: dict[str, Template] = {
         "recall cannot reach 1 for that query.",
         "{n} relevant judged items were not retrieved by any model (queries concerned: "
         "{queries}); recall cannot reach 1 for those queries.",
+    ),
+    "labels_before_ranking": _plural(
+        "1 of {total} relevant judgments is dated before the list it judges was made "
+        "('{label_column}' before '{ranking_column}'): the answer was known at ranking time, so "
+        "a model trained on the log up to then may have seen it.",
+        "{n} of {total} relevant judgments are dated before the list they judge was made "
+        "('{label_column}' before '{ranking_column}'): the answers were known at ranking time, "
+        "so a model trained on the log up to then may have seen them.",
+    ),
+    "time_split": _plural(
+        "The relevant judgment with a time ('{label_column}') is dated after the list it judges "
+        "was made ('{ranking_column}'): no answer was known at ranking time.",
+        "All {n} relevant judgments with a time ('{label_column}') are dated after the lists "
+        "they judge were made ('{ranking_column}'): no answer was known at ranking time.",
     ),
     "segment_varies": _plural(
         "Segment '{column}' varies within 1 query; the first value of the query is used.",
@@ -241,6 +261,8 @@ ACTIONS: dict[str, str] = {
     "duplicate_items": "Remove the copies, or set '{setting}' to '{value}' to refuse such input "
     "(trec_eval's behaviour).",
     "duplicate_items.refused": "Remove the copies, or set '{setting}' to '{value}'.",
+    "duplicate_items.typed": "Remove the repeated rows, or give the item an id of its own if "
+    "it is another item.",
     "tied_scores": "Choose another rule for '{setting}' in the settings, or add a rank column.",
     "short_lists": "Choose another rule for '{setting}' in the settings if missing positions "
     "should not count.",
@@ -266,6 +288,8 @@ ACTIONS: dict[str, str] = {
     "them as 0.",
     "relevant_not_retrieved": "Nothing to fix if the candidate lists are meant to be incomplete; "
     "otherwise add these items to the lists.",
+    "labels_before_ranking": "In a time split, judge each list only by what happened after "
+    "it was made, and train the model only on what came before it.",
     "segment_varies": "Make the column query-level, or do not use it as a segment.",
     "queries_missing_metadata": "Add these queries to the query table, or check that both files "
     "write query ids the same way (for example '7', 'q7' and '007' differ).",
@@ -298,6 +322,7 @@ EXAMPLES: dict[str, Template] = {
     "query_model": "query {query} ({model})",
     "query_item": "query {query}, item {item}",
     "query_item_model": "query {query}, item {item} ({model})",
+    "query_item_rank": "query {query}, item {item}: kept at rank {rank}",
     "query_item_value": "query {query}, item {item}: {value}",
     "query_item_labels_kept": "query {query}, item {item}: labels {labels} ({kept} kept)",
     "query_n": _plural("query {query}: 1 item", "query {query}: {n} items"),

@@ -32,9 +32,10 @@ function chip(row) {
 
 function rowText(row) {
   const text = el("span", "ll-text");
-  if (row.rank !== undefined) text.append(el("span", "ll-rank", "#" + row.rank));
+  if (row.rank !== undefined) text.append(el("span", "ll-rank", row.rank === null ? "\u2014" : "#" + row.rank));
   text.append(el("span", "ll-item", row.item), chip(row));
-  text.append(el("span", "ll-mark", (row.relevant ? "\u2713 " : "") + row.mark));
+  // a later copy of a repeated item says which rank holds the copy that counts
+  text.append(el("span", "ll-mark", row.copy ? row.copy : (row.relevant ? "\u2713 " : "") + row.mark));
   if (row.score) text.append(el("span", "ll-score", " \u00b7 " + row.score));
   text.title = row.item;
   return text;
@@ -70,24 +71,26 @@ function render(root, data) {
     return line;
   };
   for (const row of data.rows) {
-    const r = el("div", "ll-row" + (row.out ? " ll-out" : "") + (row.relevant ? " ll-rel" : ""));
+    const cls = (row.out ? " ll-out" : "") + (row.relevant ? " ll-rel" : "") + (row.copy ? " ll-copy" : "");
+    const r = el("div", "ll-row" + cls);
     r.setAttribute("role", "listitem");
     r.dataset.rank = String(row.rank);
+    const at = row.index;  // the row's position in the list (a copy included): what a press names
     const ctrls = el("span", "ll-ctrls");
-    ctrls.append(button("label", row.rank, row.aria.label, t.label, row.next, false));
+    ctrls.append(button("label", at, row.aria.label, t.label, row.next, false));
     if (data.can_move) {
-      ctrls.append(button("up", row.rank, row.aria.up, t.up, "", row.rank === 1));
-      ctrls.append(button("down", row.rank, row.aria.down, t.down, "", row.rank === n));
+      ctrls.append(button("up", at, row.aria.up, t.up, "", at === 1));
+      ctrls.append(button("down", at, row.aria.down, t.down, "", at === n));
     }
-    ctrls.append(button("tray", row.rank, row.aria.tray, t.tray, t.tray_word, false));
-    ctrls.append(button("remove", row.rank, row.aria.remove, t.remove, "", false));
+    ctrls.append(button("tray", at, row.aria.tray, t.tray, t.tray_word, false));
+    ctrls.append(button("remove", at, row.aria.remove, t.remove, "", false));
     r.append(rowText(row), ctrls);
     rows.append(r);
-    if (row.rank === data.k && row.rank < n) rows.append(cut());
+    if (row.rank === data.k && at < n) rows.append(cut());
   }
   const parts = [rows];
   if (data.more) parts.push(el("div", "ll-note", data.more));
-  if (data.k >= n) {
+  if (data.k >= data.counted) {
     parts.push(cut());
     if (data.beyond) parts.push(el("div", "ll-note", data.beyond));
   }

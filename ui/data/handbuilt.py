@@ -19,7 +19,7 @@ import pandas as pd
 
 from metrics.errors import InputError
 from metrics.io.export import to_csv_bytes
-from metrics.io.findings import DataHealth
+from metrics.io.findings import MAX_EXAMPLES, DataHealth, Finding, typed_duplicates_finding
 from metrics.io.loaders import Dataset, load_dataset, load_table
 from metrics.io.names import ITEM_NAMES, QUERY_NAMES
 from ui.data.handbuilt_list import (
@@ -242,7 +242,22 @@ def to_dataset(table: pd.DataFrame, name: str = "hand-built lists") -> Dataset:
     # lists built by hand are ranked by their positions by nature: the remark that the
     # (made-up) run file has ranks but no scores tells the builder nothing
     kept = [f for f in dataset.health.findings if f.code != "score_from_rank"]
-    return replace(dataset, health=DataHealth(kept))
+    return replace(dataset, health=DataHealth(duplicates_findings(table) + kept))
+
+
+def duplicates_findings(table: pd.DataFrame) -> list[Finding]:
+    """The data's health on items typed more than once in a list (see :func:`duplicates`):
+    what was kept (the best-ranked row) and why (a list holds an item once)."""
+    found = duplicates(table)
+    if not found:
+        return []
+    examples = tuple(
+        {"query": d.list, "item": d.item}
+        if d.rank is None
+        else {"query": d.list, "item": d.item, "rank": d.rank}
+        for d in found[:MAX_EXAMPLES]
+    )
+    return [typed_duplicates_finding(len(found), examples)]
 
 
 def session_table() -> pd.DataFrame:

@@ -121,6 +121,40 @@ def ordered(rl: RankedList, settings: Settings) -> RankedList:
     )
 
 
+def counted(rl: RankedList) -> RankedList:
+    """``rl`` as its measures read it: an item repeated in the list keeps its best-ranked copy
+    and the later copies are left out, so the items below them move up (the engine's rule for
+    repeated items, ``duplicates = keep_best``; trec_eval refuses such a run). A list without
+    a repeated item is returned as it is."""
+    seen: set[str] = set()
+    keep = []
+    for i, item in enumerate(rl.items):
+        if item not in seen:
+            keep.append(i)
+            seen.add(item)
+    if len(keep) == len(rl.items):
+        return rl
+    return replace(
+        rl,
+        items=tuple(rl.items[i] for i in keep),
+        labels=tuple(rl.labels[i] for i in keep),
+        scores=None if rl.scores is None else tuple(rl.scores[i] for i in keep),
+    )
+
+
+def copies(rl: RankedList) -> dict[int, int]:
+    """The later copies of repeated items of ``rl`` (in rank order): ``{position: position of
+    the copy kept}``, positions from 1."""
+    first: dict[str, int] = {}
+    out = {}
+    for i, item in enumerate(rl.items, start=1):
+        if item in first:
+            out[i] = first[item]
+        else:
+            first[item] = i
+    return out
+
+
 def tied_ranks(rl: RankedList) -> list[tuple[int, int]]:
     """Runs of equal scores in an ordered list, as 1-based ``(first, last)`` rank pairs."""
     if rl.scores is None:
@@ -142,7 +176,9 @@ def measure_names(k: int) -> list[str]:
 def list_values(rl: RankedList, names: list[str], settings: Settings) -> dict[str, float]:
     """The measures ``names`` of one list, computed by :func:`metrics.evaluate`. A list with no
     judged item is a query trec_eval leaves out; here it scores 0 on every measure (nothing
-    relevant is found), so that the page can still explain it."""
+    relevant is found), so that the page can still explain it. A repeated item counts once
+    (:func:`counted`)."""
+    rl = counted(rl)
     run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
     rows = evaluate(run, qrels, names, own_scores(settings)).per_query
     if rows.empty:
@@ -158,7 +194,9 @@ def evaluate_list(rl: RankedList, k: int, settings: Settings) -> dict[str, float
 
 
 def explain(rl: RankedList, k: int, settings: Settings) -> ListExplanation:
-    """Per-position table and substituted formulas for the list at ``k``."""
+    """Per-position table and substituted formulas for the list at ``k`` (a repeated item
+    counted once, see :func:`counted`)."""
+    rl = counted(rl)
     return explain_list(
         list(rl.items), list(rl.labels), k, settings, [l for _, l in rl.unretrieved]
     )
@@ -261,7 +299,10 @@ def measure_cards(
     scores of a data set's query) when the list has none. A list with nothing judged is a query
     metrics leaves out: the measures of relevance read 0 there (see :func:`list_values`) and the
     list's own counts are worked out as they are."""
-    scores = rl.scores if rl.scores is not None else confidences
+    if confidences is not None and rl.scores is None and len(confidences) == len(rl.items):
+        rl = replace(rl, scores=confidences)
+    rl = counted(rl)
+    scores = rl.scores
     ex = explain_list(
         list(rl.items), list(rl.labels), k, settings, [x for _, x in rl.unretrieved], scores
     )
@@ -311,6 +352,7 @@ def list_curve(
 ) -> pd.DataFrame:
     """``measures`` at K = 1..k_max (``k`` column, one column per measure); 0 everywhere for a
     list with no judged item (see :func:`list_values`)."""
+    rl = counted(rl)
     run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
     lists = rank_run(run, qrels, own_scores(settings))
     out: dict[str, np.ndarray] = {"k": np.arange(1, k_max + 1)}
@@ -414,6 +456,7 @@ def query_means(
     :func:`metrics.summarize` compute them for the lists as one run: a list the evaluation
     leaves out (nothing judged, no result under the default of trec_eval) is named, not
     counted. ``lists`` must be in rank order (see :func:`ordered`) with distinct names."""
+    lists = [counted(rl) for rl in lists]
     runs, judged = [], []
     for rl in lists:
         run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved), rl.name)
@@ -435,16 +478,16 @@ def query_means(
     for measure, name in zip(measures, names):
         formulas: list[tuple[str, str | None]] = []
         left_out: dict[str, str] = {}
-        counted: list[float] = []
+        in_mean: list[float] = []
         for rl in lists:
             if rl.name not in values[name]:
                 formulas.append((rl.name, None))
                 left_out[rl.name] = _left_out_reason(rl, settings)
                 continue
             v = values[name][rl.name]
-            counted.append(v)
+            in_mean.append(v)
             formulas.append((rl.name, explain(rl, k, settings).pieces[measure].formula(v)))
-        out.append(QueryMean(measure, name, tuple(formulas), left_out, tuple(counted), means[name]))
+        out.append(QueryMean(measure, name, tuple(formulas), left_out, tuple(in_mean), means[name]))
     return out
 
 
@@ -464,6 +507,7 @@ def ideal_table(rl: RankedList, k: int, settings: Settings) -> pd.DataFrame:
     rank in the list; 0 for the tray: the move that makes the ideal order), ``gain``,
     ``discount``, ``contribution`` and ``running_idcg``. The gains and sums are those of
     :func:`explain` (``ideal``)."""
+    rl = counted(rl)
     judged = [
         (item, label, rank)
         for rank, (item, label) in enumerate(zip(rl.items, rl.labels), start=1)
@@ -492,6 +536,7 @@ def ideal_table(rl: RankedList, k: int, settings: Settings) -> pd.DataFrame:
 
 def ideal_of(rl: RankedList) -> RankedList:
     """The best ordering of every judged item of ``rl`` (retrieved or not), highest label first."""
+    rl = counted(rl)
     judged = [(i, x) for i, x in zip(rl.items, rl.labels) if x == x] + list(rl.unretrieved)
     judged.sort(key=lambda p: -p[1])
     return RankedList(
@@ -503,17 +548,21 @@ def ideal_of(rl: RankedList) -> RankedList:
 
 
 def relevant_count(rl: RankedList, level: float) -> int:
-    """Retrieved items whose label is at least ``level``."""
-    return sum(1 for x in rl.labels if is_relevant(x, level))
+    """Retrieved items whose label is at least ``level`` (a repeated item once)."""
+    return sum(1 for x in counted(rl).labels if is_relevant(x, level))
 
 
 def pitfalls(rl: RankedList, k: int, settings: Settings) -> list[tuple[str, dict[str, object]]]:
     """The pitfalls that apply to this list at ``k``: ``(catalog key suffix, values)`` pairs.
 
-    ``rl`` must be in rank order (see :func:`ordered`).
+    ``rl`` must be in rank order (see :func:`ordered`); a repeated item is named, and the
+    other pitfalls read the list as its measures do (:func:`counted`).
     """
     level = settings.relevance_level
     out: list[tuple[str, dict[str, object]]] = []
+    for position, kept in copies(rl).items():
+        out.append(("duplicate", {"item": rl.items[position - 1], "rank": kept, "at": position}))
+    rl = counted(rl)
     if rl.items and not any(x == x for x in (*rl.labels, *(x for _, x in rl.unretrieved))):
         out.append(("nothing_judged", {}))
     for first, last in tied_ranks(rl):

@@ -19,13 +19,22 @@ import numpy as np
 import pandas as pd
 
 from metrics import evaluate, summarize
-from metrics.engine.explain import list_frames
+from metrics.engine.explain import explain_list, list_frames
 from metrics.engine.ranking import gain_of
 from metrics.engine.registry import at_cutoff
 from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Averaging, Gain, MissingQueries, Settings, ShortLists, Ties
 from ui.data.handbuilt_list import RankedList
-from ui.learn.evaluate import evaluate_list, explain, list_values, ordered, own_scores, query_means
+from ui.learn.evaluate import (
+    copies,
+    counted,
+    evaluate_list,
+    explain,
+    list_values,
+    ordered,
+    own_scores,
+    query_means,
+)
 
 NAN = float("nan")
 #: Parts of a lesson's text in the catalog (``lesson.<id>.<part>``).
@@ -67,7 +76,7 @@ def model_means(
     runs, judged = [], []
     for rl in lists:
         model, query = rl.name.split(" · ", 1)
-        rl = ordered(rl, settings)
+        rl = counted(ordered(rl, settings))
         run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved), query)
         runs.append(run.assign(model=model))
         judged.append(qrels)
@@ -443,6 +452,85 @@ def _missing_facts(s: Settings) -> Facts:
     }
 
 
+#: The run merged two candidate sources and returned its best item twice (ranks 1 and 2); the
+#: second relevant item (in the tray) was pushed out of the top 5.
+REPEATED, DUPLICATES_K = "d1", 5
+_DUPLICATES = RankedList(
+    "list",
+    (REPEATED, REPEATED, "d2", "d3", "d4", "d5"),
+    (1.0, 1.0, 0.0, 0.0, 0.0, 0.0),
+    (("d6", 1.0),),
+)
+
+
+def _duplicates_facts(s: Settings) -> Facts:
+    """P@5 as metrics reads the run (the copy left out) and as it would read if the copy
+    counted again (its label added a second time)."""
+    raw = explain_list(
+        list(_DUPLICATES.items),
+        list(_DUPLICATES.labels),
+        DUPLICATES_K,
+        s,
+        [x for _, x in _DUPLICATES.unretrieved],
+    ).pieces["P"]
+    kept = counted(_DUPLICATES)
+    return {
+        "k": DUPLICATES_K,
+        "item": REPEATED,
+        "first": 1,
+        "second": 2,
+        "copied": raw.value,
+        "copied_hits": int(raw.numerator or 0),
+        "hits": sum(1 for x in kept.labels[:DUPLICATES_K] if is_relevant(x, s.relevance_level)),
+        "moved": kept.items[DUPLICATES_K - 1],
+        "tray": _DUPLICATES.unretrieved[0][0],
+        "answer": value(_DUPLICATES, "P", DUPLICATES_K, s),
+    }
+
+
+def _unique_judgments(lists: tuple[RankedList, ...]) -> list[set[str]]:
+    return [set(_judgments(rl, retrieved=False)) for rl in lists]
+
+
+def _duplicates(lists, k, s, start) -> bool:
+    """No item twice, nothing relabelled, and P@5 up to 0.4 (the tray's item in the top 5)."""
+    rl = lists[0]
+    return (
+        not copies(rl)
+        and _unique_judgments(lists) == _unique_judgments(start)
+        and value(rl, "P", DUPLICATES_K, s) >= 0.4 - 1e-9
+    )
+
+
+#: Leakage: q1 was ranked at time t = 10 but judged by the user's clicks of the whole log (the
+#: time of each click is in the item's name); q2's candidate pool left out its answer, which
+#: was bought after the ranking time (in the tray).
+RANKED_AT, LEAKAGE_K = 10, 5
+CLICKED_AT = {"a (t=3)": 3, "b (t=12)": 12, "c (t=6)": 6, "e (t=14)": 14, "x (t=11)": 11}
+ANSWER = "x (t=11)"
+_LEAKAGE = (
+    RankedList(
+        "q1",
+        ("a (t=3)", "b (t=12)", "c (t=6)", "d", "e (t=14)"),
+        (1.0, 1.0, 1.0, 0.0, 1.0),
+    ),
+    RankedList("q2", ("f", "g", "h", "i", "j"), (0.0,) * 5, ((ANSWER, 1.0),)),
+)
+
+
+def _leakage(lists, k, s, start) -> bool:
+    """q1 keeps its items and is judged only by the clicks after its ranking time (a click
+    before it is not relevant), and q2's answer is in its top 5."""
+    q1, q2 = lists
+    if set(q1.items) != set(start[0].items):
+        return False  # the model ranked these items: only their labels are in question
+    for item, label in zip(q1.items, q1.labels):
+        when = CLICKED_AT.get(item)
+        if when is not None and is_relevant(label, s.relevance_level) != (when > RANKED_AT):
+            return False
+    return ANSWER in q2.items[:LEAKAGE_K]
+
+
 LESSONS: tuple[Lesson, ...] = (
     Lesson("p_order", (_rl("list", [1, 0, 1, 1, 0, 0, 1, 0, 0, 0]),), 5, "binary", _p_order),
     Lesson(
@@ -568,6 +656,23 @@ LESSONS: tuple[Lesson, ...] = (
         measures=("RR",),
         queries=True,
         predict=Prediction(_missing_facts),
+    ),
+    Lesson(
+        "duplicates",
+        (_DUPLICATES,),
+        DUPLICATES_K,
+        "binary",
+        _duplicates,
+        measures=("P", "R"),
+        predict=Prediction(_duplicates_facts),
+    ),
+    Lesson(
+        "leakage",
+        _LEAKAGE,
+        LEAKAGE_K,
+        "binary",
+        _leakage,
+        measures=("P", "R"),
     ),
 )
 BY_ID: dict[str, Lesson] = {lesson.id: lesson for lesson in LESSONS}

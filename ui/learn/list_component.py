@@ -19,6 +19,7 @@ from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Settings
 from ui.data.handbuilt_list import RankedList, next_label
 from ui.learn import panel as lp
+from ui.learn.evaluate import copies
 from ui.shell import keys
 from ui.shell.i18n import current_language, translate
 
@@ -144,18 +145,31 @@ def list_data(
         return {op: tr("learn.aria.button", action=text[op], what=what) for op in ops}
 
     n = len(rl.items)
-    shown = min(n, max(max_rows, k + 3))
+    repeated = copies(rl)  # a later copy of a repeated item: shown, not counted, no rank
+    counted_n = n - len(repeated)
+    shown = min(n, max(max_rows, k + 3 + len(repeated)))
     rows = []
+    rank = 0
     for i in range(1, shown + 1):
         item, label = rl.items[i - 1], rl.labels[i - 1]
         row = _row(item, label, level, words, to(next_label(label, scale)))
         score = None if rl.scores is None else rl.scores[i - 1]
-        row.update(
-            rank=i,
-            out=i > k,
-            score=f"{words['score']} {score:g}" if score else "",
-            aria=aria(ROW_OPS, tr("learn.aria.rank", rank=i, item=item)),
-        )
+        if i in repeated:
+            row.update(
+                rank=None,
+                copy=tr("learn.row.copy", rank=repeated[i]),
+                out=True,
+                relevant=False,
+                aria=aria(ROW_OPS, tr("learn.aria.copy", item=item, rank=repeated[i])),
+            )
+        else:
+            rank += 1
+            row.update(
+                rank=rank,
+                out=rank > k,
+                aria=aria(ROW_OPS, tr("learn.aria.rank", rank=rank, item=item)),
+            )
+        row.update(index=i, score=f"{words['score']} {score:g}" if score else "")
         rows.append(row)
     tray: list[dict] = []
     tray_other: list[dict] = []
@@ -167,13 +181,14 @@ def list_data(
     return {
         "version": version(rl),
         "n": n,
+        "counted": counted_n,
         "k": k,
         "can_move": rl.scores is None,
         "rows": rows,
         "tray": tray,
         "tray_other": tray_other,
         "more": tr("learn.more_rows", first=shown + 1, last=n) if shown < n else "",
-        "beyond": beyond_text(tr, n, k),
+        "beyond": beyond_text(tr, counted_n, k),
         "present": present,
         "text": {
             **text,

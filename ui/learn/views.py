@@ -49,12 +49,15 @@ def pitfall_warnings(rl: RankedList, k: int, settings: Settings, *, prefix: str 
             continue
         if key == "short":
             values = {**values, "policy": frame.policy_text("short_lists", values["policy"])}
+        if key == "duplicate":
+            values = {**values, "item": md_escape(values["item"])}
         st.warning(prefix + t(f"learn.pit.{key}", **values), icon=":material/warning:")
 
 
 def level_sentence(rl: RankedList, level: float, *, bold: bool = False) -> None:
     n_rel = learn.relevant_count(rl, level)
-    text = t("learn.level_sentence", level=f"{level:g}", n_rel=n_rel, n=len(rl.items))
+    n = len(learn.counted(rl).items)
+    text = t("learn.level_sentence", level=f"{level:g}", n_rel=n_rel, n=n)
     st.markdown(f"**{text}**" if bold else text)
 
 
@@ -180,6 +183,7 @@ def list_code(rl: RankedList, k: int, settings: Settings) -> None:
     from ui.tools.code_panel import CodeBlock, CodeFile, code_panel
     from ui.tools.compute import evaluate_code, evaluate_command, settings_flags
 
+    rl = learn.counted(rl)
     run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))
     run.insert(0, "model", "list")
     # the file's scores follow the page's ranks, best first: the page's own-list settings
