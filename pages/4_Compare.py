@@ -27,9 +27,12 @@ from ui.history.share import share_review
 from ui.review import compute as review_compute
 from ui.review.controls import (
     DrillChoice,
+    decision_of,
     drill_choice,
+    guard_options,
     require_review_choice,
     segment_choice,
+    segment_cross,
     verdict_box,
     verdict_templates,
     warn_unknown_data,
@@ -72,23 +75,13 @@ dataset = ctx.require_dataset()
 warn_unknown_data(ctx.view.data)
 view, settings = ctx.view, ctx.settings
 models = dataset.models
-choice = require_review_choice(models, view.k_range, tuple(view.measures))
+by = segment_choice(dataset.segment_columns)
+choice = require_review_choice(
+    models, view.k_range, tuple(view.measures), guard_options(dataset.segments, by)
+)
 options, k = choice.options, choice.k
 measures = measures_at(dataset, tuple(view.measures), k)
-by = segment_choice(dataset.segment_columns)
-review = review_compute.review(
-    dataset,
-    settings,
-    measures,
-    k,
-    choice.baseline,
-    choice.candidates,
-    options,
-    by,
-    choice.family,
-    min_effect=choice.min_effect,
-    power=choice.power,
-)
+review = review_compute.choice_review(dataset, settings, measures, choice, by, segment_cross())
 words = verdict_templates()
 overall = overall_rows(review)
 
@@ -140,7 +133,7 @@ def summary_section() -> None:
     d1, d2 = st.columns(2)
     d1.download_button(
         t("review.download_csv"),
-        export_csv(review),
+        export_csv(review, decision_of(review, words)),
         "comparison.csv",
         "text/csv",
         key="dl_cmp_csv",
@@ -148,7 +141,7 @@ def summary_section() -> None:
     )
     d2.download_button(
         t("review.download_json"),
-        export_json(review),
+        export_json(review, decision_of(review, words)),
         "comparison.json",
         "application/json",
         key="dl_cmp_json",

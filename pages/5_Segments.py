@@ -11,12 +11,16 @@ from ui.data.per_query_panel import measures_at
 from ui.review import compute as review_compute
 from ui.review.controls import (
     callout_box,
+    decision_of,
+    guard_options,
     require_review_choice,
     segment_choice,
+    verdict_box,
     verdict_templates,
     warn_unknown_data,
 )
-from ui.review.figures import model_colours, segment_delta_figure, segment_heatmap_figure
+from ui.review.figures import segment_heatmap_figure
+from ui.review.lead import lead_chart
 from ui.review.tables import CSV_DIGITS, export_csv, export_json, segment_display
 from ui.shell import compute, frame, keys
 from ui.shell.i18n import t
@@ -34,9 +38,11 @@ columns = dataset.segment_columns
 if not columns:
     st.info(t("segments.no_segments"))
     st.stop()
-choice = require_review_choice(models, view.k_range, tuple(view.measures))
+chosen_by = segment_choice(columns)
+choice = require_review_choice(
+    models, view.k_range, tuple(view.measures), guard_options(dataset.segments, chosen_by)
+)
 options, k = choice.options, choice.k
-segment_choice(columns)
 c1, c2 = st.columns([2, 1])
 by = c1.multiselect(t("segments.by"), columns, key=keys.W_SEG_BY, max_selections=2)
 measures = measures_at(dataset, tuple(view.measures), k)
@@ -44,7 +50,8 @@ if settings.averaging != "macro":
     st.caption(review_compute.macro_note(settings))
 if st.session_state.get(keys.W_SEG_MEASURE) not in measures:  # open on the review's lead measure
     cutoffs = [compute.cutoff_name(m, k) for m in measures]
-    st.session_state[keys.W_SEG_MEASURE] = measures[cutoffs.index(lead_measure(cutoffs))]
+    lead = lead_measure(cutoffs, choice.lead_at_k or None)
+    st.session_state[keys.W_SEG_MEASURE] = measures[cutoffs.index(lead)]
 measure = c2.selectbox(
     t("compare.measure"),
     list(measures),
@@ -54,28 +61,20 @@ measure = c2.selectbox(
 if not by:
     st.info(t("segments.choose_by"))
     st.stop()
+cross = len(by) == 2 and c1.toggle(
+    t("segments.cross"), key=keys.W_SEG_CROSS, help=t("segments.cross_help")
+)
+pooled = c1.toggle(t("segments.pooled"), key=keys.W_SEG_POOLED, help=t("segments.pooled_help"))
 name = compute.cutoff_name(measure, k)
 words = verdict_templates()
 
 # One table for every surface: the same corrected p in the call-out, the table, the forest plot,
 # the CSV, the Compare page and the report.
-review = review_compute.review(
-    dataset,
-    settings,
-    measures,
-    k,
-    choice.baseline,
-    choice.candidates,
-    options,
-    tuple(by),
-    choice.family,
-    min_effect=choice.min_effect,
-    power=choice.power,
-)
-means, matched = review_compute.segment_results(dataset, settings, measure, k, tuple(by), options)
+review = review_compute.choice_review(dataset, settings, measures, choice, tuple(by), cross)
 rows = segment_rows(review, name)
 overall = overall_rows(review)
 overall = overall[overall["measure"] == name]
+verdict_box(review, words)
 
 st.subheader(t("segments.callouts_title"))
 found = callouts(review, name, words, MIN_SEGMENT_QUERIES)
@@ -84,21 +83,34 @@ if len(found) == 0:
 for row in found.to_dict("records"):
     callout_box(row["callout"], bool(row["significant"]), row["sentence"])
 
-st.subheader(t("segments.table_title", measure=name))
-if not matched:
-    st.warning(t("segments.no_query_matched", missing=t("review.segment_missing")))
-small = int(means["small"].sum())
-if small:
-    st.warning(t("segments.small_warning", n=small, min=MIN_SEGMENT_QUERIES))
-table = segment_display(
-    means, rows, overall, list(by), list(models), list(choice.candidates), t, words
-)
-number_columns = {
-    c: st.column_config.NumberColumn(c, format="%.4f")
-    for c in table.columns
-    if c in models or c.startswith("Δ ")
-}
-st.dataframe(table, hide_index=True, width="stretch", column_config=number_columns, key="seg_table")
+# each segment column on its own (crossing two is the opt-in view)
+breakdowns = [list(by)] if cross or len(by) == 1 else [[c] for c in by]
+for part in breakdowns:
+    means, matched = review_compute.segment_results(
+        dataset, settings, measure, k, tuple(part), options
+    )
+    part_rows = rows[rows["segment_column"] == " × ".join(part)]
+    st.subheader(t("segments.table_title", measure=f"{name} · {' × '.join(part)}"))
+    if not matched:
+        st.warning(t("segments.no_query_matched", missing=t("review.segment_missing")))
+    small = int(means["small"].sum())
+    if small:
+        st.warning(t("segments.small_warning", n=small, min=MIN_SEGMENT_QUERIES))
+    table = segment_display(
+        means, part_rows, overall, part, list(models), list(choice.candidates), t, words, pooled
+    )
+    number_columns = {
+        c: st.column_config.NumberColumn(c, format="%.4f")
+        for c in table.columns
+        if c in models or c.startswith("Δ ") or c.startswith(t("review.col.pooled_of", model=""))
+    }
+    st.dataframe(
+        table,
+        hide_index=True,
+        width="stretch",
+        column_config=number_columns,
+        key=f"seg_table_{'_'.join(part)}",
+    )
 st.caption(
     t(
         "segments.table_caption",
@@ -110,7 +122,7 @@ st.caption(
 d1, d2 = st.columns(2)
 d1.download_button(
     t("review.download_csv"),
-    export_csv(segment_rows(review)),
+    export_csv(segment_rows(review), decision_of(review, words)),
     "segments.csv",
     "text/csv",
     key="dl_seg_csv",
@@ -118,7 +130,7 @@ d1.download_button(
 )
 d2.download_button(
     t("review.download_json"),
-    export_json(segment_rows(review)),
+    export_json(segment_rows(review), decision_of(review, words)),
     "segments.json",
     "application/json",
     key="dl_seg_json",
@@ -140,15 +152,12 @@ if not is_per_query(dataset):  # the code recomputes from lists; a per-query tab
         ],
     )
 
-colours = model_colours(models)
-left, right = st.columns(2)
-left.plotly_chart(
-    segment_heatmap_figure(means, list(by), models, name, tr=t), width="stretch", key="seg_heatmap"
-)
-right.plotly_chart(
-    segment_delta_figure(rows, list(by), name, options.confidence, colours, t, words),
+lead_chart(review, name, list(by), words, key="seg_lead")
+heat_means, _ = review_compute.segment_results(dataset, settings, measure, k, tuple(by), options)
+st.plotly_chart(
+    segment_heatmap_figure(heat_means, list(by), models, name, tr=t),
     width="stretch",
-    key="seg_forest",
+    key="seg_heatmap",
 )
 
 st.subheader(t("segments.open_title"))

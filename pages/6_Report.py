@@ -46,8 +46,10 @@ from ui.review import compute as review_compute
 from ui.review.controls import (
     callout_box,
     decision_of,
+    guard_options,
     require_review_choice,
     segment_choice,
+    segment_cross,
     verdict_box,
     verdict_templates,
     warn_unknown_data,
@@ -83,11 +85,13 @@ warn_unknown_data(ctx.view.data)
 first_screen = st.container()  # the headline and the lead chart, above the controls
 view, settings = ctx.view, ctx.settings
 models = dataset.models
-choice = require_review_choice(models, view.k_range, tuple(view.measures))
-options, k = choice.options, choice.k
-k_from, k_to = view.k_range
 columns = dataset.segment_columns
 by = segment_choice(columns)
+choice = require_review_choice(
+    models, view.k_range, tuple(view.measures), guard_options(dataset.segments, by)
+)
+options, k = choice.options, choice.k
+k_from, k_to = view.k_range
 if columns:
     st.multiselect(
         t("segments.by"),
@@ -100,26 +104,16 @@ if columns:
 
 measures = measures_at(dataset, tuple(view.measures), k)
 names = [compute.cutoff_name(m, k) for m in measures]
-review = review_compute.review(
-    dataset,
-    settings,
-    measures,
-    k,
-    choice.baseline,
-    choice.candidates,
-    options,
-    by,
-    choice.family,
-    min_effect=choice.min_effect,
-    power=choice.power,
-)
+review = review_compute.choice_review(dataset, settings, measures, choice, by, segment_cross())
 words = verdict_templates()
 lang = current_language()
 tr = functools.partial(translate, lang=lang)  # the downloads are made outside the page's run
 overall = overall_rows(review)
 pairs = pairwise_rows(review)
 segments = segment_rows(review)
-primary = lead_measure(names)  # every chart of the report follows the measure decided on
+primary = lead_measure(
+    names, choice.lead_at_k or None
+)  # every chart of the report follows the measure decided on
 lead_base = measures[names.index(primary)]
 with first_screen:
     verdict_box(review, words)

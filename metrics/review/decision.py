@@ -70,6 +70,8 @@ DECISION_TEMPLATES: dict[str, Any] = {
     "decision.pick": "Pick {best}: ahead of {other} on {measure} ({delta}).",
     "decision.tie": "{first} and {second} cannot be told apart on {measure}.",
     "decision.none": "No candidate to decide on.",
+    "decision.clause_separator": "; ",
+    "decision.full_stop": ".",
     "decision.recommendation.ship": "ship",
     "decision.recommendation.do_not_ship": "do not ship",
     "decision.recommendation.cannot_tell": "cannot tell yet",
@@ -249,7 +251,8 @@ def _clauses(
         else:
             settle = _settle(row, templates)
             clause = _segment_clause("decision.watch_loss", row, templates)
-            clauses.append(f"{clause}; {settle}" if settle else clause)
+            separator = _w(templates, "decision.clause_separator")
+            clauses.append(f"{clause}{separator}{settle}" if settle else clause)
         named.append(int(i))
     direction = 1.0 if float(overall["delta"]) >= 0 else -1.0
     if not clauses:
@@ -307,7 +310,8 @@ def _candidate(
     clauses, named = _clauses(mine, overall, against, evidence, uneven, templates)
     sentences = [first]
     if clauses:
-        sentences.append("; ".join(clauses) + ".")
+        separator = _w(templates, "decision.clause_separator")
+        sentences.append(separator.join(clauses) + _w(templates, "decision.full_stop"))
     if overall["tier"] != CONFIRMED and code == CANNOT_TELL:
         mde = _number(float(overall["mde"]))
         sentences.append(_w(templates, "decision.enough").format(n=int(overall["n"]), mde=mde))

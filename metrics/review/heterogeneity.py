@@ -83,14 +83,29 @@ def pooled_means(diff: np.ndarray, labels: np.ndarray) -> dict[str, tuple[float,
     """Segment -> (raw mean difference, partially pooled mean difference)."""
     diff = np.asarray(diff, dtype=np.float64)
     codes, uniques = _codes(labels)
-    n, k = len(diff), len(uniques)
+    k = len(uniques)
     sizes = np.bincount(codes, minlength=k).astype(np.float64)
-    sums = np.bincount(codes, weights=diff, minlength=k)
-    means = sums / np.maximum(sizes, 1)
-    overall = float(diff.mean()) if n else math.nan
-    within = float(((diff - means[codes]) ** 2).sum()) / max(n - k, 1)
+    means = np.bincount(codes, weights=diff, minlength=k) / np.maximum(sizes, 1)
+    squares = np.bincount(codes, weights=(diff - means[codes]) ** 2, minlength=k)
+    spreads = np.sqrt(squares / np.maximum(sizes - 1, 1))
+    pooled = pooled_from_summary(sizes, means, spreads)
+    return {u: (float(means[i]), float(pooled[i])) for i, u in enumerate(uniques)}
+
+
+def pooled_from_summary(sizes: np.ndarray, means: np.ndarray, spreads: np.ndarray) -> np.ndarray:
+    """Partially pooled segment means from each segment's size ``n_s``, mean difference
+    ``d̄_s`` and sample standard deviation ``s_s`` (see the module docstring; the overall mean
+    is the size-weighted mean of the segments', ``σ² = Σ (n_s − 1) s_s² / (n − k)``)."""
+    sizes = np.asarray(sizes, dtype=np.float64)
+    means = np.asarray(means, dtype=np.float64)
+    spreads = np.nan_to_num(np.asarray(spreads, dtype=np.float64))
+    n, k = float(sizes.sum()), len(sizes)
+    if k == 0 or n == 0:
+        return means.copy()
+    overall = float((sizes * means).sum() / n)
+    within = float(((sizes - 1).clip(min=0) * spreads**2).sum()) / max(n - k, 1)
     between = float((sizes * (means - overall) ** 2).sum())
-    spread = n - float((sizes**2).sum()) / n if n else 0.0
+    spread = n - float((sizes**2).sum()) / n
     tau2 = max(0.0, (between - (k - 1) * within) / spread) if spread > 0 else 0.0
     if tau2 == 0.0:
         weights = np.zeros(k)
@@ -98,8 +113,8 @@ def pooled_means(diff: np.ndarray, labels: np.ndarray) -> dict[str, tuple[float,
         weights = np.ones(k)
     else:
         weights = sizes / (sizes + within / tau2)
-    pooled = overall + weights * (means - overall)
-    return {u: (float(means[i]), float(pooled[i])) for i, u in enumerate(uniques)}
+    out: np.ndarray = overall + weights * (means - overall)
+    return out
 
 
-__all__ = ["Heterogeneity", "heterogeneity_test", "pooled_means"]
+__all__ = ["Heterogeneity", "heterogeneity_test", "pooled_from_summary", "pooled_means"]

@@ -25,6 +25,7 @@ COLUMNS: list[str] = [
     "mean_a",
     "mean_b",
     "delta",
+    "delta_pooled",
     "relative_delta",
     "ci_low",
     "ci_high",

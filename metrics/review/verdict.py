@@ -66,6 +66,7 @@ from metrics.review.compare import (
     model_values,
     segment_of_query,
 )
+from metrics.review.heterogeneity import pooled_from_summary
 from metrics.review.intervals import Inversion, agree_with_test
 from metrics.review.power import DEFAULT_POWER, minimum_detectable_effect, queries_needed
 from metrics.review.rows import COLUMNS
@@ -586,6 +587,7 @@ def _correct(
     out["reason"] = [_reason(r) for r in out.to_dict("records")]
     out["magnitude"] = [_magnitude(r) for r in out.to_dict("records")]
     out["tier"] = [_tier(r) for r in out.to_dict("records")]
+    out["delta_pooled"] = _pooled(out)
     out["power"] = request.power
     out["power_alpha"] = [
         alpha / max(1, int(s)) if options.correction != "none" else alpha for s in size
@@ -672,6 +674,22 @@ def _reason(row: Mapping[str, Any]) -> str:
     if _excludes_zero(float(row["ci_low"]), float(row["ci_high"])):
         return "unadjusted"
     return ""
+
+
+def _pooled(out: pd.DataFrame) -> np.ndarray:
+    """Each segment row's partially pooled difference (:mod:`metrics.review.heterogeneity`),
+    within its candidate, measure and segment column; ``NaN`` on other rows."""
+    pooled = np.full(len(out), np.nan)
+    part = out[(out["kind"] == BASELINE_KIND) & (out["segment"] != ALL) & (out["n"] > 0)]
+    keys = ["candidate", "measure", "segment_column"]
+    for _, group in part.groupby(keys, sort=False):
+        where = out.index.get_indexer(group.index)
+        pooled[where] = pooled_from_summary(
+            group["n"].to_numpy(dtype=np.float64),
+            group["delta"].to_numpy(dtype=np.float64),
+            group["sd"].to_numpy(dtype=np.float64),
+        )
+    return pooled
 
 
 def _tier(row: Mapping[str, Any]) -> str:

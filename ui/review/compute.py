@@ -7,10 +7,13 @@ as an unhashed ``_dataset`` argument (see ``ui/shell/compute.py``).
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
 from metrics.engine.evaluation import Evaluation
+from metrics.engine.registry import lead_measure
 from metrics.engine.settings import Settings
 from metrics.io.loaders import Dataset
 from metrics.review.compare import (
@@ -73,6 +76,7 @@ def _review(
     family: str,
     min_effect: tuple[tuple[str, float], ...],
     power: float,
+    rule: tuple[str, tuple[str, ...], bool],
     _dataset: Dataset,
     _settings: Settings,
     _options: CompareOptions,
@@ -81,13 +85,28 @@ def _review(
     names = tuple(cutoff_name(m, k) for m in measures)
     from metrics.review.decision import heterogeneity_table
 
-    request = ReviewRequest(baseline, candidates, names, by, _options, family, min_effect, power)
+    lead, guardrails, cross = rule
+    request = ReviewRequest(
+        baseline,
+        candidates,
+        names,
+        by,
+        _options,
+        family,
+        min_effect,
+        power,
+        cross=cross,
+        lead=lead,
+        guardrails=guardrails,
+    )
     segments = _dataset.segments if by else None
     table = review_table(evaluation, request, segments)
     # the heterogeneity tests travel with the table, for the decision every page shows
     table.attrs["heterogeneity"] = heterogeneity_table(evaluation, request, segments).to_dict(
         "records"
     )
+    table.attrs["lead"] = request.lead
+    table.attrs["guardrails"] = list(request.guardrails)
     return table
 
 
@@ -103,6 +122,10 @@ def review(
     family: str = DEFAULT_FAMILY,
     min_effect: tuple[tuple[str, float], ...] = (),
     power: float = DEFAULT_POWER,
+    *,
+    lead: str = "",
+    guardrails: tuple[str, ...] = (),
+    cross: bool = False,
 ) -> pd.DataFrame:
     """The one review table (:func:`metrics.review.verdict.review_table`) of ``measures`` at
     ``k``: every page reads its numbers from it (cached)."""
@@ -118,9 +141,38 @@ def review(
         family,
         tuple(min_effect),
         float(power),
+        (lead, tuple(guardrails), bool(cross)),
         dataset,
         settings,
         options,
+    )
+
+
+def choice_review(
+    dataset: Dataset,
+    settings: Settings,
+    measures: tuple[str, ...],
+    choice: Any,
+    by: tuple[str, ...],
+    cross: bool = False,
+) -> pd.DataFrame:
+    """:func:`review` of the review controls' choice (:class:`ui.review.controls.ReviewChoice`):
+    the one table of Compare, Segments and the Report, under the choice's decision rule."""
+    return review(
+        dataset,
+        settings,
+        measures,
+        choice.k,
+        choice.baseline,
+        choice.candidates,
+        choice.options,
+        by,
+        choice.family,
+        min_effect=choice.min_effect,
+        power=choice.power,
+        lead=choice.lead_at_k,
+        guardrails=choice.guardrails,
+        cross=cross,
     )
 
 
@@ -395,7 +447,7 @@ def warm(
     against the others at :func:`default_k`, per the first segment column, with the default
     statistics (``CompareOptions()``, the family and power of
     :class:`ui.review.controls.ReviewChoice`), the rankings' change and the segment means of the
-    first measure. Called by the server's
+    lead measure. Called by the server's
     warm-up (``ui/shell/warm_up.py``)."""
     models = list(dataset.models)
     if len(models) < 2:
@@ -405,5 +457,7 @@ def warm(
     k = default_k(k_range)
     review(dataset, settings, measures, k, baseline, candidates, CompareOptions(), by)
     ranking_changes(dataset, settings, k, baseline, candidates, DEFAULT_PERSISTENCE)
-    if by and measures:  # the Segments page's means of its first measure
-        segment_results(dataset, settings, measures[0], k, by, CompareOptions())
+    if by and measures:  # the Segments page's means of the measure it opens on, the lead one
+        names = [cutoff_name(m, k) for m in measures]
+        lead = measures[names.index(lead_measure(names))]
+        segment_results(dataset, settings, lead, k, by, CompareOptions())

@@ -39,6 +39,9 @@ URL_PARAMS = {
     keys.W_REVIEW_FAMILY: "fam",
     keys.W_REVIEW_POWER: "pow",
     keys.W_SEG_BY: "seg",
+    keys.W_REVIEW_LEAD: "lead",
+    keys.W_REVIEW_GUARD: "guard",
+    keys.W_SEG_CROSS: "cross",
 }
 #: URL parameter of the smallest differences that matter (``nDCG:0.02,P:0.01``).
 MIN_EFFECT_PARAM = "eff"
@@ -57,6 +60,13 @@ class ReviewChoice:
     family: str = DEFAULT_FAMILY
     min_effect: tuple[tuple[str, float], ...] = ()
     power: float = DEFAULT_POWER
+    lead: str = ""
+    guardrails: tuple[str, ...] = ()
+
+    @property
+    def lead_at_k(self) -> str:
+        """The lead measure at the review's K (``""``: the default rule)."""
+        return cutoff_name(self.lead, self.k) if self.lead else ""
 
 
 def _keep_valid(key: str, allowed: list, fallback) -> None:
@@ -111,7 +121,19 @@ def seed_from_url(models: list[str]) -> None:
         state[keys.W_REVIEW_CORRECTION] = params["corr"]
     if params.get("fam") in FAMILIES:
         state[keys.W_REVIEW_FAMILY] = params["fam"]
+    _rule_from_url()
     _power_and_effects_from_url()
+
+
+def _rule_from_url() -> None:
+    """The decision rule of the link: lead measure, guard rails, crossed segment columns."""
+    state, params = st.session_state, st.query_params
+    if params.get("lead"):
+        state[keys.W_REVIEW_LEAD] = str(params["lead"])[:40]
+    if params.get("guard"):
+        state[keys.W_REVIEW_GUARD] = [g[:200] for g in str(params["guard"]).split("|")[:20] if g]
+    if params.get("cross") == "1":
+        state[keys.W_SEG_CROSS] = True
 
 
 def _power_and_effects_from_url() -> None:
@@ -161,6 +183,15 @@ def write_url(choice: ReviewChoice) -> None:
         del st.query_params[MIN_EFFECT_PARAM]
     if all("," not in c for c in choice.candidates):
         wanted["cand"] = ",".join(choice.candidates)
+    for name, value in (
+        ("lead", choice.lead),
+        ("guard", "|".join(g for g in choice.guardrails if "|" not in g)),
+        ("cross", "1" if st.session_state.get(keys.W_SEG_CROSS) else ""),
+    ):
+        if value:
+            wanted[name] = value
+        elif name in st.query_params:
+            del st.query_params[name]
     for name, value in wanted.items():
         if st.query_params.get(name) != value:
             st.query_params[name] = value
@@ -172,6 +203,7 @@ def review_controls(
     *,
     several_candidates: bool = True,
     measures: tuple[str, ...] = (),
+    segments: tuple[str, ...] = (),
 ) -> ReviewChoice:
     """Baseline, candidates and K in one row; statistics options in an expander.
 
@@ -210,7 +242,10 @@ def review_controls(
         help=t("review.k_help"),
     )
     options, family, min_effect, power = statistics_options(measures)
-    choice = ReviewChoice(baseline, tuple(candidates), int(k), options, family, min_effect, power)
+    lead, guardrails = decision_rule(measures, segments)
+    choice = ReviewChoice(
+        baseline, tuple(candidates), int(k), options, family, min_effect, power, lead, guardrails
+    )
     write_url(choice)
     return choice
 
@@ -301,6 +336,45 @@ def statistics_options(
     return options, family, min_effect, float(power)
 
 
+def decision_rule(
+    measures: tuple[str, ...], segments: tuple[str, ...]
+) -> tuple[str, tuple[str, ...]]:
+    """The decision rule's expander: the lead measure (default: nDCG when compared, else the
+    first measure) and the guard-rail segments (segment columns or ``column = value``; none:
+    every segment). The smallest differences that matter and the level are in the statistics
+    expander.
+
+    Returns
+    -------
+    (lead measure without K, or ``""`` for the default; guard-rail segments)
+    """
+    state = st.session_state
+    names = [m.split("@", 1)[0] for m in measures]
+    if state.get(keys.W_REVIEW_LEAD) not in ["", *names]:
+        state[keys.W_REVIEW_LEAD] = ""
+    chosen_guards = [g for g in state.get(keys.W_REVIEW_GUARD, []) if g in segments]
+    state[keys.W_REVIEW_GUARD] = chosen_guards
+    with st.expander(t("review.rule"), icon=":material/gavel:"):
+        st.caption(t("review.rule_help"))
+        c1, c2 = st.columns([1, 2])
+        shown = {"": t("review.lead_default")}  # words fixed in this run's language
+        lead = c1.selectbox(
+            t("review.lead"),
+            ["", *names],
+            key=keys.W_REVIEW_LEAD,
+            format_func=lambda m: shown.get(m, m),
+            help=t("review.lead_help"),
+        )
+        guardrails = c2.multiselect(
+            t("review.guardrails"),
+            list(segments),
+            key=keys.W_REVIEW_GUARD,
+            placeholder=t("review.guardrails_all"),
+            help=t("review.guardrails_help"),
+        )
+    return str(lead or ""), tuple(guardrails)
+
+
 def _min_effect_inputs(measures: tuple[str, ...]) -> tuple[tuple[str, float], ...]:
     """One number per measure: the smallest difference that matters (0 for none)."""
     if not measures:
@@ -337,8 +411,34 @@ def segment_choice(columns: list[str]) -> tuple[str, ...]:
     return by
 
 
+def guard_options(segments: pd.DataFrame | None, by: tuple[str, ...]) -> tuple[str, ...]:
+    """What can be a guard rail: each segment column and each of its values, named as the
+    review names a segment (``country = JP``), at most 50 values a column."""
+    from metrics.review.compare import segment_of_query
+    from metrics.review.verdict import segment_name
+
+    if segments is None or not by:
+        return ()
+    out: list[str] = []
+    for column in by:
+        if column not in segments.columns:
+            continue
+        values = segment_of_query(segments, [column])[column]
+        out.append(column)
+        out += [segment_name({column: v}, [column]) for v in sorted(set(values))[:50]]
+    return tuple(out)
+
+
+def segment_cross() -> bool:
+    """Whether two segment columns are crossed into cells (an opt-in of the Segments page)."""
+    return bool(st.session_state.get(keys.W_SEG_CROSS, False))
+
+
 def require_review_choice(
-    models: list[str], k_range: tuple[int, int], measures: tuple[str, ...] = ()
+    models: list[str],
+    k_range: tuple[int, int],
+    measures: tuple[str, ...] = (),
+    segments: tuple[str, ...] = (),
 ) -> ReviewChoice:
     """The review controls, stopping the page with a hint when there is nothing to compare
     (fewer than two models, or no candidate chosen); ``measures`` (names without K) get each a
@@ -346,7 +446,7 @@ def require_review_choice(
     if len(models) < 2:
         st.info(t("review.need_two_models"))
         st.stop()
-    choice = review_controls(models, k_range, measures=measures)
+    choice = review_controls(models, k_range, measures=measures, segments=segments)
     if not choice.candidates:
         st.info(t("review.need_candidate"))
         st.stop()
@@ -379,6 +479,8 @@ def decision_of(review: pd.DataFrame, words: Mapping[str, Message] | None = None
         str(rows["reference"].iloc[0]),
         tuple(dict.fromkeys(rows["candidate"].astype(str))),
         tuple(dict.fromkeys(review["measure"].astype(str))),
+        lead=str(review.attrs.get("lead", "")),
+        guardrails=tuple(review.attrs.get("guardrails", ())),
         min_effect=tuple(
             (str(m), float(e))
             for m, e in zip(rows["measure"], rows["min_effect"])

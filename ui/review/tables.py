@@ -279,6 +279,7 @@ def segment_display(
     candidates: list[str],
     tr: Translate = ENGLISH,
     templates: Wording | None = None,
+    pooled: bool = False,
 ) -> pd.DataFrame:
     """One row per segment (and the last row over all queries): queries (``70 (small)`` for a
     small segment), each
@@ -295,6 +296,8 @@ def segment_display(
     overall:
         Overall rows of the review table for the same measure: fill the last row, so that it
         shows the Compare page's numbers.
+    pooled:
+        Add each candidate's partially pooled difference beside its raw one.
     """
     stored = [value_column(c) for c in by]
     merged = pd.concat([rows, overall.assign(**dict.fromkeys(stored, ALL))], ignore_index=True)
@@ -322,6 +325,10 @@ def segment_display(
         aligned = part.reindex(index)
         records = aligned.reset_index(drop=True).to_dict("records")
         out[f"Δ {candidate}"] = aligned["delta"].to_numpy(dtype=float)
+        if pooled:  # partially pooled beside the raw difference (the last row: over all)
+            out[tr("review.col.pooled_of", model=candidate)] = aligned["delta_pooled"].to_numpy(
+                dtype=float
+            )
         out[tr("review.col.p_of", model=candidate)] = [
             row_p(r, templates) if isinstance(r["verdict"], str) else "" for r in records
         ]
@@ -362,16 +369,32 @@ def change_display(changes: Mapping[str, pd.DataFrame], tr: Translate = ENGLISH)
     return pd.DataFrame(rows).round(3)
 
 
-def export_csv(table: pd.DataFrame) -> bytes:
+def export_csv(table: pd.DataFrame, decision: Any = None) -> bytes:
     """The review table as Excel-safe CSV, numbers to :data:`CSV_DIGITS` significant digits
-    (``0.28``, not ``0.27999999999999997``)."""
+    (``0.28``, not ``0.27999999999999997``); with the review's ``decision``
+    (:func:`metrics.review.decision.decide`), each row carries its candidate's
+    ``recommendation`` and the ``headline`` the pages show."""
+    if decision is not None:
+        table = table.assign(
+            recommendation=[decision.recommendations.get(str(c), "") for c in table["candidate"]],
+            headline=decision.text(),
+        )
     return to_csv_bytes(table, float_format=f"%.{CSV_DIGITS}g")
 
 
-def export_json(table: pd.DataFrame) -> bytes:
-    """The review table as JSON records with full precision (``NaN`` as ``null``)."""
+def export_json(table: pd.DataFrame, decision: Any = None) -> bytes:
+    """The review table as JSON records with full precision (``NaN`` as ``null``); with the
+    review's ``decision``, an object of its ``headline``, ``recommendations`` and the ``rows``."""
     records = json.loads(table.to_json(orient="records", double_precision=15))
-    return json.dumps(records, indent=1, ensure_ascii=False).encode("utf-8")
+    document: object = records
+    if decision is not None:
+        document = {
+            "headline": list(decision.headline),
+            "recommendations": dict(decision.recommendations),
+            "lead": decision.lead,
+            "rows": records,
+        }
+    return json.dumps(document, indent=1, ensure_ascii=False).encode("utf-8")
 
 
 # --------------------------------------------------------------------------- drill-down

@@ -265,6 +265,9 @@ W_REVIEW_TEST: Final = "w_review_test"
 W_REVIEW_POLICY: Final = "w_review_policy"
 W_REVIEW_ALPHA: Final = "w_review_alpha"
 W_REVIEW_POWER: Final = "w_review_power"
+#: The decision rule: the lead measure (a name without K) and the guard-rail segments.
+W_REVIEW_LEAD: Final = "w_review_lead"
+W_REVIEW_GUARD: Final = "w_review_guard"
 #: The prefix of the smallest difference that matters of one measure (:func:`min_effect`).
 MIN_EFFECT_PREFIX: Final = "w_review_eff_"
 #: The baseline before the last change (it takes the new baseline's candidate slot), and
@@ -280,6 +283,9 @@ W_CMP_QUERY: Final = "w_cmp_query"
 W_CMP_DIS_X: Final = "w_cmp_dis_x"
 W_CMP_DIS_Y: Final = "w_cmp_dis_y"
 W_SEG_BY: Final = "w_seg_by"
+#: Cross the two segment columns into cells (an opt-in view), and show pooled estimates.
+W_SEG_CROSS: Final = "w_seg_cross"
+W_SEG_POOLED: Final = "w_seg_pooled"
 W_SEG_MEASURE: Final = "w_seg_measure"
 W_SEG_OPEN: Final = "w_seg_open"
 
