@@ -228,7 +228,14 @@ inputs = ReportInputs(
     findings=findings,
     figures=[],  # made on demand: report_figures()
     generated_at=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-    extra_provenance={t("review_report.prov.software"): software_versions()["Software"]},
+    extra_provenance={
+        t("review.lead"): primary,
+        t("review.guardrails"): ", ".join(choice.guardrails) or t("review.guardrails_all"),
+        t("segments.cross"): t("review_report.html.yes")
+        if segment_cross()
+        else t("review_report.html.no"),
+        t("review_report.prov.software"): software_versions()["Software"],
+    },
     settings_rows=settings_rows(
         settings, options, choice.family, t, min_effect=choice.min_effect, power=choice.power
     ),
