@@ -3,6 +3,8 @@ retrieved), every selected measure with its numbers, the pitfalls that apply, th
 guided lessons with checked challenges, a worksheet to print, and presenter mode (the list and
 the formulas on the first screen of a projector, the teacher's notes in a tab of their own)."""
 
+import functools
+
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
@@ -117,19 +119,22 @@ else:
     lists = list(lp.lesson_state(lesson))
     scale = lesson.scale
     words = text_values(lesson, settings)
-    if presenting:
-        with st.expander(t(f"lesson.{lesson.id}.title"), expanded=lesson.predict is not None):
+    challenge = f"**{t('learn.challenge')}** {t(f'lesson.{lesson.id}.challenge', **words)}"
+    if presenting:  # one line: the challenge, the lesson's text folded under it
+        with st.expander(challenge, expanded=lesson.predict is not None, icon=":material/flag:"):
             st.markdown(t(f"lesson.{lesson.id}.text", **words))
     else:
         st.markdown(t(f"lesson.{lesson.id}.text", **words))
     with chooser:
         st.button(t("learn.reset_lesson"), key="btn_lesson_reset", on_click=lp.reset_lesson)
         lp.notes_link(lesson)
+        if presenting:
+            lp.progress()
     if not predict.predicted(lesson, settings, words):  # the numbers come after the prediction
         lp.sync_link(source, lesson.k, lesson, lists)
         st.stop()
-    challenge = f"**{t('learn.challenge')}** {t(f'lesson.{lesson.id}.challenge', **words)}"
-    st.info(challenge, icon=":material/flag:")
+    if not presenting:
+        st.info(challenge, icon=":material/flag:")
 
 target = lp.Target(source, lesson.id if lesson else None)
 shown = [learn.ordered(rl, settings) for rl in lists]
@@ -161,6 +166,12 @@ if lesson and not presenting and st.toggle(t("learn.teacher"), key=keys.W_TEACHE
     lp.teacher_view(lesson, words)
 lp.describe_in_sidebar(source, lesson, shown, k, settings, ctx.dataset)
 measures = learn.shown_measures(ctx.view.measures)
+title = lp.shown_title(source, lesson, shown)
+# the worksheet of what is shown: a lesson's lists and questions, or the list's measures
+sheet = functools.partial(views.worksheet_download, measures=measures, lesson=lesson, words=words)
+if presenting and lesson is not None:
+    with chooser:
+        sheet(shown, k, settings, title, key="dl_present_worksheet")
 
 
 def lists_now() -> list:
@@ -186,8 +197,9 @@ def playground() -> None:
         lists = lists_now()
         shown = [learn.ordered(rl, settings) for rl in lists]
     if lesson:
-        lp.celebrate(lesson, check(lesson, lists, k, settings), words)
-        lp.progress()
+        lp.celebrate(lesson, check(lesson, lists, k, settings), words, quiet=presenting)
+        if not presenting:  # the class's progress is in the menu of presenter mode
+            lp.progress()
     if source == lp.QUERIES:
         views.queries(shown, k, settings, scale=scale, on_remove=lp.remove_query)
     elif lesson is not None and lesson.queries:
@@ -208,7 +220,7 @@ def playground() -> None:
     if source != lp.QUERIES and not (lesson and lesson.queries):
         name = t(f"learn.preset.{lists[0].name}") if source == "preset" else lists[0].name
         views.curve_and_tables(shown[0], k, settings, name)
-    views.share(lists)
+    views.share(lists, lambda: sheet(shown, k, settings, title))
     lp.sync_link(source, k, lesson, lists)
 
 

@@ -336,9 +336,10 @@ def progress() -> None:
     )
 
 
-def celebrate(lesson: Lesson, met: bool, words: dict[str, str]) -> None:
-    """Mark a met challenge (once with balloons) or say what is still to do; ``words`` are the
-    numbers of the lesson's texts."""
+def celebrate(lesson: Lesson, met: bool, words: dict[str, str], *, quiet: bool = False) -> None:
+    """Mark a met challenge (once with balloons) or say what is still to do (unless ``quiet``:
+    presenter mode says nothing until it is met); ``words`` are the numbers of the lesson's
+    texts."""
     state = st.session_state
     if met:
         done().add(lesson.id)
@@ -350,7 +351,7 @@ def celebrate(lesson: Lesson, met: bool, words: dict[str, str]) -> None:
         if lesson.id not in seen:
             seen.add(lesson.id)
             st.balloons()
-    else:
+    elif not quiet:
         st.caption(t("learn.not_yet"))
 
 
@@ -399,10 +400,14 @@ def notes_view(settings: Settings) -> None:
     st.caption(t("learn.notes.hint"))
     if st.session_state.get(keys.W_LESSON) not in BY_ID:
         st.session_state[keys.W_LESSON] = LESSONS[0].id
+    from ui.learn.views import worksheet_download
+
     lesson = lesson_menu()
     words = text_values(lesson, settings)
     st.markdown(f"**{t('learn.challenge')}** {t(f'lesson.{lesson.id}.challenge', **words)}")
     teacher_view(lesson, words)
+    title = t(f"lesson.{lesson.id}.title")
+    worksheet_download(list(lesson.lists), lesson.k, settings, title, lesson=lesson, words=words)
 
 
 def is_nan(x: float) -> bool:
@@ -421,12 +426,7 @@ def describe_in_sidebar(
     lists) and which data set the other pages use; a query of the data set leaves it as is."""
     if source == "query":
         return
-    if source == "preset":
-        what = t("learn.source.preset") + ": " + t(f"learn.preset.{shown[0].name}")
-    elif lesson is not None:
-        what = t("learn.source.lesson") + ": " + t(f"lesson.{lesson.id}.title")
-    else:
-        what = t(f"learn.source.{source}") + ": " + ", ".join(rl.name for rl in shown)
+    what = t(f"learn.source.{source}") + ": " + shown_title(source, lesson, shown)
     level = settings.relevance_level
     results = sum(len(rl.items) for rl in shown)
     relevant = sum(relevant_count(rl, level) for rl in shown)
@@ -434,6 +434,16 @@ def describe_in_sidebar(
     if dataset is not None:
         lines.append(t("learn.sidebar.others", name=getattr(dataset, "name", "")))
     frame.describe_in_dataset_box(t("learn.sidebar.title"), "\n".join(lines))
+
+
+def shown_title(source: str, lesson: Lesson | None, shown: list[RankedList]) -> str:
+    """What the page shows, in words: the lesson's title, the worked example's, or the names
+    of the lists."""
+    if lesson is not None:
+        return t(f"lesson.{lesson.id}.title")
+    if source == "preset" and shown:
+        return t(f"learn.preset.{shown[0].name}")
+    return ", ".join(rl.name for rl in shown)
 
 
 def duplicates_note() -> None:

@@ -97,6 +97,12 @@ def formula_board(cards: list[learn.Card], head: str) -> str:
     as escaped HTML."""
     rows = [f'<div class="lp-head">{escape(head)}</div>']
     for card in cards:
+        if not card.measure and card.formula is not None:  # a line without a measure's name
+            rows.append(
+                f'<div class="lp-row lp-line"><code class="lp-f" style="--n: '
+                f'{len(card.formula)}">{escape(card.formula)}</code></div>'
+            )
+            continue
         name = escape(frame.measure_pretty(card.measure))
         if card.formula is None:
             rows.append(
@@ -207,9 +213,7 @@ def list_code(rl: RankedList, k: int, settings: Settings) -> None:
 def formula_lines(lines: list[str], head: str = "") -> None:
     """Lines of formulas: code blocks, or in presenter mode one board of lines."""
     if presenting():
-        cards = [learn.Card("", "", line) for line in lines]
-        board = formula_board(cards, head).replace('<span class="lp-name"></span>', "")
-        st.html(board.replace('class="lp-row"', 'class="lp-row" style="display:block"'))
+        st.html(formula_board([learn.Card("", "", line) for line in lines], head))
         return
     for line in lines:
         st.code(line, language=None, wrap_lines=True)
@@ -220,13 +224,25 @@ def many_lists(
 ) -> None:
     """Several lists side by side (two models, or two models on two queries) and their values."""
     present = presenting()
-    cols = st.columns(2, gap="large")
+    # presenter mode: the lists two by two on the left, their numbers on a board beside them
+    left, right = st.columns([2, 1], gap="medium") if present else (st.container(), None)
+    with left:
+        cols = st.columns(2, gap="medium" if present else "large")
     for j, rl in enumerate(shown):
         with cols[j % 2]:
             st.subheader(md_escape(rl.name))
             level_sentence(rl, settings.relevance_level)
             ranked_list(rl, k, settings, f"learn{j}", j, scale, present=present)
-    st.subheader(t("learn.formulas"))
+    with right if right is not None else st.container():
+        if right is None:
+            st.subheader(t("learn.formulas"))
+        many_lines(shown, k, settings, lesson)
+    for rl in shown:
+        pitfall_warnings(rl, k, settings, prefix=f"{md_escape(rl.name)}: ")
+
+
+def many_lines(shown: list[RankedList], k: int, settings: Settings, lesson: Lesson | None) -> None:
+    """The lesson's measures of each of several lists, and the averaging lesson's means."""
     lines = []
     for m in lesson.measures if lesson else ("P", "nDCG"):
         parts = [f"{rl.name}: {value(rl, m, k, settings):.3f}" for rl in shown]
@@ -236,8 +252,6 @@ def many_lists(
         for model, text in model_mean_lines(tuple(shown), "R", k, settings).items():
             lines.append(t("learn.model_mean", model=model, name=at_cutoff("R", k), avg=avg) + text)
     formula_lines(lines, t("learn.board_head", k=k, level=f"{settings.relevance_level:g}"))
-    for rl in shown:
-        pitfall_warnings(rl, k, settings, prefix=f"{md_escape(rl.name)}: ")
 
 
 #: LaTeX of each mean over queries (the same in every language).
@@ -412,11 +426,51 @@ def curve_and_tables(rl: RankedList, k: int, settings: Settings, title_name: str
         )
 
 
-def share(lists: list[RankedList]) -> None:
-    """Download the shown lists as CSV, or import lists from a CSV."""
+def worksheet_download(
+    lists: list[RankedList],
+    k: int,
+    settings: Settings,
+    title: str,
+    *,
+    measures: tuple[str, ...] = DEFAULT_MEASURES,
+    lesson: Lesson | None = None,
+    words: dict[str, str] | None = None,
+    key: str = "dl_learn_worksheet",
+) -> None:
+    """A button that downloads the worksheet (:mod:`ui.learn.worksheet`) of ``lists`` (a
+    lesson's starting lists and questions, or the list on the page) in the session's language,
+    written when asked for."""
+    from ui.learn.lessons import start_settings
+    from ui.learn.worksheet import worksheet_html
+    from ui.shell.i18n import current_language
+
+    lang = current_language()
+    if lesson is not None:
+        lists, k, settings = list(lesson.lists), lesson.k, start_settings(lesson, settings)
+        measures = lesson.measures
+    file_name = f"{t('file.worksheet')}-{lesson.id if lesson else 'list'}.html"
+    st.download_button(
+        t("learn.worksheet"),
+        lambda: worksheet_html(
+            lists, k, settings, lang, title=title, measures=measures, lesson=lesson, words=words
+        ).encode("utf-8"),
+        file_name,
+        "text/html",
+        key=key,
+        on_click="ignore",
+        icon=":material/print:",
+        help=t("learn.worksheet_help"),
+    )
+
+
+def share(lists: list[RankedList], worksheet=None) -> None:
+    """Download the shown lists as CSV, or import lists from a CSV; ``worksheet`` (a callable)
+    draws the worksheet's download button first."""
     from ui.data.handbuilt_panel import csv_import
 
     with st.expander(t("learn.share"), expanded=False):
+        if worksheet is not None:
+            worksheet()
         st.caption(t("learn.share_help"))
         st.download_button(
             t("hand.download"),
