@@ -1,23 +1,32 @@
-"""TREC runs evaluated in blocks of queries: one chunk of the run in memory at a time.
+"""Runs evaluated in blocks of queries: one chunk of the run in memory at a time.
 
-:func:`evaluate_blocks` reads each run in chunks of whole lines
-(:func:`metrics.io.trec.plain_chunks`). The queries of a chunk (all but its last, which may go on
-in the next chunk and is carried over) are ranked with their judgments and scored, and only
-their per-query values are kept, written straight into one table in evaluation order. Memory
-holds the judgments, one chunk of the run ranked and the table of values, instead of the whole
-run ranked: at 10 million lines that is a third of the memory, and the numbers are the same,
-since each query's values depend only on its own rows.
+:func:`evaluate_blocks` reads each TREC run in chunks of whole lines
+(:func:`metrics.io.trec.plain_chunks`); :func:`evaluate_tables` reads CSV, TSV, Parquet, JSON
+Lines and Excel runs (plain or gzip) in batches of rows (:mod:`metrics.io.table_stream`), with
+their judgments in a file of their own (a table or TREC judgments) or in the run's label column.
+The queries of a chunk (all but its last, which may go on in the next chunk and is carried
+over) are ranked with their judgments and scored, and only their per-query values are kept.
+Memory holds the judgments, one chunk of the run ranked and the table of values, instead of the
+whole run ranked: at 10 million lines that is a third of the memory, and the numbers are the
+same, since each query's values depend only on its own rows.
 
 Input this path does not handle gives ``None``, and the command line reads the files whole as
-before (the same numbers and messages, more memory): a run that is not plain TREC, a query
-whose rows are in two places of the run, an item twice in a query, micro averaging, or any
-error (which the whole reading then reports, with its line).
+before (the same numbers and messages, more memory): a run that is not plain TREC or a table
+whose roles its column names settle, a query whose rows are in two places of the run, an item
+twice in a query, micro averaging, or any error (which the whole reading then reports, with
+its line). A table too large to be read whole within the memory rule is refused instead, with
+its size and the fix (:func:`whole_reading_refusal`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import gzip
+import os
+import zipfile
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -36,10 +45,23 @@ from metrics.engine.ranking import (
 from metrics.engine.registry import MeasureSpec
 from metrics.engine.results import compute_matrix
 from metrics.engine.settings import Settings
-from metrics.errors import MetricsError
-from metrics.io.direction import RankAgreement, run_direction_counts
+from metrics.errors import InputError, MetricsError
+from metrics.io.direction import RankAgreement, rank_disagreements, run_direction_counts
 from metrics.io.findings import MAX_EXAMPLES
-from metrics.io.trec import CHUNK_BYTES, TrecColumns, plain_chunks
+from metrics.io.reading_notes import judgments_warnings, label_warnings, notes_warnings
+from metrics.io.source import _size_text, check_file
+from metrics.io.trec import (
+    CHUNK_BYTES,
+    Rows,
+    TrecColumns,
+    detect_trec,
+    plain_chunks,
+    read_trec,
+    sample_lines,
+)
+
+if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
+    from metrics.io.table_stream import TableStream
 
 
 class _Whole(Exception):
@@ -112,7 +134,8 @@ def evaluate_blocks(
         seen_ids: set[str] = set()
         notes: list[RankingNotes] = []
         ascending = descending = 0  # lists whose scores go up / down with the rank column
-        for block, heads, starts in _query_blocks(run_path, chunk_bytes):
+        chunks = _trec_rows(plain_chunks(run_path, "run", chunk_bytes))
+        for block, heads, starts in _query_blocks(chunks):
             ids = heads.to_pylist()
             if seen_ids.intersection(ids) or len(set(ids)) < len(ids):
                 raise _Whole  # a query's rows are in more than one place
@@ -122,12 +145,12 @@ def evaluate_blocks(
             seen[at] = True
             jq, ji, jrel = judged.of(at)
             lists = rank_lists(
-                block.query, block.item, block.value, jq, ji, jrel, ranking, run_rank=block.rank
+                block.query, block.item, block.score, jq, ji, jrel, ranking, run_rank=block.rank
             )
             values.add(lists, specs, at)
             notes.append(lists.notes)
-            if block.rank is not None and len(block.value):
-                found = run_direction_counts(starts, block.rank, block.value)
+            if block.rank is not None and len(block.score):
+                found = run_direction_counts(starts, block.rank, block.score)
                 ascending += found.ascending
                 descending += found.descending
         missing = np.flatnonzero(~seen)
@@ -165,54 +188,91 @@ def read_judgments(path: str, chunk_bytes: int = CHUNK_BYTES) -> TrecColumns | N
 
 
 def _query_blocks(
-    run_path: str, chunk_bytes: int
-) -> Iterator[tuple[TrecColumns, pa.Array, np.ndarray]]:
-    """The run's rows in blocks of whole queries, with the query of each run of rows and the
-    row where each run starts: each chunk's rows, its last query carried over to the next chunk
-    (where it may go on)."""
-    carried: TrecColumns | None = None
+    chunks: Iterator[Rows | None],
+) -> Iterator[tuple[Rows, pa.Array, np.ndarray]]:
+    """The rows of ``chunks`` in blocks of whole queries, with the query of each run of rows
+    (rows of one query and one model) and the row where each run starts: each chunk's rows,
+    its last run carried over to the next chunk (where it may go on). A ``None`` chunk sends
+    the run to the whole reading."""
+    carried: Rows | None = None
     heads = arrow_strings([])
-    for chunk in plain_chunks(run_path, "run", chunk_bytes):
+    for chunk in chunks:
         if chunk is None:
             raise _Whole
         if carried is not None:
             chunk = _joined(carried, chunk)
         query = chunk.query.combine_chunks()
         chunk = replace(chunk, query=pa.chunked_array([query]))
-        starts, heads = runs_of(query)
-        last = int(starts[-1]) if len(starts) else 0
+        starts, heads = _runs(chunk)
+        cut = _last_query(heads)
+        last = int(starts[cut]) if len(starts) else 0
         if last:
-            yield _rows(chunk, 0, last), heads.slice(0, len(heads) - 1), starts[:-1]
+            yield _rows(chunk, 0, last), heads.slice(0, cut), starts[:cut]
         carried = _rows(chunk, last, len(chunk))
-        heads = heads.slice(len(heads) - 1)
+        heads = heads.slice(cut)
     if carried is not None and len(carried):
-        yield carried, heads, np.zeros(1, dtype=np.int64)
+        starts, heads = _runs(carried)
+        yield carried, heads, starts
 
 
-def _rows(columns: TrecColumns, start: int, stop: int) -> TrecColumns:
-    rank = columns.rank[start:stop] if columns.rank is not None else None
-    return TrecColumns(
-        columns.kind,
-        columns.query.slice(start, stop - start),
-        columns.item.slice(start, stop - start),
-        columns.value[start:stop],
-        rank,
+def _last_query(heads: pa.Array) -> int:
+    """Where the runs of the last query start (its rows of each model, one after another)."""
+    if len(heads) < 2:
+        return 0
+    other = np.flatnonzero(arrow_calls.index_in(heads, heads.slice(len(heads) - 1)) < 0)
+    return int(other[-1]) + 1 if len(other) else 0
+
+
+def _runs(rows: Rows) -> tuple[np.ndarray, pa.Array]:
+    """Where each run of rows of one query (and one model) starts, and its query."""
+    query = rows.query.chunk(0)
+    starts, heads = runs_of(query)
+    if rows.model is None or not len(starts):
+        return starts, heads
+    model_starts, _ = runs_of(rows.model.combine_chunks())
+    starts = np.union1d(starts, model_starts)
+    return starts, arrow_calls.take(query, arrow_numbers(starts))
+
+
+def _rows(rows: Rows, start: int, stop: int) -> Rows:
+    def part(values: np.ndarray | None) -> np.ndarray | None:
+        return None if values is None else values[start:stop]
+
+    return Rows(
+        rows.query.slice(start, stop - start),
+        rows.item.slice(start, stop - start),
+        rows.score[start:stop],
+        part(rows.rank),
+        part(rows.label),
+        None if rows.model is None else rows.model.slice(start, stop - start),
     )
 
 
-def _joined(first: TrecColumns, then: TrecColumns) -> TrecColumns:
-    rank = (
-        np.concatenate((first.rank, then.rank))
-        if first.rank is not None and then.rank is not None
-        else None
+def _joined(first: Rows, then: Rows) -> Rows:
+    def both(a: np.ndarray | None, b: np.ndarray | None) -> np.ndarray | None:
+        return np.concatenate((a, b)) if a is not None and b is not None else None
+
+    def text(a: pa.ChunkedArray | None, b: pa.ChunkedArray | None) -> pa.ChunkedArray | None:
+        if a is None or b is None:
+            return None
+        return pa.chunked_array(a.chunks + b.chunks, type=pa.string())
+
+    query, item = text(first.query, then.query), text(first.item, then.item)
+    assert query is not None and item is not None
+    return Rows(
+        query,
+        item,
+        np.concatenate((first.score, then.score)),
+        both(first.rank, then.rank),
+        both(first.label, then.label),
+        text(first.model, then.model),
     )
-    return TrecColumns(
-        first.kind,
-        pa.chunked_array(first.query.chunks + then.query.chunks, type=pa.string()),
-        pa.chunked_array(first.item.chunks + then.item.chunks, type=pa.string()),
-        np.concatenate((first.value, then.value)),
-        rank,
-    )
+
+
+def _trec_rows(chunks: Iterator[TrecColumns | None]) -> Iterator[Rows | None]:
+    """A TREC run's chunks as rows (no copy)."""
+    for chunk in chunks:
+        yield None if chunk is None else Rows(chunk.query, chunk.item, chunk.value, chunk.rank)
 
 
 class _Values:
@@ -285,3 +345,503 @@ def _merged(notes: list[RankingNotes], settings: Settings) -> RankingNotes:
         left_out_without_relevant=ids("left_out_without_relevant"),
         missing_scored_zero=settings.missing_queries == "zero",
     )
+
+
+# ====================================================================== tables
+
+
+class _Table(Exception):
+    """This table is read whole instead; ``reason`` says why (for a refusal's message)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass
+class TableBlocks:
+    """The block reading of runs: per model, its values and the file it came from; the
+    warnings on the judgments' labels and the judgments' file name."""
+
+    models: dict[str, tuple[BlockResult, str]]
+    label_warnings: list[str]
+    judgments_source: str
+
+
+def _label_warnings(qrels: TrecColumns, source: str, settings: Settings) -> list[str]:
+    return label_warnings(qrels.query, qrels.item, qrels.value, source, settings)
+
+
+class _Model:
+    """One model's values and notes, block by block, and the queries its run holds: written
+    into one table of the judged queries when the judgments are known before the run
+    (``judged``), else kept block by block and put in order at the end."""
+
+    def __init__(self, judged: Judgments | None, n_columns: int) -> None:
+        self.table = None if judged is None else _Values(judged, n_columns)
+        self.ids: list[np.ndarray] = []
+        self.values: list[np.ndarray] = []
+        self.notes: list[RankingNotes] = []
+        self.queries: set[str] = set()
+        self.ascending = self.descending = 0
+
+    def add(self, lists: RankedLists, specs: list[MeasureSpec], judged: np.ndarray) -> None:
+        """The values of ``lists``, ranked with the judged queries ``judged`` (positions in the
+        judgments' query ids, when known before the run)."""
+        self.notes.append(lists.notes)
+        if not len(lists.query_ids):
+            return
+        if self.table is not None:
+            self.table.add(lists, specs, judged)
+            return
+        self.ids.append(lists.query_ids)
+        self.values.append(compute_matrix(lists, specs))
+
+    def result(self, n_columns: int, settings: Settings) -> BlockResult:
+        """The values in evaluation order (ascending byte order of the query ids)."""
+        notes = _merged(self.notes, settings)
+        ranks = RankAgreement(self.ascending, self.descending)
+        agreement = ranks if self.ascending + self.descending else None
+        if self.table is not None:
+            if self.table.table is None:
+                return BlockResult(np.zeros(0, dtype=object), np.zeros((0, n_columns)), notes)
+            ids = self.table.judged.ids[self.table.written]
+            return BlockResult(ids, self.table.kept(), notes, agreement)
+        ids = np.concatenate(self.ids) if self.ids else np.zeros(0, dtype=object)
+        order = _numpy_of(arrow_calls.sort_indices(arrow_strings(ids.tolist())))
+        place = np.empty(len(order), dtype=np.int64)
+        place[order] = np.arange(len(order))
+        values = np.empty((len(ids), n_columns), order="F")
+        start = 0
+        while self.values:  # each block's values into place, each let go once placed
+            block = self.values.pop(0)
+            values[place[start : start + len(block)]] = block
+            start += len(block)
+        return BlockResult(ids[order], values, notes, agreement)
+
+
+def evaluate_tables(
+    qrels: tuple[Judgments, list[str]] | str | None,
+    run_paths: list[str],
+    specs: list[MeasureSpec],
+    settings: Settings,
+) -> TableBlocks:
+    """The per-query values of ``specs`` for the table runs at ``run_paths``, block by block:
+    against the judgments ``qrels`` (TREC judgments already grouped, with the warnings on their
+    labels; or the path of a judgments table), or, without, against the labels of the one run
+    table.
+
+    Raises
+    ------
+    _Table
+        When the files are read whole instead (why, for :func:`whole_reading_refusal`).
+    """
+    from metrics.io.table_stream import open_stream  # deferred: tables are read with pandas
+
+    if settings.averaging == "micro":
+        raise _Table("micro averaging pools every query's counts")
+    streams = [open_stream(path) for path in run_paths]
+    source, warnings = Path(run_paths[0]).name, []
+    judged = None
+    if isinstance(qrels, str):
+        source = Path(qrels).name
+        read = _table_judgments(qrels)
+        warnings = _label_warnings(read, source, settings)
+        judged = Judgments(read)
+        del read  # the judgments hold what they need of it
+    elif qrels is not None:
+        judged, warnings = qrels
+    elif len(run_paths) > 1:
+        raise _Table("several runs carry their own labels")
+    reading = _TableReading(judged, specs, settings)
+    for stream in streams:
+        if stream is None:
+            raise _Table("it is not a table read in blocks (CSV, TSV, Parquet, JSON Lines, Excel)")
+        reading.read(stream)
+    if judged is None:  # the labels the run carries are its judgments
+        carried = reading.carried()
+        warnings = _label_warnings(carried, source, settings)
+        reading.judged = Judgments(carried)
+        del carried
+    return TableBlocks(reading.results(), warnings, source)
+
+
+class _TableReading:
+    """The block reading of table runs: each model's values and notes, and the labels the
+    runs carry (their judgments, when no judgments file is given)."""
+
+    def __init__(self, judged: Judgments | None, specs: list[MeasureSpec], settings: Settings):
+        self.judged, self.specs, self.settings = judged, specs, settings
+        self.models: dict[str, tuple[_Model, str]] = {}
+        self.labels: list[tuple[pa.Array, pa.Array, np.ndarray]] = []
+
+    def read(self, stream: TableStream) -> None:
+        """Every block of one run table."""
+        # deferred: tables are read with pandas
+        from metrics.io.formats import file_stem
+        from metrics.io.table_stream import block_roles, rows_of
+
+        roles = block_roles(stream.sample, judged_elsewhere=self.judged is not None)
+        if roles is None:
+            raise _Table("its column names do not settle every role")
+        wanted = list(roles.columns().values())
+        ids = [c for c in (roles.query, roles.item, roles.model) if c is not None]
+        chunks = (_read_as_rows(rows_of(b, roles)) for b in stream.batches(wanted, ids))
+        fixed = None if roles.model is not None else file_stem(stream.name)
+        mine: set[str] = set()
+        seen: set[str] = set()
+        try:
+            for block, heads, _ in _query_blocks(chunks):
+                found = _table_block(block, heads, self.judged, fixed, seen, self.settings)
+                for model, (lists, counts, held) in found.items():
+                    if model not in mine and model in self.models:
+                        raise _Table("two runs have a model of the same name")
+                    mine.add(model)
+                    fresh = (_Model(self.judged, len(self.specs)), stream.name)
+                    state = self.models.setdefault(model, fresh)[0]
+                    state.add(lists, self.specs, self._judged_at(held))
+                    state.queries.update(held)
+                    state.ascending += counts.ascending
+                    state.descending += counts.descending
+                if self.judged is None and block.label is not None:
+                    self.labels.append(_labelled(block))
+        except _Whole as exc:
+            raise _Table("the rows of a query are in more than one place") from exc
+        except (MetricsError, pa.ArrowException) as exc:
+            raise _Table("a value does not read as the table's first rows do") from exc
+
+    def _judged_at(self, queries: list[str]) -> np.ndarray:
+        """Positions of the judged ones of ``queries`` in the judgments' query ids (known
+        judgments only)."""
+        if self.judged is None:
+            return np.zeros(0, dtype=np.int64)
+        at = arrow_calls.index_in(arrow_strings(queries), self.judged.heads)
+        return at[at >= 0]
+
+    def carried(self) -> TrecColumns:
+        """The labels the runs carry, as judgments."""
+        if not self.labels:
+            raise _Table("the run's label column holds no label")
+        return TrecColumns(
+            "qrels",
+            pa.chunked_array([q for q, _, _ in self.labels], type=pa.string()),
+            pa.chunked_array([i for _, i, _ in self.labels], type=pa.string()),
+            np.concatenate([v for _, _, v in self.labels]),
+        )
+
+    def results(self) -> dict[str, tuple[BlockResult, str]]:
+        """Per model its values in evaluation order, the judged queries its run does not hold
+        added (see :func:`_missing`), and its file."""
+        judged = self.judged
+        assert judged is not None
+        out: dict[str, tuple[BlockResult, str]] = {}
+        for model, (state, name) in self.models.items():
+            _missing(state, judged, model, self.specs, self.settings)
+            result = state.result(len(self.specs), self.settings.for_model(model))
+            if result.notes.dropped_duplicates:
+                raise _Table("an item is listed twice in a query")
+            if not len(result.query_ids):
+                raise _Table("no query of a run is judged")  # the whole reading explains it
+            out[model] = (result, name)
+        if not out:
+            raise _Table("it holds no rows")
+        return out
+
+
+def _read_as_rows(rows: Rows | None) -> Rows:
+    if rows is None:
+        raise _Table("a value is not a number or an id as the whole reading reads it")
+    return rows
+
+
+def _labelled(block: Rows) -> tuple[pa.Array, pa.Array, np.ndarray]:
+    """Query, item and label of the rows of ``block`` that have a label."""
+    assert block.label is not None
+    judgment = ~np.isnan(block.label)
+    rows = arrow_numbers(np.flatnonzero(judgment))
+    return (
+        arrow_calls.take(block.query, rows).combine_chunks(),
+        arrow_calls.take(block.item, rows).combine_chunks(),
+        block.label[judgment],
+    )
+
+
+def _table_judgments(path: str) -> TrecColumns:
+    """A judgments table read in batches: query, item and label of the rows with a label."""
+    # deferred: tables are read with pandas
+    from metrics.io.table_stream import block_roles, open_stream, rows_of
+
+    stream = open_stream(path)
+    roles = None
+    if stream is not None:
+        roles = block_roles(stream.sample, judged_elsewhere=True, qrels=True)
+    if stream is None or roles is None or roles.label is None:
+        raise _Table("the judgments are not a table whose column names settle every role")
+    assert roles.query is not None and roles.item is not None
+    read = roles.with_(score=roles.label, label=None)  # the labels read as a run's numbers
+    parts = []
+    try:
+        for batch in stream.batches(
+            [roles.query, roles.item, roles.label], [roles.query, roles.item]
+        ):
+            rows = rows_of(batch, read)
+            if rows is None:
+                raise _Table("a label of the judgments reads otherwise")
+            parts.append(_labelled(replace(rows, label=rows.score)))
+    except pa.ArrowException as exc:
+        raise _Table("the judgments cannot be read in blocks") from exc
+    return TrecColumns(
+        "qrels",
+        pa.chunked_array([q for q, _, _ in parts], type=pa.string()),
+        pa.chunked_array([i for _, i, _ in parts], type=pa.string()),
+        np.concatenate([v for _, _, v in parts]) if parts else np.zeros(0),
+    )
+
+
+def _table_block(
+    block: Rows,
+    heads: pa.Array,
+    judged: Judgments | None,
+    fixed: str | None,
+    seen: set[str],
+    settings: Settings,
+) -> dict[str, tuple[RankedLists, RankAgreement, list[str]]]:
+    """Each model's lists of one block of whole queries, ranked with their judgments (those
+    of ``judged``, else the block's labels), how its scores go with its ranks, and the queries
+    its rows hold."""
+    queries = set(heads.to_pylist())
+    if seen.intersection(queries):
+        raise _Whole  # a query's rows are in more than one place
+    seen.update(queries)
+    if block.model is not None:
+        model_of = block.model.combine_chunks()
+        models = dict.fromkeys(model_of.unique().to_pylist())
+    else:
+        model_of, models = None, {fixed: None}
+    if block.label is not None:
+        labelled = np.flatnonzero(~np.isnan(block.label))
+        taken = arrow_numbers(labelled)
+        label_query = arrow_calls.take(block.query, taken).combine_chunks()
+        label_item = arrow_calls.take(block.item, taken).combine_chunks()
+        label_value = block.label[labelled]
+    out = {}
+    for model in models:
+        rows = np.arange(len(block)) if model_of is None else _rows_of_model(model_of, model)
+        rows = rows[~np.isnan(block.score[rows])]  # rows without a score only judge
+        taken = arrow_numbers(rows)
+        query = arrow_calls.take(block.query, taken).combine_chunks()
+        item = arrow_calls.take(block.item, taken).combine_chunks()
+        m_starts, m_heads = runs_of(query)
+        if len(set(m_heads.to_pylist())) < len(m_heads):
+            raise _Whole  # a model's rows of one query are in two places of the block
+        if judged is not None:
+            at = arrow_calls.index_in(m_heads, judged.heads)
+            jq, ji, jrel = judged.of(at[at >= 0])
+        else:
+            keep = arrow_calls.index_in(label_query, m_heads) >= 0
+            kept = arrow_numbers(np.flatnonzero(keep))
+            jq = arrow_calls.take(label_query, kept)
+            ji = arrow_calls.take(label_item, kept)
+            jrel = label_value[keep]
+        rank = block.rank[rows] if block.rank is not None else None
+        lists = rank_lists(
+            query,
+            item,
+            block.score[rows],
+            jq,
+            ji,
+            jrel,
+            settings.for_model(str(model)).with_(duplicates="keep_best"),
+            run_rank=rank,
+        )
+        counts = (
+            run_direction_counts(m_starts, rank, block.score[rows])
+            if rank is not None and len(rows)
+            else RankAgreement(0, 0)
+        )
+        out[str(model)] = (lists, counts, m_heads.to_pylist())
+    return out
+
+
+def _rows_of_model(models: pa.Array, model: object) -> np.ndarray:
+    found = arrow_calls.call_function("equal", [models, pa.scalar(model, pa.string())])
+    return np.flatnonzero(found.to_numpy(zero_copy_only=False))
+
+
+def _missing(
+    state: _Model, judged: Judgments, model: str, specs: list[MeasureSpec], settings: Settings
+) -> None:
+    """Add the judged queries the model's run does not hold: noted, or scored as empty lists
+    (``missing_queries="zero"``), as one ranking of the whole run does."""
+    held = arrow_strings(sorted(state.queries, key=str.encode))
+    missing = np.flatnonzero(arrow_calls.index_in(judged.heads, held) < 0)
+    if not len(missing):
+        return
+    jq, ji, jrel = judged.of(missing)
+    empty = arrow_strings([])
+    ranking = settings.for_model(model).with_(duplicates="keep_best")
+    state.add(rank_lists(empty, empty, np.zeros(0), jq, ji, jrel, ranking), specs, missing)
+
+
+# ====================================================================== the command line's use
+
+#: Megabytes of table text (decompressed, or as CSV for Parquet and Excel) above which tables
+#: that cannot be read block by block are refused: reading tables whole holds about 12 times
+#: their text, which stays within 3 times their text and 300 MB up to here. The environment
+#: variable :data:`WHOLE_MB_VARIABLE` sets another limit (a machine with the memory for more).
+WHOLE_TABLE_MB = 16
+WHOLE_MB_VARIABLE = "RANKING_METRICS_WHOLE_MB"
+
+
+def whole_table_bytes() -> int:
+    """The limit on tables read whole, in bytes (:data:`WHOLE_TABLE_MB`, or the whole number
+    of megabytes of :data:`WHOLE_MB_VARIABLE`)."""
+    text = os.environ.get(WHOLE_MB_VARIABLE, "").replace("_", "").strip()
+    return (int(text) if text.isascii() and text.isdigit() else WHOLE_TABLE_MB) * 1024**2
+
+
+def in_blocks(
+    qrels_path: str | None,
+    run_paths: list[str],
+    specs: list[MeasureSpec],
+    settings: Settings,
+    model_name: Callable[[str, Mapping[str, object]], str],
+) -> tuple[list[str], list[str], dict[str, BlockResult]] | None:
+    """Notes, warnings and per model the values of the runs evaluated block by block: TREC
+    runs (:func:`evaluate_blocks`, each model named by ``model_name`` from its path and the
+    names taken), and tables of more than :func:`whole_table_bytes` of text
+    (:func:`evaluate_tables`); ``None`` when the files are to be read whole instead (smaller
+    tables are, and checked in full: ties, short lists, ...).
+
+    Raises
+    ------
+    InputError
+        For a NUL byte in a TREC file, and for tables that cannot be read block by block and
+        are too large to be read whole (:func:`whole_reading_refusal`).
+    """
+    qrels = _trec_judgments(qrels_path, run_paths)
+    if qrels is not None and qrels.kind != "qrels":
+        return None  # the whole reading explains it
+    paths = [p for p in [qrels_path, *run_paths] if p]
+    if settings.averaging == "micro":  # pooled counts: every list at once
+        refusal = whole_reading_refusal(paths, "micro averaging pools every query's counts")
+        if refusal is not None:
+            raise refusal
+        return None
+    given: tuple[Judgments, list[str]] | str | None = qrels_path
+    notes: list[str] = []
+    if qrels is not None:
+        assert qrels_path is not None
+        source = Path(qrels_path).name
+        notes = [f"{source}: {note}" for note in qrels.notes()]
+        given = (Judgments(qrels), _label_warnings(qrels, source, settings))
+        del qrels  # the judgments hold what they need of it
+        models: dict[str, tuple[BlockResult, str]] = {}
+        for path in run_paths:
+            model = model_name(path, models)
+            found = evaluate_blocks(given[0], path, specs, settings.for_model(model))
+            if found is None:
+                break
+            models[model] = (found, Path(path).name)
+        else:
+            return notes, *_worded(TableBlocks(models, given[1], source), settings)
+    if _text_size(paths) <= whole_table_bytes():
+        return None  # read whole, and checked in full
+    try:
+        tables = evaluate_tables(given, run_paths, specs, settings)
+    except _Table as why:
+        refusal = whole_reading_refusal(paths, why.reason)
+        if refusal is not None:
+            raise refusal from None
+        return None
+    return notes, *_worded(tables, settings, judgments_file=qrels_path is not None)
+
+
+def _trec_judgments(qrels_path: str | None, run_paths: list[str]) -> TrecColumns | None:
+    """The judgments when they are a TREC file (``None`` otherwise), once every file is checked
+    as the whole reading checks it (a NUL byte in the judgments is reported first)."""
+    if qrels_path is not None:
+        check_file(qrels_path, scan=False)  # the chunked reader refuses NUL bytes (then: whole)
+    try:
+        for path in run_paths:
+            check_file(path, scan=False)
+    except InputError:
+        if qrels_path is not None:
+            check_file(qrels_path)
+        raise
+    if qrels_path is None:
+        return None
+    qrels = read_judgments(qrels_path)
+    if qrels is None:  # not plain: read whole, once checked for NUL bytes
+        check_file(qrels_path)
+        qrels = read_trec(qrels_path)
+    return qrels
+
+
+def _worded(
+    read: TableBlocks, settings: Settings, judgments_file: bool = True
+) -> tuple[list[str], dict[str, BlockResult]]:
+    """The warnings of a block reading, as the TREC reading words them: the judgments' labels
+    and repeats (once, from a judgments file), then per run what its ranking noted and scores
+    that go with its ranks the other way; and the values per model."""
+    source, warnings = read.judgments_source, list(read.label_warnings)
+    for n, (model, (found, name)) in enumerate(read.models.items()):
+        if n == 0 and judgments_file:  # the judgments' repeats, noted once
+            warnings += judgments_warnings(found.notes, source)
+        warnings += notes_warnings(found.notes, name, settings)
+        if found.ranks is not None:  # scores that go with the ranks the other way
+            warnings += [
+                f"{name}: {d.message}" for d in rank_disagreements({model: found.ranks}, settings)
+            ]
+    return warnings, {model: found for model, (found, _) in read.models.items()}
+
+
+def whole_reading_refusal(paths: list[str], reason: str) -> InputError | None:
+    """The refusal of tables that cannot be read block by block (``reason``) and whose text
+    (:func:`table_text_size`) passes :func:`whole_table_bytes`, before they are read; ``None``
+    when they are read whole. TREC files are left out: read whole, they hold about three times
+    their text."""
+    total, limit = _text_size(paths), whole_table_bytes()
+    if total <= limit:
+        return None
+    names = ", ".join(Path(p).name for p in paths if table_text_size(p) is not None)
+    return InputError(
+        f"{_size_text(total)} of table text cannot be read block by block ({reason}); read "
+        f"whole it would take about {_size_text(12 * total)} of memory, past the limit of "
+        f"{_size_text(limit)} of text for tables read whole.",
+        source=names,
+        code="table_too_large_whole",
+        params={"size": _size_text(total), "reason": reason, "limit": _size_text(limit)},
+        fix="Name the columns query, item, score (or rank) and label (and model, for several "
+        "models), keep each query's rows together (sorted by query) and write numbers as "
+        "numbers, and the tables are read block by block; or split them; or allow more with "
+        f"the environment variable {WHOLE_MB_VARIABLE} (megabytes).",
+    )
+
+
+def _text_size(paths: list[str]) -> int:
+    """The text of the tables among ``paths`` (:func:`table_text_size`; TREC files left out)."""
+    return sum(size for size in map(table_text_size, paths) if size is not None)
+
+
+def table_text_size(path: str) -> int | None:
+    """About how many bytes of text a table file holds (decompressed; for Parquet and Excel,
+    as CSV); ``None`` for a TREC file."""
+    with open(path, "rb") as handle:
+        head = handle.read(4)
+        size = os.fstat(handle.fileno()).st_size
+        if head[:2] == b"\x1f\x8b" and size >= 4:
+            handle.seek(-4, os.SEEK_END)
+            size = max(size, int.from_bytes(handle.read(4), "little"))  # gzip's size field
+    if head == b"PAR1":
+        import pyarrow.parquet as pq  # deferred: pyarrow.parquet, for Parquet files only
+
+        meta = pq.ParquetFile(path).metadata
+        return sum(int(meta.row_group(g).total_byte_size) for g in range(meta.num_row_groups))
+    if head == b"PK\x03\x04":
+        with zipfile.ZipFile(path) as book:  # a sheet's XML holds about 4 times its values
+            return sum(i.file_size for i in book.infolist() if "worksheets" in i.filename) // 4
+    opener = gzip.open if head[:2] == b"\x1f\x8b" else open
+    with opener(path, "rb") as handle:
+        lines = sample_lines(handle.read(1 << 16))
+    return None if lines is not None and detect_trec(lines) is not None else size

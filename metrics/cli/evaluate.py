@@ -74,11 +74,11 @@ from metrics.engine.results import QueryIds, Results, compute_matrix
 from metrics.engine.settings import POLICIES, Settings, check_model_orders
 from metrics.errors import InputError, MeasureError, MetricsError
 from metrics.io.direction import agreements, rank_disagreements
-from metrics.io.findings import fractional_labels_finding, negative_labels_finding
 from metrics.io.reading_notes import (
     finding_text,
     health_warnings,
     judgments_warnings,
+    label_warnings,
     lists_notes,
     notes_warnings,
 )
@@ -410,43 +410,6 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def label_warnings(
-    query: pa.ChunkedArray,
-    item: pa.ChunkedArray,
-    values: np.ndarray,
-    source: str,
-    settings: Settings,
-) -> list[str]:
-    """The warnings on TREC judgments' labels the loader gives tables: negative labels, and
-    labels that are not whole numbers (read as the fractional-labels policy says)."""
-    negative = values < 0
-    fractional = np.isfinite(values) & (values != np.trunc(values))
-    if not negative.any() and not fractional.any():
-        return []
-
-    def examples(mask: np.ndarray) -> tuple[dict[str, object], ...]:
-        rows = np.flatnonzero(mask)[:5]
-        return tuple(
-            {
-                "query": query[int(i)].as_py(),
-                "item": item[int(i)].as_py(),
-                "value": f"{values[i]:g}",
-            }
-            for i in rows
-        )
-
-    found = []
-    if negative.any():
-        found.append(negative_labels_finding(int(negative.sum()), examples(negative), "relevance"))
-    if fractional.any():
-        found.append(
-            fractional_labels_finding(
-                int(fractional.sum()), examples(fractional), "relevance", settings
-            )
-        )
-    return [f"{source}: {finding_text(f)}" for f in found]
-
-
 def settings_from(args: argparse.Namespace) -> Settings:
     """The :class:`Settings` chosen on the command line."""
     level = args.relevance_level
@@ -509,7 +472,7 @@ def compute_results(
     sourced = several_sources(args)
     blocks = (
         _in_blocks(args.qrels, args.runs, specs, settings)
-        if label_map is None and args.qrels is not None and not sourced
+        if label_map is None and not sourced
         else None
     )
     if blocks is not None:
@@ -535,47 +498,15 @@ def compute_results(
 
 
 def _in_blocks(
-    qrels_path: str, run_paths: list[str], specs: list[MeasureSpec], settings: Settings
+    qrels_path: str | None, run_paths: list[str], specs: list[MeasureSpec], settings: Settings
 ) -> tuple[list[str], list[str], dict[str, BlockResult]] | None:
-    """Notes, warnings and per model the values of TREC runs evaluated block by block
-    (:mod:`metrics.cli.blocks`); ``None`` when the files are to be read whole instead."""
+    """Notes, warnings and per model the values of the runs evaluated block by block (TREC runs
+    and large tables alike: :func:`metrics.cli.blocks.in_blocks`); ``None`` when the files are
+    to be read whole instead."""
     # deferred: the block reader loads pyarrow.csv
-    from metrics.cli.blocks import Judgments, evaluate_blocks, read_judgments
-    from metrics.io.trec import read_trec
+    from metrics.cli.blocks import in_blocks
 
-    check_file(qrels_path, scan=False)  # the chunked reader refuses NUL bytes (then: whole)
-    try:
-        for path in run_paths:
-            check_file(path, scan=False)
-    except InputError:
-        check_file(qrels_path)  # a NUL byte in the judgments is reported first, as before
-        raise
-    qrels = read_judgments(qrels_path)
-    if qrels is None:  # not plain: read whole, once checked for NUL bytes
-        check_file(qrels_path)
-        qrels = read_trec(qrels_path)
-    if qrels is None or qrels.kind != "qrels" or settings.averaging == "micro":
-        return None
-    notes = [f"{Path(qrels_path).name}: {note}" for note in qrels.notes()]
-    warnings = label_warnings(qrels.query, qrels.item, qrels.value, Path(qrels_path).name, settings)
-    judged = Judgments(qrels)
-    del qrels  # the judgments hold what they need of it
-    models: dict[str, BlockResult] = {}
-    for path in run_paths:
-        model = _model_name(path, models)
-        found = evaluate_blocks(judged, path, specs, settings.for_model(model))
-        if found is None:
-            return None
-        models[model] = found
-        if len(models) == 1:  # the judgments' repeats, noted once
-            warnings += judgments_warnings(found.notes, Path(qrels_path).name)
-        warnings += notes_warnings(found.notes, Path(path).name, settings)
-        if found.ranks is not None:  # scores that go with the ranks the other way
-            warnings += [
-                f"{Path(path).name}: {d.message}"
-                for d in rank_disagreements({model: found.ranks}, settings)
-            ]
-    return notes, warnings, models
+    return in_blocks(qrels_path, run_paths, specs, settings, _model_name)
 
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:

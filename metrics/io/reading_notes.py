@@ -12,6 +12,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+import numpy as np
+import pyarrow as pa
+
 from metrics.engine.ranking import RankingNotes
 from metrics.engine.settings import Settings
 from metrics.io.findings import (
@@ -19,6 +22,8 @@ from metrics.io.findings import (
     Finding,
     conflict_examples,
     duplicate_judgments_finding,
+    fractional_labels_finding,
+    negative_labels_finding,
 )
 from metrics.schema import QUERY, normalize_name
 
@@ -119,3 +124,41 @@ def judgments_warnings(r: RankingNotes, source: str) -> list[str]:
         r.repeated_judgments, examples, r.conflicting_judgments, source
     )
     return [finding_text(found)]
+
+
+def label_warnings(
+    query: pa.ChunkedArray,
+    item: pa.ChunkedArray,
+    values: np.ndarray,
+    source: str,
+    settings: Settings,
+) -> list[str]:
+    """The warnings on judgments' labels read as columns (TREC judgments, and the judgments of
+    tables read block by block) that the loader gives tables: negative labels, and labels that
+    are not whole numbers (read as the fractional-labels policy says)."""
+    negative = values < 0
+    fractional = np.isfinite(values) & (values != np.trunc(values))
+    if not negative.any() and not fractional.any():
+        return []
+
+    def examples(mask: np.ndarray) -> tuple[dict[str, object], ...]:
+        rows = np.flatnonzero(mask)[:5]
+        return tuple(
+            {
+                "query": query[int(i)].as_py(),
+                "item": item[int(i)].as_py(),
+                "value": f"{values[i]:g}",
+            }
+            for i in rows
+        )
+
+    found = []
+    if negative.any():
+        found.append(negative_labels_finding(int(negative.sum()), examples(negative), "relevance"))
+    if fractional.any():
+        found.append(
+            fractional_labels_finding(
+                int(fractional.sum()), examples(fractional), "relevance", settings
+            )
+        )
+    return [f"{source}: {finding_text(f)}" for f in found]

@@ -432,7 +432,7 @@ def _read_path(path: Path, source: str, budget: int) -> bytes:
         raise _too_large(source, "path", False, budget)
     try:
         with open(path, "rb") as handle:
-            raw = handle.read(budget + 1)
+            raw = handle.read(min(budget, info.st_size) + 1)  # not a budget-sized buffer
     except OSError as exc:
         raise InputError(
             f"Cannot read the file ({exc.strerror or exc}).",

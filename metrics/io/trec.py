@@ -122,6 +122,24 @@ class TrecColumns:
         return tuple(reading_text(code, params) for code, params in self.reading_facts())
 
 
+@dataclass
+class Rows:
+    """The columns evaluation reads of a batch of a run's rows, whatever its format: ids as
+    text, numbers as float64 (``NaN`` where missing); ``rank``, ``label`` and ``model``
+    ``None`` when the run has none (a TREC run's chunk, or a table's batch read by
+    :mod:`metrics.io.table_stream`)."""
+
+    query: pa.ChunkedArray
+    item: pa.ChunkedArray
+    score: np.ndarray
+    rank: np.ndarray | None = None
+    label: np.ndarray | None = None
+    model: pa.ChunkedArray | None = None
+
+    def __len__(self) -> int:
+        return len(self.score)
+
+
 def reading_text(code: str, params: dict[str, object]) -> str:
     """One reading fact in English (see :data:`READING_TEXTS`)."""
     one, several = READING_TEXTS[code]

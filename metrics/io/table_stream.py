@@ -1,0 +1,435 @@
+"""Tables read as a stream of rows: what the command line's block reader
+(:mod:`metrics.cli.blocks`) reads CSV, TSV, Parquet, JSON Lines and Excel files with.
+
+:func:`open_stream` looks at a file's first rows the way :func:`~metrics.io.formats.load_table`
+reads a whole file (the same format, delimiter, header and column names: the first rows are
+read by it), and gives its rows in batches of arrow columns: text by ``pyarrow.csv`` (gzip
+decompressed as a stream), Parquet row group by row group, JSON Lines by ``pyarrow.json``, an
+Excel sheet streamed by openpyxl. Memory holds one batch, not the file.
+
+:func:`block_roles` takes the column roles the whole reading would take, when the first rows
+settle them by the columns' names alone (values could point a whole table elsewhere than its
+first rows); :func:`rows_of` turns a batch into the canonical columns (query, item, score, rank,
+label, model) as the whole reading converts them, or gives ``None`` for a value it would read
+otherwise (a text label, a score that is no number, an id that would become a number): the
+file is then read whole, and explained, as before.
+"""
+
+from __future__ import annotations
+
+import gzip
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass
+from itertools import islice
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pyarrow as pa
+
+from metrics.engine.arrow_calls import compute as pc
+from metrics.errors import InputError
+from metrics.io.formats import (
+    LoadedTable,
+    _arrow_to_pandas,
+    _as_text,
+    _column_names,
+    _excel_chunk,
+    _ExcelColumns,
+    _filled_rows,
+    _looks_like_header,
+    _sample_lines,
+    _sheet_layout,
+    _split_rows,
+    _stripped_chunk,
+    _table_sheet,
+    load_table,
+)
+from metrics.io.names import ID_NAMES
+from metrics.io.roles import SURE, Guess, RoleMapping, guess_roles
+from metrics.io.text_safety import _utf8_has_bidi
+from metrics.io.trec import Rows
+from metrics.schema import (
+    DEFAULT_MODEL,
+    ITEM,
+    LABEL_NULL_WORDS,
+    MODEL,
+    NULL_WORDS,
+    QUERY,
+    normalize_name,
+)
+
+#: Bytes of a text file (decompressed) read as its first rows.
+SAMPLE_BYTES = 1 << 20
+#: Rows of a Parquet file or an Excel sheet read as its first rows.
+SAMPLE_ROWS = 20_000
+#: Bytes of text parsed into one batch (about 250,000 rows of a run table).
+BATCH_BYTES = 1 << 23
+#: Rows of one batch of a Parquet file.
+BATCH_ROWS = 262_144
+
+_DELIMITED = {"csv": ",", "tsv": "\t", "semicolon": ";", "pipe": "|"}
+_GZIP = b"\x1f\x8b"
+
+
+@dataclass(frozen=True)
+class TableStream:
+    """A table file read as a stream of rows.
+
+    Attributes
+    ----------
+    name:
+        The file's name.
+    format:
+        ``"csv"``, ``"tsv"``, ``"semicolon"``, ``"pipe"``, ``"parquet"``, ``"jsonl"`` or
+        ``"excel"``.
+    sample:
+        Its first rows, as :func:`~metrics.io.formats.load_table` reads them (roles are guessed
+        from them).
+    read:
+        The batches of the given columns; those of the second argument as text, as the whole
+        reading writes numbers in them (Excel).
+    """
+
+    name: str
+    format: str
+    sample: LoadedTable
+    read: Callable[[Sequence[str], Sequence[str]], Iterator[pa.RecordBatch]]
+
+    def batches(self, columns: Sequence[str], text: Sequence[str] = ()) -> Iterator[pa.RecordBatch]:
+        """Every row of ``columns``, batch by batch."""
+        return self.read(list(columns), list(text))
+
+
+def open_stream(path: str | Path, name: str | None = None) -> TableStream | None:
+    """A table file as a stream of rows; ``None`` for what is read whole instead: TREC files
+    (read by :mod:`metrics.io.trec`), JSON arrays and objects, whitespace-separated text, text
+    that is not UTF-8 or whose first lines are blank, and any file whose first rows cannot be
+    read (the whole reading then explains it).
+
+    Raises
+    ------
+    InputError
+        Never for the content: a reading that fails gives ``None``.
+    """
+    path = Path(path)
+    name = name or path.name
+    try:
+        with open(path, "rb") as handle:
+            magic = handle.read(4)
+        if magic == b"PAR1":
+            return _parquet_stream(path, name)
+        if magic == b"PK\x03\x04":
+            return _excel_stream(path, name)
+        return _text_stream(path, name, magic[:2] == _GZIP)
+    except (InputError, OSError, ValueError, EOFError, pa.ArrowException):
+        return None
+
+
+# --------------------------------------------------------------------------- text
+
+
+def _text_stream(path: Path, name: str, packed: bool) -> TableStream | None:
+    opener: Any = gzip.open if packed else open
+    with opener(path, "rb") as handle:
+        head = handle.read(SAMPLE_BYTES + 1)
+    whole = len(head) <= SAMPLE_BYTES
+    if not whole:
+        head = head[: head.rfind(b"\n", 0, SAMPLE_BYTES) + 1]
+    if head[:3] == b"\xef\xbb\xbf":
+        head = head[3:]
+    if not head or head[:1] in b"\r\n" or b"\x00" in head or re.search(rb"\r(?!\n)", head):
+        return None
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    sample = load_table(head, name)
+    if sample.format == "jsonl":
+        return TableStream(name, "jsonl", sample, _jsonl_reader(path, packed, sample))
+    delimiter = _DELIMITED.get(sample.format)
+    if delimiter is None:
+        return None
+    lines = _sample_lines(text, cut=not whole)
+    rows = _split_rows(lines[:50], delimiter)
+    header = _looks_like_header(rows)
+    width = Counter(len(r) for r in rows).most_common(1)[0][0]
+    names = _column_names(rows[0], header, width)
+    if header != sample.header or not set(sample.frame.columns) <= set(names):
+        return None
+    reader = _csv_reader(path, packed, delimiter, names, header)
+    return TableStream(name, sample.format, sample, reader)
+
+
+def _csv_reader(
+    path: Path, packed: bool, delimiter: str, names: list[str], header: bool
+) -> Callable[[Sequence[str], Sequence[str]], Iterator[pa.RecordBatch]]:
+    def read(columns: Sequence[str], text: Sequence[str]) -> Iterator[pa.RecordBatch]:
+        import pyarrow.csv as pacsv
+
+        stream = pa.input_stream(str(path), compression="gzip" if packed else None)
+        reader = pacsv.open_csv(
+            stream,
+            read_options=pacsv.ReadOptions(
+                column_names=names,
+                skip_rows=1 if header else 0,
+                block_size=BATCH_BYTES,
+                use_threads=False,
+            ),
+            parse_options=pacsv.ParseOptions(
+                delimiter=delimiter, quote_char='"', ignore_empty_lines=True
+            ),
+            convert_options=pacsv.ConvertOptions(
+                column_types={n: pa.string() for n in columns},
+                include_columns=list(columns),
+                strings_can_be_null=True,
+                null_values=[""],
+                quoted_strings_can_be_null=True,
+            ),
+        )
+        yield from reader
+
+    return read
+
+
+def _jsonl_reader(
+    path: Path, packed: bool, sample: LoadedTable
+) -> Callable[[Sequence[str], Sequence[str]], Iterator[pa.RecordBatch]]:
+    def read(columns: Sequence[str], text: Sequence[str]) -> Iterator[pa.RecordBatch]:
+        import pyarrow.json as pajson
+
+        stream = pa.input_stream(str(path), compression="gzip" if packed else None)
+        reader = pajson.open_json(stream, read_options=pajson.ReadOptions(block_size=BATCH_BYTES))
+        for batch in reader:
+            if any(c not in batch.schema.names for c in columns):
+                raise InputError("a column is missing from some lines.")
+            yield batch.select(list(columns))
+
+    return read
+
+
+# --------------------------------------------------------------------------- Parquet
+
+
+def _parquet_stream(path: Path, name: str) -> TableStream | None:
+    import pyarrow.parquet as pq
+
+    parquet = pq.ParquetFile(str(path))
+    first = next(parquet.iter_batches(batch_size=SAMPLE_ROWS), None)
+    if first is None:
+        return None
+    frame = _arrow_to_pandas(pa.Table.from_batches([first]))
+    if list(frame.columns) != [str(c) for c in first.schema.names]:
+        return None  # repeated column names: named apart in the frame
+    sample = LoadedTable(name, frame, "parquet", first_line=None)
+
+    def read(columns: Sequence[str], text: Sequence[str]) -> Iterator[pa.RecordBatch]:
+        yield from pq.ParquetFile(str(path)).iter_batches(
+            batch_size=BATCH_ROWS, columns=list(columns)
+        )
+
+    return TableStream(name, "parquet", sample, read)
+
+
+# --------------------------------------------------------------------------- Excel
+
+
+def _excel_stream(path: Path, name: str) -> TableStream | None:
+    from openpyxl import load_workbook
+
+    book = load_workbook(str(path), read_only=True, data_only=True)
+    try:
+        sheet = _table_sheet(book.worksheets)
+        if not sheet.head:
+            return None
+        layout = _sheet_layout(sheet)
+        rows = _filled_rows(sheet.sheet)
+        if layout.header:
+            next(rows, None)
+        first = list(islice(rows, SAMPLE_ROWS))
+        if not first:
+            return None
+        columns = _ExcelColumns(layout.width)
+        columns.add(first)
+        frame = columns.frame(layout.names)
+    finally:
+        book.close()
+    if len(frame.columns) != layout.width:
+        return None  # rows wider than the first ones
+    sample = LoadedTable(
+        name, frame, "excel", header=layout.header, first_line=2 if layout.header else 1
+    )
+    names = layout.names
+
+    def read(wanted: Sequence[str], text: Sequence[str]) -> Iterator[pa.RecordBatch]:
+        book = load_workbook(str(path), read_only=True, data_only=True)
+        try:
+            sheet = _table_sheet(book.worksheets)
+            rows = _filled_rows(sheet.sheet)
+            if layout.header:
+                next(rows, None)
+            at = [names.index(c) for c in wanted]
+            while chunk := list(islice(rows, BATCH_ROWS // 4)):
+                arrays = []
+                for j, column in zip(at, wanted):
+                    kind, values = _excel_chunk([r[j] if j < len(r) else None for r in chunk])
+                    arrays.append(_excel_array(kind, values, column in text))
+                yield pa.RecordBatch.from_arrays(arrays, names=list(wanted))
+        finally:
+            book.close()
+
+    return TableStream(name, "excel", sample, read)
+
+
+def _excel_array(kind: str, values: Any, as_text: bool) -> pa.Array:
+    """A chunk of a sheet's column as arrow values: as the text the whole reading writes of
+    them (``as_text``), else numbers, true/false values, text, or missing values."""
+    if as_text or kind == "text":
+        return _as_text(kind, values)
+    if kind == "number":
+        return pa.array(values, pa.float64())
+    if kind == "bool":
+        return pa.array(values.tolist(), pa.bool_(), from_pandas=True)
+    return pa.nulls(int(values), pa.float64())
+
+
+# --------------------------------------------------------------------------- roles
+
+
+def block_roles(
+    sample: LoadedTable, *, judged_elsewhere: bool, qrels: bool = False
+) -> RoleMapping | None:
+    """The roles of a table read block by block: those guessed from its first rows when every
+    one is settled by the column's name (and an id column's name is an id's, so its values stay
+    text as read); ``None`` when values would have to settle a role, since the whole table may
+    say otherwise than its first rows.
+
+    A run needs a query, an item and a score or a rank, and a label unless ``judged_elsewhere``
+    (then it must have none: a run's labels beside a judgments file are read whole); judgments
+    (``qrels``) need a query, an item and a label (or a column named as a score). Without a
+    model column, a run's other columns must hold numbers (text could name the models).
+    """
+    try:
+        guesses = guess_roles(sample.frame, judged_elsewhere=judged_elsewhere and not qrels)
+    except (InputError, ValueError, KeyError):
+        return None
+    single = {role: g for role, g in guesses.items() if not role.startswith("segment:")}
+    if not all(_named(role, g) for role, g in single.items()):
+        return None
+    roles = RoleMapping.coerce({role: g.column for role, g in single.items()})
+    if roles.query is None or roles.item is None:
+        return None
+    if qrels:
+        label = roles.label or roles.score
+        return RoleMapping(query=roles.query, item=roles.item, label=label) if label else None
+    if roles.score is None and roles.rank is None:
+        return None
+    if (roles.label is None) != judged_elsewhere:
+        return None
+    if roles.model is None:
+        taken = set(roles.columns().values())
+        frame = sample.frame
+        if any(
+            c not in taken and not _numeric(frame[c]) and frame[c].notna().any()
+            for c in frame.columns
+        ):
+            return None
+    return roles
+
+
+def _named(role: str, guess: Guess) -> bool:
+    sure = guess.named and not guess.unsure and guess.confidence >= SURE
+    if role in (QUERY, ITEM, MODEL):
+        sure = sure and normalize_name(guess.column) in ID_NAMES
+    return sure
+
+
+def _numeric(values: Any) -> bool:
+    import pandas as pd
+
+    return pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
+
+
+# --------------------------------------------------------------------------- rows
+
+
+def rows_of(batch: pa.RecordBatch, roles: RoleMapping) -> Rows | None:
+    """The canonical columns of ``batch`` (its columns named as ``roles`` say), converted as
+    the whole reading converts them; ``None`` when a value would be read otherwise (see the
+    module's docstring). A score missing where a rank is given is ``-rank``."""
+    query = _ids(batch.column(roles.query))
+    item = _ids(batch.column(roles.item))
+    if query is None or item is None:
+        return None
+    rank = _numbers(batch.column(roles.rank), NULL_WORDS) if roles.rank else None
+    if roles.score is not None:
+        score = _numbers(batch.column(roles.score), NULL_WORDS)
+    elif rank is not None:
+        score = -rank
+    else:
+        return None
+    label = _numbers(batch.column(roles.label), LABEL_NULL_WORDS) if roles.label else None
+    model = None
+    if roles.model is not None:
+        model = _ids(batch.column(roles.model), missing=DEFAULT_MODEL)
+        if model is None:
+            return None
+    if score is None or (roles.rank and rank is None) or (roles.label and label is None):
+        return None
+    return Rows(query, item, score, rank, label, model)
+
+
+def _chunked(values: pa.Array | pa.ChunkedArray) -> pa.ChunkedArray:
+    return values if isinstance(values, pa.ChunkedArray) else pa.chunked_array([values])
+
+
+def _ids(values: pa.Array, missing: str | None = None) -> pa.ChunkedArray | None:
+    """Ids as text (surrounding white space trimmed, empty ones missing); ``None`` for values
+    the whole reading writes otherwise (numbers with a fraction, true/false values, text with
+    bidirectional controls, which it makes visible)."""
+    if pa.types.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    if pa.types.is_integer(values.type) or pa.types.is_large_string(values.type):
+        values = values.cast(pa.string())
+    elif pa.types.is_null(values.type):
+        values = pa.nulls(len(values), pa.string())
+    if not pa.types.is_string(values.type):
+        return None
+    values = _stripped_chunk(values)
+    data = values.buffers()[2]
+    if data is not None and _utf8_has_bidi(data.to_pybytes()):
+        return None
+    if missing is not None:
+        values = pc.fill_null(values, missing)
+    return _chunked(values)
+
+
+_NULLS = {words: pa.array(list(words), pa.string()) for words in (NULL_WORDS, LABEL_NULL_WORDS)}
+
+
+def _numbers(values: pa.Array, nulls: tuple[str, ...]) -> np.ndarray | None:
+    """Numbers as float64 (missing: ``NaN``): numeric columns as they are, text that holds a
+    number read as one, the words for a missing value missing; ``None`` for anything else."""
+    if pa.types.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    if pa.types.is_integer(values.type) or pa.types.is_floating(values.type):
+        values = values.cast(pa.float64())
+    elif pa.types.is_null(values.type):
+        values = pa.nulls(len(values), pa.float64())
+    elif pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+        text = _stripped_chunk(values.cast(pa.string()))
+        lower = pc.utf8_lower(text)
+        text = pc.if_else(pc.is_in(lower, value_set=_NULLS[nulls]), None, text)
+        try:
+            values = pc.cast(text, pa.float64())
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+            return None
+    else:
+        return None
+    out: np.ndarray = values.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
+    return out
+
+
+__all__ = ["Rows", "TableStream", "block_roles", "open_stream", "rows_of"]
