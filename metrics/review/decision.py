@@ -68,6 +68,7 @@ DECISION_TEMPLATES: dict[str, Any] = {
     "decision.enough": "{n} queries could show a change of {mde} or more; a smaller one would "
     "likely go unnoticed.",
     "decision.pick": "Pick {best}: ahead of {other} on {measure} ({delta}).",
+    "decision.ahead": "{best} is ahead of {other} on {measure} ({delta}).",
     "decision.tie": "{first} and {second} cannot be told apart on {measure}.",
     "decision.none": "No candidate to decide on.",
     "decision.clause_separator": "; ",
@@ -322,7 +323,8 @@ def _choice(
     table: pd.DataFrame, request: ReviewRequest, codes: dict[str, str], templates: Wording | None
 ) -> str:
     """Which candidate to pick: the shippable one with the largest gain, if ahead of every other
-    candidate on the lead measure; or which candidates cannot be told apart."""
+    candidate on the lead measure (without a shippable one: which is ahead all the same); or
+    which candidates cannot be told apart."""
 
     pairs = table[(table["kind"] == PAIRWISE_KIND) & (table["measure"] == request.lead)]
     overall = table[
@@ -331,9 +333,10 @@ def _choice(
         & (table["segment"] == ALL)
     ].set_index("candidate")
     shippable = [c for c in request.candidates if codes.get(c) == SHIP and c in overall.index]
-    if pairs.empty or not shippable:
+    pool = shippable or [c for c in request.candidates if c in overall.index]
+    if pairs.empty or not pool:
         return ""
-    best = max(shippable, key=lambda c: float(overall.loc[c, "delta"]))
+    best = max(pool, key=lambda c: float(overall.loc[c, "delta"]))
     mine = pairs[(pairs["reference"] == best) | (pairs["candidate"] == best)]
     for _, row in mine.iterrows():
         other = str(row["candidate"] if row["reference"] == best else row["reference"])
@@ -346,7 +349,8 @@ def _choice(
         for _, r in mine.iterrows()
     ]
     gap = min((abs(float(r["delta"])) for _, r in mine.iterrows()), default=math.nan)
-    return _w(templates, "decision.pick").format(
+    key = "decision.pick" if shippable else "decision.ahead"
+    return _w(templates, key).format(
         best=best, other=", ".join(others), measure=request.lead, delta=_signed(gap)
     )
 

@@ -59,6 +59,16 @@ def test_compare_page_opens_with_the_verdict_box_and_the_candidate_matrix(server
     assert title(page) == "Compare models"
     box = page.locator(".st-key-verdict_box").inner_text()
     assert "Verdict" in box
+    # the decision first: a recommendation per candidate and at most three sentences each
+    assert "hybrid: do not ship" in box and "dense: do not ship" in box
+    assert (
+        "Do not ship hybrid as it is: nDCG@10 +0.24 (+43%) overall, 232 of 300 queries better, "
+        "65 worse." in box
+    )
+    assert "hybrid is ahead of dense on nDCG@10 (+0.15)." in box
+    # every row's sentences one click away
+    page.locator(".st-key-verdict_box summary").click()
+    box = page.locator(".st-key-verdict_box").inner_text()
     assert (
         "hybrid against lexical, over all 300 queries: better on nDCG@10 (+0.244) and P@10 "
         "(+0.227), each p < 0.0008." in box
@@ -133,7 +143,9 @@ def test_segments_page_calls_out_the_loss_with_the_tables_corrected_p(server, pa
     assert "Worse · hybrid is better than lexical overall on nDCG@10 (+0.244" in alert
     assert "but is significantly worse where query_type = navigational: 0.801 vs 0.939" in alert
     assert "randomization test, Holm over 3 segments × 1 measure × 2 candidates" in alert
-    assert wait_for_charts(page, 2) == 2  # heatmap and forest plot
+    # the lead measure's chart (its phone copy hidden on a wide screen) and the heatmap
+    page.locator(".js-plotly-plot").last.wait_for()
+    assert page.locator(".js-plotly-plot:visible").count() == 2
     assert no_sideways_scrolling(page)
     page.screenshot(path=str(shots / "segments.png"), full_page=True)
 
