@@ -12,7 +12,6 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-import numpy as np
 import pyarrow as pa
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
@@ -61,7 +60,7 @@ def _csv(table: pa.Table, path: Path, packed: bool = False) -> None:
 def _jsonl(table: pa.Table, path: Path) -> None:
     """One JSON object a line; scores written as their text (a number in JSON)."""
     columns = {name: table[name].to_pylist() for name in table.column_names}
-    quoted = {name for name in ("query", "item")}
+    quoted = {"query", "item"}
     with open(path, "w", encoding="utf-8") as handle:
         for row in zip(*columns.values()):
             cells = []
@@ -120,45 +119,33 @@ def write_formats(
 def labelled_table(run_table: pa.Table, judged: pa.Table) -> pa.Table:
     """The run with its labels (``query, item, score, label``), query by query: each query's
     rows in the run's order, then its judged items the run did not retrieve (no score)."""
-    run_key = [f"{q}\x00{i}" for q, i in zip(*(run_table[c].to_pylist() for c in ("query", "item")))]
-    labels = dict(
-        zip(
-            (f"{q}\x00{i}" for q, i in zip(*(judged[c].to_pylist() for c in ("query", "item")))),
-            judged["label"].to_pylist(),
-        )
-    )
-    label = [labels.pop(k, None) for k in run_key]
-    queries = run_table["query"].to_pylist()
-    rows: dict[str, list[tuple[str, str | None, int | None]]] = {}
-    for key, value in labels.items():  # judged, not retrieved
+
+    def keys(table: pa.Table) -> list[str]:
+        return [
+            f"{q}\x00{i}" for q, i in zip(table["query"].to_pylist(), table["item"].to_pylist())
+        ]
+
+    labels = dict(zip(keys(judged), judged["label"].to_pylist()))
+    label = [labels.pop(k, None) for k in keys(run_table)]
+    alone: dict[str, list[tuple[str, int]]] = {}  # judged, not retrieved
+    for key, value in labels.items():
         query, item = key.split("\x00")
-        rows.setdefault(query, []).append((item, None, value))
-    out_q, out_i, out_s, out_l = [], [], [], []
-    items, scores = run_table["item"].to_pylist(), run_table["score"].to_pylist()
-    order = np.arange(len(queries))
-    for n in order:
-        query = queries[n]
-        out_q.append(query)
-        out_i.append(items[n])
-        out_s.append(scores[n])
-        out_l.append(label[n])
+        alone.setdefault(query, []).append((item, value))
+    queries, items = run_table["query"].to_pylist(), run_table["item"].to_pylist()
+    scores = run_table["score"].to_pylist()
+    rows: list[tuple[str, str, str | None, int | None]] = []
+    for n, query in enumerate(queries):
+        rows.append((query, items[n], scores[n], label[n]))
         if n + 1 == len(queries) or queries[n + 1] != query:
-            for item, score, value in rows.pop(query, []):
-                out_q.append(query)
-                out_i.append(item)
-                out_s.append(score)
-                out_l.append(value)
-    for query, extra in rows.items():  # judged queries the run does not have
-        for item, score, value in extra:
-            out_q.append(query)
-            out_i.append(item)
-            out_s.append(score)
-            out_l.append(value)
+            rows += [(query, item, None, value) for item, value in alone.pop(query, [])]
+    for query, extra in alone.items():  # judged queries the run does not have
+        rows += [(query, item, None, value) for item, value in extra]
+    columns = list(zip(*rows)) if rows else [(), (), (), ()]
     return pa.table(
         {
-            "query": pa.array(out_q, pa.string()),
-            "item": pa.array(out_i, pa.string()),
-            "score": pa.array(out_s, pa.string()),
-            "label": pa.array(out_l, pa.int64()),
+            "query": pa.array(columns[0], pa.string()),
+            "item": pa.array(columns[1], pa.string()),
+            "score": pa.array(columns[2], pa.string()),
+            "label": pa.array(columns[3], pa.int64()),
         }
     )

@@ -1,8 +1,13 @@
 """Synthetic TREC run and qrels files for the benchmarks (fixed seed, written with pyarrow).
 
 Each query has ``depth`` results with distinct scores sorted descending (as run files usually
-are), 40% of the retrieved items judged with grades 0-3, and five relevant items that were never
-retrieved. Query ids are "1".."N", so file order (numeric) differs from byte order.
+are) and five relevant items that were never retrieved. Query ids are "1".."N", so file order
+(numeric) differs from byte order. Two shapes of judgments:
+
+- ``"sparse"`` (the default): 40% of the retrieved items judged, grades 0-3, most of them 0 or 1
+  (about 45 judgments per query of 100 results, a third of them relevant);
+- ``"judged"``: 50 of the retrieved items judged, most of them relevant (grades 1-3 four times
+  in five), 55 judgments per query with the five unretrieved ones.
 """
 
 from __future__ import annotations
@@ -25,13 +30,19 @@ def _write(table: pa.Table, path: Path) -> None:
     )
 
 
+SHAPES = ("sparse", "judged")
+
+
 def generate(
-    n_queries: int, depth: int = 100, seed: int = 7, directory: Path = DATA
+    n_queries: int, depth: int = 100, seed: int = 7, directory: Path = DATA, shape: str = "sparse"
 ) -> tuple[Path, Path]:
-    """Write ``run_{rows}.txt`` and ``qrels_{rows}.txt``; returns their paths (kept if present)."""
+    """Write ``run_{rows}.txt`` and ``qrels_{rows}.txt`` (``run_judged_{rows}.txt`` ... for the
+    ``"judged"`` shape); returns their paths (kept if present)."""
     directory.mkdir(parents=True, exist_ok=True)
     rows = n_queries * depth
-    run_path, qrels_path = directory / f"run_{rows}.txt", directory / f"qrels_{rows}.txt"
+    tag = "" if shape == "sparse" else f"{shape}_"
+    run_path = directory / f"run_{tag}{rows}.txt"
+    qrels_path = directory / f"qrels_{tag}{rows}.txt"
     if run_path.exists() and qrels_path.exists():
         return run_path, qrels_path
     rng = np.random.default_rng(seed)
@@ -54,8 +65,12 @@ def generate(
         }
     )
     _write(run, run_path)
-    judged = rng.random(rows) < 0.4
-    grades = rng.choice([0, 0, 1, 1, 2, 3], size=rows)
+    if shape == "judged":  # 50 of each query's results judged, four in five relevant
+        judged = (np.argsort(rng.random((n_queries, depth)), axis=1) < min(50, depth)).ravel()
+        grades = rng.choice([0, 1, 1, 2, 3], size=rows)
+    else:
+        judged = rng.random(rows) < 0.4
+        grades = rng.choice([0, 0, 1, 1, 2, 3], size=rows)
     extra_q = np.repeat(np.arange(1, n_queries + 1), 5)
     extra_d = 5_000 + np.tile(np.arange(5), n_queries)
     q_all = np.concatenate((np.repeat(np.arange(1, n_queries + 1), depth)[judged], extra_q))

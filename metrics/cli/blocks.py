@@ -826,21 +826,28 @@ def _text_size(paths: list[str]) -> int:
 
 def table_text_size(path: str) -> int | None:
     """About how many bytes of text a table file holds (decompressed; for Parquet and Excel,
-    as CSV); ``None`` for a TREC file."""
+    as CSV: from the first row group, and from the size of the sheets' XML); ``None`` for a
+    TREC file."""
     with open(path, "rb") as handle:
         head = handle.read(4)
         size = os.fstat(handle.fileno()).st_size
         if head[:2] == b"\x1f\x8b" and size >= 4:
             handle.seek(-4, os.SEEK_END)
             size = max(size, int.from_bytes(handle.read(4), "little"))  # gzip's size field
-    if head == b"PAR1":
+    if head == b"PAR1":  # as CSV: the first row group's text, for every row
         import pyarrow.parquet as pq  # deferred: pyarrow.parquet, for Parquet files only
 
-        meta = pq.ParquetFile(path).metadata
-        return sum(int(meta.row_group(g).total_byte_size) for g in range(meta.num_row_groups))
+        from metrics.io.formats import text_size  # deferred: tables are read with pandas
+
+        parquet = pq.ParquetFile(path)
+        rows = parquet.metadata.num_rows
+        if not rows or not parquet.num_row_groups:
+            return 0
+        first = parquet.read_row_group(0)
+        return int(text_size(first) * rows // max(first.num_rows, 1))
     if head == b"PK\x03\x04":
-        with zipfile.ZipFile(path) as book:  # a sheet's XML holds about 4 times its values
-            return sum(i.file_size for i in book.infolist() if "worksheets" in i.filename) // 4
+        with zipfile.ZipFile(path) as book:  # a sheet's XML holds about 6 times its text
+            return sum(i.file_size for i in book.infolist() if "worksheets" in i.filename) // 6
     opener = gzip.open if head[:2] == b"\x1f\x8b" else open
     with opener(path, "rb") as handle:
         lines = sample_lines(handle.read(1 << 16))
