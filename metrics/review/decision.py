@@ -103,6 +103,8 @@ class Decision:
     heterogeneity:
         One row per candidate and segment column: statistic, p, Holm-corrected p, segments,
         ``uneven`` (the corrected p below alpha).
+    by_candidate, closing:
+        The same sentences, per candidate and the closing one (which to pick).
     """
 
     lead: str
@@ -110,6 +112,8 @@ class Decision:
     headline: list[str] = field(default_factory=list)
     watch: list[int] = field(default_factory=list)
     heterogeneity: Any = None
+    by_candidate: dict[str, list[str]] = field(default_factory=dict)
+    closing: list[str] = field(default_factory=list)
 
     def text(self) -> str:
         return " ".join(self.headline)
@@ -385,6 +389,7 @@ def decide(
     codes: dict[str, str] = {}
     headline: list[str] = []
     watch: list[int] = []
+    by_candidate: dict[str, list[str]] = {}
     for candidate in request.candidates:
         uneven: list[str] = []
         if heterogeneity is not None and len(heterogeneity):
@@ -395,11 +400,13 @@ def decide(
         code, sentences, named = _candidate(table, request, candidate, uneven, templates)
         codes[candidate] = code
         headline += sentences
+        by_candidate[candidate] = sentences
         watch += named
     choice = _choice(table, request, codes, templates) if len(request.candidates) > 1 else ""
     if choice:
         headline.append(choice)
-    return Decision(request.lead, codes, headline, watch, heterogeneity)
+    closing = [choice] if choice else []
+    return Decision(request.lead, codes, headline, watch, heterogeneity, by_candidate, closing)
 
 
 __all__ = [

@@ -60,7 +60,7 @@ def test_compare_page_opens_with_the_verdict_box_and_the_candidate_matrix(server
     box = page.locator(".st-key-verdict_box").inner_text()
     assert "Verdict" in box
     # the decision first: a recommendation per candidate and at most three sentences each
-    assert "hybrid: do not ship" in box and "dense: do not ship" in box
+    assert "hybrid: do not ship · " in box and "dense: do not ship · " in box
     assert (
         "Do not ship hybrid as it is: nDCG@10 +0.24 (+43%) overall, 232 of 300 queries better, "
         "65 worse." in box

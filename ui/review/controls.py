@@ -510,8 +510,12 @@ def verdict_box(review: pd.DataFrame, words: Mapping[str, Message]) -> None:
         if decision is not None:
             for candidate, code in decision.recommendations.items():
                 label = t(f"decision.recommendation.{code}")
-                st.markdown(f"**{frame.escape(candidate)}: {label}**")
-            st.markdown(frame.escape(_joined(decision.headline)))
+                lines = decision.by_candidate.get(candidate, [])
+                st.markdown(
+                    f"**{frame.escape(candidate)}: {label}** · {frame.escape(_joined(lines))}"
+                )
+            for line in decision.closing:
+                st.markdown(f"**{frame.escape(line)}**")
         with st.expander(t("review.verdict_details")):
             for candidate, lines in sentences.items():
                 if candidate:
