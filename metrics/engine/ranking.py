@@ -948,13 +948,14 @@ def _match_labels(
     width_j, width_r = int(judged_lengths.max(initial=0)), int(lengths.max(initial=0))
     if not _padded_fits(n_blocks, width_j + width_r, len(item) + len(judged_item)):
         return None
-    shift = max(width_j + width_r - 1, 1).bit_length()
+    width = width_j + width_r + 1  # a last cell of padding ends every row
+    shift = max(width - 1, 1).bit_length()
     dtype = np.dtype(np.int32 if (end_code + 1) << shift < 2**31 else np.int64)
-    table = np.full((n_blocks, width_j + width_r), end_code << shift, dtype=dtype)
+    table = np.full((n_blocks, width), end_code << shift, dtype=dtype)
     run_cells: np.ndarray = ((2 * item + 1) << shift).astype(dtype)
     starts = np.cumsum(lengths) - lengths
     if (lengths == width_r).all():
-        table[:, width_j:] = run_cells.reshape(n_blocks, width_r) + np.arange(
+        table[:, width_j:-1] = run_cells.reshape(n_blocks, width_r) + np.arange(
             width_j, width_j + width_r, dtype=dtype
         )
     else:
@@ -966,14 +967,20 @@ def _match_labels(
         (2 * judged_item) << shift
     ) + j_col
     table.sort(axis=1)
-    code, column = table >> shift, table & ((1 << shift) - 1)
-    later, earlier = code[:, 1:], code[:, :-1]
-    if ((later == earlier) & (later < end_code)).any():
-        return None
-    block, at = np.nonzero((later & 1).astype(bool) & (earlier == later - 1))
+    # read as one flat row: a row's last cell (padding) never pairs with the next row's first
+    cells = table.reshape(-1)
+    code = cells >> shift
+    step = code[1:] - code[:-1]
+    same = np.flatnonzero(step == 0)
+    if (code[same + 1] < end_code).any():
+        return None  # an item twice within a block
+    at = np.flatnonzero(step == 1)  # a judged item (2 * code) just before a run item
+    at = at[(code[at + 1] & 1).astype(bool)]
+    mask = (1 << shift) - 1
+    block = at // width
     labels = np.full(len(item), np.nan)
-    labels[starts[block] + column[block, at + 1] - width_j] = judged_label[
-        j_before[block] + column[block, at]
+    labels[starts[block] + (cells[at + 1] & mask) - width_j] = judged_label[
+        j_before[block] + (cells[at] & mask)
     ]
     return labels
 
