@@ -237,3 +237,25 @@ def test_copied_code_needs_no_label_source_its_files_hold_the_chosen_judgments()
     assert "--label-source" not in evaluate_command(chosen, ("nDCG@10",))
     plain = [p.label for p in matching_profiles(Settings())]
     assert plain and [p.label for p in matching_profiles(Settings(label_source="mean"))] == plain
+
+
+@pytest.mark.parametrize("lang", ["en", "zh", "ja"])
+def test_the_reports_settings_name_a_label_source_as_given_and_word_an_aggregate(lang):
+    import functools
+
+    from metrics.engine.settings import Settings
+    from metrics.review.compare import CompareOptions
+    from ui.review.tables import settings_rows
+    from ui.shell.i18n import translate
+
+    tr = functools.partial(translate, lang=lang)
+    label = translate("policy.label_source.label", lang=lang)
+
+    def shown(settings: Settings) -> str:
+        return dict(settings_rows(settings, CompareOptions(), "view", tr))[label]
+
+    assert shown(Settings(label_source="LLM judge")) == "LLM judge"
+    assert shown(Settings(label_source="majority")) == translate(
+        "policy.label_source.majority", lang=lang
+    )
+    assert "policy." not in shown(Settings())

@@ -18,7 +18,7 @@ import numpy as np
 import pandas as pd
 from pandas.io.formats.style import Styler
 
-from metrics.engine.settings import POLICIES, Settings
+from metrics.engine.settings import LABEL_AGGREGATES, POLICIES, Settings
 from metrics.io.export import to_csv_bytes
 from metrics.review.compare import CompareOptions, Wording
 from metrics.review.verdict import (
@@ -488,6 +488,8 @@ def settings_rows(
             shown = "; ".join(
                 f"{model}: {tr(f'policy.score_order.name.{order}')}" for model, order in value
             ) or tr("policy.score_order_by_model.none")
+        elif name == "label_source" and value not in (None, *LABEL_AGGREGATES):
+            shown = str(value)  # a label source's own name, as the data set gives it
         else:
             shown = tr(f"policy.{name}.{value}")
         rows.append((tr(f"policy.{name}.label"), shown))
