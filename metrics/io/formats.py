@@ -23,6 +23,7 @@ import json
 import re
 from collections import Counter
 from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain, islice
 from pathlib import Path
@@ -378,7 +379,7 @@ def text_size(table: pa.Table | pa.RecordBatch) -> int:
     """About how many bytes ``table``'s values take written as CSV: the bytes of its text
     cells, :data:`_NUMBER_CHARACTERS` per other cell, and a separator per cell (what the
     upload limit on bytes counts for Parquet and Excel)."""
-    size = table.num_rows * table.num_columns
+    size: int = table.num_rows * table.num_columns
     for column in table.columns:
         chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
         for chunk in chunks:
@@ -468,21 +469,17 @@ def _read_excel(raw: bytes, source: str, limits: UploadLimits | None = None) -> 
     )
 
 
-class _excel_errors:
+@contextmanager
+def _excel_errors(source: str) -> Iterator[None]:
     """Broken workbooks (openpyxl raises many unrelated types on them) as one input error."""
-
-    def __init__(self, source: str) -> None:
-        self.source = source
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: type | None, exc: BaseException | None, trace: object) -> bool:
-        if exc is None or isinstance(exc, InputError) or not isinstance(exc, Exception):
-            return False
+    try:
+        yield
+    except InputError:
+        raise
+    except Exception as exc:
         raise InputError(
             f"The file is a zip archive but not a readable Excel workbook ({_short(exc)}).",
-            source=self.source,
+            source=source,
             fix="Save it from Excel as .xlsx, or export CSV.",
             code="excel_unreadable",
             params={"detail": _short(exc)},
