@@ -72,7 +72,8 @@ def history_figure(table: pd.DataFrame, measure: str, tr: Translate = ENGLISH) -
                 "x": pd.to_datetime(part["saved"]).tolist(),
                 "y": mean.tolist(),
                 "text": [plotly_text(v) for v in part["version"]],
-                "textposition": "top center",
+                "textposition": "top right",
+                "textfont": {"size": 12},
                 "error_y": {
                     "type": "data",
                     "symmetric": False,
@@ -111,7 +112,8 @@ def history_figure(table: pd.DataFrame, measure: str, tr: Translate = ENGLISH) -
         "height": 420,
         "margin": {**SETTLED_MARGIN, "t": 70, "b": 90},
         "legend": {"orientation": "h", "y": -0.2},
-        "xaxis": {"title": {"text": tr("history.axis.saved")}},
+        # dates as numbers (2025-01-31): plotly's month names would be English in every language
+        "xaxis": {"title": {"text": tr("history.axis.saved")}, "tickformat": "%Y-%m-%d"},
         "yaxis": {"title": {"text": tr("history.axis.mean", measure=plotly_text(measure))}},
         "hovermode": "closest",
     }

@@ -30,10 +30,10 @@ def _language(wanted: str) -> None:
     if keys.W_LANG not in state:
         asked = st.query_params.get("lang")
         state[keys.W_LANG] = asked if asked in LANGUAGES else wanted
+    state[keys.LANG] = state[keys.W_LANG]  # the menu's own label in that language
     st.sidebar.selectbox(
         t("frame.language"), list(LANGUAGES), format_func=LANGUAGES.__getitem__, key=keys.W_LANG
     )
-    state[keys.LANG] = state[keys.W_LANG]
 
 
 def _page() -> None:
@@ -166,6 +166,7 @@ def _review_tables(frozen) -> None:
         pd.DataFrame(rows, columns=[t("shared.setting"), t("shared.value")]),
         hide_index=True,
         width="stretch",
+        height=36 * (len(rows) + 1) + 3,  # every row, without a scroll bar
         key="shared_settings",
     )
 
