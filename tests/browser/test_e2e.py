@@ -82,8 +82,14 @@ def test_every_page_shows_its_content_inside_the_frame(server, page, shots):
     wait_for_app(page, "This data set has one set of judgments")
     assert title(page) == "Label sources"
     assert page.locator('[data-testid="stException"]').count() == 0
+    go_to(page, "History")  # the server's store: versions are saved from the page
+    wait_for_app(page, "Save the active data set as a version")
+    assert title(page) == "History of a project's versions"
+    assert page.locator('[data-testid="stException"]').count() == 0
     visited = ["Data", "Learn", "Curves"] + [nav_text for nav_text, *_ in review_pages]
-    assert [*visited, "Tools", "Labels"] == [p.url_path for p in PAGES]  # a new page joins
+    assert [*visited, "Tools", "Labels", "History"] == [
+        p.url_path for p in PAGES
+    ]  # a new page joins
 
 
 @pytest.mark.parametrize(
