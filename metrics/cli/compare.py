@@ -22,11 +22,14 @@ numbers for the same choices; the defaults are the app's): one row per compariso
 corrected ``p_adjusted`` with ``p_bound`` (true when it is the floor of the resampling test: the
 true value is smaller), the correction family, the verdict (better / worse / unclear), the
 interval adjusted for the family, the reason when interval and verdict seem to disagree, the size
-against the smallest difference that matters (``--min-effect``) and the power analysis
-(minimum detectable effect, queries needed). The headline
-(:func:`metrics.review.headline.verdict_sentences`, the app's verdict box) goes to stderr as
-``verdict:`` lines unless ``--quiet``; the JSON output holds it too, with the letter groups of
-the models per measure.
+against the smallest difference that matters (``--min-effect``), the tier of evidence
+(confirmed / watch / none) and the power analysis (minimum detectable effect, queries needed).
+The decision (:func:`metrics.review.decision.decide`: ship / do not ship / cannot tell yet on the
+``--lead`` measure, with the ``--guardrail`` segments) goes to stderr first as ``headline:``
+lines; the per-row sentences (:func:`metrics.review.headline.verdict_sentences`) follow as
+``verdict:`` lines (both unless ``--quiet``). The JSON output holds both (``headline``,
+``recommendations``, ``heterogeneity``, ``verdict``), with the letter groups of the models per
+measure.
 
 With ``--against``, the baseline is a version of a project saved in the store
 (``python -m metrics save``; ``accepted`` is the project's last accepted one), named after its
@@ -84,6 +87,7 @@ from metrics.io.per_query import PerQueryDataset
 from metrics.io.reading_notes import health_notes, health_warnings, lists_notes
 from metrics.io.roles import proposed_segments
 from metrics.review.compare import CompareOptions
+from metrics.review.decision import decide, heterogeneity_table
 from metrics.review.headline import verdict_sentences
 from metrics.review.overlap import DEFAULT_PERSISTENCE, ranking_change, summary
 from metrics.review.power import DEFAULT_POWER
@@ -205,8 +209,28 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="COLUMN",
-        help="segment column of --queries or of the runs (repeatable, at most two, "
-        "combined); without it, the columns worth segmenting by are named in a note",
+        help="segment column of --queries or of the runs (repeatable, at most two, each "
+        "broken down on its own); without it, the columns worth segmenting by are named in a "
+        "note",
+    )
+    parser.add_argument(
+        "--cross",
+        action="store_true",
+        help="cross the two --by columns into cells instead (small cells: little can be said)",
+    )
+    parser.add_argument(
+        "--lead",
+        metavar="MEASURE",
+        help="the measure the decision is made on (default: nDCG@10 when compared, else the "
+        "first measure)",
+    )
+    parser.add_argument(
+        "--guardrail",
+        action="append",
+        default=[],
+        metavar="SEGMENT",
+        help="a segment the candidate must not lose (a value such as 'country = JP', or a "
+        "whole --by column; repeatable; default: every segment)",
     )
     parser.add_argument(
         "--missing",
@@ -436,7 +460,8 @@ def run_compare(
     """
     args.qrels, args.runs = judgments_and_runs(args.qrels, args.runs)
     measures = [s.name for s in parse_measures(list(args.measures or DEFAULT_COMPARE_MEASURES))]
-    for name in args.fail_if_worse:
+    lead = [s.name for s in parse_measures([args.lead])] if args.lead else []
+    for name in [*lead, *args.fail_if_worse]:
         measures += [s.name for s in parse_measures([name]) if s.name not in measures]
     settings = Settings(
         relevance_level=args.relevance_level,
@@ -483,8 +508,13 @@ def run_compare(
         args.family,
         min_effects(args.min_effect),
         args.power,
+        cross=args.cross,
+        lead=lead[0] if lead else "",
+        guardrails=tuple(args.guardrail),
     )
-    table = review_table(evaluation, request, data.segments if args.by else None)
+    segments = data.segments if args.by else None
+    table = review_table(evaluation, request, segments)
+    args.decision = decide(table, request, heterogeneity_table(evaluation, request, segments))
     args.ranked_lists = evaluation.lists  # for the ranking change of the JSON output
     return table, data, options, measures, baseline, notes, warnings
 
@@ -605,9 +635,19 @@ def _write_json(
             **_score_orders(args),
             "family": args.family,
             "segments": list(args.by),
+            "cross": bool(args.cross),
+            "lead": args.decision.lead,
+            "guardrails": list(args.guardrail),
             "min_effect": dict(min_effects(args.min_effect)),
             "power": args.power,
         },
+        "headline": args.decision.headline,
+        "recommendations": args.decision.recommendations,
+        "heterogeneity": json.loads(
+            args.decision.heterogeneity.to_json(orient="records", double_precision=15)
+        )
+        if args.decision.heterogeneity is not None
+        else [],
         "verdict": verdict_sentences(table),
         "ranking_change": _ranking_change(table, data, args),
         "groups": {
@@ -661,17 +701,9 @@ def main(
     except OSError as exc:
         return _fail(f"{exc.filename or 'input'}: cannot read ({exc.strerror}).", err)
     if not args.quiet:
-        write_findings(notes, warnings, err)
-        for name in ("only_in_baseline", "only_in_candidate"):
-            total = int(table[name].max()) if len(table) else 0
-            if total:
-                print(
-                    f"note: up to {total} queries appear {name.replace('_', ' ')}; policy "
-                    f"'{options.policy}'.",
-                    file=err,
-                )
-    if not args.quiet:
-        _write_verdict(table, err)
+        for line in args.decision.headline:
+            print(f"headline: {line}", file=err)
+        _write_notes(table, options, notes, warnings, err)
     try:
         if args.format == "json":
             _write_json(table, data, options, measures, baseline, args, out)
@@ -709,6 +741,27 @@ def _ranking_change(
             "queries": json.loads(changes.to_json(orient="records", double_precision=15)),
         }
     return out
+
+
+def _write_notes(
+    table: pd.DataFrame,
+    options: CompareOptions,
+    notes: list[str],
+    warnings: list[str],
+    err: TextIO,
+) -> None:
+    """The notes and warnings on the input, the queries of one model only, then the per-row
+    sentences (``verdict:`` lines)."""
+    write_findings(notes, warnings, err)
+    for name in ("only_in_baseline", "only_in_candidate"):
+        total = int(table[name].max()) if len(table) else 0
+        if total:
+            print(
+                f"note: up to {total} queries appear {name.replace('_', ' ')}; policy "
+                f"'{options.policy}'.",
+                file=err,
+            )
+    _write_verdict(table, err)
 
 
 def _write_verdict(table: pd.DataFrame, err: TextIO) -> None:
