@@ -146,7 +146,7 @@ def test_an_upload_is_invisible_to_another_session(tmp_path):
     open_page(second, "data")
     assert "upload_dataset" not in second.session_state
     assert "secret.csv" not in sidebar_text(second)
-    assert any("only in the browser session" in i.value for i in second.info)
+    assert any("kept in this browser's workspace" in i.value for i in second.info)
 
 
 def test_hand_built_lists_are_a_data_set_kept_across_pages():
