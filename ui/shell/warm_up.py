@@ -43,6 +43,9 @@ PAGE_MODULES = (
     "ui.review.controls",
     "ui.review.figures",
     "ui.review.tables",
+    "ui.history.share",
+    "ui.history.figures",
+    "ui.history.tables",
 )
 
 #: Whether :func:`start` starts the warm-up (the tests turn it off: they count computations).
