@@ -43,7 +43,7 @@ def test_the_gain_lesson_is_predicted_then_met_by_choosing_the_other_gain(server
         timeout=WAIT,
     )
     commit.click()
-    wait_for_app(page, "Right: you predicted List B")
+    wait_for_app(page, "Right: you chose “List B”.")
     a_exp, b_exp = ndcg("exponential")
     a_lin, b_lin = ndcg("linear")
     page.get_by_text(f"nDCG@3 is {a_exp:.3f} for A and {b_exp:.3f} for B").wait_for(timeout=WAIT)

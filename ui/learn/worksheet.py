@@ -131,8 +131,8 @@ def _list_table(rl: RankedList, k: int, level: float, lang: str) -> str:
         )
     extra = ""
     if rl.unretrieved:
-        listed = ", ".join(f"{escape(i)} ({x:g})" for i, x in rl.unretrieved)
-        extra = f'<p class="note">{escape(tr("learn.tray"))}: {listed}</p>'
+        listed = ", ".join(f"{i} ({x:g})" for i, x in rl.unretrieved)
+        extra = f'<p class="note">{escape(tr("worksheet.not_retrieved", items=listed))}</p>'
     return (
         f'<div class="list"><h3>{escape(rl.name)}</h3><table><thead><tr>{head}</tr></thead>'
         f"<tbody>{''.join(rows)}</tbody></table>{extra}</div>"
@@ -213,7 +213,7 @@ def worksheet_html(
 {"".join(_question(i, q) for i, q in enumerate(questions, start=1))}
 </section>
 <section class="answers">
-<h1>{escape(tr("worksheet.answers"))}: {escape(title)}</h1>
+<h1>{escape(tr("worksheet.answers", title=title))}</h1>
 {expected}
 <h2>{escape(tr("worksheet.worked"))}</h2>
 {worked}
