@@ -52,7 +52,9 @@ def test_the_report_page_opens_with_the_headline_then_the_lead_measures_chart():
     assert order[:4] == ["headline", "lead title", "wide_only", "phone_only"], order
     assert set(order[4:]) == {"controls"}, order
     title = next(s.value for s in at.subheader if "change vs lexical" in s.value)
-    assert title.replace("\\", "") == "nDCG@10: change vs lexical, over all queries and by query_type"
+    assert (
+        title.replace("\\", "") == "nDCG@10: change vs lexical, over all queries and by query_type"
+    )
     wide, phone = (json.loads(c.proto.spec) for c in at.get("plotly_chart")[:2])
     assert wide["layout"]["xaxis"]["title"]["text"] == "Δ nDCG@10 (candidate − lexical)"
     assert wide["layout"]["yaxis"]["showticklabels"] is True

@@ -241,7 +241,7 @@ def test_two_segment_columns_are_broken_down_each_on_its_own():
     at = open_review("5_Segments")
     at.multiselect(key="w_seg_by").set_value(["query_type", "traffic"]).run()
     first, second = at.dataframe[0].value, at.dataframe[1].value
-    assert list(first.columns)[0] == "query_type" and list(second.columns)[0] == "traffic"
+    assert first.columns[0] == "query_type" and second.columns[0] == "traffic"
     # every query type once, then every traffic level once, each with the row over all queries
     assert first["query_type"].iloc[:-1].is_unique and second["traffic"].iloc[:-1].is_unique
     assert first["queries"].iloc[-1] == second["queries"].iloc[-1] == "300"
