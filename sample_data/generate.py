@@ -316,6 +316,58 @@ def rag_evidence(rng: np.random.Generator, n_questions: int = 50, pool: int = 40
     return files
 
 
+# --------------------------------------------------------------------------- click labels
+
+CLICK_RANKERS = ("production", "candidate")
+#: The chance a user looks at rank r (position bias, 1/r) and clicks an item of grade g once
+#: looked at; any shown item is clicked by mistake now and then.
+_CLICK_OF_GRADE = (0.05, 0.25, 0.6, 0.85)
+_STRAY_CLICK = 0.04
+
+
+def click_labels(rng: np.random.Generator, n_queries: int = 20, pool: int = 25,
+                 depth: int = 10, sessions: int = 6) -> dict[str, tuple]:
+    """Annotators' grades and logged clicks for two rankers' top ``depth``.
+
+    Each query has ``pool`` items with a grade 0-3, which the annotators give. The candidate
+    ranker follows the grade more closely than the production one, but the clicks were logged
+    while production served: in each of ``sessions`` sessions a user looks at rank r with
+    chance 1/r and clicks a looked-at item of grade g with chance ``_CLICK_OF_GRADE[g]``, or
+    any shown item by mistake with chance ``_STRAY_CLICK``. An item production did not show
+    has no click. One row per item either ranker returned: its grade, ``clicks`` (the sessions
+    with a click on it) and its rank in each ranker's list (empty: not returned).
+    """
+    grades = rng.choice(4, size=(n_queries, pool), p=[0.45, 0.25, 0.18, 0.12])
+    noise = {"production": 1.6, "candidate": 0.6}
+    orders = {}
+    for model in CLICK_RANKERS:
+        raw = grades + rng.normal(0.0, noise[model], size=grades.shape)
+        orders[model] = np.argsort(-raw, axis=1, kind="stable")[:, :depth]
+    clicks = np.zeros((n_queries, pool), dtype=np.int64)
+    seen = 1.0 / np.arange(1, depth + 1)
+    for q in range(n_queries):
+        shown = orders["production"][q]
+        liked = np.array(_CLICK_OF_GRADE)[grades[q, shown]]
+        for _ in range(sessions):
+            looked = rng.random(depth) < seen
+            hit = (looked & (rng.random(depth) < liked)) | (rng.random(depth) < _STRAY_CLICK)
+            clicks[q, shown] += hit
+    queries = _ids("q", np.arange(1, n_queries + 1), 2)
+    ranks = {}
+    for model in CLICK_RANKERS:
+        ranks[model] = np.zeros((n_queries, pool), dtype=np.int64)
+        np.put_along_axis(ranks[model], orders[model], np.arange(1, depth + 1)[None, :], axis=1)
+    cols: list[list[str]] = [[], [], [], [], [], []]
+    for q in range(n_queries):
+        for j in np.flatnonzero(ranks["production"][q] + ranks["candidate"][q]):
+            row = (queries[q], f"i{j + 1:02d}", grades[q, j], clicks[q, j],
+                   *(ranks[m][q, j] or "" for m in CLICK_RANKERS))
+            for col, v in zip(cols, row):
+                col.append(str(v))
+    header = "query,item,grade,clicks," + ",".join(CLICK_RANKERS)
+    return {"click_labels/clicks.csv": (header, [np.array(c, dtype=object) for c in cols])}
+
+
 def generate(out_dir: str | Path) -> list[Path]:
     """Write every sample under ``out_dir``; returns the paths written, sorted."""
     out = Path(out_dir)
@@ -326,6 +378,7 @@ def generate(out_dir: str | Path) -> list[Path]:
                             pitfalls=True, name="web_search_pitfalls",
                             models=("lexical", "dense"), trec=False))
     files.update(rag_evidence(np.random.default_rng(SEED + 36)))  # its own stream
+    files.update(click_labels(np.random.default_rng(SEED + 37)))  # its own stream
     written = []
     for rel, spec in sorted(files.items()):
         header, columns = spec[0], spec[1]

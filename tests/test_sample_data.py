@@ -218,3 +218,14 @@ def test_rag_evidence_has_two_label_sources_that_agree_moderately_and_order_alik
     assert not study.consequence.swaps.size
     judged = study.consequence.judged.set_index(["source", "model"])["judged"]
     assert (judged.loc["llm_judge"] == 1.0).all() and (judged.loc["annotators"] < 0.9).all()
+
+
+def test_the_click_labels_favour_the_ranker_they_were_logged_under():
+    from sample_data.generate import CLICK_RANKERS
+
+    table = pd.read_csv(SAMPLE_DIR / "click_labels" / "clicks.csv")
+    assert table.columns.tolist() == ["query", "item", "grade", "clicks", *CLICK_RANKERS]
+    assert table.groupby("query")[list(CLICK_RANKERS)].count().eq(10).all().all()
+    never_shown = table["production"].isna()
+    assert (table.loc[never_shown, "clicks"] == 0).all() and never_shown.any()
+    assert table["grade"].between(0, 3).all() and table["clicks"].between(0, 6).all()
