@@ -25,6 +25,7 @@ from metrics.engine.registry import at_cutoff
 from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Averaging, Gain, MissingQueries, Settings, ShortLists, Ties
 from ui.data.handbuilt_list import RankedList
+from ui.learn import label_data as labels
 from ui.learn.evaluate import (
     copies,
     counted,
@@ -531,6 +532,94 @@ def _leakage(lists, k, s, start) -> bool:
     return ANSWER in q2.items[:LEAKAGE_K]
 
 
+# ------------------------------------------------------------------------ label sources
+
+
+def _rag_facts(s: Settings) -> Facts:
+    """The annotators against the LLM judge on the rag_evidence sample (metrics.labels), and
+    the holes of the question shown."""
+    study = labels.rag_study(s)
+    assert study.consequence is not None
+    mean, judged = labels.means(study), labels.judged(study)
+    human, judge = labels.RAG_HUMAN, labels.RAG_JUDGE
+    pair = study.agreement.pairs.iloc[0]
+    shown = _RAG[0]
+    return {
+        "k": labels.K,
+        "question": labels.RAG_QUESTION,
+        "model": labels.RAG_MODEL,
+        "kappa": float(pair["kappa"]),
+        "agreement": float(pair["agreement"]),
+        "tau": float(study.consequence.correlations["tau_b"].iloc[0]),
+        "human_bm25": mean[human, "bm25"],
+        "human_embedding": mean[human, "embedding"],
+        "judge_bm25": mean[judge, "bm25"],
+        "judge_embedding": mean[judge, "embedding"],
+        "judged_human": judged[human, labels.RAG_MODEL],
+        "judged_judge": judged[judge, labels.RAG_MODEL],
+        "holes": sum(1 for x in shown.labels if x != x),
+        "shown_judged": value(shown, "Judged", labels.K, s),
+        "answer": "swap" if len(study.consequence.swaps) else "same",
+    }
+
+
+def _rag_labels(lists, k, s, start) -> bool:
+    """The LLM judge's list is as it was; the annotators' list keeps its chunks, order and
+    grades, and each of its holes has the judge's grade (Judged@10 = 1)."""
+    human, judge = lists
+    if judge != start[1] or human.items != start[0].items:
+        return False
+    by_judge = dict(zip(start[1].items, start[1].labels))
+    wanted = [x if x == x else by_judge[i] for i, x in zip(start[0].items, start[0].labels)]
+    return list(human.labels) == wanted and _close(value(human, "Judged", labels.K, s), 1.0)
+
+
+def _click_facts(s: Settings) -> Facts:
+    """The annotators' grades against the clicks (metrics.labels), over every query and for
+    the query shown."""
+    study = labels.click_study(s)
+    mean = labels.means(study)
+    human, clicks = labels.HUMAN, labels.CLICKS
+    prod, cand = labels.PRODUCTION, labels.CANDIDATE
+    graded = tuple(_by_grade(rl) for rl in _CLICKS)
+    ahead = mean[human, cand] > mean[human, prod]
+    return {
+        "k": labels.K,
+        "query": labels.CLICK_QUERY,
+        "queries": labels.click_table()["query"].nunique(),
+        "kappa": labels.click_kappa(s),
+        "level": f"{s.relevance_level:g}",
+        "clicks_production": mean[clicks, prod],
+        "clicks_candidate": mean[clicks, cand],
+        "human_production": mean[human, prod],
+        "human_candidate": mean[human, cand],
+        "q_clicks_production": value(_CLICKS[0], "nDCG", labels.K, s),
+        "q_clicks_candidate": value(_CLICKS[1], "nDCG", labels.K, s),
+        "q_human_production": value(graded[0], "nDCG", labels.K, s),
+        "q_human_candidate": value(graded[1], "nDCG", labels.K, s),
+        "answer": cand if ahead else prod,
+    }
+
+
+def _by_grade(rl: RankedList) -> RankedList:
+    """``rl`` labelled by the annotators' grades its items' names carry."""
+    return replace(rl, labels=tuple(labels.grade_of(i) for i in rl.items))
+
+
+def _click_labels(lists, k, s, start) -> bool:
+    """Both lists keep their items in order, each labelled by its annotators' grade."""
+    return all(
+        rl.items == first.items and rl.labels == _by_grade(first).labels
+        for rl, first in zip(lists, start)
+    )
+
+
+#: One question of rag_evidence under its two label sources; two rankers' lists of one query
+#: labelled by clicks.
+_RAG = labels.rag_lists()
+_CLICKS = labels.click_lists()
+
+
 LESSONS: tuple[Lesson, ...] = (
     Lesson("p_order", (_rl("list", [1, 0, 1, 1, 0, 0, 1, 0, 0, 0]),), 5, "binary", _p_order),
     Lesson(
@@ -673,6 +762,24 @@ LESSONS: tuple[Lesson, ...] = (
         "binary",
         _leakage,
         measures=("P", "R"),
+    ),
+    Lesson(
+        "rag_labels",
+        _RAG,
+        labels.K,
+        "graded",
+        _rag_labels,
+        measures=("Judged", "nDCG"),
+        predict=Prediction(_rag_facts, options=("same", "swap")),
+    ),
+    Lesson(
+        "click_labels",
+        _CLICKS,
+        labels.K,
+        "graded",
+        _click_labels,
+        measures=("nDCG", "P"),
+        predict=Prediction(_click_facts, options=(labels.PRODUCTION, labels.CANDIDATE)),
     ),
 )
 BY_ID: dict[str, Lesson] = {lesson.id: lesson for lesson in LESSONS}
