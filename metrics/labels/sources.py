@@ -27,6 +27,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
+from functools import cached_property
 from pathlib import Path
 
 import numpy as np
@@ -194,6 +195,14 @@ class LabelSources:
     provenance: Mapping[str, Provenance] = field(default_factory=dict)
     findings: tuple[Finding, ...] = ()
     files: Mapping[str, str] = field(default_factory=dict)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A digest of the sources' names and grades: two sources with the same fingerprint
+        hold the same labels (caches key on it)."""
+        digest = hashlib.sha256(repr(self.names).encode())
+        digest.update(pd.util.hash_pandas_object(self.table, index=False).to_numpy().tobytes())
+        return digest.hexdigest()[:16]
 
     @property
     def names(self) -> tuple[str, ...]:
@@ -587,6 +596,8 @@ def sources_from_judgments(
     *,
     label_map: Mapping[str, float] | None = None,
     provenance: Mapping[str, Provenance | Mapping[str, object]] | None = None,
+    mappings: Sequence[RoleMapping | None] | None = None,
+    label_maps: Sequence[Mapping[str, float] | None] | None = None,
 ) -> LabelSources:
     """Label sources from several judgment tables, one per source.
 
@@ -603,6 +614,11 @@ def sources_from_judgments(
         Grades of text labels, for every table.
     provenance:
         Provenance records by source name, over what the tables give.
+    mappings:
+        Each table's column roles (``query``, ``item``, ``label``), in the tables' order;
+        guessed for a table without one.
+    label_maps:
+        Each table's grades of text labels, in the tables' order, over ``label_map``.
 
     Raises
     ------
@@ -610,6 +626,13 @@ def sources_from_judgments(
         For unusable tables (naming the file and line) and names that repeat.
     """
     tables = list(judgments)
+    roles = list(mappings) if mappings is not None else [None] * len(tables)
+    grades = list(label_maps) if label_maps is not None else [None] * len(tables)
+    if len(roles) != len(tables) or len(grades) != len(tables):
+        raise SettingsError(
+            f"{len(roles)} role mappings and {len(grades)} label maps for "
+            f"{len(tables)} judgment tables; give one of each per table."
+        )
     if names is None:
         names = [
             file_stem(src) if src else f"source {i}"
@@ -622,9 +645,9 @@ def sources_from_judgments(
             fix="Give one name per judgment file, in the same order (--name).",
         )
     parts, found, findings, files = [], {}, [], {}
-    for table, name in zip(tables, names):
+    for table, name, mapping, grades_of in zip(tables, names, roles, grades):
         frame, source = _frame_of(table)
-        qrels = canonical_qrels(table, label_map=label_map)
+        qrels = canonical_qrels(table, mapping, label_map=grades_of or label_map)
         parts.append((name, qrels))
         judged = qrels[S.RELEVANCE].notna().to_numpy()
         found[name], kinds = read_provenance(frame, judged)

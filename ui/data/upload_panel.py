@@ -19,7 +19,7 @@ from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.direction import DirectionGuess, guess_direction, table_order
 from metrics.io.findings import Finding
-from metrics.io.formats import Kind, LoadedTable, load_table
+from metrics.io.formats import Kind, LoadedTable, file_stem, load_table
 from metrics.io.labels import MAX_TEXT_LABELS, guess_label_map, partial_label_map
 from metrics.io.loaders import Dataset, label_words, load_dataset
 from metrics.io.roles import (
@@ -34,7 +34,7 @@ from metrics.io.roles import (
 )
 from metrics.io.source import upload_limits
 from ui.data.findings_view import finding_text
-from ui.shell import compute, frame, keys
+from ui.shell import compute, frame, keys, label_sources
 from ui.shell.i18n import current_language, has, number, t
 from ui.shell.safe import md_escape
 
@@ -328,7 +328,10 @@ def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
         t("upload.runs"), accept_multiple_files=True, key="up_runs", help=t("upload.runs_help")
     )
     judgments = c2.file_uploader(
-        t("upload.judgments"), key="up_judgments", help=t("upload.judgments_help")
+        t("upload.judgments"),
+        accept_multiple_files=True,
+        key="up_judgments",
+        help=t("upload.judgments_help"),
     )
     queries = c3.file_uploader(t("upload.queries"), key="up_queries", help=t("upload.queries_help"))
     stored: dict[str, list[LoadedTable]] | None = st.session_state.get(keys.UPLOAD_TABLES)
@@ -336,7 +339,7 @@ def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
         tables = _distinct_names(
             {
                 "runs": _read(runs, "run"),
-                "judgments": _read([judgments], "qrels") if judgments else [],
+                "judgments": _read(judgments, "qrels") if judgments else [],
                 "queries": _read([queries]) if queries else [],
             }
         )
@@ -421,6 +424,17 @@ def _label_mapping_editor(
     return grades, not confirmed
 
 
+def _source_name_editor(table: LoadedTable, files: list[LoadedTable]) -> None:
+    """The label source name of one of several judgment files (its file name without
+    extensions at first), and the name it takes when that one is empty or taken."""
+    key = keys.source_name(_table_id(table))
+    st.session_state.setdefault(key, file_stem(table.name))
+    given = st.text_input(t("upload.source_name"), key=key, help=t("upload.source_name_help"))
+    used = label_sources.file_source_names(files)[files.index(table)]
+    if used != given.strip():
+        st.caption(t("upload.source_name_used", name=md_escape(used)))
+
+
 def _role_mappings(
     tables: dict[str, list[LoadedTable]],
 ) -> tuple[dict[str, RoleMapping], dict[str, dict[str, float]], str | None]:
@@ -431,6 +445,10 @@ def _role_mappings(
     mappings: dict[str, RoleMapping] = {}
     label_maps: dict[str, dict[str, float]] = {}
     pending: str | None = None
+    several = len(tables["judgments"]) > 1
+    if several:
+        first = tables["judgments"][0].name
+        st.caption(t("upload.judgments_sources", first=md_escape(first)))
     for kind in ("runs", "judgments", "queries"):
         for table in tables[kind]:
             with st.expander(
@@ -442,6 +460,8 @@ def _role_mappings(
                 ),
                 expanded=True,
             ):
+                if kind == "judgments" and several:
+                    _source_name_editor(table, tables["judgments"])
                 mapping, waiting = _mapping_editor(table, kind, bool(tables["judgments"]))
                 mappings[table.name] = mapping
                 grades, unsure = _label_mapping_editor(table, mapping.label)

@@ -52,8 +52,7 @@ def study(
     """:func:`study_of`, cached on the data set's content hash and everything it depends on."""
     key = (
         "labels_study",
-        sources.names,
-        len(sources.table),
+        sources.fingerprint,
         tuple(measures),
         compute.settings_key(settings.with_(label_source=None)),
         k,

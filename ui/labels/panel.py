@@ -1,5 +1,5 @@
-"""The Labels page's controls: the label columns of an upload compared as sources, the cutoff,
-and the pair of sources whose confusion matrix is drawn."""
+"""The Labels page's controls: the label columns (or judgment files) of an upload compared as
+sources, the cutoff, and the pair of sources whose confusion matrix is drawn."""
 
 from __future__ import annotations
 
@@ -15,7 +15,20 @@ from ui.shell.safe import md_escape
 
 def label_columns_panel() -> None:
     """For an upload: the columns of the table holding its labels that are compared as label
-    sources, the Data page's label column first (the others guessed, then as chosen)."""
+    sources, the Data page's label column first (the others guessed, then as chosen); with
+    several judgment files, the files are the sources (named on the Data page)."""
+    files = label_sources.judgment_files()
+    if files:
+        names = label_sources.file_source_names(files)
+        shown = t("labels.files_separator").join(
+            t("labels.file_source", name=md_escape(n), file=md_escape(f.name))
+            for n, f in zip(names, files)
+        )
+        st.caption(t("labels.files_caption", sources=shown))
+        problem = label_sources.upload_problem()
+        if problem is not None:
+            st.error(t("labels.files_error", message=md_escape(error_text(problem))))
+        return
     found = label_sources.labelled_table()
     if found is None:
         return

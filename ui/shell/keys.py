@@ -108,6 +108,11 @@ def segment_menu(table: str) -> str:
     return f"{WIDGET_PREFIX}map_{table}_segments"
 
 
+def source_name(table: str) -> str:
+    """The label source name of the uploaded judgments ``table`` (several judgment files)."""
+    return f"{WIDGET_PREFIX}map_{table}_source_name"
+
+
 def seeded(key: str) -> str:
     """Marks a menu whose value the app proposed (not yet chosen by the user)."""
     return f"{key}_seeded"
@@ -129,7 +134,8 @@ def label_values(table: str, column: str) -> str:
 
 
 #: The beginnings of the keys of an uploaded table's menus and boxes (role menus, their
-#: ``_seeded`` marks, segment menus, the boxes that confirm roles and label grades).
+#: ``_seeded`` marks, segment menus, label source names, the boxes that confirm roles and
+#: label grades).
 UPLOAD_MENU_PREFIXES: Final = (
     f"{WIDGET_PREFIX}map_",
     f"{WIDGET_PREFIX}roles_ok_",

@@ -1,9 +1,11 @@
 """The label sources of the active data set, and the data set under the chosen one.
 
 A data set has several label sources when a sample says so (``rag_evidence``: the annotators'
-and an LLM judge's files, :func:`metrics.labels.sources.sample_sources`) or when the table of an
-upload that holds its labels has more label columns than the one the Data page reads: the Data
-page's label column first, then the others (guessed by
+and an LLM judge's files, :func:`metrics.labels.sources.sample_sources`), when an upload has
+several judgment files (each one a source named after its file, or as named on the Data page;
+the first file's labels are the data set's), or when the table of an upload that holds its
+labels has more label columns than the one the Data page reads: the Data page's label column
+first, then the others (guessed by
 :func:`metrics.labels.sources.guess_label_columns`, changed on the Labels page,
 :data:`~ui.shell.keys.W_LABEL_COLUMNS`). The ``label_source`` policy (the sidebar's menu, the
 link's ``labels``) chooses which judgments every page evaluates: :func:`labelled` gives the data
@@ -18,15 +20,17 @@ import streamlit as st
 
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
-from metrics.io.formats import LoadedTable
+from metrics.io.formats import LoadedTable, file_stem
 from metrics.io.loaders import Dataset, sample_names
 from metrics.io.roles import RoleMapping, guess_roles
 from metrics.labels.sources import (
     AGGREGATES,
+    RESERVED_NAMES,
     LabelSources,
     guess_label_columns,
     sample_sources,
     sources_from_columns,
+    sources_from_judgments,
     under_label_source,
 )
 from ui.shell import keys, memo
@@ -76,10 +80,68 @@ def upload_label_columns(table: LoadedTable, label: str) -> list[str]:
     return found
 
 
+def judgment_files() -> list[LoadedTable]:
+    """The upload's judgment files when there are several (each one a label source), else
+    none."""
+    tables = st.session_state.get(keys.UPLOAD_TABLES) or {}
+    found = list(tables.get("judgments", []))
+    return found if len(found) > 1 else []
+
+
+def file_source_names(files: list[LoadedTable]) -> list[str]:
+    """The label source names of judgment files: the name given on the Data page
+    (:func:`~ui.shell.keys.source_name`), else the file name without its extensions; a name
+    left empty, taken by an earlier file or kept for a column of the tables is numbered."""
+    used: set[str] = set()
+    names = []
+    for table in files:
+        given = str(st.session_state.get(keys.source_name(table_id(table))) or "").strip()
+        name = base = given or file_stem(table.name)
+        copy = 1
+        while name in used or name in RESERVED_NAMES:
+            copy += 1
+            name = f"{base} ({copy})"
+        used.add(name)
+        names.append(name)
+    return names
+
+
+def _file_sources() -> LabelSources | InputError | None:
+    """The label sources of several judgment files, each read under the roles and grades the
+    Data page built the data set with (``None`` before it is built)."""
+    files = judgment_files()
+    built = st.session_state.get(keys.UPLOAD_ROLES)
+    if not files or built is None:
+        return None
+    mappings, label_maps = built
+    names = file_source_names(files)
+    roles = [mappings.get(table.name) for table in files]
+    grades = [label_maps.get(table.name) for table in files]
+    store = st.session_state.setdefault(keys.LABEL_SOURCES, {})
+    key = (
+        "files",
+        tuple(table_id(table) for table in files),
+        tuple(names),
+        repr(roles),
+        repr([sorted(g.items()) if g else None for g in grades]),
+    )
+    if key not in store:
+        try:
+            store[key] = sources_from_judgments(files, names, mappings=roles, label_maps=grades)
+        except InputError as exc:
+            store[key] = exc
+    found: LabelSources | InputError = store[key]
+    return found
+
+
 def upload_sources() -> LabelSources | None:
-    """The label sources of the session's upload: its label column and the other label columns
-    chosen (:data:`~ui.shell.keys.W_LABEL_COLUMNS`, by default those guessed); ``None`` with
-    fewer than two, or when they cannot be read (the Labels page says why)."""
+    """The label sources of the session's upload: its judgment files when there are several
+    (:func:`judgment_files`), else its label column and the other label columns chosen
+    (:data:`~ui.shell.keys.W_LABEL_COLUMNS`, by default those guessed); ``None`` with fewer
+    than two, or when they cannot be read (the Labels page says why)."""
+    if judgment_files():
+        files = _file_sources()
+        return files if isinstance(files, LabelSources) else None
     found = labelled_table()
     if found is None:
         return None
@@ -102,7 +164,11 @@ def upload_sources() -> LabelSources | None:
 
 
 def upload_problem() -> InputError | None:
-    """Why the upload's chosen label columns could not be read as sources, if they could not."""
+    """Why the upload's judgment files, or its chosen label columns, could not be read as
+    sources, if they could not."""
+    if judgment_files():
+        files = _file_sources()
+        return files if isinstance(files, InputError) else None
     store = st.session_state.get(keys.LABEL_SOURCES, {})
     found = labelled_table()
     chosen = st.session_state.get(keys.W_LABEL_COLUMNS)
@@ -151,10 +217,9 @@ def labelled(dataset: Dataset, sources: LabelSources | None, settings: Settings)
         return dataset
     if not known(sources, choice):
         return dataset
-    names = sources.names
     result: Dataset = memo.cached(
         dataset.content_hash,
-        ("label_source", choice, names, len(sources.table)),
+        ("label_source", choice, sources.fingerprint),
         lambda: under_label_source(dataset, sources, settings),
     )
     return result
@@ -163,6 +228,8 @@ def labelled(dataset: Dataset, sources: LabelSources | None, settings: Settings)
 __all__ = [
     "choice_text",
     "choices",
+    "file_source_names",
+    "judgment_files",
     "known",
     "labelled",
     "labelled_table",
