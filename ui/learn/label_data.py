@@ -17,6 +17,7 @@ from functools import cache, lru_cache
 import numpy as np
 import pandas as pd
 
+from metrics.engine.registry import at_cutoff
 from metrics.engine.relevance import relevant
 from metrics.engine.settings import Settings
 from metrics.io.loaders import load_sample, sample_directory
@@ -32,6 +33,8 @@ PRODUCTION, CANDIDATE = "production", "candidate"
 HUMAN, CLICKS = "annotators", "clicks"
 #: The measure both lessons compare the rankers on.
 MEASURE, K = "nDCG", 10
+#: Its column in the studies' tables.
+NAME = at_cutoff(MEASURE, K)
 
 
 @cache
@@ -45,7 +48,7 @@ def _rag() -> tuple[pd.DataFrame, LabelSources]:
 def rag_study(settings: Settings) -> LabelStudy:
     """The annotators against the LLM judge on the whole ``rag_evidence`` sample."""
     run, sources = _rag()
-    return study_labels(sources, run, [f"{MEASURE}@{K}"], settings, k=K)
+    return study_labels(sources, run, [NAME], settings, k=K)
 
 
 def rag_lists() -> tuple[RankedList, RankedList]:
@@ -93,7 +96,7 @@ def click_sources() -> LabelSources:
 def click_study(settings: Settings) -> LabelStudy:
     """The annotators against the clicks for the two rankers' lists."""
     run = click_table()[["query", "item", "rank", "model"]]
-    return study_labels(click_sources(), run, [f"{MEASURE}@{K}"], settings, k=K)
+    return study_labels(click_sources(), run, [NAME], settings, k=K)
 
 
 def click_kappa(settings: Settings) -> float:
@@ -127,7 +130,7 @@ def means(study: LabelStudy) -> dict[tuple[str, str], float]:
     """Mean nDCG@10 by (source, model) of a study."""
     assert study.consequence is not None
     table = study.consequence.means
-    table = table[table["measure"] == f"{MEASURE}@{K}"]
+    table = table[table["measure"] == NAME]
     return {(str(r.source), str(r.model)): float(r.value) for r in table.itertuples()}
 
 

@@ -15,6 +15,8 @@ import re
 from collections.abc import Sequence
 from html import escape
 
+from metrics.engine.registry import at_cutoff
+from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Settings
 from ui.data.handbuilt_list import RankedList
 from ui.learn.evaluate import Card, copies, measure_cards
@@ -122,8 +124,7 @@ def _list_table(rl: RankedList, k: int, level: float, lang: str) -> str:
             mark, rank_text, cut = tr("learn.row.copy", rank=repeated[position]), "—", ""
         else:
             rank += 1
-            relevant = label == label and label >= level and label >= 0
-            mark = tr("learn.row.relevant") if relevant else ""
+            mark = tr("learn.row.relevant") if is_relevant(label, level) else ""
             rank_text, cut = str(rank), ' class="cut"' if rank == k + 1 else ""
         rows.append(
             f"<tr{cut}><td>{rank_text}</td><td>{escape(item)}</td><td>{shown}</td>"
@@ -184,7 +185,7 @@ def worksheet_html(
         expected = paragraphs(tr(f"lesson.{lesson.id}.answers", **words))
     else:
         intro = f"<p>{escape(tr('worksheet.intro'))}</p>"
-        names = [f"{m}@{k}" for m in measures]
+        names = [at_cutoff(m, k) for m in measures]
         questions = [tr("worksheet.compute", name=name) for name in names]
         expected = ""
     worked = "".join(
