@@ -154,8 +154,8 @@ def test_compare_page_linked_in_japanese_gives_the_headline_in_japanese():
 def test_learn_cards_name_the_measures_in_chinese():
     at = open_page(fresh_app({"lang": "zh"}), "learn")
     shown = [m.value for m in at.markdown]
-    assert "**精确率**" in shown and "**召回率**" in shown
-    assert "**Precision**" not in shown
+    assert "**P · 精确率**" in shown and "**R · 召回率**" in shown
+    assert not any("Precision" in text or "Recall" in text for text in shown)
 
 
 def test_learn_cards_keep_the_registry_names_in_english():
