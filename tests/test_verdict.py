@@ -127,10 +127,10 @@ def test_the_verdict_box_says_no_model_is_clearly_ahead(held_out):
         "hybrid is not clearly different from lexical on any measure over all 50 queries."
     )
     jp = [s for s in sentences["hybrid"] if s.startswith("Where country = JP")]
+    # a watch item, never "no clear difference"; its interval agrees with its test
     assert jp == [
-        "Where country = JP: no clear difference on P@1 and RR@10 (significant before the "
-        "correction for its family (raw p = 0.021), not after; its adjusted interval excludes 0, "
-        "but the test after correction does not find the difference)."
+        "Where country = JP: to watch, not confirmed after the correction: P@1 (-0.800, raw "
+        "p = 0.021) and RR@10 (-0.400, raw p = 0.021)."
     ]
     assert sentences["hybrid"][-1] == "In the other 3 segments, no clear difference."
     assert leaders(review) == {}
