@@ -139,6 +139,7 @@ def _files_the_readme_names(folder: Path) -> None:
     sample = REPO / "sample_data" / "web_search"
     shutil.copytree(sample, folder / "sample_data" / "web_search")
     shutil.copy(sample / "trec" / "web_search.qrels", folder / "qrels.txt")
+    shutil.copy(sample / "trec" / "web_search.qrels", folder / "assessors.qrels")
     shutil.copy(sample / "trec" / "hybrid.run", folder / "run.txt")
     for name in ("qrels.csv", "run.csv", "queries.csv"):
         shutil.copy(sample / name, folder / name)
