@@ -165,4 +165,12 @@ def test_hostile_ids_pass_through_every_page_without_an_error(page):
     assert not at.exception, [e.value for e in at.exception]
     shown = _shown(at)
     assert "error id" not in shown and "\u202e" not in shown
+    if page == "2_Learn":
+        # Learn opens on its worked example, and its sidebar says so and names the data set
+        # the other pages use; a query of the data set brings the data set's own box back.
+        assert "The other pages use the data set hostile.csv." in sidebar_text(at)
+        at.radio(key="w_learn_source").set_value("query").run()
+        assert not at.exception, [e.value for e in at.exception]
+        shown = _shown(at)
+        assert "error id" not in shown and "\u202e" not in shown
     assert 'models: base "best", cand "best"' in sidebar_text(at)
