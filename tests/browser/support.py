@@ -175,10 +175,12 @@ def open_tab(page, section: str, lang: str = "en") -> None:
 
 
 def wait_for_charts(page, n: int, timeout: float = WAIT) -> int:
-    """Wait until at least ``n`` plotly charts are drawn; return how many there are."""
+    """Wait until at least ``n`` plotly charts are drawn and shown; return how many are shown
+    (a chart laid out for the other screen size, wide or phone, is drawn hidden)."""
+    shown = page.locator(".js-plotly-plot:visible")
     if n > 0:
-        page.locator(".js-plotly-plot").nth(n - 1).wait_for(timeout=timeout)
-    return page.locator(".js-plotly-plot").count()
+        shown.nth(n - 1).wait_for(timeout=timeout)
+    return shown.count()
 
 
 def wait_for_curve(page, timeout: float = WAIT) -> None:

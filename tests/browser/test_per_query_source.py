@@ -51,7 +51,10 @@ def test_a_per_query_results_file_opens_on_compare_segments_and_report(server, b
     wait_for_app(page, "Were there enough queries?")
     assert title(page) == "Compare models"
     box = page.locator(".st-key-verdict_box")
-    box.get_by_text("hybrid against lexical").first.wait_for(timeout=WAIT)  # drawn after the title
+    box.get_by_text("hybrid: ").first.wait_for(timeout=WAIT)  # drawn after the title
+    assert "nDCG@10 +0.24 (+43%)" in box.inner_text()  # the decision, from per-query values
+    box.locator("summary").click()  # every row's sentences
+    box.get_by_text("hybrid against lexical").first.wait_for(timeout=WAIT)
     assert "hybrid against lexical, over all 300 queries: better on" in box.inner_text()
     page.screenshot(path=str(shots / "compare_per_query.png"), full_page=True)
     open_tab(page, "queries")

@@ -416,7 +416,7 @@ def segment_heatmap_figure(
         tr("review.fig.heatmap_title", measure=measure),
         subtitle,
         height=max(260, 90 + 36 * len(labels)),
-        margin={"l": label_margin(labels), "r": 85, "b": 45},
+        margin={"l": label_margin(labels), "r": 110, "b": 45},  # the colour bar and its title
     )
     fig.update_yaxes(autorange="reversed")
     return fig
@@ -758,8 +758,10 @@ def lead_measure_figure(
         height=max(260, int((140 if titled else 100) + step * depth)),
         margin={
             "l": 12 if narrow else label_margin([line.label for line in lines]),
-            "t": 100 if titled else 32,
-            "b": 56,
+            # room for the legend above the plot and the axis title below, so that plotly need
+            # not grow the margins it was given
+            "t": 100 if titled else 44,
+            "b": 70,
             "r": 12 if narrow else 24,
         },
     )
