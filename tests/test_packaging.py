@@ -171,7 +171,8 @@ def test_the_built_wheel_installed_elsewhere_runs_every_readme_command(tmp_path)
     python, scripts = venv / "bin" / "python", venv / "bin"
     (wheel,) = wheels.glob("ranking_metrics_explorer-*.whl")
     install = subprocess.run(
-        [str(python), "-m", "pip", "install", "--no-deps", "--no-index", "-q", str(wheel)],
+        [str(python), "-m", "pip", "install", "--no-deps", "--no-index", "--ignore-installed",
+         "-q", str(wheel)],
         capture_output=True, text=True, timeout=300, cwd=tmp_path,
     )  # fmt: skip
     assert install.returncode == 0, install.stderr

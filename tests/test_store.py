@@ -422,7 +422,7 @@ def test_purge_removes_idle_workspaces_and_old_orphans_only(home, url, clock):
         save_workspace(store, used, WorkspaceState({"run": data.qrels}))
         save_run(store, "p", "v1", data, workspace=idle)
         folder = home / DATA_FOLDER / "ab"
-        folder.mkdir()
+        folder.mkdir(exist_ok=True)  # a stored file's random id may start with "ab" too
         old, young, temporary = (
             folder / ("ab" + "0" * 30 + ".parquet"),
             folder / ("ab" + "1" * 30 + ".parquet"),

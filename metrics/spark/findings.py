@@ -34,6 +34,7 @@ from metrics.engine.settings import Settings
 from metrics.io.direction import RankAgreement, rank_disagreements
 from metrics.io.findings import (
     Finding,
+    conflict_examples,
     duplicate_items_finding,
     duplicate_judgments_finding,
     fractional_labels_finding,
@@ -460,6 +461,33 @@ def label_value_findings(qrels: DataFrame, settings: Settings) -> list[Finding]:
     return found
 
 
+def _repeated_findings(clean: DataFrame) -> list[Finding]:
+    """Repeated judgments of the labelled rows, as the local engine words them
+    (:func:`metrics.engine.ranking.repeated_judgments`): the (query, item) pairs judged with
+    different labels first, with their labels and the one kept, else the first repeats."""
+    key = Window.partitionBy(S.QUERY, S.ITEM).orderBy(QROW)
+    copies = clean.withColumn("__copy", F.row_number().over(key)).where(F.col("__copy") > 1)
+    n = copies.count()
+    if not n:
+        return []
+    pairs = clean.groupBy(S.QUERY, S.ITEM).agg(
+        F.min(QROW).alias(QROW),
+        F.array_sort(F.collect_set(F.col(S.RELEVANCE).cast("double"))).alias("__labels"),
+    )
+    disagree = pairs.where(F.size("__labels") > 1)
+    conflicts = disagree.count()
+    if conflicts:
+        first = _first(disagree, QROW)
+        examples = conflict_examples(
+            (r[S.QUERY], r[S.ITEM], [float(v) for v in r["__labels"]]) for r in first
+        )
+    else:
+        examples = tuple(
+            {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])} for r in _first(copies, QROW)
+        )
+    return [duplicate_judgments_finding(n, examples, conflicts)]
+
+
 def _label_findings(qrels: DataFrame, settings: Settings) -> list[Finding]:
     label = F.col(S.RELEVANCE)
     shown = S.RELEVANCE
@@ -471,15 +499,8 @@ def _label_findings(qrels: DataFrame, settings: Settings) -> list[Finding]:
             {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])} for r in _first(rows, QROW)
         )
         found.append(missing_labels_finding(n, examples, shown))
-    key = Window.partitionBy(S.QUERY, S.ITEM).orderBy(QROW)
-    copies = qrels.withColumn("__copy", F.row_number().over(key)).where(F.col("__copy") > 1)
-    n = copies.count()
-    if n:
-        examples = tuple(
-            {"query": str(r[S.QUERY]), "item": str(r[S.ITEM])} for r in _first(copies, QROW)
-        )
-        found.append(duplicate_judgments_finding(n, examples))
     clean = qrels.where(~_missing(label))
+    found += _repeated_findings(clean)
     found += label_value_findings(clean, settings)
     if _labels_look_like_ranks(clean):
         found.append(labels_look_like_ranks_finding(shown))

@@ -13,6 +13,7 @@ Pure (no Streamlit): the lists a lesson starts from and the study of its sources
 from __future__ import annotations
 
 from functools import cache, lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -23,8 +24,10 @@ from metrics.engine.settings import Settings
 from metrics.io.loaders import load_sample, sample_directory
 from metrics.labels.agreement import cohen_kappa
 from metrics.labels.sources import LabelSources, sample_sources, sources_from_columns
-from metrics.labels.study import LabelStudy, study_labels
 from ui.data.handbuilt_list import RankedList
+
+if TYPE_CHECKING:
+    from metrics.labels.study import LabelStudy
 
 RAG, RAG_MODEL, RAG_QUESTION = "rag_evidence", "embedding", "q002"
 RAG_HUMAN, RAG_JUDGE = "annotators", "llm_judge"
@@ -47,6 +50,9 @@ def _rag() -> tuple[pd.DataFrame, LabelSources]:
 @lru_cache(maxsize=8)
 def rag_study(settings: Settings) -> LabelStudy:
     """The annotators against the LLM judge on the whole ``rag_evidence`` sample."""
+    # deferred: the study reads the review package, which Learn's first draw does not need
+    from metrics.labels.study import study_labels
+
     run, sources = _rag()
     return study_labels(sources, run, [NAME], settings, k=K)
 
@@ -95,6 +101,9 @@ def click_sources() -> LabelSources:
 @lru_cache(maxsize=8)
 def click_study(settings: Settings) -> LabelStudy:
     """The annotators against the clicks for the two rankers' lists."""
+    # deferred: the study reads the review package, which Learn's first draw does not need
+    from metrics.labels.study import study_labels
+
     run = click_table()[["query", "item", "rank", "model"]]
     return study_labels(click_sources(), run, [NAME], settings, k=K)
 
