@@ -34,7 +34,7 @@ from metrics.io.roles import (
 )
 from metrics.io.source import upload_limits
 from ui.data.findings_view import finding_text
-from ui.shell import compute, frame, keys, label_sources
+from ui.shell import compute, frame, keys, label_sources, labels
 from ui.shell.i18n import current_language, has, number, t
 from ui.shell.safe import md_escape
 
@@ -646,8 +646,8 @@ def _order_set_text(file: str, order: str) -> str:
     return t(
         "upload.order.set",
         file=md_escape(file),
-        order=frame.policy_name("score_order", order),
-        setting=frame.policy_label("score_order"),
+        order=labels.policy_name("score_order", order),
+        setting=labels.policy_label("score_order"),
     )
 
 
@@ -656,11 +656,11 @@ def set_score_order(models: tuple[str, ...], order: str, every_model: bool) -> N
     set's (one run file), else theirs alone (the sidebar's models ranked the other way)."""
     state = st.session_state
     others = [
-        m for m in state.get(frame.sidebar_key("score_order_by_model"), []) if m not in models
+        m for m in state.get(keys.sidebar_key("score_order_by_model"), []) if m not in models
     ]
     if every_model:
         frame.set_sidebar("score_order", order)
         frame.set_sidebar("score_order_by_model", others)
         return
-    other_way = order != state.get(frame.sidebar_key("score_order"), Settings.score_order)
+    other_way = order != state.get(keys.sidebar_key("score_order"), Settings.score_order)
     frame.set_sidebar("score_order_by_model", others + (list(models) if other_way else []))

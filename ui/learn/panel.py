@@ -18,7 +18,7 @@ from ui.data.handbuilt_list import LinkError, RankedList, decode_lists, encode_l
 from ui.learn.evaluate import relevant_count
 from ui.learn.lessons import BY_ID, LESSONS, Lesson
 from ui.learn.predict import forget
-from ui.shell import frame, keys
+from ui.shell import frame, keys, labels
 from ui.shell.i18n import option_text, t
 from ui.shell.view import whole_number
 
@@ -271,7 +271,7 @@ def _mirror(source_key: str, target_key: str) -> None:
 def level_control() -> float:
     """The relevance level on the page (the same setting as the sidebar's)."""
     state = st.session_state
-    level = float(state.get(frame.sidebar_key("relevance_level"), 1.0))
+    level = float(state.get(keys.sidebar_key("relevance_level"), 1.0))
     options = sorted({*LEVELS, int(level) if level.is_integer() else level})
     state[keys.LEARN_LEVEL_PICK] = int(level) if level.is_integer() else level
     st.segmented_control(
@@ -295,14 +295,14 @@ def policy_control(field: str, *, horizontal: bool = False) -> None:
     """A setting of the sidebar shown on the page (for a lesson), kept in step with it."""
     state = st.session_state
     pick = keys.learn_policy(field)
-    state[pick] = state.get(frame.sidebar_key(field))
+    state[pick] = state.get(keys.sidebar_key(field))
     st.radio(
-        frame.policy_label(field),
+        labels.policy_label(field),
         list(POLICIES[field].values),
         key=pick,
         format_func=option_text(f"policy.{field}."),
         on_change=_mirror,
-        args=(pick, frame.sidebar_key(field)),
+        args=(pick, keys.sidebar_key(field)),
         horizontal=horizontal,
     )
 

@@ -20,7 +20,7 @@ from ui.learn import panel as lp
 from ui.learn.figures import learn_curve_svg
 from ui.learn.lessons import Lesson, model_mean_lines, value
 from ui.learn.list_component import ranked_list, show_curve
-from ui.shell import frame, keys
+from ui.shell import keys, labels
 from ui.shell.i18n import t
 from ui.shell.safe import md_escape
 
@@ -48,7 +48,7 @@ def pitfall_warnings(rl: RankedList, k: int, settings: Settings, *, prefix: str 
         if key in skip:
             continue
         if key == "short":
-            values = {**values, "policy": frame.policy_text("short_lists", values["policy"])}
+            values = {**values, "policy": labels.policy_text("short_lists", values["policy"])}
         if key == "duplicate":
             values = {**values, "item": md_escape(values["item"])}
         st.warning(prefix + t(f"learn.pit.{key}", **values), icon=":material/warning:")
@@ -87,8 +87,8 @@ def card_problem(card: learn.Card) -> str:
 def card_title(measure: str) -> str:
     """``P · Precision``; the name alone when it holds the symbol (``命中率（Success）``) or is
     the symbol (``nDCG``)."""
-    pretty = frame.measure_pretty(measure)
-    return pretty if measure in pretty else frame.measure_label(measure)
+    pretty = labels.measure_pretty(measure)
+    return pretty if measure in pretty else labels.measure_label(measure)
 
 
 def formula_board(cards: list[learn.Card], head: str) -> str:
@@ -103,7 +103,7 @@ def formula_board(cards: list[learn.Card], head: str) -> str:
                 f'{len(card.formula)}">{escape(card.formula)}</code></div>'
             )
             continue
-        name = escape(frame.measure_pretty(card.measure))
+        name = escape(labels.measure_pretty(card.measure))
         if card.formula is None:
             rows.append(
                 f'<div class="lp-row lp-problem" data-measure="{escape(card.measure)}">'
@@ -248,7 +248,7 @@ def many_lines(shown: list[RankedList], k: int, settings: Settings, lesson: Less
         parts = [f"{rl.name}: {value(rl, m, k, settings):.3f}" for rl in shown]
         lines.append(at_cutoff(m, k) + " — " + ", ".join(parts))
     if lesson and lesson.id == "macro_micro":
-        avg = frame.policy_name("averaging", settings.averaging)
+        avg = labels.policy_name("averaging", settings.averaging)
         for model, text in model_mean_lines(tuple(shown), "R", k, settings).items():
             lines.append(t("learn.model_mean", model=model, name=at_cutoff("R", k), avg=avg) + text)
     formula_lines(lines, t("learn.board_head", k=k, level=f"{settings.relevance_level:g}"))

@@ -22,22 +22,14 @@ from typing import TypedDict
 import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
-from metrics.engine.registry import MEASURES
 from metrics.engine.settings import POLICIES, Settings
 from metrics.errors import MeasureError, MetricsError
 from metrics.io.direction import opposite
 from metrics.io.loaders import Dataset, sample_names
 from ui.data import handbuilt
-from ui.shell import compute, keys, label_sources, warm_up, workspace
-from ui.shell.i18n import (
-    LANGUAGES,
-    current_language,
-    has,
-    number,
-    option_text,
-    t,
-    translate,
-)
+from ui.shell import compute, keys, label_sources, labels, warm_up, workspace
+from ui.shell.i18n import LANGUAGES, current_language, number, option_text, t
+from ui.shell.labels import measure_label, measure_text, policy_help, policy_label
 from ui.shell.pages_registry import PAGES, page_def
 from ui.shell.safe import md_escape
 from ui.shell.upload_fix import keep_upload_answers
@@ -62,6 +54,12 @@ from ui.shell.workspace_codec import REVIEW_PARAM
 PER_QUERY = "per_query"
 
 ROOT = Path(__file__).resolve().parents[2]
+
+#: The catalog look-ups the pages read through the frame (their home: :mod:`ui.shell.labels`).
+dataset_description = labels.dataset_description
+measure_pretty = labels.measure_pretty
+policy_name = labels.policy_name
+policy_text = labels.policy_text
 
 log = logging.getLogger("ranking_metrics.frame")
 keep_upload_answers()  # a file chosen as a page run starts is not dropped (ui/shell/upload_fix.py)
@@ -285,69 +283,10 @@ def _loaded_dataset(view: View) -> Dataset | None:
     return None
 
 
-def policy_text(field: str, value: object) -> str:
-    """A setting value explained, in the session language (``policy.<field>.<value>``)."""
-    return t(f"policy.{field}.{value}")
-
-
-def sidebar_key(field: str) -> str:
-    """The key of the sidebar widget that sets the ``Settings`` field ``field`` (the level box
-    for ``relevance_level``, the models ranked the other way for ``score_order_by_model``, a
-    policy's menu otherwise). Other panels read and set the sidebar through it."""
-    if field == "relevance_level":
-        return keys.W_REL
-    if field == "score_order_by_model":
-        return keys.W_SCORE_ORDER_MODELS
-    return keys.policy_widget(field)
-
-
 def set_sidebar(field: str, value: object) -> None:
-    """Set the sidebar widget of the ``Settings`` field ``field`` (see :func:`sidebar_key`)."""
-    st.session_state[sidebar_key(field)] = value
-
-
-def policy_label(field: str) -> str:
-    """The label of a setting in the session language (``policy.<field>.label``)."""
-    return t(f"policy.{field}.label")
-
-
-def policy_help(field: str) -> str:
-    """What a setting decides, in the session language (``policy.<field>.help``)."""
-    return t(f"policy.{field}.help")
-
-
-def policy_name(field: str, value: object) -> str:
-    """The short name of a setting value (``macro average``) for chart subtitles, in the session
-    language (``policy.<field>.name.<value>``; the explained value where there is none)."""
-    key = f"policy.{field}.name.{value}"
-    return t(key) if has(key) else policy_text(field, value)
-
-
-def measure_pretty(name: str, lang: str | None = None) -> str:
-    """The display name of a measure (``Precision``) in ``lang`` (the session's by default)."""
-    return measure_text(name, "pretty", lang)
-
-
-def measure_label(name: str, lang: str | None = None) -> str:
-    """``P · Precision`` (just ``nDCG`` when the two are the same)."""
-    pretty = measure_pretty(name, lang)
-    return name if pretty == name else f"{name} · {pretty}"
-
-
-def dataset_description(dataset: object) -> str:
-    """A data set's description in the session's language: a sample's from the catalog
-    (``sample.<name>.description``), any other as it was given."""
-    key = f"sample.{getattr(dataset, 'name', '')}.description"
-    return t(key) if has(key) else str(getattr(dataset, "description", "") or "")
-
-
-def measure_text(name: str, part: str, lang: str | None = None) -> str:
-    """``pretty``, ``description``, ``pitfall`` or ``latex`` (the formula) of a measure in
-    ``lang`` (the session's by default), from the catalog or, where it has none, the
-    registry's English."""
-    lang = lang or current_language()
-    key = f"measure.{name}.{part}"
-    return translate(key, lang) if has(key, lang) else getattr(MEASURES[name], part)
+    """Set the sidebar widget of the ``Settings`` field ``field`` (its key:
+    :func:`ui.shell.keys.sidebar_key`)."""
+    st.session_state[keys.sidebar_key(field)] = value
 
 
 def _sidebar() -> View:

@@ -72,6 +72,18 @@ def policy_widget(field: str) -> str:
     return f"{WIDGET_PREFIX}{field}"
 
 
+def sidebar_key(field: str) -> str:
+    """The key of the sidebar widget that sets the ``Settings`` field ``field`` (the level box
+    for ``relevance_level``, the models ranked the other way for ``score_order_by_model``, a
+    policy's menu otherwise). Other panels read the sidebar through it and set it with
+    :func:`ui.shell.frame.set_sidebar`."""
+    if field == "relevance_level":
+        return W_REL
+    if field == "score_order_by_model":
+        return W_SCORE_ORDER_MODELS
+    return policy_widget(field)
+
+
 # -------------------------------------------------------------------------------- Data page
 #: The data choice (``sample``, ``upload``, ``handbuilt``, ``per_query``) and the sample.
 W_SOURCE: Final = "w_source"

@@ -84,7 +84,7 @@ def code_panel(
     with st.expander(t("compare.code"), icon=":material/code:"):
         st.caption(caption)
         if left:
-            from ui.shell.frame import policy_label
+            from ui.shell.labels import policy_label
 
             names = ", ".join(policy_label(p) for p in left)
             st.caption(t("compare.code_not_in_command", settings=names))
