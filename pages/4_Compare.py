@@ -14,13 +14,8 @@ import streamlit as st
 from metrics.review.compare import biggest_movers, segment_of_query
 from metrics.review.drilldown import side_by_side
 from metrics.review.overlap import DEFAULT_PERSISTENCE
-from metrics.review.verdict import (
-    interval_text,
-    letter_groups,
-    overall_rows,
-    pairwise_rows,
-    segment_rows,
-)
+from metrics.review.verdict import letter_groups, overall_rows, pairwise_rows, segment_rows
+from metrics.review.wording import interval_text
 from ui.data.per_query_data import is_per_query
 from ui.data.per_query_panel import measures_at, require_lists
 from ui.history.share import share_review

@@ -3,9 +3,11 @@ other way."""
 
 import streamlit as st
 
+from metrics.review.callouts import callouts
 from metrics.review.decision import lead_measure
 from metrics.review.segments import MIN_SEGMENT_QUERIES
-from metrics.review.verdict import callouts, interval_text, overall_rows, segment_rows
+from metrics.review.verdict import overall_rows, segment_rows
+from metrics.review.wording import interval_text
 from ui.data.per_query_data import is_per_query
 from ui.data.per_query_panel import measures_at
 from ui.review import compute as review_compute

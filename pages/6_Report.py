@@ -16,6 +16,7 @@ from typing import Literal
 import pandas as pd
 import streamlit as st
 
+from metrics.review.callouts import callouts
 from metrics.review.decision import lead_measure
 from metrics.review.headline import verdict_sentences
 from metrics.review.overlap import DEFAULT_PERSISTENCE
@@ -31,14 +32,13 @@ from metrics.review.stakeholder_report import (
     software_versions,
 )
 from metrics.review.verdict import (
-    callouts,
-    interval_text,
     letter_groups,
     measure_order,
     overall_rows,
     pairwise_rows,
     segment_rows,
 )
+from metrics.review.wording import interval_text
 from ui.data import per_query_data
 from ui.data.findings_view import findings_frame
 from ui.data.per_query_panel import measures_at

@@ -13,7 +13,8 @@ from metrics.engine.evaluation import evaluate
 from metrics.io.loaders import load_sample
 from metrics.review.compare import CompareOptions
 from metrics.review.drilldown import side_by_side
-from metrics.review.verdict import ReviewRequest, overall_rows, review_table, row_p, segment_rows
+from metrics.review.verdict import ReviewRequest, overall_rows, review_table, segment_rows
+from metrics.review.wording import row_p
 from tests.app_support import APP, ROOT, fresh_app, open_page, open_tab, tables_with
 
 #: What the pages use unless the statistics options are changed (the CLI's defaults too).

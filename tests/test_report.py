@@ -12,6 +12,7 @@ import pytest
 
 from metrics import Settings, evaluate
 from metrics.io.loaders import load_sample
+from metrics.review.callouts import callouts
 from metrics.review.compare import CompareOptions, delta_curves
 from metrics.review.stakeholder_report import (
     REPORT_TEMPLATES,
@@ -21,7 +22,7 @@ from metrics.review.stakeholder_report import (
     report_tables,
     report_zip,
 )
-from metrics.review.verdict import ReviewRequest, callouts, review_table
+from metrics.review.verdict import ReviewRequest, review_table
 from ui.review.figures import delta_curve_figure
 from ui.shell.i18n import templates
 
@@ -161,7 +162,7 @@ def test_the_report_is_written_in_the_language_it_is_given(inputs):
     from dataclasses import replace
 
     from metrics.review.headline import verdict_sentences
-    from metrics.review.verdict import VERDICT_TEMPLATES
+    from metrics.review.wording import VERDICT_TEMPLATES
 
     words = templates({**VERDICT_TEMPLATES}, "ja")
     japanese = replace(

@@ -18,7 +18,8 @@ from metrics.review.stakeholder_report import (
     build_report_html,
     report_charts,
 )
-from metrics.review.verdict import VERDICT_TEMPLATES, ReviewRequest, review_table
+from metrics.review.verdict import ReviewRequest, review_table
+from metrics.review.wording import VERDICT_TEMPLATES
 from ui.review.figures import lead_measure_figure, lead_titles, win_tie_loss_figure
 from ui.shell.i18n import templates as catalog_templates
 from ui.shell.i18n import translate

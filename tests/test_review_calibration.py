@@ -28,8 +28,9 @@ from metrics import evaluate
 from metrics.engine.evaluation import Evaluation
 from metrics.review.compare import CompareOptions, model_values, segment_of_query
 from metrics.review.decision import SHIP, decide, heterogeneity_table
+from metrics.review.rows import ALL
 from metrics.review.statistics import Pairs, compare_many, pair_values, wilcoxon_pvalue
-from metrics.review.verdict import ALL, CONFIRMED, WATCH, ReviewRequest, review_table
+from metrics.review.verdict import CONFIRMED, WATCH, ReviewRequest, review_table
 from tests.decision_cases import collapsed_segment_log, two_columns_log
 
 # --------------------------------------------------------------------------- coverage

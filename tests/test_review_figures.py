@@ -18,13 +18,8 @@ from metrics import Settings, evaluate
 from metrics.io.loaders import load_sample
 from metrics.review.compare import CompareOptions, delta_curves, query_deltas
 from metrics.review.segments import segment_means
-from metrics.review.verdict import (
-    VERDICT_TEMPLATES,
-    ReviewRequest,
-    overall_rows,
-    review_table,
-    segment_rows,
-)
+from metrics.review.verdict import ReviewRequest, overall_rows, review_table, segment_rows
+from metrics.review.wording import VERDICT_TEMPLATES
 from tests.chart_words import figure_texts, latin_words
 from ui.review import figures
 from ui.review.figures import (

@@ -33,13 +33,13 @@ from metrics.review.statistics import randomization_pvalue
 from metrics.review.tukey import letter_display, tukey_hsd
 from metrics.review.verdict import (
     ReviewRequest,
-    family_caption,
     letter_groups,
     overall_rows,
     pairwise_rows,
     review_table,
     segment_rows,
 )
+from metrics.review.wording import family_caption
 from tests.app_support import fresh_app, open_page, upload
 from ui.review.tables import export_csv, export_json
 

@@ -23,22 +23,18 @@ from metrics import evaluate
 from metrics.cli.compare import main as compare_main
 from metrics.errors import SettingsError
 from metrics.io.loaders import load_dataset, load_table
+from metrics.review.callouts import callout_sentence, callouts
 from metrics.review.compare import CompareOptions
 from metrics.review.headline import leaders, verdict_sentences
 from metrics.review.stakeholder_report import ReportInputs, build_report_html, report_tables
 from metrics.review.verdict import (
-    VERDICT_TEMPLATES,
     ReviewRequest,
-    callout_sentence,
-    callouts,
-    family_text,
-    format_p,
     overall_rows,
     pairwise_rows,
     review_table,
-    row_p,
     segment_rows,
 )
+from metrics.review.wording import VERDICT_TEMPLATES, family_text, format_p, row_p
 from ui.review.figures import pairwise_matrix_figure, segment_delta_figure
 from ui.review.tables import export_csv, export_json, review_display, segment_display
 from ui.shell.i18n import templates

@@ -20,9 +20,9 @@ import pandas as pd
 from metrics.engine.registry import lead_measure
 from metrics.review.compare import Wording, count_form, model_values, segment_of_query
 from metrics.review.heterogeneity import heterogeneity_test
+from metrics.review.rows import ALL
 from metrics.review.statistics import adjust_pvalues, pair_values
 from metrics.review.verdict import (
-    ALL,
     BASELINE_KIND,
     CONFIRMED,
     PAIRWISE_KIND,

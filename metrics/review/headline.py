@@ -30,21 +30,17 @@ from typing import Any
 import pandas as pd
 
 from metrics.review.compare import Wording
+from metrics.review.rows import ALL
 from metrics.review.verdict import (
-    ALL,
     BASELINE_KIND,
     BETTER,
     PAIRWISE_KIND,
     UNCLEAR,
     WATCH,
     WORSE,
-    _word,
-    format_p,
-    magnitude_text,
     measure_order,
-    reason_text,
-    row_p,
 )
+from metrics.review.wording import format_p, magnitude_text, reason_text, row_p, word
 
 
 @dataclass(frozen=True)
@@ -68,8 +64,8 @@ def _join(items: Sequence[str], templates: Wording | None) -> str:
     """``A``, ``A and B``, ``A, B and C`` in the language of ``templates``."""
     if len(items) <= 1:
         return "".join(items)
-    head = _word(templates, "sentence.verdict.list_separator").join(items[:-1])
-    return head + _word(templates, "sentence.verdict.list_last") + items[-1]
+    head = word(templates, "sentence.verdict.list_separator").join(items[:-1])
+    return head + word(templates, "sentence.verdict.list_last") + items[-1]
 
 
 def _item(row: Mapping[str, Any], templates: Wording | None) -> str:
@@ -82,10 +78,8 @@ def _item(row: Mapping[str, Any], templates: Wording | None) -> str:
         "p": row_p(row, templates),
     }
     if notes:
-        return _word(templates, "sentence.verdict.item_note").format(
-            **values, note="; ".join(notes)
-        )
-    return _word(templates, "sentence.verdict.item").format(**values)
+        return word(templates, "sentence.verdict.item_note").format(**values, note="; ".join(notes))
+    return word(templates, "sentence.verdict.item").format(**values)
 
 
 def _items(records: Sequence[Mapping[str, Any]], templates: Wording | None) -> str:
@@ -97,12 +91,12 @@ def _items(records: Sequence[Mapping[str, Any]], templates: Wording | None) -> s
     if len(records) < 2 or len(shared) != 1 or noted:
         return _join([_item(r, templates) for r in records], templates)
     items = [
-        _word(templates, "sentence.verdict.item_delta").format(
+        word(templates, "sentence.verdict.item_delta").format(
             measure=r["measure"], delta=f"{r['delta']:+.3f}"
         )
         for r in records
     ]
-    return _word(templates, "sentence.verdict.items_same_p").format(
+    return word(templates, "sentence.verdict.items_same_p").format(
         items=_join(items, templates), p=shared.pop()
     )
 
@@ -136,7 +130,7 @@ def _parts(
         chosen = [r for r in rows if r["verdict"] == code]
         if chosen:
             parts.append(
-                _word(templates, f"sentence.verdict.part_{code}").format(
+                word(templates, f"sentence.verdict.part_{code}").format(
                     items=_items(chosen, templates)
                 )
             )
@@ -144,7 +138,7 @@ def _parts(
     watch = [r for r in rows if r.get("tier") == WATCH]
     if watch:
         items = [
-            _word(templates, "sentence.verdict.item_watch").format(
+            word(templates, "sentence.verdict.item_watch").format(
                 measure=r["measure"],
                 delta=f"{r['delta']:+.3f}",
                 p_raw=format_p(float(r["p_raw"]), False, templates),
@@ -152,7 +146,7 @@ def _parts(
             for r in watch
         ]
         parts.append(
-            _word(templates, "sentence.verdict.part_watch").format(items=_join(items, templates))
+            word(templates, "sentence.verdict.part_watch").format(items=_join(items, templates))
         )
     by_note: dict[str, list[str]] = {}
     unclear_rows = (r for r in rows if r["verdict"] == UNCLEAR and r["n"] > 0)
@@ -167,14 +161,14 @@ def _parts(
         items = [
             _join(measures, templates)
             if not note
-            else _word(templates, "sentence.verdict.unclear_note").format(
+            else word(templates, "sentence.verdict.unclear_note").format(
                 measure=_join(measures, templates), note=note
             )
             for note, measures in by_note.items()
         ]
         parts.append(
-            _word(templates, "sentence.verdict.part_unclear").format(
-                items=_word(templates, "sentence.verdict.list_separator").join(items)
+            word(templates, "sentence.verdict.part_unclear").format(
+                items=word(templates, "sentence.verdict.list_separator").join(items)
             )
         )
     return parts, named
@@ -185,14 +179,14 @@ def _overall(
 ) -> tuple[list[str], list[int]]:
     names = {"candidate": candidate, "baseline": baseline}
     if not any(r["n"] > 0 for r in rows):
-        return [_word(templates, "sentence.verdict.no_shared").format(**names)], []
+        return [word(templates, "sentence.verdict.no_shared").format(**names)], []
     n = int(max(r["n"] for r in rows))
     parts, named = _parts(rows, templates, unclear="all")
     noted = any(reason_text(r, templates) or magnitude_text(r, templates) for r in rows)
     if not named and not noted:
-        return [_word(templates, "sentence.verdict.none", n).format(**names, n=n)], []
-    separator = _word(templates, "sentence.verdict.part_separator")
-    sentence = _word(templates, "sentence.verdict.overall", n).format(
+        return [word(templates, "sentence.verdict.none", n).format(**names, n=n)], []
+    separator = word(templates, "sentence.verdict.part_separator")
+    sentence = word(templates, "sentence.verdict.overall", n).format(
         **names, n=n, parts=separator.join(parts)
     )
     return [sentence], named
@@ -213,13 +207,13 @@ def _power(rows: Sequence[Row], templates: Wording | None) -> list[str]:
     n = int(max(r["n"] for r in unclear))
     power = f"{float(unclear[0]['power']):.0%}"
     items = [
-        _word(templates, "sentence.verdict.power_item").format(
+        word(templates, "sentence.verdict.power_item").format(
             mde=f"{float(r['mde']):.3f}", measure=r["measure"]
         )
         for r in unclear
     ]
     out = [
-        _word(templates, "sentence.verdict.power", n).format(
+        word(templates, "sentence.verdict.power", n).format(
             n=n, items=_join(items, templates), power=power
         )
     ]
@@ -230,7 +224,7 @@ def _power(rows: Sequence[Row], templates: Wording | None) -> list[str]:
     ]
     if wanted:
         needed = [
-            _word(templates, "sentence.verdict.needed_item").format(
+            word(templates, "sentence.verdict.needed_item").format(
                 queries=_queries(float(r["queries_needed"])),
                 min_effect=f"{float(r['min_effect']):g}",
                 measure=r["measure"],
@@ -238,7 +232,7 @@ def _power(rows: Sequence[Row], templates: Wording | None) -> list[str]:
             for r in wanted
         ]
         out.append(
-            _word(templates, "sentence.verdict.needed").format(
+            word(templates, "sentence.verdict.needed").format(
                 power=power, items=_join(needed, templates)
             )
         )
@@ -263,17 +257,17 @@ def _segments(
             quiet += 1
             continue
         out.append(
-            _word(templates, "sentence.verdict.segment").format(
+            word(templates, "sentence.verdict.segment").format(
                 where=segment,
                 candidate=candidate,
-                parts=_word(templates, "sentence.verdict.part_separator").join(parts),
+                parts=word(templates, "sentence.verdict.part_separator").join(parts),
             )
         )
         named += found
     if out and quiet:
-        out.append(_word(templates, "sentence.verdict.elsewhere", quiet).format(n=quiet))
+        out.append(word(templates, "sentence.verdict.elsewhere", quiet).format(n=quiet))
     elif not out:
-        out.append(_word(templates, "sentence.verdict.no_segment", quiet).format(n=quiet))
+        out.append(word(templates, "sentence.verdict.no_segment", quiet).format(n=quiet))
     return out, named
 
 
@@ -321,10 +315,10 @@ def _closing(
         parts, found = _parts(part, templates, unclear="none")
         if found:
             closing.append(
-                _word(templates, "sentence.verdict.pair").format(
+                word(templates, "sentence.verdict.pair").format(
                     candidate=candidate,
                     reference=reference,
-                    parts=_word(templates, "sentence.verdict.part_separator").join(parts),
+                    parts=word(templates, "sentence.verdict.part_separator").join(parts),
                 )
             )
             named += found
@@ -334,16 +328,16 @@ def _closing(
     ahead = _leaders(overall, pairs)
     if len(candidates) > 1:
         closing += [
-            _word(templates, "sentence.verdict.ahead").format(
+            word(templates, "sentence.verdict.ahead").format(
                 candidate=c, measures=_join(ahead[c], templates)
             )
             for c in candidates
             if c in ahead
         ]
     if not any(r["verdict"] == BETTER for r in overall):
-        closing.append(_word(templates, "sentence.verdict.no_winner").format(baseline=baseline))
+        closing.append(word(templates, "sentence.verdict.no_winner").format(baseline=baseline))
     elif len(candidates) > 1 and not ahead:
-        closing.append(_word(templates, "sentence.verdict.no_leader"))
+        closing.append(word(templates, "sentence.verdict.no_leader"))
     return closing, named
 
 

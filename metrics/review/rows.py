@@ -13,6 +13,9 @@ from collections.abc import Sequence
 
 import pandas as pd
 
+#: Segment value of the rows over all queries.
+ALL = "(all)"
+
 #: The columns of a comparison row, in order (see "How the review decides" in docs/review.md).
 COLUMNS: list[str] = [
     "kind",
@@ -111,4 +114,4 @@ def view(table: pd.DataFrame, columns: Sequence[str], by: Sequence[str] = ()) ->
     return table[[c for c in ordered if c in table.columns]]
 
 
-__all__ = ["COLUMNS", "SUMMARY_VIEW", "TEST_COLUMNS", "view"]
+__all__ = ["ALL", "COLUMNS", "SUMMARY_VIEW", "TEST_COLUMNS", "view"]

@@ -44,14 +44,8 @@ from metrics.review.compare import CompareOptions, Wording, count_form
 from metrics.review.headline import verdict_sentences
 from metrics.review.overlap import DEFAULT_PERSISTENCE
 from metrics.review.rows import SUMMARY_VIEW, view
-from metrics.review.verdict import (
-    family_caption,
-    interval_text,
-    overall_rows,
-    pairwise_rows,
-    row_p,
-    segment_rows,
-)
+from metrics.review.verdict import overall_rows, pairwise_rows, segment_rows
+from metrics.review.wording import family_caption, interval_text, row_p
 
 _CSS = """
 body{font-family:-apple-system,Segoe UI,Roboto,Helvetica,Arial,"Noto Sans CJK SC",
@@ -199,7 +193,7 @@ class ReportInputs:
         Worded tables (translated columns) of the overall, pairwise and segment rows; plain
         English ones from ``review`` when ``None``.
     callout_sentences:
-        ``(kind, sentence)`` of :func:`metrics.review.verdict.callouts` (``worse`` is shown as
+        ``(kind, sentence)`` of :func:`metrics.review.callouts.callouts` (``worse`` is shown as
         an alert, the others as notes).
     family_texts:
         Worded family of the overall, pairwise and segment rows (``overall``, ``pairwise``,

@@ -74,7 +74,8 @@ def _shared_review() -> None:
 
 def _review_tables(frozen) -> None:
     """The data line, the comparison table computed again, its downloads and the settings."""
-    from metrics.review.verdict import interval_text, overall_rows
+    from metrics.review.verdict import overall_rows
+    from metrics.review.wording import interval_text
     from ui.review import compute as review_compute
     from ui.review.controls import verdict_templates
     from ui.review.tables import (

@@ -365,8 +365,8 @@ def ranking_changes(
 
 def family_words(rows: pd.DataFrame, templates: Wording | None = None) -> str:
     """The family of a table's rows, in words (``randomization test, Holm over 4 measures × 2
-    candidates``; :func:`metrics.review.verdict.family_caption`); empty without rows."""
-    from metrics.review.verdict import family_caption
+    candidates``; :func:`metrics.review.wording.family_caption`); empty without rows."""
+    from metrics.review.wording import family_caption
 
     return family_caption(rows, templates)
 

@@ -457,8 +457,8 @@ def require_review_choice(
 
 
 def verdict_templates() -> dict[str, Message]:
-    """Wording of :mod:`metrics.review.verdict` sentences in the session's language."""
-    from metrics.review.verdict import VERDICT_TEMPLATES
+    """Wording of :mod:`metrics.review.wording` sentences in the session's language."""
+    from metrics.review.wording import VERDICT_TEMPLATES
     from ui.shell.i18n import current_language, templates
 
     return templates(VERDICT_TEMPLATES, current_language())
@@ -536,7 +536,7 @@ CALLOUT_STYLES = {
 
 
 def callout_box(kind: str, significant: bool, sentence: str) -> None:
-    """One segment finding (:func:`metrics.review.verdict.callouts`) in a bordered box with an
+    """One segment finding (:func:`metrics.review.callouts.callouts`) in a bordered box with an
     icon of its direction; significant findings carry the word in bold."""
     from ui.shell import frame
 

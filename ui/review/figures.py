@@ -18,19 +18,11 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from metrics.review.compare import Wording
-from metrics.review.verdict import (
-    ALL,
-    BASELINE_KIND,
-    COLUMNS,
-    UNCLEAR,
-    family_text,
-    interval_text,
-    pairwise_rows,
-    row_p,
-    value_column,
-)
+from metrics.review.rows import ALL
+from metrics.review.verdict import BASELINE_KIND, COLUMNS, UNCLEAR, pairwise_rows, value_column
 from metrics.review.verdict import BETTER as BETTER_CODE
 from metrics.review.verdict import WORSE as WORSE_CODE
+from metrics.review.wording import family_text, interval_text, row_p
 from ui.shell.i18n import translate
 from ui.shell.palette import PALETTE
 from ui.shell.plotting import SETTLED_MARGIN, label_margin, layout_template

@@ -21,14 +21,9 @@ from pandas.io.formats.style import Styler
 from metrics.engine.settings import LABEL_AGGREGATES, POLICIES, Settings
 from metrics.io.export import to_csv_bytes
 from metrics.review.compare import CompareOptions, Wording
-from metrics.review.verdict import (
-    ALL,
-    COLUMNS,
-    family_text,
-    reason_text,
-    row_p,
-    value_column,
-)
+from metrics.review.rows import ALL
+from metrics.review.verdict import COLUMNS, value_column
+from metrics.review.wording import family_text, reason_text, row_p
 from ui.shell.i18n import translate
 
 Translate = Callable[..., str]

@@ -37,7 +37,7 @@ def engine_sentences() -> Iterator[tuple[str, Template]]:
     from metrics.review.decision import DECISION_TEMPLATES
     from metrics.review.segments import REVERSAL_TEMPLATES
     from metrics.review.stakeholder_report import REPORT_TEMPLATES
-    from metrics.review.verdict import VERDICT_TEMPLATES
+    from metrics.review.wording import VERDICT_TEMPLATES
     from metrics.store.messages import STORE_MESSAGES
 
     for prefix, texts in (
