@@ -3,12 +3,12 @@
 import streamlit as st
 
 from metrics.io.loaders import sample_names
-from ui.data.findings_view import show_health, show_lists, show_preview
-from ui.data.handbuilt_panel import handbuilt_panel
-from ui.data.per_query_panel import per_query_panel
 from ui.data.upload_panel import upload_panel
 from ui.shell import frame, keys, workspace
+from ui.shell.findings_view import show_health, show_lists, show_preview
+from ui.shell.handbuilt_panel import handbuilt_panel
 from ui.shell.i18n import option_text, t
+from ui.shell.per_query_panel import per_query_panel
 
 ctx = frame.page("data")
 st.title(t("data.title"))

@@ -9,16 +9,16 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from metrics.engine.explain import EXPLAINED
-from ui.data import handbuilt as hb
-from ui.data.handbuilt_list import MAX_LISTS
-from ui.data.per_query_panel import require_lists
 from ui.learn import evaluate as learn
 from ui.learn import list_component as ll
 from ui.learn import panel as lp
 from ui.learn import predict, views
 from ui.learn.lessons import check, text_values
 from ui.shell import compute, frame, keys
+from ui.shell import handbuilt as hb
+from ui.shell.handbuilt_list import MAX_LISTS
 from ui.shell.i18n import option_text, t
+from ui.shell.per_query_panel import require_lists
 
 ctx = frame.page("learn")
 settings = ctx.settings

@@ -16,8 +16,6 @@ from metrics.review.drilldown import side_by_side
 from metrics.review.overlap import DEFAULT_PERSISTENCE
 from metrics.review.verdict import letter_groups, overall_rows, pairwise_rows, segment_rows
 from metrics.review.wording import interval_text
-from ui.data.per_query_data import is_per_query
-from ui.data.per_query_panel import measures_at, require_lists
 from ui.history.share import share_review
 from ui.review import compute as review_compute
 from ui.review.controls import (
@@ -61,6 +59,8 @@ from ui.review.tables import (
 from ui.shell import compute, frame, keys
 from ui.shell.frame import PHONE_HIDDEN, PHONE_ONLY
 from ui.shell.i18n import t
+from ui.shell.per_query_data import is_per_query
+from ui.shell.per_query_panel import measures_at, require_lists
 from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
 from ui.tools.compute import compare_code, compare_command
 

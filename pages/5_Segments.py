@@ -8,8 +8,6 @@ from metrics.review.decision import lead_measure
 from metrics.review.segments import MIN_SEGMENT_QUERIES
 from metrics.review.verdict import overall_rows, segment_rows
 from metrics.review.wording import interval_text
-from ui.data.per_query_data import is_per_query
-from ui.data.per_query_panel import measures_at
 from ui.review import compute as review_compute
 from ui.review.controls import (
     callout_box,
@@ -27,6 +25,8 @@ from ui.review.tables import CSV_DIGITS, export_csv, export_json, segment_displa
 from ui.shell import compute, frame, keys
 from ui.shell.i18n import t
 from ui.shell.pages_registry import page_def
+from ui.shell.per_query_data import is_per_query
+from ui.shell.per_query_panel import measures_at
 from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
 from ui.tools.compute import compare_code, compare_command
 

@@ -4,9 +4,9 @@ import pandas as pd
 import streamlit as st
 
 from metrics.engine.profiles import PROFILES, own_measures, profile
-from ui.data.per_query_panel import require_lists
 from ui.shell import compute, frame, keys
 from ui.shell.i18n import option_text, t
+from ui.shell.per_query_panel import require_lists
 from ui.tools.code_panel import CodeBlock, CodeFile, code_blocks, code_downloads
 from ui.tools.compute import (
     cause_words,

@@ -3,13 +3,13 @@ runs' measures, orderings and verdicts hold under each."""
 
 import streamlit as st
 
-from ui.data.findings_view import finding_text
-from ui.data.per_query_panel import require_lists
 from ui.labels import compute as labels_compute
 from ui.labels import panel, summary, tables
 from ui.labels.figures import confusion_figure
 from ui.shell import frame, label_sources
+from ui.shell.findings_view import finding_text
 from ui.shell.i18n import current_language, t
+from ui.shell.per_query_panel import require_lists
 from ui.shell.safe import md_escape
 
 ctx = frame.page("labels")

@@ -13,7 +13,6 @@ from metrics.review.compare import CompareOptions
 from metrics.review.verdict import overall_rows
 from metrics.store import accept, projects, save_run, versions
 from metrics.store.runs import last_accepted
-from ui.data.per_query_data import is_per_query
 from ui.history import compute as history_compute
 from ui.history.figures import history_figure
 from ui.history.share import links_panel
@@ -23,6 +22,7 @@ from ui.review.controls import verdict_box, verdict_templates
 from ui.review.tables import review_display, style_review_table
 from ui.shell import frame, keys, workspace
 from ui.shell.i18n import t
+from ui.shell.per_query_data import is_per_query
 
 ctx = frame.page("history")
 st.title(t("history.title"))

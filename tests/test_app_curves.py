@@ -242,7 +242,7 @@ def test_judged_share_is_shown_next_to_the_measures_it_qualifies(web_search):
 
 def _handbuilt_curves(lists) -> object:
     """The Curves page of hand-built ``lists`` (a list of ``RankedList``)."""
-    from ui.data import handbuilt as hb
+    from ui.shell import handbuilt as hb
     from ui.shell import keys
 
     at = fresh_app({"data": "handbuilt"})
@@ -253,7 +253,7 @@ def _handbuilt_curves(lists) -> object:
 def test_positions_past_a_lists_end_are_not_unjudged_in_the_data_checks():
     """The notes' MRR example: three fully judged lists of five. Judged@10 is 0.50 (half of
     the ten positions hold nothing), but nothing is unjudged: no warning."""
-    from ui.data.handbuilt_list import RankedList
+    from ui.shell.handbuilt_list import RankedList
 
     lists = [
         RankedList(name, tuple(f"d{i}" for i in range(1, 6)), labels)
@@ -271,7 +271,7 @@ def test_positions_past_a_lists_end_are_not_unjudged_in_the_data_checks():
 
 
 def test_unjudged_items_in_short_lists_still_raise_the_warning():
-    from ui.data.handbuilt_list import RankedList
+    from ui.shell.handbuilt_list import RankedList
 
     nan = float("nan")
     lists = [RankedList("q1", ("a", "b", "c", "d"), (1.0, nan, nan, 0.0))]

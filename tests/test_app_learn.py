@@ -116,7 +116,7 @@ def test_every_number_of_a_touched_list_is_the_engine_value(learn):
 
 
 def hb_list(at):
-    from ui.data import handbuilt as hb
+    from ui.shell import handbuilt as hb
 
     name = at.selectbox(key="w_learn_hand_list").value
     return next(rl for rl in hb.lists_of(at.session_state["handbuilt_table"]) if rl.name == name)

@@ -17,7 +17,7 @@ from metrics.io.loaders import load_sample
 from metrics.io.per_query import looks_like_per_query, per_query_dataset
 from metrics.review.compare import CompareOptions, comparison_table
 from tests.app_support import APP, open_tab
-from ui.data import per_query_data
+from ui.shell import per_query_data
 from ui.shell.compute import cutoff_table_of
 from ui.shell.i18n import catalog
 

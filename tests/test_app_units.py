@@ -11,8 +11,8 @@ import pytest
 from metrics import Settings
 from metrics.engine.explain import EXPLAINED, explain_list, list_frames
 from ui.curves.figures import curve_figure, distribution_figure
-from ui.data import handbuilt as hb
 from ui.learn.evaluate import RankedList, compare_orderings, evaluate_list
+from ui.shell import handbuilt as hb
 from ui.shell.compute import cutoffs_within
 from ui.shell.plotting import SETTLED_MARGIN, label_margin, text_width
 

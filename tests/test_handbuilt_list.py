@@ -13,8 +13,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from metrics import evaluate
-from ui.data import handbuilt as hb
-from ui.data.handbuilt_list import (
+from ui.shell import handbuilt as hb
+from ui.shell.handbuilt_list import (
     MAX_LINK,
     LinkError,
     RankedList,
@@ -185,7 +185,7 @@ def test_a_missing_label_in_the_table_means_unjudged_and_an_unticked_row_is_in_t
 def test_the_hand_built_grid_speaks_the_words_of_its_csv():
     """The grid's columns are named as the CSV it downloads names them (query, item, rank,
     label), and as the other tables of the app name a query and a rank, in every language."""
-    from ui.data import handbuilt as hb
+    from ui.shell import handbuilt as hb
     from ui.shell.i18n import LANGUAGES, translate
 
     header = hb.csv_of(hb.starter_table()).decode("utf-8").splitlines()[0].split(",")

@@ -452,7 +452,7 @@ def test_exported_png_draws_chinese_and_japanese_characters_not_empty_boxes():
 
 def test_a_japanese_fix_names_the_setting_and_its_value_by_their_japanese_labels():
     from metrics.io.findings import Finding
-    from ui.data.findings_view import finding_text
+    from ui.shell.findings_view import finding_text
 
     text = finding_text(
         Finding(
@@ -471,7 +471,7 @@ def test_a_japanese_fix_names_the_setting_and_its_value_by_their_japanese_labels
 
 def test_counts_read_naturally_in_each_language():
     from metrics.io.findings import Finding
-    from ui.data.findings_view import finding_text
+    from ui.shell.findings_view import finding_text
 
     one = Finding("missing_labels", "warning", {"n": 1}, 1)
     many = Finding("missing_labels", "warning", {"n": 12345}, 12345)

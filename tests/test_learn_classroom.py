@@ -122,8 +122,8 @@ def test_the_short_list_lesson_writes_judged_as_precision_divides():
 
 
 def test_one_empty_position_is_named_as_one():
-    from ui.data.handbuilt_list import RankedList
     from ui.learn.list_component import list_data
+    from ui.shell.handbuilt_list import RankedList
 
     rl = RankedList("l", ("a", "b", "c", "d"), (1.0, 0.0, 1.0, 0.0))
     assert (
@@ -181,7 +181,7 @@ def test_a_lists_worksheet_asks_for_each_measure_and_answers_with_metrics_number
 
 
 def test_user_text_in_a_worksheet_is_escaped():
-    from ui.data.handbuilt_list import RankedList
+    from ui.shell.handbuilt_list import RankedList
 
     rl = RankedList("<b>x</b>", ("<script>1</script>",), (1.0,))
     html = worksheet_html([rl], 1, Settings(), "en", title="<i>t</i>", measures=("P",))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from ui.data.handbuilt_list import RankedList
 from ui.learn.list_component import CHIP_TOP, chip_colours, list_data, valid_action
+from ui.shell.handbuilt_list import RankedList
 
 NAN = float("nan")
 
@@ -111,8 +111,8 @@ def test_a_list_ordered_by_score_cannot_be_moved(rl):
     ],
 )
 def test_an_edited_hand_built_list_needs_no_cleaning_of_its_table(op, index):
-    from ui.data import handbuilt as hb
-    from ui.data.handbuilt_list import replace_list
+    from ui.shell import handbuilt as hb
+    from ui.shell.handbuilt_list import replace_list
 
     table = hb.table_of(
         [

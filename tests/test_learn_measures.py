@@ -15,9 +15,9 @@ from hypothesis import strategies as st
 from metrics import Settings, evaluate
 from metrics.engine.explain import EXPLAINED, EXPLAINED_MORE, explain_list, list_frames
 from metrics.engine.registry import at_cutoff
-from ui.data.handbuilt_list import RankedList
 from ui.learn import evaluate as learn
 from ui.learn.lessons import BY_ID, model_mean_lines, model_means
+from ui.shell.handbuilt_list import RankedList
 
 LABELS = [0.0, 1.0, 2.0, 3.0, -1.0, float("nan")]
 

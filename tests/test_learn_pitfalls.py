@@ -15,10 +15,10 @@ from metrics import Settings
 from metrics.io.checks import time_split_findings, time_values
 from metrics.io.loaders import load_dataset, load_table
 from tests.app_support import codes, fresh_app, open_page
-from ui.data import handbuilt as hb
 from ui.learn.evaluate import copies, counted, pitfalls
 from ui.learn.lessons import BY_ID, check, facts, value
 from ui.learn.list_component import list_data
+from ui.shell import handbuilt as hb
 
 # ------------------------------------------------------------------------ repeated items
 
@@ -89,7 +89,7 @@ def test_the_repeated_item_note_is_worded_in_the_session_language(lang):
 
 
 def test_a_repeated_item_in_a_list_counts_once_and_moves_the_items_below_up():
-    from ui.data.handbuilt_list import RankedList
+    from ui.shell.handbuilt_list import RankedList
 
     rl = RankedList("l", ("d1", "d1", "d2", "d3"), (1.0, 1.0, 0.0, 1.0))
     assert copies(rl) == {2: 1}

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tests.app_support import PAGE, fresh_app
-from ui.data.handbuilt_list import MAX_DEPTH, MAX_LINK, LinkError, decode_lists
+from ui.shell.handbuilt_list import MAX_DEPTH, MAX_LINK, LinkError, decode_lists
 from ui.shell.i18n import translate
 from ui.shell.view import (
     LIST_PARAMS,

@@ -29,7 +29,7 @@ from metrics.io.roles import guess_roles
 from tests.oracles import require_oracle
 from tests.strategies import collections
 from tests.test_against_trec_eval import OURS_TO_TREC, trec_eval_per_query
-from ui.data.findings_view import finding_text
+from ui.shell.findings_view import finding_text
 
 require_oracle("pytrec_eval")
 

@@ -53,7 +53,7 @@ def _heavy(loaded: list[str]) -> list[str]:
 def test_the_frame_and_the_data_page_import_no_figure_builder_review_package_or_scipy():
     from ui.shell.server_start import FIRST_PAGE_MODULES
 
-    assert set(FIRST_PAGE_MODULES) >= {"ui.shell.frame", "ui.data.findings_view"}
+    assert set(FIRST_PAGE_MODULES) >= {"ui.shell.frame", "ui.shell.findings_view"}
     loaded = _loaded_by(*FIRST_PAGE_MODULES)
     assert "ui.shell.frame" in loaded and "metrics.io.loaders" in loaded
     assert _heavy(loaded) == []

@@ -33,8 +33,8 @@ from metrics.io.roles import (
     guess_roles,
 )
 from metrics.io.source import upload_limits
-from ui.data.findings_view import finding_text
 from ui.shell import compute, frame, keys, label_sources, labels
+from ui.shell.findings_view import finding_text
 from ui.shell.i18n import current_language, has, number, t
 from ui.shell.safe import md_escape
 
@@ -655,9 +655,7 @@ def set_score_order(models: tuple[str, ...], order: str, every_model: bool) -> N
     """Rank ``models`` by ``order``: the score order of every model when they are all the data
     set's (one run file), else theirs alone (the sidebar's models ranked the other way)."""
     state = st.session_state
-    others = [
-        m for m in state.get(keys.sidebar_key("score_order_by_model"), []) if m not in models
-    ]
+    others = [m for m in state.get(keys.sidebar_key("score_order_by_model"), []) if m not in models]
     if every_model:
         frame.set_sidebar("score_order", order)
         frame.set_sidebar("score_order_by_model", others)

@@ -30,10 +30,10 @@ from metrics.store import Snapshot, create_snapshot, revoke_snapshot, snapshot_l
 from metrics.store.history import RUN_COLUMNS
 from metrics.store.snapshots import OPEN
 from metrics.store.store import MAX_NAME, time_text
-from ui.data.per_query_data import is_per_query
 from ui.shell import keys, workspace
 from ui.shell.i18n import Message, t
 from ui.shell.pages_registry import PAGES
+from ui.shell.per_query_data import is_per_query
 from ui.shell.workspace_codec import REVIEW_PARAM
 
 #: The version of a snapshot's settings document (:func:`freeze`).

@@ -23,7 +23,7 @@ from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Settings
 from metrics.errors import MeasureError
 from metrics.io.loaders import Dataset
-from ui.data.handbuilt_list import RankedList
+from ui.shell.handbuilt_list import RankedList
 
 #: Default K of each teaching list (the cutoff of the worked example).
 PRESET_K = {"precision_recall": 5, "ndcg_graded": 4}
@@ -81,8 +81,8 @@ def teaching_lists(dataset: Dataset) -> dict[str, RankedList]:
 
 
 def list_from_table(table: pd.DataFrame, name: str) -> RankedList:
-    """One hand-built list (see :mod:`ui.data.handbuilt`)."""
-    from ui.data.handbuilt import lists_of
+    """One hand-built list (see :mod:`ui.shell.handbuilt`)."""
+    from ui.shell.handbuilt import lists_of
 
     for rl in lists_of(table):
         if rl.name == name:

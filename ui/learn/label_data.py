@@ -24,7 +24,7 @@ from metrics.engine.settings import Settings
 from metrics.io.loaders import load_sample, sample_directory
 from metrics.labels.agreement import cohen_kappa
 from metrics.labels.sources import LabelSources, sample_sources, sources_from_columns
-from ui.data.handbuilt_list import RankedList
+from ui.shell.handbuilt_list import RankedList
 
 if TYPE_CHECKING:
     from metrics.labels.study import LabelStudy

@@ -24,7 +24,6 @@ from metrics.engine.ranking import gain_of
 from metrics.engine.registry import at_cutoff
 from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Averaging, Gain, MissingQueries, Settings, ShortLists, Ties
-from ui.data.handbuilt_list import RankedList
 from ui.learn import label_data as labels
 from ui.learn.evaluate import (
     copies,
@@ -36,6 +35,7 @@ from ui.learn.evaluate import (
     own_scores,
     query_means,
 )
+from ui.shell.handbuilt_list import RankedList
 
 NAN = float("nan")
 #: Parts of a lesson's text in the catalog (``lesson.<id>.<part>``).

@@ -17,10 +17,10 @@ import streamlit as st
 
 from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Settings
-from ui.data.handbuilt_list import RankedList, next_label
 from ui.learn import panel as lp
 from ui.learn.evaluate import copies
 from ui.shell import keys
+from ui.shell.handbuilt_list import RankedList, next_label
 from ui.shell.i18n import current_language, translate
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"

@@ -1,6 +1,6 @@
 """The Learn page's state and edits (Streamlit): the edits of a shown list (drawn by
 :mod:`ui.learn.list_component`), the relevance level on the page, the link, and the lessons'
-state. The pure parts are :mod:`ui.data.handbuilt_list`, :mod:`ui.learn.evaluate` and
+state. The pure parts are :mod:`ui.shell.handbuilt_list`, :mod:`ui.learn.evaluate` and
 :mod:`ui.learn.lessons`.
 """
 
@@ -13,12 +13,12 @@ from urllib.parse import urlencode
 import streamlit as st
 
 from metrics.engine.settings import POLICIES, Settings
-from ui.data import handbuilt as hb
-from ui.data.handbuilt_list import LinkError, RankedList, decode_lists, encode_lists, replace_list
 from ui.learn.evaluate import relevant_count
 from ui.learn.lessons import BY_ID, LESSONS, Lesson
 from ui.learn.predict import forget
 from ui.shell import frame, keys, labels
+from ui.shell import handbuilt as hb
+from ui.shell.handbuilt_list import LinkError, RankedList, decode_lists, encode_lists, replace_list
 from ui.shell.i18n import option_text, t
 from ui.shell.view import whole_number
 
@@ -448,6 +448,6 @@ def shown_title(source: str, lesson: Lesson | None, shown: list[RankedList]) -> 
 
 def duplicates_note() -> None:
     """Each repeated item of the hand-built lists, named, with the row kept and why."""
-    from ui.data.handbuilt_panel import duplicates_note as note
+    from ui.shell.handbuilt_panel import duplicates_note as note
 
     note()

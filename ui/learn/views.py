@@ -13,14 +13,14 @@ import streamlit as st
 from metrics.engine.explain import EXPLAINED
 from metrics.engine.registry import at_cutoff
 from metrics.engine.settings import Settings
-from ui.data import handbuilt as hb
-from ui.data.handbuilt_list import RankedList
 from ui.learn import evaluate as learn
 from ui.learn import panel as lp
 from ui.learn.figures import learn_curve_svg
 from ui.learn.lessons import Lesson, model_mean_lines, value
 from ui.learn.list_component import ranked_list, show_curve
+from ui.shell import handbuilt as hb
 from ui.shell import keys, labels
+from ui.shell.handbuilt_list import RankedList
 from ui.shell.i18n import t
 from ui.shell.safe import md_escape
 
@@ -466,7 +466,7 @@ def worksheet_download(
 def share(lists: list[RankedList], worksheet=None) -> None:
     """Download the shown lists as CSV, or import lists from a CSV; ``worksheet`` (a callable)
     draws the worksheet's download button first."""
-    from ui.data.handbuilt_panel import csv_import
+    from ui.shell.handbuilt_panel import csv_import
 
     with st.expander(t("learn.share"), expanded=False):
         if worksheet is not None:

@@ -18,9 +18,9 @@ from html import escape
 from metrics.engine.registry import at_cutoff
 from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Settings
-from ui.data.handbuilt_list import RankedList
 from ui.learn.evaluate import Card, copies, measure_cards
 from ui.learn.lessons import Lesson
+from ui.shell.handbuilt_list import RankedList
 from ui.shell.i18n import translate
 
 #: Ruled lines left for each question's answer.

@@ -29,8 +29,7 @@ from metrics.review.power import DEFAULT_POWER
 from metrics.review.segments import segment_means
 from metrics.review.statistics import DEFAULT_RESAMPLES, MissingPolicy
 from metrics.review.verdict import DEFAULT_FAMILY, DEFAULT_K, ReviewRequest, review_table
-from ui.data import per_query_data
-from ui.shell import frame
+from ui.shell import frame, per_query_data
 from ui.shell.compute import cutoff_evaluation_of, cutoff_name, ranked_lists, settings_key
 from ui.shell.i18n import t
 

@@ -597,7 +597,7 @@ def drill_choice(candidates: list[str], measures: list[str], dataset) -> DrillCh
     """Candidate, measure and segment of the drill-down, from the link first; choices that no
     longer exist (another data set, other candidates) fall back to the first ones."""
     from metrics.review.compare import segment_of_query
-    from ui.data.per_query_data import is_per_query
+    from ui.shell.per_query_data import is_per_query
 
     _sync_from_url()
     columns = list(dataset.segment_columns)

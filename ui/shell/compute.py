@@ -32,8 +32,7 @@ from metrics.errors import InputError
 from metrics.io.checks import under_settings
 from metrics.io.findings import DataHealth
 from metrics.io.loaders import Dataset, load_sample
-from ui.data import per_query_data
-from ui.shell import memo
+from ui.shell import memo, per_query_data
 
 STANDARD_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)
 

@@ -26,8 +26,7 @@ from metrics.engine.settings import POLICIES, Settings
 from metrics.errors import MeasureError, MetricsError
 from metrics.io.direction import opposite
 from metrics.io.loaders import Dataset, sample_names
-from ui.data import handbuilt
-from ui.shell import compute, keys, label_sources, labels, warm_up, workspace
+from ui.shell import compute, handbuilt, keys, label_sources, labels, warm_up, workspace
 from ui.shell.i18n import LANGUAGES, current_language, number, option_text, t
 from ui.shell.labels import measure_label, measure_text, policy_help, policy_label
 from ui.shell.pages_registry import PAGES, page_def
@@ -50,7 +49,7 @@ from ui.shell.view import (
 )
 from ui.shell.workspace_codec import REVIEW_PARAM
 
-#: Data choice of a per-query results table (ui/data/per_query_panel.py).
+#: Data choice of a per-query results table (ui/shell/per_query_panel.py).
 PER_QUERY = "per_query"
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -24,10 +24,10 @@ from typing import Any
 #: The first page's modules: the frame and the Data page's panels.
 FIRST_PAGE_MODULES = (
     "ui.shell.frame",
-    "ui.data.findings_view",
+    "ui.shell.findings_view",
     "ui.data.upload_panel",
-    "ui.data.handbuilt_panel",
-    "ui.data.per_query_panel",
+    "ui.shell.handbuilt_panel",
+    "ui.shell.per_query_panel",
 )
 
 #: Then plotly's figure builders (half a second), which every page after Learn draws with: the

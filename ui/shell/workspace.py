@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 import streamlit as st
 
 from metrics.errors import InputError, NotFoundError, StoreError
-from ui.data import handbuilt
-from ui.shell import keys
+from ui.shell import handbuilt, keys
 from ui.shell.i18n import has, t
 from ui.shell.safe import md_escape
 from ui.shell.workspace_codec import (

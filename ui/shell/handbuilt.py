@@ -4,7 +4,7 @@ The table has one row per item: ``list`` (the list's name, its query id), ``posi
 (1 is the top; the editor cannot drag rows, so reorder by editing positions), ``item``,
 ``label`` (0/1 or a grade; empty = unjudged) and ``retrieved`` (unticked: a judged item the list
 did not retrieve, which counts for recall and the ideal DCG). It lives in the browser session
-(``st.session_state``) and in the link (``?list=``, see :mod:`ui.data.handbuilt_list`), so a reload
+(``st.session_state``) and in the link (``?list=``, see :mod:`ui.shell.handbuilt_list`), so a reload
 or a shared link shows the same lists. The Learn page edits the same lists
 (:func:`lists_of_table` / :func:`table_of_lists` convert).
 """
@@ -22,7 +22,8 @@ from metrics.io.export import to_csv_bytes
 from metrics.io.findings import MAX_EXAMPLES, DataHealth, Finding, typed_duplicates_finding
 from metrics.io.loaders import Dataset, load_dataset, load_table
 from metrics.io.names import ITEM_NAMES, QUERY_NAMES
-from ui.data.handbuilt_list import (
+from ui.shell import keys
+from ui.shell.handbuilt_list import (
     TABLE_COLUMNS,
     LinkError,
     RankedList,
@@ -31,7 +32,6 @@ from ui.data.handbuilt_list import (
     lists_of_table,
     table_of_lists,
 )
-from ui.shell import keys
 
 LINK_PARAM = "list"
 COLUMNS = TABLE_COLUMNS
@@ -147,7 +147,7 @@ def _truth(value: object) -> bool:
 
 
 def lists_of(table: pd.DataFrame) -> list[RankedList]:
-    """The table's lists in the shared model (:class:`ui.data.handbuilt_list.RankedList`)."""
+    """The table's lists in the shared model (:class:`ui.shell.handbuilt_list.RankedList`)."""
     return lists_of_table(normalize(table))
 
 
@@ -292,7 +292,7 @@ def session_lists() -> list[RankedList]:
 
 def as_read_back(lists: list[RankedList]) -> list[RankedList]:
     """``lists`` as :func:`lists_of` reads them back from their table, for lists that are
-    already clean (the session's lists edited by :class:`~ui.data.handbuilt_list.RankedList`'s
+    already clean (the session's lists edited by :class:`~ui.shell.handbuilt_list.RankedList`'s
     operations): no scores, unjudged items of the tray dropped, the default K of a table."""
     return [
         RankedList(
@@ -308,7 +308,7 @@ def as_read_back(lists: list[RankedList]) -> list[RankedList]:
 
 def store_edited_lists(lists: list[RankedList]) -> None:
     """Make ``lists`` the session's hand-built lists: the session's own lists with one changed
-    by :class:`~ui.data.handbuilt_list.RankedList`'s operations, so already clean; the table is
+    by :class:`~ui.shell.handbuilt_list.RankedList`'s operations, so already clean; the table is
     not read again (:func:`normalize` costs more than the rest of a Learn redraw)."""
     import streamlit as st
 

@@ -191,7 +191,8 @@ def table_of_lists(lists: list[RankedList] | tuple[RankedList, ...]) -> pd.DataF
 
 
 def lists_of_table(table: pd.DataFrame) -> list[RankedList]:
-    """The lists of a normalized table (see :func:`ui.data.handbuilt.normalize`), in table order."""
+    """The lists of a normalized table (see :func:`ui.shell.handbuilt.normalize`), in table
+    order."""
     out = []
     for name, part in table.groupby("list", sort=False):
         retrieved = part[part["retrieved"].astype(bool)]

@@ -6,7 +6,7 @@ import pandas as pd
 import streamlit as st
 
 from metrics.errors import InputError
-from ui.data import handbuilt as hb
+from ui.shell import handbuilt as hb
 from ui.shell import keys
 from ui.shell.i18n import option_text, t
 from ui.shell.safe import md_escape

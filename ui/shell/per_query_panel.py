@@ -63,7 +63,7 @@ def show_per_query(data: PerQueryDataset, rows: int = 20) -> None:
 
 def require_lists(dataset: object, key: str) -> None:
     """Stop the page with a plain message when ``dataset`` has per-query values only."""
-    from ui.data.per_query_data import is_per_query
+    from ui.shell.per_query_data import is_per_query
 
     if is_per_query(dataset):
         st.info(t(key))
@@ -74,7 +74,7 @@ def measures_at(dataset: object, measures: tuple[str, ...], k: int) -> tuple[str
     """The ``measures`` a page can compare at ``k``: all of them for ranked lists; for a
     per-query table, those it has a column for at ``k``, with a note naming the columns it lacks.
     Stops the page with a plain message when it has none of them."""
-    from ui.data.per_query_data import column_name, is_per_query, split_at
+    from ui.shell.per_query_data import column_name, is_per_query, split_at
 
     if not is_per_query(dataset):
         return tuple(measures)
