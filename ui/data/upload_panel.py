@@ -3,13 +3,12 @@
 Uploaded bytes and the data set built from them stay in ``st.session_state`` of this browser
 session; the browser's workspace (:mod:`ui.shell.workspace`) keeps the tables read, their roles
 and label grades, so that a reload or a restarted server builds the same data set again
-(:func:`build_dataset`, :func:`keep_built`).
+(:func:`ui.shell.uploads.build_dataset`, :func:`ui.shell.uploads.keep_built`).
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 import pandas as pd
@@ -18,10 +17,9 @@ import streamlit as st
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.direction import DirectionGuess, guess_direction, table_order
-from metrics.io.findings import Finding
 from metrics.io.formats import Kind, LoadedTable, file_stem, load_table
 from metrics.io.labels import MAX_TEXT_LABELS, guess_label_map, partial_label_map
-from metrics.io.loaders import Dataset, label_words, load_dataset
+from metrics.io.loaders import Dataset, label_words
 from metrics.io.roles import (
     ROLES,
     Doubt,
@@ -34,9 +32,16 @@ from metrics.io.roles import (
 )
 from metrics.io.source import upload_limits
 from ui.shell import compute, frame, keys, label_sources, labels
-from ui.shell.findings_view import finding_text
-from ui.shell.i18n import current_language, has, number, t
+from ui.shell.i18n import number, t
 from ui.shell.safe import md_escape
+from ui.shell.uploads import (
+    build_dataset,
+    build_key,
+    error_text,
+    forget_built,
+    keep_built,
+    table_id,
+)
 
 _NONE = "—"
 
@@ -110,12 +115,6 @@ def _forget_other_uploads() -> None:
         del cache_keys[file_id]
 
 
-def _table_id(table: LoadedTable) -> str:
-    return hashlib.sha1(
-        f"{table.name}|{list(table.frame.columns)}|{len(table.frame)}".encode()
-    ).hexdigest()[:10]
-
-
 #: Guessed roles kept per table, so that reruns (every widget change) do not read the values
 #: again: at most this many tables.
 _GUESSES_KEPT = 20
@@ -126,7 +125,7 @@ def _guesses(table: LoadedTable, kind: str, judged_elsewhere: bool) -> dict[str,
     :func:`metrics.io.roles.guess_roles`; a query table: :func:`~metrics.io.roles.
     guess_query_table`)."""
     store: dict = st.session_state.setdefault(keys.ROLE_GUESSES, {})
-    key = (_table_id(table), kind, judged_elsewhere)
+    key = (table_id(table), kind, judged_elsewhere)
     found = store.get(key)
     if found is None or found[0] is not table:
         if kind == "queries":
@@ -154,7 +153,7 @@ def _mapping_editor(
     ruled_out = {r: d for r, d in doubts.items() if d.contradicted}
     guessed = RoleMapping.from_guesses(guesses).with_(**dict.fromkeys(ruled_out))
     columns = [str(c) for c in table.frame.columns]
-    tid = _table_id(table)
+    tid = table_id(table)
     if ruled_out:
         reasons = t("upload.doubt_separator").join(doubt_reason(d) for d in ruled_out.values())
         st.warning(t("upload.doubtful_guess", reasons=md_escape(reasons)))
@@ -226,41 +225,6 @@ def _ask_to_confirm(tid: str, asked: dict[str, Doubt]) -> bool:
     reasons = t("upload.doubt_separator").join(doubt_reason(d) for d in waiting.values())
     st.warning(t("upload.unsure_guess", reasons=md_escape(reasons)))
     return not st.checkbox(t("upload.confirm_roles"), key=keys.roles_ok(tid))
-
-
-def error_text(error: InputError) -> str:
-    """An input error in the session's language when it reports a validation finding (the
-    engine's English message otherwise)."""
-    if isinstance(error.finding, Finding):
-        text = finding_text(error.finding, current_language())
-        message, fix = text.message, text.action or "—"
-    elif error.code is not None and has(f"error.{error.code}.message"):
-        params = dict(error.params)
-        dropped = params.get("dropped")
-        if isinstance(dropped, list):  # findings: what was dropped, worded in this language
-            lang = current_language()
-            params["dropped"] = " ".join(
-                finding_text(f, lang).message for f in dropped if isinstance(f, Finding)
-            )
-            if dropped:
-                params["dropped"] = t("error.dropped", findings=params["dropped"])
-        count = params.get("n")
-        if isinstance(count, int):
-            params["rows"] = params["count"] = number(count)
-        limit = params.get("limit")
-        if isinstance(limit, int):
-            params["limit"] = number(limit)
-        params.setdefault("source", error.source or "—")  # formatting always runs: {{ is {
-        message = t(f"error.{error.code}.message", **params)
-        cells = params.get("formula_cells")
-        if isinstance(cells, int) and cells:
-            message += " " + t("error.formula_cells", n=cells, cells=number(cells))
-        fix = t(f"error.{error.code}.fix", **params)
-        if params.get("excel"):
-            fix += " " + t("error.excel_fix")
-    else:
-        return str(error)
-    return t("upload.finding_error", source=error.source or "—", message=message, fix=fix)
 
 
 def guess_reason(guess: Guess, role: str) -> str:
@@ -352,7 +316,7 @@ def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
         )
         if st.button(t("upload.forget"), key="btn_forget_upload"):
             st.session_state.pop(keys.UPLOAD_TABLES, None)
-            _forget_built()
+            forget_built()
             st.rerun()
         return stored
     st.info(t("upload.empty"))
@@ -364,7 +328,7 @@ def _label_words(table: LoadedTable, column: str) -> tuple[dict[str, int], int]:
     label (:func:`metrics.io.loaders.label_words`), found once per table and column (reruns ask
     on every widget change)."""
     store: dict = st.session_state.setdefault(keys.LABEL_TEXTS, {})
-    key = (_table_id(table), column)
+    key = (table_id(table), column)
     found = store.get(key)
     if found is None or found[0] is not table:
         while len(store) >= _GUESSES_KEPT:
@@ -390,7 +354,7 @@ def _label_mapping_editor(
         return None, False
     if len(texts) > MAX_TEXT_LABELS:  # ids or free text, not labels: validation says so
         return None, False
-    tid = _table_id(table)
+    tid = table_id(table)
     start = guess_label_map(texts) or partial_label_map(texts)
     kept = st.session_state.get(keys.UPLOAD_LABEL_SEEDS, {}).get(table.name, {})
     start = {**start, **{v: g for v, g in kept.items() if v in texts}}  # a restored workspace's
@@ -427,7 +391,7 @@ def _label_mapping_editor(
 def _source_name_editor(table: LoadedTable, files: list[LoadedTable]) -> None:
     """The label source name of one of several judgment files (its file name without
     extensions at first), and the name it takes when that one is empty or taken."""
-    key = keys.source_name(_table_id(table))
+    key = keys.source_name(table_id(table))
     st.session_state.setdefault(key, file_stem(table.name))
     given = st.text_input(t("upload.source_name"), key=key, help=t("upload.source_name_help"))
     used = label_sources.file_source_names(files)[files.index(table)]
@@ -483,7 +447,7 @@ def upload_panel() -> Dataset | None:
     mappings, label_maps, pending = _role_mappings(tables)
     if pending:  # nothing is computed, not even from files uploaded before
         st.info(t("upload.confirm_first" if pending == "roles" else "upload.labels.confirm_first"))
-        _forget_built()
+        forget_built()
         return None
     key = build_key(tables, mappings, label_maps)
     if (
@@ -506,7 +470,7 @@ def upload_panel() -> Dataset | None:
         dataset = build_dataset(tables, mappings, label_maps, on_built=warm)
     except InputError as exc:
         st.error(t("upload.error", message=md_escape(error_text(exc))))
-        _forget_built()
+        forget_built()
         return None
     keep_built(tables, mappings, label_maps, dataset)
     if previous is None or previous.content_hash != dataset.content_hash:
@@ -515,67 +479,6 @@ def upload_panel() -> Dataset | None:
         frame.show_dataset(dataset)  # the sidebar shows the new data set at once
     score_orders(tables["runs"], mappings, dataset)
     return dataset
-
-
-def build_key(
-    tables: Mapping[str, Sequence[LoadedTable]],
-    mappings: Mapping[str, RoleMapping],
-    label_maps: Mapping[str, Mapping[str, float]],
-) -> str:
-    """What a data set of uploaded tables is built from: the tables, their roles and the grades
-    of text labels (the same whatever order the roles and grades are listed in)."""
-    return repr(
-        (
-            [_table_id(x) for k in tables for x in tables[k]],
-            sorted(mappings.items()),
-            sorted((name, sorted(grades.items())) for name, grades in label_maps.items()),
-        )
-    )
-
-
-def build_dataset(
-    tables: Mapping[str, Sequence[LoadedTable]],
-    mappings: Mapping[str, RoleMapping],
-    label_maps: Mapping[str, Mapping[str, float]],
-    on_built: Callable[[Dataset], object] | None = None,
-) -> Dataset:
-    """The data set of uploaded ``tables`` under their roles and label grades.
-
-    Raises
-    ------
-    InputError
-        When the tables leave no usable row.
-    """
-    judgments, queries = tables.get("judgments", ()), tables.get("queries", ())
-    return load_dataset(
-        list(tables["runs"]),
-        judgments[0] if judgments else None,
-        queries[0] if queries else None,
-        mappings=dict(mappings),
-        name=", ".join(x.name for x in tables["runs"]),
-        on_built=on_built,
-        label_maps=label_maps,
-    )
-
-
-def keep_built(
-    tables: Mapping[str, Sequence[LoadedTable]],
-    mappings: Mapping[str, RoleMapping],
-    label_maps: Mapping[str, Mapping[str, float]],
-    dataset: Dataset,
-) -> None:
-    """Make ``dataset``, built from ``tables`` under ``mappings`` and ``label_maps``, the
-    session's uploaded data set (the workspace keeps the roles and grades with the tables)."""
-    state = st.session_state
-    state[keys.UPLOAD_DATASET] = dataset
-    state[keys.UPLOAD_BUILD_KEY] = build_key(tables, mappings, label_maps)
-    state[keys.UPLOAD_ROLES] = (dict(mappings), {n: dict(g) for n, g in label_maps.items()})
-
-
-def _forget_built() -> None:
-    """No uploaded data set (nothing built, or it waits for a confirmation)."""
-    for key in (keys.UPLOAD_DATASET, keys.UPLOAD_BUILD_KEY, keys.UPLOAD_ROLES):
-        st.session_state.pop(key, None)
 
 
 # --------------------------------------------------------------------------- score order
@@ -589,7 +492,7 @@ def score_orders(
     the other way; said once they are ranked that way."""
     view = st.session_state.get(keys.VIEW)
     settings = view.settings() if view is not None else Settings()
-    current = {_table_id(table) for table in runs}
+    current = {table_id(table) for table in runs}
     found = st.session_state.setdefault(keys.SCORE_ORDER_GUESSES, {})
     for key in [k for k in found if k[0] not in current]:
         del found[key]  # files no longer uploaded
@@ -598,7 +501,7 @@ def score_orders(
         models = tuple(dataset.run_sources.get(table.name, ()))
         if guess is None or not models:
             continue
-        asked = (_table_id(table), guess.order, guess.code)
+        asked = (table_id(table), guess.order, guess.code)
         if table_order(settings, models) == guess.order:
             if guess.order != Settings.score_order:
                 st.caption(_order_set_text(table.name, guess.order))
@@ -627,7 +530,7 @@ def _direction_of(table: LoadedTable, roles: RoleMapping) -> DirectionGuess | No
     """:func:`~metrics.io.direction.guess_direction` of a run file under its roles, found once
     per file and roles (page runs ask again on every widget change)."""
     found = st.session_state.setdefault(keys.SCORE_ORDER_GUESSES, {})
-    key = (_table_id(table), roles.score, roles.rank, roles.query, roles.model)
+    key = (table_id(table), roles.score, roles.rank, roles.query, roles.model)
     if key not in found:
         found[key] = guess_direction(table.frame, roles.score, roles.rank, roles.query, roles.model)
     guess: DirectionGuess | None = found[key]

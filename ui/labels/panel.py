@@ -7,10 +7,10 @@ import streamlit as st
 
 from metrics.engine.registry import DEFAULT_REVIEW_K
 from metrics.labels.sources import LabelSources
-from ui.data.upload_panel import error_text
 from ui.shell import keys, label_sources
 from ui.shell.i18n import current_language, t, translate
 from ui.shell.safe import md_escape
+from ui.shell.uploads import error_text
 
 
 def label_columns_panel() -> None:

@@ -225,7 +225,7 @@ def _restore() -> None:
 
 def _restore_upload(upload: Upload) -> None:
     """The uploaded tables, the Data page's menus, and the data set built again from them."""
-    from ui.data.upload_panel import build_dataset, keep_built
+    from ui.shell.uploads import build_dataset, keep_built
 
     state = st.session_state
     tables = {kind: list(found) for kind, found in upload.tables.items()}
