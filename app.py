@@ -2,7 +2,7 @@
 
 The pages are listed in ``ui/shell/pages_registry.py``; every page calls ``ui.shell.frame.page``.
 Imported by the server when it starts (no page run then), this file defines the app's server
-instead, with a start-up hook that prepares the first page (``ui/shell/server_start.py``).
+instead, with a start-up hook that prepares the first page (``ui/server_start.py``).
 """
 
 from streamlit.runtime.scriptrunner import get_script_run_ctx
@@ -10,7 +10,7 @@ from streamlit.runtime.scriptrunner import get_script_run_ctx
 if get_script_run_ctx(suppress_warning=True) is None:  # the server starting: its definition
     import streamlit as st
 
-    from ui.shell.server_start import lifespan
+    from ui.server_start import lifespan
 
     app = st.App(__file__, lifespan=lifespan)
 else:  # a page run of a session

@@ -51,7 +51,7 @@ def _heavy(loaded: list[str]) -> list[str]:
 
 
 def test_the_frame_and_the_data_page_import_no_figure_builder_review_package_or_scipy():
-    from ui.shell.server_start import FIRST_PAGE_MODULES
+    from ui.server_start import FIRST_PAGE_MODULES
 
     assert set(FIRST_PAGE_MODULES) >= {"ui.shell.frame", "ui.shell.findings_view"}
     loaded = _loaded_by(*FIRST_PAGE_MODULES)
@@ -67,7 +67,7 @@ def test_imported_by_the_server_the_entrypoint_defines_the_app_with_its_start_up
     code = (
         "import json, sys\n"
         "import app, streamlit as st\n"
-        "from ui.shell.server_start import lifespan\n"
+        "from ui.server_start import lifespan\n"
         # (the hook given to st.App, as Streamlit 1.67 keeps it)
         "print(json.dumps([isinstance(app.app, st.App), app.app._user_lifespan is lifespan,"
         " 'ui.shell.frame' in sys.modules]))"
@@ -80,7 +80,7 @@ def test_the_start_up_hook_prepares_the_first_page_in_a_thread_and_returns_at_on
     import asyncio
     import threading
 
-    from ui.shell import server_start
+    from ui import server_start
 
     done = threading.Event()
     monkeypatch.setattr(server_start, "prepare_first_page", lambda: done.wait(5))
@@ -96,7 +96,7 @@ def test_the_start_up_hook_prepares_the_first_page_in_a_thread_and_returns_at_on
 def test_preparing_the_first_page_imports_its_modules_loads_the_sample_then_chart_builders():
     code = (
         "import json, sys\n"
-        "from ui.shell import server_start\n"
+        "from ui import server_start\n"
         "server_start.prepare_first_page()\n"
         "import metrics.io.loaders as loaders\n"
         "from ui.shell import compute\n"
