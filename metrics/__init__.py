@@ -6,6 +6,7 @@ Public API::
     ev = evaluate(run_df, qrels_df, ["P@10", "nDCG@10", "RR"], Settings())
     ev.per_query            # model, query, one column per measure
     summarize(ev)           # mean, median, quartiles, std, n per model and measure
+    evaluate_files("qrels.txt", ["bm25.txt", "dense.parquet"], ["nDCG@10"])  # files of any size
 
 Names are loaded on first use (PEP 562), so ``import metrics.engine.ranking`` and the command line
 do not pay for pandas when they do not need it.
@@ -24,6 +25,7 @@ _EXPORTS: dict[str, str] = {
     "Evaluation": "engine.evaluation",
     "curves": "engine.evaluation",
     "evaluate": "engine.evaluation",
+    "evaluate_files": "cli.files",
     "models_of": "engine.evaluation",
     "rank_run": "engine.evaluation",
     "RankedLists": "engine.ranking",

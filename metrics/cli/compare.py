@@ -373,33 +373,9 @@ def _compare_data(
             args.qrels, args.runs, measures, settings, args.master, queries=args.queries
         )
     else:
-        qrels, runs, sourced = _tables(args, settings, label_map)
-        saved = against_table(args.project, args.against) if args.against else None
-        if saved is not None:
-            runs.insert(0, saved[0])
-        queries = load_table(args.queries, Path(args.queries).name) if args.queries else None
-        data = load_dataset(
-            runs,
-            qrels,
-            queries,
-            name=", ".join(Path(p).name for p in args.runs),
-            k_max=max([s.k for s in parse_measures(measures) if s.k is not None], default=10),
-            relevance_level=args.relevance_level,
-            settings=settings,
-            label_map=label_map,
+        data, notes, warnings = _in_blocks(args, measures, settings, label_map) or _read_whole(
+            args, measures, settings, label_map
         )
-        notes, warnings = health_notes(data.health), health_warnings(data.health)
-        notes += lists_notes(data, args.runs)
-        if sourced is not None:
-            notes, warnings = sourced.notes + notes, sourced.warnings + warnings
-        if saved is not None:
-            table, info = saved
-            judged = Path(args.qrels).name if args.qrels else ", ".join(args.runs)
-            require_same_judgments(
-                info.label, info.judgments_hash, judged, judgments_hash(data.qrels)
-            )
-            args.saved_models = data.run_sources.get(table.name, ())
-            args.against_info = info
     for column in args.by:
         if column not in data.segment_columns:
             raise MetricsError(
@@ -409,6 +385,63 @@ def _compare_data(
     if not args.by:
         notes += segment_notes(data, args.queries)
     return data, notes, warnings
+
+
+def _read_whole(
+    args: argparse.Namespace,
+    measures: list[str],
+    settings: Settings,
+    label_map: dict[str, float] | None,
+) -> tuple[Dataset, list[str], list[str]]:
+    """The runs and judgments of ``args`` read whole into a :class:`Dataset` (with the query
+    table of ``--queries`` and the saved version of ``--against``), with the notes and
+    warnings on the input."""
+    qrels, runs, sourced = _tables(args, settings, label_map)
+    saved = against_table(args.project, args.against) if args.against else None
+    if saved is not None:
+        runs.insert(0, saved[0])
+    queries = load_table(args.queries, Path(args.queries).name) if args.queries else None
+    data = load_dataset(
+        runs,
+        qrels,
+        queries,
+        name=", ".join(Path(p).name for p in args.runs),
+        k_max=max([s.k for s in parse_measures(measures) if s.k is not None], default=10),
+        relevance_level=args.relevance_level,
+        settings=settings,
+        label_map=label_map,
+    )
+    notes, warnings = health_notes(data.health), health_warnings(data.health)
+    notes += lists_notes(data, args.runs)
+    if sourced is not None:
+        notes, warnings = sourced.notes + notes, sourced.warnings + warnings
+    if saved is not None:
+        table, info = saved
+        judged = Path(args.qrels).name if args.qrels else ", ".join(args.runs)
+        require_same_judgments(info.label, info.judgments_hash, judged, judgments_hash(data.qrels))
+        args.saved_models = data.run_sources.get(table.name, ())
+        args.against_info = info
+    return data, notes, warnings
+
+
+def _in_blocks(
+    args: argparse.Namespace,
+    measures: list[str],
+    settings: Settings,
+    label_map: dict[str, float] | None,
+) -> tuple[PerQueryDataset, list[str], list[str]] | None:
+    """The per-query values of large inputs read block by block
+    (:func:`metrics.cli.files.per_query_in_blocks`); ``None`` when they are read whole: small
+    inputs, several label sources, a label map, a saved version to compare against, or segment
+    columns taken from the runs themselves (no ``--queries`` table)."""
+    if label_map is not None or several_sources(args) or args.against:
+        return None
+    if args.by and not args.queries:
+        return None
+    # deferred: the block reader loads pyarrow.csv
+    from metrics.cli.files import per_query_in_blocks
+
+    return per_query_in_blocks(args.qrels, args.runs, measures, settings, args.queries)
 
 
 def _tables(

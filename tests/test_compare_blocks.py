@@ -1,0 +1,165 @@
+"""Comparisons and the Python API read large inputs block by block (metrics/cli/files.py):
+the same table, verdict and headline as the whole reading, in every format, with segments from
+a query table; memory holds a block and the per-query values, not the runs."""
+
+from __future__ import annotations
+
+import io
+import json
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from benchmarks.formats import write_formats
+from benchmarks.generate import generate
+from metrics.cli import compare, files
+from metrics.engine.evaluation import evaluate
+from metrics.engine.settings import Settings
+from metrics.io.loaders import load_dataset
+
+ROOT = Path(__file__).resolve().parent.parent
+FORMATS = ("trec", "csv", "csv.gz", "parquet", "jsonl")
+
+
+@pytest.fixture(scope="module")
+def collection(tmp_path_factory) -> dict[str, list[Path]]:
+    """Two models of 300 queries x 30 results (the second one's scores shuffled within some
+    queries, so that the models differ), judgments and a query table with a segment column,
+    per format: ``[judgments, run_a, run_b]``; ``"queries"``: ``[query table]``."""
+    folder = tmp_path_factory.mktemp("compare_formats")
+    run, qrels = generate(300, depth=30, directory=folder)
+    lines = run.read_text().splitlines()
+    rng = np.random.default_rng(3)
+    changed = []
+    for line in lines:
+        q, q0, item, rank, score, _ = line.split()
+        if int(q) % 3 == 0:  # a third of the queries ranked anew
+            score = f"{float(score) + rng.uniform(-5, 5):.6f}"
+        changed.append(" ".join([q, q0, item, rank, score, "b"]))
+    run_b = folder / "run_b.txt"
+    run_b.write_text("\n".join(changed) + "\n")
+    out: dict[str, list[Path]] = {"trec": [qrels, run, run_b]}
+    for fmt in FORMATS[1:]:
+        sub = folder / fmt.replace(".", "_")
+        a = write_formats(run, qrels, sub / "a", (fmt,))[fmt]
+        b = write_formats(run_b, qrels, sub / "b", (fmt,))[fmt]
+        renamed = b[1].with_name(b[1].name.replace("run_b", "cand"))
+        b[1].rename(renamed)
+        out[fmt] = [a[0], a[1], renamed]
+    queries = folder / "queries.csv"
+    pd.DataFrame(
+        {"query": [str(q) for q in range(1, 301)], "device": ["phone", "desk", "tablet"] * 100}
+    ).to_csv(queries, index=False)
+    out["queries"] = [queries]
+    return out
+
+
+def _compare(args: list[str], blocks_on: bool) -> str:
+    """The comparison's table (or JSON), then its headline and verdict lines."""
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RANKING_METRICS_WHOLE_MB", "0" if blocks_on else "100000")
+        if blocks_on:  # the whole reading is not called
+            patch.setattr(compare, "_tables", None)
+        status = compare.main(args, out=out, err=err)
+    assert status in (0, 1), err.getvalue()
+    told = [line for line in err.getvalue().splitlines() if line.startswith(("headline", "verd"))]
+    return out.getvalue() + "\n".join(told)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", FORMATS)
+def test_a_comparison_in_blocks_is_the_whole_readings_in_every_format(collection, fmt):
+    args = [*map(str, collection[fmt]), "--resamples", "300", "--seed", "5", "-m", "nDCG@10"]
+    args += ["-m", "AP", "--queries", str(collection["queries"][0]), "--by", "device"]
+    whole = _compare(args, blocks_on=False)
+    assert _compare(args, blocks_on=True) == whole
+    assert "device = tablet\tdevice" in whole and "headline: " in whole
+    as_json = [*args, "--format", "json"]
+    whole_json = json.loads(_compare(as_json, False).split("\nheadline")[0])
+    in_blocks = json.loads(_compare(as_json, True).split("\nheadline")[0])
+    for key in ("headline", "recommendations", "rows", "heterogeneity"):
+        assert in_blocks.get(key) == whole_json.get(key), key
+
+
+def test_small_inputs_are_read_whole(collection, monkeypatch):
+    """Under the limit nothing is read in blocks: the whole reading checks the lists in full."""
+    monkeypatch.delenv("RANKING_METRICS_WHOLE_MB", raising=False)
+    paths = [str(p) for p in collection["trec"]]
+    assert files.per_query_in_blocks(paths[0], paths[1:], ["P@10"], Settings()) is None
+
+
+@pytest.mark.parametrize("fmt", ["trec", "parquet"])
+def test_evaluate_files_gives_the_values_of_evaluate_in_blocks_or_whole(
+    collection, fmt, monkeypatch
+):
+    qrels, run_a, run_b = collection[fmt]
+    measures = ["P@10", "nDCG@20", "AP", "RR", "bpref"]
+    data = load_dataset([str(run_a), str(run_b)], str(qrels), k_max=20)
+    expected = evaluate(data.run, data.qrels, measures).per_query
+    key = ["model", "query"]
+    expected = expected.sort_values(key).reset_index(drop=True)
+    for limit in ("0", "100000"):
+        monkeypatch.setenv("RANKING_METRICS_WHOLE_MB", limit)
+        got = files.evaluate_files(qrels, [run_a, run_b], measures).per_query
+        got = got.sort_values(key).reset_index(drop=True)
+        pd.testing.assert_frame_equal(got, expected, check_dtype=False, rtol=0, atol=1e-12)
+
+
+_PEAK = """
+import io, os, sys, tracemalloc
+import pyarrow as pa
+pa.set_memory_pool(pa.system_memory_pool())
+pool = pa.default_memory_pool()
+import pandas, scipy.stats
+from metrics.cli import blocks, compare
+from metrics.io import table_stream
+table_stream.BATCH_BYTES, table_stream.BATCH_ROWS = 1 << 18, 8192
+blocks.evaluate_blocks.__defaults__ = (1 << 18,)
+compare._tables = None  # the whole reading is not called
+os.environ["RANKING_METRICS_WHOLE_MB"] = "0"
+tracemalloc.start()
+args = sys.argv[1:] + ["--resamples", "200", "-m", "nDCG@10", "-m", "AP"]
+status = compare.main(args, out=io.StringIO(), err=io.StringIO())
+print(status, tracemalloc.get_traced_memory()[1] + pool.max_memory())
+"""
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["trec", "csv.gz", "parquet"])
+def test_a_comparison_in_blocks_holds_less_than_three_times_the_text(tmp_path_factory, fmt):
+    """Two runs of 1,000 queries x 100 results: the peak of Python's and arrow's allocations in
+    a fresh interpreter stays under three times the text of the same rows as CSV and 16 MB."""
+    folder = tmp_path_factory.mktemp("compare_peak")
+    run, qrels = generate(1000, depth=100, directory=folder)
+    run_b = folder / "other.txt"
+    run_b.write_bytes(run.read_bytes().replace(b" bench\n", b" other\n"))
+    paths = [qrels, run, run_b]
+    csv_text = 0
+    for which in ("a", "b"):
+        made = write_formats(paths[1 if which == "a" else 2], qrels, folder / which, ("csv",))
+        csv_text += sum(p.stat().st_size for p in made["csv"]) if which == "a" else 0
+        csv_text += made["csv"][1].stat().st_size if which == "b" else 0
+        if fmt != "trec":
+            made = write_formats(paths[1 if which == "a" else 2], qrels, folder / which, (fmt,))
+            if which == "a":
+                paths[0], paths[1] = made[fmt]
+            else:
+                paths[2] = made[fmt][1].rename(folder / which / f"cand.{fmt}")
+    done = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(_PEAK), *map(str, paths)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    status, peak = (int(x) for x in done.stdout.split())
+    assert status == 0
+    assert csv_text > 5_000_000
+    assert peak < 3 * csv_text + 16 * 1024**2, f"{peak / 2**20:.1f} MB for {csv_text / 2**20:.1f}"
