@@ -16,6 +16,8 @@ from pathlib import Path
 
 import pytest
 
+from metrics.engine.registry import MEASURES
+from metrics.engine.settings import POLICIES, label_source_text
 from metrics.io.messages import Template
 from ui.shell import english
 from ui.shell.english import engine_sentences
@@ -96,3 +98,59 @@ def test_the_generator_writes_a_changed_or_new_engine_sentence(monkeypatch):
     assert differences(fixed, engine_sentences()) == []
     keys = list(fixed)
     assert keys[keys.index("finding.fix.no_rows") - 1].startswith("finding.fix.")
+
+
+# ------------------------------------------------------------- the measures' and settings' words
+
+
+def test_every_measure_and_setting_text_of_the_english_catalog_is_the_engines():
+    catalog = english_catalog()
+    found = differences(catalog, english.sentences(catalog))
+    assert found == [], "\n".join(found)
+    words = [k for k in catalog if k.startswith(("measure.", "policy."))]
+    generated_keys = {key for key, _ in english.sentences(catalog)}
+    # every measure's words and every setting's label and help come from the engine; the only
+    # hand-written policy keys are the app's own (short names of options, widget notes)
+    assert {f"measure.{n}.{p}" for n in MEASURES for p in english.MEASURE_PARTS} <= generated_keys
+    assert {f"policy.{f}.{p}" for f in POLICIES for p in ("label", "help")} <= generated_keys
+    assert all(k in generated_keys for k in words if k.startswith("measure."))
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        {"measure.Bpref.pitfall": "Unjudged items are skipped."},
+        {"measure.P.latex": r"P@K = \frac{rel}{K}"},
+        {"policy.judged_only.False": "no: unjudged items count as not relevant"},
+        {"policy.averaging.macro": "mean of per-query values (trec_eval 'all')"},
+        {"policy.max_results.label": "Maximum results per query"},
+    ],
+)
+def test_a_measure_or_setting_text_written_by_hand_in_the_catalog_is_found(changed):
+    catalog = {**english_catalog(), **changed}
+    found = differences(catalog, english.sentences(catalog))
+    assert [line.split(":")[0] for line in found] == list(changed)
+    assert english.generated(catalog) == english_catalog()
+
+
+def test_a_measure_text_changed_in_the_registry_is_found(monkeypatch):
+    from dataclasses import replace
+
+    from metrics.engine import registry
+
+    edited = replace(registry.MEASURES["RR"], pitfall="Only the first relevant item counts.")
+    monkeypatch.setitem(english.MEASURES, "RR", edited)
+    catalog = english_catalog()
+    found = differences(catalog, english.sentences(catalog))
+    assert [line.split(":")[0] for line in found] == ["measure.RR.pitfall"]
+
+
+def test_the_app_words_a_setting_around_the_settings_own_text():
+    catalog = english_catalog()
+    assert catalog["policy.averaging.micro"] == (
+        f"{catalog['policy.averaging.name.micro']}: {POLICIES['averaging'].values['micro']}"
+    )
+    assert catalog["policy.label_source.majority"] == label_source_text("majority")
+    assert catalog["policy.gain_map.help"].startswith(POLICIES["gain_map"].help)
+    # a setting without a menu (a number, a limit) has no option texts
+    assert "policy.max_results.None" not in catalog and "policy.relevance_level.1" not in catalog

@@ -189,7 +189,8 @@ HAND = pd.DataFrame(
 
 def _english_fragments() -> list[tuple[str, re.Pattern[str]]]:
     """Literal parts of the English catalog (between placeholders) with a word of 3+ letters,
-    except parts that the Chinese or Japanese text of the same key keeps (P@K, trec_eval)."""
+    except parts that the Chinese or Japanese text of the same key keeps (P@K, trec_eval) and a
+    measure's notation (a measure named as it is written, such as Judged)."""
     zh, ja = catalog("zh"), catalog("ja")
     out = []
     for key, message in catalog("en").items():
@@ -197,7 +198,7 @@ def _english_fragments() -> list[tuple[str, re.Pattern[str]]]:
         for form in _forms(message):
             for part in re.split(r"\{\w+\}", form):
                 part = part.strip(" .,;:·()'\"\n-–—/")
-                if not re.search(r"[A-Za-z]{3,}", part) or part in kept:
+                if not re.search(r"[A-Za-z]{3,}", part) or part in kept or part in MEASURES:
                     continue
                 # a whole word, not part of an id or a file name (run.csv)
                 pattern = rf"(?<![\w.])(?<!\\_){re.escape(part)}(?![\w]|\\?[._]\w)"
@@ -531,16 +532,16 @@ class _ReportText(HTMLParser):
 @pytest.fixture
 def report_inputs(monkeypatch) -> list:
     """Every ``ReportInputs`` the Report page builds, in order."""
-    from metrics.review import stakeholder_report
+    from ui.review import report
 
-    original = stakeholder_report.ReportInputs
+    original = report.ReportInputs
     made: list = []
 
     def recording(*args, **kwargs):
         made.append(original(*args, **kwargs))
         return made[-1]
 
-    monkeypatch.setattr(stakeholder_report, "ReportInputs", recording)
+    monkeypatch.setattr(report, "ReportInputs", recording)
     return made
 
 

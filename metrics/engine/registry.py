@@ -139,8 +139,8 @@ MEASURES: dict[str, MeasureDef] = {
             micro=m.recall_pooled,
             trec_eval="recall_{k}",
             ir_measures="R@{k}",
-            pitfall="Grows with K by construction; relevant items the candidate pool never "
-            "contained cap it below 1.",
+            pitfall="Never falls as K grows; relevant items the candidate pool never contained cap "
+            "it below 1.",
             curve_default=True,
         ),
         MeasureDef(
@@ -302,7 +302,7 @@ MEASURES: dict[str, MeasureDef] = {
         ),
         MeasureDef(
             name="Bpref",
-            pretty="Bpref",
+            pretty="Binary preference",
             cutoff="none",
             aliases=("bpref",),
             latex=r"bpref = \frac{1}{R}\sum_{i:\, rel_i \ge L}\Bigl(1 - \frac{\min(n_i, R)}"
@@ -359,8 +359,8 @@ MEASURES: dict[str, MeasureDef] = {
             aliases=("iprec", "iprec_at_recall", "interpolated_precision"),
             latex=r"IPrec@p = \max_{k \ge k_p} P@k,\quad k_p = \text{rank of the } "
             r"\lceil pR \rceil\text{-th relevant item}",
-            description="The best precision at or after the rank where the list reaches recall p "
-            "(a point of the precision-recall curve).",
+            description="The best precision at or after the rank where the list reaches recall p: "
+            "one point of the precision–recall curve.",
             uses_relevance_level=True,
             kernel=m.interpolated_precision,
             micro=None,
@@ -379,7 +379,7 @@ MEASURES: dict[str, MeasureDef] = {
             aliases=("11pt_avg", "11pt", "eleven_point"),
             latex=r"11pt = \frac{1}{11}\sum_{p \in \{0, 0.1, \dots, 1\}} IPrec@p",
             description="Mean interpolated precision at recall 0, 0.1, ..., 1: the area under the "
-            "interpolated precision-recall curve.",
+            "interpolated precision–recall curve.",
             uses_relevance_level=True,
             kernel=m.eleven_point_average,
             micro=None,
@@ -431,7 +431,7 @@ MEASURES: dict[str, MeasureDef] = {
             micro=None,
             trec_eval_full="num_rel",
             ir_measures="NumRel",
-            pitfall="Depends only on the judgments, not on the run.",
+            pitfall="Depends only on the judgments, not on the ranking.",
             aggregate="sum",
             unit_interval=False,
         ),
@@ -448,7 +448,8 @@ MEASURES: dict[str, MeasureDef] = {
             micro=None,
             trec_eval_full="num_rel_ret",
             ir_measures="NumRelRet",
-            pitfall="A count: compare it with NumRel to see how much was missed.",
+            pitfall="A count: compare it with NumRel (the relevant judged) to see how much was "
+            "missed.",
             aggregate="sum",
             unit_interval=False,
         ),
@@ -466,7 +467,8 @@ MEASURES: dict[str, MeasureDef] = {
             trec_eval_full="set_P",
             ir_measures="SetP",
             pitfall="Not P@K at a common K: lists of different lengths are compared as they "
-            "are, and a short list is not filled with non-relevant items (-M caps the lists).",
+            "are, and a short list is not filled with non-relevant items (only the maximum "
+            "results per query, trec_eval -M, cuts long ones).",
         ),
         MeasureDef(
             name="SetR",
@@ -480,7 +482,7 @@ MEASURES: dict[str, MeasureDef] = {
             micro=None,
             trec_eval_full="set_recall",
             ir_measures="SetR",
-            pitfall="A longer list can only raise it: read it with SetP.",
+            pitfall="A longer list can only raise it: read it with set precision (SetP).",
         ),
         MeasureDef(
             name="SetF",
@@ -495,7 +497,7 @@ MEASURES: dict[str, MeasureDef] = {
             micro=None,
             trec_eval_full="set_F",
             ir_measures="SetF",
-            pitfall="trec_eval's β enters linearly, not as β² of the usual F-beta; 0 when no "
+            pitfall="trec_eval's β enters linearly, not as the β² of the usual F-beta; 0 when no "
             "relevant item was retrieved.",
             params=(Param("beta", float, 1.0, "weight of recall against precision"),),
             cutoff_param="beta",

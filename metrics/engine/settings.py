@@ -63,9 +63,9 @@ POLICIES: dict[str, Policy] = {
             "Score order",
             "Whether a higher or a lower score ranks first. trec_eval ranks the highest score "
             "first; distances, costs and losses rank the lowest first, as if their negation "
-            "were the score. Ties keep their meaning: item_desc still breaks them by item id "
-            "descending (trec_eval on the negated scores), input_order still keeps the input "
-            "order, rank still ignores the scores; missing scores still rank last.",
+            "were the score. Ties keep their meaning either way: broken by item id descending "
+            "(as trec_eval on the negated scores) or kept in input order, and a rank column "
+            "still ignores the scores; missing scores still rank last.",
             {
                 "descending": "higher is better: the highest score ranks first (trec_eval)",
                 "ascending": "lower is better: the lowest score ranks first (distances, costs, "
@@ -76,9 +76,8 @@ POLICIES: dict[str, Policy] = {
         Policy(
             "score_order_by_model",
             "Score order per model",
-            "Models whose scores go the other way from the score order, as model=order pairs "
-            "(one model may give distances, another similarities); every other model follows "
-            "the score order.",
+            "The models whose scores go the other way from the score order (one model may give "
+            "distances, another similarities); every other model follows the score order.",
             {(): "none: every model follows the score order"},
             "one order for every run",
         ),
@@ -194,8 +193,9 @@ POLICIES: dict[str, Policy] = {
         Policy(
             "max_results",
             "Maximum results per query",
-            "Each list is cut to its first N items after the tie sort and before judged-only "
-            "filtering (trec_eval -M). The number of relevant items is not changed.",
+            "Each list is cut to its first N items after ordering (ties broken) and before "
+            "unjudged items are removed (trec_eval -M). The number of relevant items does not "
+            "change.",
             {None: "no limit (trec_eval's default)"},
             "no limit (trec_eval -M)",
         ),
@@ -250,8 +250,8 @@ POLICIES: dict[str, Policy] = {
                 "macro": "mean of per-query values (trec_eval 'all')",
                 "micro": "pooled counts over queries (P, R, F1, Success); other measures macro",
                 "weighted": "mean weighted by a query-level weight column",
-                "geometric": "geometric mean of per-query values floored at 1e-5 (trec_eval "
-                "gm_map, gm_bpref)",
+                "geometric": "per-query values floored at 1e-5, averaged geometrically "
+                "(trec_eval gm_map, gm_bpref)",
             },
             "macro",
         ),

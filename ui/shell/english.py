@@ -1,10 +1,12 @@
 """The English sentences the engine words itself, written into the app's English catalog.
 
 The engine words its findings (:mod:`metrics.io.messages`), its review sentences (the
-templates of :mod:`metrics.review`) and the store's refusals (:mod:`metrics.store.messages`) in
-English, for the command line, the report and exceptions. The app looks every text up in
-``ui/locales/<lang>.json``; so that the English of those sentences has one source, their entries
-in ``en.json`` are not written by hand but generated from the engine::
+templates of :mod:`metrics.review`), the store's refusals (:mod:`metrics.store.messages`), its
+measures (name, description, pitfall and formula in :data:`metrics.engine.registry.MEASURES`) and
+its settings (label, help and values in :data:`metrics.engine.settings.POLICIES`) in English, for
+the command line, the report and exceptions. The app looks every text up in
+``ui/locales/<lang>.json``; so that the English of those texts has one source, their entries in
+``en.json`` are not written by hand but generated from the engine::
 
     python -m ui.shell.english          # rewrite them in ui/locales/en.json
     python -m ui.shell.english --check  # exit 1 if en.json differs from the engine
@@ -20,13 +22,36 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 
+from metrics.engine.registry import MEASURES
+from metrics.engine.settings import POLICIES, label_source_text
 from metrics.io.messages import ACTIONS, EXAMPLES, MESSAGES, RULES, WHERE, Template
 
 #: The English catalog.
 EN_JSON = Path(__file__).resolve().parents[1] / "locales" / "en.json"
+
+#: The words of every measure the app shows (``measure.<name>.<part>``).
+MEASURE_PARTS = ("pretty", "description", "pitfall")
+
+#: The measures whose formula has words the catalogs translate (``measure.<name>.latex``); the
+#: app shows the others' formulas as the registry writes them.
+TRANSLATED_FORMULAS = ("P", "R", "RR", "AP")
+
+#: Settings whose menu options name their value first (``policy.<field>.name.<value>``, the
+#: name the chart subtitles use alone), then explain it.
+NAMED_OPTIONS = ("averaging",)
+
+#: The app's own words around a setting's (``{}``): what its widget's empty value means, the
+#: format of its field, where the choice is used.
+APP_NOTES = {
+    "policy.max_results.label": "{} (0: no limit)",
+    "policy.gain_map.label": "{} (label:gain,...)",
+    "policy.gain_map.help": "{} Leave empty to use the nDCG gain setting.",
+    "policy.label_source.help": "{} Every page, the downloads and the report use it; the "
+    "Labels page compares the sources.",
+}
 
 
 def engine_sentences() -> Iterator[tuple[str, Template]]:
@@ -64,6 +89,42 @@ def engine_sentences() -> Iterator[tuple[str, Template]]:
         yield from templates.items()
 
 
+def measure_words() -> Iterator[tuple[str, str]]:
+    """The words of every measure as the registry writes them, by catalog key."""
+    for name, definition in MEASURES.items():
+        for part in MEASURE_PARTS:
+            yield f"measure.{name}.{part}", getattr(definition, part)
+        if name in TRANSLATED_FORMULAS:
+            yield f"measure.{name}.latex", definition.latex
+
+
+def setting_words(names: Mapping[str, object]) -> Iterator[tuple[str, str]]:
+    """The label, help and menu options of every setting as ``Settings`` words them, by
+    catalog key. A setting documented with one value (a number, a limit, a gain map, the orders
+    per model) has no menu: its value is not an option. ``names`` holds the options' short
+    names (``policy.averaging.name.macro``) that :data:`NAMED_OPTIONS` put first."""
+    for field, policy in POLICIES.items():
+        texts = {"label": policy.label, "help": policy.help}
+        if len(policy.values) > 1:
+            for value, text in policy.values.items():
+                if field == "label_source":
+                    text = label_source_text(value)
+                elif field in NAMED_OPTIONS:
+                    text = f"{names[f'policy.{field}.name.{value}']}: {text}"
+                texts[str(value)] = text
+        for part, text in texts.items():
+            key = f"policy.{field}.{part}"
+            yield key, APP_NOTES.get(key, "{}").format(text)
+
+
+def sentences(catalog: Mapping[str, object]) -> Iterator[tuple[str, Template]]:
+    """Every English text ``en.json`` takes from the engine: its sentences, the measures' and
+    the settings' words (the options' names read from ``catalog``)."""
+    yield from engine_sentences()
+    yield from measure_words()
+    yield from setting_words(catalog)
+
+
 def _value(text: object) -> str:
     if isinstance(text, dict):
         pairs = ",\n".join(
@@ -81,16 +142,23 @@ def dump(catalog: dict[str, object]) -> str:
 
 
 def generated(catalog: dict[str, object]) -> dict[str, object]:
-    """``catalog`` with the engine's sentences in place (new ones after their prefix's last)."""
+    """``catalog`` with the engine's texts in place (a new one after the last key that shares
+    its longest prefix: ``measure.F1.`` else ``measure.``)."""
     out = dict(catalog)
-    for key, text in engine_sentences():
+    for key, text in sentences(catalog):
         value = text if isinstance(text, str) else dict(text)
         if key in out:
             out[key] = value
             continue
-        prefix = key.rsplit(".", 1)[0] + "."
         keys = list(out)
-        at = max((i for i, k in enumerate(keys) if k.startswith(prefix)), default=len(keys) - 1)
+        parts = key.split(".")[:-1]
+        at = len(keys) - 1
+        for n in range(len(parts), 0, -1):
+            prefix = ".".join(parts[:n]) + "."
+            shared = [i for i, k in enumerate(keys) if k.startswith(prefix)]
+            if shared:
+                at = shared[-1]
+                break
         out = dict([*list(out.items())[: at + 1], (key, value), *list(out.items())[at + 1 :]])
     return out
 
@@ -103,7 +171,7 @@ def main(argv: list[str] | None = None) -> int:
     wanted = dump(generated(json.loads(text)))
     if args.check:
         if wanted != text:
-            print(f"{EN_JSON}: differs from the engine's sentences; run python -m ui.shell.english")
+            print(f"{EN_JSON}: differs from the engine's texts; run python -m ui.shell.english")
             return 1
         return 0
     if wanted != text:
