@@ -15,7 +15,7 @@ from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
 from metrics import Settings, rank_run
-from metrics.engine.ranking import encode_strings, id_codes
+from metrics.engine.ids import encode_strings, id_codes
 from metrics.io.checks import _blank_values, _repeated, validate
 from metrics.io.formats import ID_NAMES, _infer_types, _stripped, _try_cast, load_table
 from metrics.io.loaders import load_dataset

@@ -33,15 +33,8 @@ import pyarrow as pa
 
 from metrics.cli.output import arrow_strings
 from metrics.engine import arrow_calls
-from metrics.engine.ranking import (
-    RankedLists,
-    RankingNotes,
-    _numpy_of,
-    arrow_numbers,
-    group_rows,
-    rank_lists,
-    runs_of,
-)
+from metrics.engine.ids import arrow_numbers, numpy_of, runs_of
+from metrics.engine.ranking import RankedLists, RankingNotes, group_rows, rank_lists
 from metrics.engine.registry import MeasureSpec
 from metrics.engine.results import compute_matrix
 from metrics.engine.settings import Settings
@@ -88,9 +81,9 @@ class Judgments:
         item = qrels.item.combine_chunks()
         value = qrels.value
         starts, heads = runs_of(query)
-        codes = _numpy_of(arrow_calls.dictionary_encode(heads).indices)
+        codes = numpy_of(arrow_calls.dictionary_encode(heads).indices)
         if len(codes) and np.bincount(codes).max() > 1:  # a query in two places: group them
-            order = _numpy_of(arrow_calls.sort_indices(query)).astype(np.int64)
+            order = numpy_of(arrow_calls.sort_indices(query)).astype(np.int64)
             query = arrow_calls.take(query, arrow_numbers(order))
             item = arrow_calls.take(item, arrow_numbers(order))
             value = value[order]
@@ -98,7 +91,7 @@ class Judgments:
         self.query, self.item, self.value = query, item, value
         self.heads, self.starts = heads, starts
         self.lengths = np.diff(np.append(starts, len(query)))
-        by_bytes = _numpy_of(arrow_calls.sort_indices(heads)).astype(np.int64)
+        by_bytes = numpy_of(arrow_calls.sort_indices(heads)).astype(np.int64)
         self.row = np.empty(len(heads), dtype=np.int64)  # table row of each judged query
         self.row[by_bytes] = np.arange(len(heads))
         self.ids = np.array(heads.to_pylist(), dtype=object)[by_bytes]
@@ -408,7 +401,7 @@ class _Model:
             ids = self.table.judged.ids[self.table.written]
             return BlockResult(ids, self.table.kept(), notes, agreement)
         ids = np.concatenate(self.ids) if self.ids else np.zeros(0, dtype=object)
-        order = _numpy_of(arrow_calls.sort_indices(arrow_strings(ids.tolist())))
+        order = numpy_of(arrow_calls.sort_indices(arrow_strings(ids.tolist())))
         place = np.empty(len(order), dtype=np.int64)
         place[order] = np.arange(len(order))
         values = np.empty((len(ids), n_columns), order="F")

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from metrics import schema as S
 from metrics.engine.arrow_calls import compute as pc
-from metrics.engine.ranking import arrow_numbers
+from metrics.engine.ids import arrow_numbers
 from metrics.engine.results import Results
 from metrics.errors import InputError
 

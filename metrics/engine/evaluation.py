@@ -15,8 +15,9 @@ import pandas as pd
 import pyarrow as pa
 
 from metrics import schema as S
+from metrics.engine.ids import IdCodes, string_chunks
 from metrics.engine.measures import RECALL_LEVELS, interpolated_precisions
-from metrics.engine.ranking import IdCodes, RankedLists, rank_lists, string_chunks
+from metrics.engine.ranking import RankedLists, rank_lists
 from metrics.engine.registry import DEFAULT_MEASURES, MeasureSpec, parse_measure, parse_measures
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
@@ -58,8 +59,8 @@ def rank_run(
 ) -> dict[str, RankedLists]:
     """Rank each model's lists in ``run`` against ``qrels``.
 
-    ``codes`` are the ids of ``run`` and ``qrels`` already encoded (:func:`~metrics.engine.
-    ranking.id_codes`), so that no ranking hashes them again.
+    ``codes`` are the ids of ``run`` and ``qrels`` already encoded
+    (:func:`~metrics.engine.ids.id_codes`), so that no ranking hashes them again.
 
     Each model is ranked with :meth:`Settings.for_model` (its own score order).
 

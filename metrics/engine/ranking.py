@@ -1,10 +1,12 @@
-"""Ranked lists as flat arrays, and the per-query kernels of every measure.
+"""Ranked lists as flat arrays.
 
 Level one of the engine: :func:`rank_lists` joins a run with its judgments, orders every query's
-list by the tie policy and lays all queries out back to back in flat numpy arrays (one entry per
-ranked item, ``offsets`` marking where each query starts). Every measure is then a cumulative sum
-over those flat arrays, read at the requested cutoffs for all queries at once: no Python loop over
+list by the tie policy and lays all queries out back to back in flat numpy arrays
+(:class:`RankedLists`: one entry per ranked item, ``offsets`` marking where each query starts).
+The per-query kernels of the measures (:mod:`metrics.engine.measures`) are cumulative sums over
+those flat arrays, read at the requested cutoffs for all queries at once: no Python loop over
 queries or over K. Aggregation over queries is level two (:mod:`metrics.engine.aggregation`).
+The ids are read and encoded as integer codes by :mod:`metrics.engine.ids`.
 
 Only numpy and pyarrow are imported here (``pyarrow.compute`` on first use beyond the few
 functions of :mod:`metrics.engine.arrow_calls`), so the command line starts quickly.
@@ -14,179 +16,25 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cached_property
-from itertools import pairwise
-from typing import Any, TypeAlias
+from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
 from metrics.engine import arrow_calls, relevance
 from metrics.engine.arrow_calls import compute as pc
+from metrics.engine.ids import (
+    ArrayLike,
+    IdCodes,
+    arrow_numbers,
+    as_float_array,
+    as_string_array,
+    dictionary_codes,
+    numpy_of,
+    runs_of,
+)
 from metrics.engine.settings import Settings, parse_gain_map
 from metrics.errors import InputError, SettingsError
-
-#: Columns the builders accept: arrow arrays, numpy arrays or lists.
-ArrayLike: TypeAlias = "pa.Array | pa.ChunkedArray | np.ndarray | list[Any]"
-
-
-def _as_string_array(values: ArrayLike, name: str) -> pa.Array:
-    """Query or item ids as one arrow string array (numbers become their text)."""
-    if isinstance(values, pa.ChunkedArray):
-        values = values.chunk(0) if values.num_chunks == 1 else values.combine_chunks()
-    if not isinstance(values, pa.Array):
-        values = pa.array(
-            np.asarray(values, dtype=object) if not isinstance(values, list) else values
-        )
-    if pa.types.is_dictionary(values.type):
-        values = values.dictionary_decode()
-    if pa.types.is_large_string(values.type):
-        values = values.cast(pa.string())
-    if not pa.types.is_string(values.type):
-        values = values.cast(pa.string())
-    if values.null_count:
-        first = int(np.flatnonzero(values.is_null().to_numpy(zero_copy_only=False))[0])
-        raise InputError(
-            f"{values.null_count} empty {name} id(s); the first is at row {first + 1}.",
-            column=name,
-            fix=f"give every row a {name} id.",
-        )
-    return values
-
-
-def string_chunks(values: ArrayLike) -> pa.ChunkedArray | None:
-    """Ids held as arrow strings (a pandas column backed by pyarrow, or an arrow array) as one
-    chunked ``large_string`` array (no copy of the text); ``None`` for anything else (numbers,
-    Python objects)."""
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        arrow = values
-    else:
-        array = getattr(values, "array", None)
-        dtype = getattr(values, "dtype", None)
-        to_arrow = getattr(array, "__arrow_array__", None)
-        if getattr(dtype, "storage", None) != "pyarrow" or to_arrow is None:
-            return None
-        arrow = to_arrow()
-    if isinstance(arrow, pa.Array):
-        arrow = pa.chunked_array([arrow])
-    if pa.types.is_string(arrow.type):
-        arrow = arrow.cast(pa.large_string())
-    return arrow if pa.types.is_large_string(arrow.type) else None
-
-
-def encode_strings(columns: list[pa.ChunkedArray]) -> tuple[list[np.ndarray], pa.Array]:
-    """Integer codes of several string columns into one dictionary they share.
-
-    Equal strings get equal codes; a missing value gets a code of its own. Runs of equal values
-    (a run's query and model columns, written query by query) are encoded once per run: only
-    the first value of each run is hashed.
-
-    Returns
-    -------
-    (codes, dictionary)
-        One ``int32`` array per column, and the distinct values (in no particular order).
-    """
-    whole = pa.chunked_array(
-        [chunk.cast(pa.large_string()) for column in columns for chunk in column.chunks],
-        type=pa.large_string(),
-    )
-    n = len(whole)
-    heads = np.zeros(min(n, 1), dtype=np.int64)
-    if n > 1:
-        changed = pc.fill_null(pc.not_equal(whole[1:], whole[:-1]), True)
-        heads = np.concatenate((heads, np.flatnonzero(_numpy_of(changed)) + 1))
-    if len(heads) * 4 < n:
-        first = pc.take(whole, arrow_numbers(heads)).combine_chunks()
-        encoded = pc.dictionary_encode(first, null_encoding="encode")
-        head_codes = _numpy_of(encoded.indices).astype(np.int32)
-        codes = np.repeat(head_codes, np.diff(np.append(heads, n)))
-        dictionary = encoded.dictionary
-    else:
-        encoded = pc.dictionary_encode(whole, null_encoding="encode").combine_chunks()
-        codes = _numpy_of(encoded.indices).astype(np.int32)
-        dictionary = encoded.dictionary
-    bounds = np.cumsum([0, *(len(c) for c in columns)])
-    return [codes[a:b] for a, b in pairwise(bounds)], dictionary
-
-
-@dataclass(frozen=True)
-class IdCodes:
-    """The query and item ids of a run and its judgments as integer codes.
-
-    Queries share one dictionary between run and judgments, items another, so a run row and a
-    judgment are about the same item exactly when their codes are equal. Built once for a data
-    set (:func:`id_codes`), they spare every ranking the work of hashing the ids again.
-    """
-
-    run_query: np.ndarray
-    run_item: np.ndarray
-    qrels_query: np.ndarray
-    qrels_item: np.ndarray
-    queries: pa.Array
-    items: pa.Array
-
-    def for_rows(self, rows: np.ndarray) -> IdCodes:
-        """The codes of some run rows (one model's), with the same judgments and dictionaries."""
-        return replace(self, run_query=self.run_query[rows], run_item=self.run_item[rows])
-
-
-def id_codes(
-    run_query: ArrayLike, run_item: ArrayLike, qrels_query: ArrayLike, qrels_item: ArrayLike
-) -> IdCodes | None:
-    """:class:`IdCodes` of ids held as arrow strings; ``None`` when a column is not (the
-    rankings then encode the ids themselves)."""
-    columns = [string_chunks(c) for c in (run_query, run_item, qrels_query, qrels_item)]
-    if any(c is None for c in columns):
-        return None
-    rq, ri, jq, ji = (c for c in columns if c is not None)
-    (run_q, qrels_q), queries = encode_strings([rq, jq])
-    (run_i, qrels_i), items = encode_strings([ri, ji])
-    return IdCodes(run_q, run_i, qrels_q, qrels_i, queries, items)
-
-
-def _as_float_array(values: ArrayLike, name: str) -> np.ndarray:
-    if isinstance(values, (pa.Array, pa.ChunkedArray)):
-        values = _numpy_of(values)
-    try:
-        out = np.asarray(values, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(
-            f"the {name} values are not all numbers ({exc}).",
-            column=name,
-            fix=f"make the {name} column numeric.",
-        ) from None
-    return out
-
-
-def _numpy_of(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """A numeric arrow array as numpy, read from its buffer when it has no nulls.
-
-    ``to_numpy()`` goes through pyarrow's pandas shim, which imports pandas (a third of a second
-    of the command line's start-up); the buffer view does not.
-    """
-    if isinstance(values, pa.ChunkedArray):
-        values = values.combine_chunks()
-    t = values.type
-    if (
-        values.null_count == 0
-        and (pa.types.is_integer(t) or pa.types.is_floating(t))
-        and t.bit_width in (8, 16, 32, 64)
-        and not pa.types.is_float16(t)
-    ):
-        if len(values) == 0:
-            return np.zeros(0, dtype=t.to_pandas_dtype())
-        data = np.frombuffer(values.buffers()[1], dtype=t.to_pandas_dtype())
-        return data[values.offset : values.offset + len(values)]
-    out: np.ndarray = values.to_numpy(zero_copy_only=False)
-    return out
-
-
-def arrow_numbers(values: np.ndarray) -> pa.Array:
-    """A numeric numpy array as an arrow array, built from its buffer (``pa.array()`` would
-    import pandas through pyarrow's pandas shim)."""
-    values = np.ascontiguousarray(values)
-    return pa.Array.from_buffers(
-        pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)]
-    )
 
 
 @dataclass(frozen=True)
@@ -673,13 +521,13 @@ def rank_lists(
         run_ic, qrels_ic, i_dict = codes.run_item, codes.qrels_item, codes.items
     else:
         # shared dictionaries: query and item ids become integer codes
-        q_codes, q_dict = _encode(pa.chunked_array([rq, jq], type=pa.string()))
-        i_codes, i_dict = _encode(pa.chunked_array([ri, ji], type=pa.string()))
+        q_codes, q_dict = dictionary_codes(pa.chunked_array([rq, jq], type=pa.string()))
+        i_codes, i_dict = dictionary_codes(pa.chunked_array([ri, ji], type=pa.string()))
         run_qc, qrels_qc = q_codes[:n_run], q_codes[n_run:]
         run_ic, qrels_ic = i_codes[:n_run], i_codes[n_run:]
     n_items = max(len(i_dict), 1)
     # ascending byte order of query ids -> evaluation order
-    q_order = _numpy_of(arrow_calls.sort_indices(q_dict)).astype(np.int64)
+    q_order = numpy_of(arrow_calls.sort_indices(q_dict)).astype(np.int64)
     q_rank = np.empty(len(q_dict), dtype=np.int64)
     q_rank[q_order] = np.arange(len(q_dict))
 
@@ -730,18 +578,6 @@ def rank_lists(
 #: Largest number of padded cells per real cell in the per-query tables of :func:`_rank_grouped`
 #: (a query far longer than the others sends the lists to the general path instead).
 _PAD_RATIO = 2
-
-
-def runs_of(ids: pa.Array) -> tuple[np.ndarray, pa.Array]:
-    """Where each run of equal consecutive ids starts, and the id of each run (one linear pass,
-    no hashing)."""
-    if len(ids) == 0:
-        return np.zeros(0, dtype=np.int64), ids
-    encoded = arrow_calls.run_end_encode(ids)  # run ends count from the slice's start
-    ends = _numpy_of(encoded.run_ends).astype(np.int64)
-    starts = np.zeros(len(ends), dtype=np.int64)
-    starts[1:] = ends[:-1]
-    return starts, encoded.values
 
 
 def _padded_fits(n_rows: int, width: int, cells: int) -> bool:
@@ -831,7 +667,7 @@ def _query_blocks(
     than one place."""
     r_starts, r_heads = runs_of(rq)
     j_starts, j_heads = runs_of(jq)
-    q_codes, q_dict = _encode(pa.chunked_array([r_heads, j_heads], type=pa.string()))
+    q_codes, q_dict = dictionary_codes(pa.chunked_array([r_heads, j_heads], type=pa.string()))
     r_q, j_q = q_codes[: len(r_starts)], q_codes[len(r_starts) :]
     n_q = len(q_dict)
     if np.bincount(r_q, minlength=n_q).max() > 1 or np.bincount(j_q, minlength=n_q).max() > 1:
@@ -869,9 +705,9 @@ def _rank_grouped(
         key = -key
     if not _runs_in_order(r_starts, np.where(np.isnan(key), -np.inf, key), ri, settings):
         return None
-    i_codes, i_dict = _encode(pa.chunked_array([ri, ji], type=pa.string()))
+    i_codes, i_dict = dictionary_codes(pa.chunked_array([ri, ji], type=pa.string()))
     n_q = len(q_dict)
-    q_order = _numpy_of(arrow_calls.sort_indices(q_dict)).astype(np.int64)
+    q_order = numpy_of(arrow_calls.sort_indices(q_dict)).astype(np.int64)
     q_rank = np.empty(n_q, dtype=np.int64)
     q_rank[q_order] = np.arange(n_q)
 
@@ -1032,10 +868,10 @@ def _read_columns(
     source: str,
 ) -> tuple[pa.Array, pa.Array, np.ndarray | None, pa.Array, pa.Array, np.ndarray]:
     """The six input columns as arrow strings and float arrays, checked."""
-    rq = _as_string_array(run_query, "query")
-    ri = _as_string_array(run_item, "item")
+    rq = as_string_array(run_query, "query")
+    ri = as_string_array(run_item, "item")
     n_run = len(rq)
-    score = _as_float_array(run_score, "score") if run_score is not None else None
+    score = as_float_array(run_score, "score") if run_score is not None else None
     if score is None and settings.ties != "rank":
         raise InputError(
             "the run has no score column.",
@@ -1045,9 +881,9 @@ def _read_columns(
         )
     if (score is not None and len(score) != n_run) or len(ri) != n_run:
         raise InputError("query, item and score columns differ in length.", source=source)
-    jq = _as_string_array(qrels_query, "query")
-    ji = _as_string_array(qrels_item, "item")
-    jrel = _as_float_array(qrels_relevance, "relevance")
+    jq = as_string_array(qrels_query, "query")
+    ji = as_string_array(qrels_item, "item")
+    jrel = as_float_array(qrels_relevance, "relevance")
     if settings.fractional_labels == "truncate":
         jrel = np.trunc(jrel)  # trec_eval reads labels with atol: 1.5 -> 1, -0.5 -> 0
     if len(ji) != len(jq) or len(jrel) != len(jq):
@@ -1194,12 +1030,6 @@ def _offsets_of(query_index: np.ndarray, n_queries: int) -> np.ndarray:
     return np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
 
 
-def _encode(values: pa.ChunkedArray) -> tuple[np.ndarray, pa.Array]:
-    encoded = arrow_calls.dictionary_encode(values).combine_chunks()
-    codes = _numpy_of(encoded.indices).astype(np.int64)
-    return codes, encoded.dictionary
-
-
 def _run_order(
     run_qc: np.ndarray,
     q_rank: np.ndarray,
@@ -1220,7 +1050,7 @@ def _run_order(
                 column="rank",
                 fix="add a rank column or choose another tie policy.",
             )
-        rank = _as_float_array(run_rank, "rank")
+        rank = as_float_array(run_rank, "rank")
         if np.isnan(rank).any():
             raise InputError(
                 "the rank column has empty values.",
@@ -1248,7 +1078,7 @@ def _run_order(
     if settings.ties == "input_order":
         return np.lexsort((np.arange(n), -key, qr))
     table = pa.table({"q": arrow_numbers(qr), "s": arrow_numbers(key), "i": items})
-    return _numpy_of(
+    return numpy_of(
         pc.sort_indices(
             table, sort_keys=[("q", "ascending"), ("s", "descending"), ("i", "descending")]
         )

@@ -16,14 +16,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from metrics.engine import relevance
-from metrics.engine.ranking import (
-    IdCodes,
-    RepeatedJudgments,
-    encode_strings,
-    id_codes,
-    repeated_judgments,
-    string_chunks,
-)
+from metrics.engine.ids import IdCodes, encode_strings, id_codes, string_chunks
+from metrics.engine.ranking import RepeatedJudgments, repeated_judgments
 from metrics.engine.settings import Settings
 from metrics.errors import file_line
 from metrics.io.direction import (
@@ -302,7 +296,7 @@ def validate(
         missing queries): the findings say what they do. trec_eval's defaults when ``None``.
     ids:
         The query and item ids of ``run`` and ``qrels`` already encoded
-        (:func:`~metrics.engine.ranking.id_codes`), so that they are not hashed again.
+        (:func:`~metrics.engine.ids.id_codes`), so that they are not hashed again.
 
     Returns
     -------

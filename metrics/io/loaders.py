@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 import pyarrow as pa
 
-from metrics.engine.ranking import IdCodes, id_codes
+from metrics.engine.ids import IdCodes, id_codes
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.checks import (

@@ -34,7 +34,7 @@ import numpy as np
 import pandas as pd
 
 from metrics import schema as S
-from metrics.engine.ranking import id_codes
+from metrics.engine.ids import id_codes
 from metrics.engine.settings import LABEL_AGGREGATES, POLICIES, Policy, Settings
 from metrics.errors import InputError, SettingsError
 from metrics.io.findings import Finding
