@@ -18,9 +18,10 @@ else:  # a page run of a session
 
     asked = preload.preload()  # the browser fetches code the pages need while the app is imported
     try:
-        from ui.shell.frame import run_app
+        from ui import server_start
+        from ui.shell.frame import Above, run_app
 
-        run_app()
+        run_app(Above(review_link=server_start.review_link, warm_up=server_start.warm_up))
     except BaseException:  # a switch to a page (the root address forwards to Data), or a stop
         if asked is not None:
             preload.again()

@@ -12,6 +12,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from tests.app_support import APP, ROOT, fresh_app, open_page
+from ui import server_start
 from ui.shell import keys, warm_up
 
 #: Modules only the pages after Data need: plotly's figure classes and our builders, the
@@ -80,8 +81,6 @@ def test_the_start_up_hook_prepares_the_first_page_in_a_thread_and_returns_at_on
     import asyncio
     import threading
 
-    from ui import server_start
-
     done = threading.Event()
     monkeypatch.setattr(server_start, "prepare_first_page", lambda: done.wait(5))
 
@@ -120,13 +119,13 @@ def test_the_learn_page_draws_without_plotly_figures_or_the_review_package():
 
 
 def test_the_warm_up_imports_what_the_other_pages_need():
-    assert set(warm_up.PAGE_MODULES) >= {
+    assert set(server_start.PAGE_MODULES) >= {
         "ui.shell.plotting",
         "ui.curves.figures",
         "ui.review.figures",
         "ui.review.tables",
     }
-    for name in warm_up.PAGE_MODULES:  # every name is a module of the app
+    for name in server_start.PAGE_MODULES:  # every name is a module of the app
         assert (ROOT / (name.replace(".", "/") + ".py")).exists(), name
 
 
@@ -135,7 +134,7 @@ def test_the_warm_up_results_are_shared_by_every_new_session(monkeypatch):
     from ui.shell import memo
 
     fresh_app()  # empty caches
-    warm_up.work()
+    server_start.warm_up()
     dataset = ui.shell.compute.sample_dataset("web_search")
     assert memo.store_for(dataset.content_hash) is memo.SHARED
     ranked = []
@@ -156,10 +155,12 @@ def test_the_first_finished_page_run_of_a_server_starts_the_warm_up_once(monkeyp
     calls = []
     monkeypatch.setattr(warm_up, "ENABLED", True)
     monkeypatch.setattr(warm_up, "_thread", None)
-    monkeypatch.setattr(warm_up, "work", lambda: calls.append(1))
-    for _ in range(2):  # two sessions of one server
-        open_page(fresh_app(), "data")
-    thread = warm_up.start()
+    monkeypatch.setattr(server_start, "warm_up", lambda: calls.append(1))
+    for _ in range(2):  # two sessions of one server, opened at its address (app.py)
+        at = fresh_app()
+        at.run()
+        open_page(at, "data")
+    thread = warm_up.start(server_start.warm_up)
     assert thread is not None
     thread.join(10)
     assert calls == [1]
@@ -250,7 +251,7 @@ def test_the_warm_up_computes_the_review_the_review_pages_show_first(monkeypatch
     import metrics.review.verdict
 
     fresh_app()  # empty caches
-    warm_up.work()
+    server_start.warm_up()
     computed = []
     real = metrics.review.verdict.review_table
     monkeypatch.setattr(

@@ -9,7 +9,10 @@ still loading its own code meanwhile, about a second), and then imports plotly's
 builders, which the pages after Learn need. It returns at once (the server takes
 connections while the thread works); a page that needs a module still being imported waits for
 it, and a failure is logged and met again by the page, which shows it. The full warm-up
-(:mod:`ui.shell.warm_up`) follows the first page run, as before.
+(:func:`warm_up`, started by :mod:`ui.shell.warm_up`) follows the first page run.
+
+``app.py`` hands the frame what lives above the wings: :func:`warm_up` and the page of a review
+link (:func:`review_link`); the shell imports no wing.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ FIRST_PAGE_MODULES = (
 LATER_MODULES = ("ui.shell.plotting", "ui.curves.figures")
 
 log = logging.getLogger("ranking_metrics.server_start")
+warm_log = logging.getLogger("ranking_metrics.warm_up")
 
 
 def prepare_first_page() -> None:
@@ -58,3 +62,66 @@ async def lifespan(app: Any) -> AsyncIterator[None]:
     """The server's start-up hook: :func:`prepare_first_page` in a thread of its own."""
     threading.Thread(target=prepare_first_page, name="first-page", daemon=True).start()
     yield
+
+
+#: Modules imported by the pages after Data (Learn, Curves, the review pages), leaves first.
+PAGE_MODULES = (
+    "ui.shell.plotting",
+    "ui.curves.figures",
+    "ui.curves.downloads",
+    "ui.learn.evaluate",
+    "ui.learn.lessons",
+    "ui.learn.views",
+    "metrics.review.verdict",
+    "metrics.review.headline",
+    "metrics.review.drilldown",
+    "metrics.review.stakeholder_report",
+    "ui.review.compute",
+    "ui.review.controls",
+    "ui.review.figures",
+    "ui.review.tables",
+    "ui.history.share",
+    "ui.history.figures",
+    "ui.history.tables",
+)
+
+
+def warm_up() -> None:
+    """The server's warm-up (:mod:`ui.shell.warm_up` starts it after the first page run), in
+    the calling thread:
+
+    1. loads the default sample and ranks it, then computes what the Curves page shows first for
+       the default view (:func:`ui.shell.compute.warm`: the curves, the table at the standard
+       cutoffs, the note on judgments, precision against recall) into
+       :data:`ui.shell.memo.SHARED`;
+    2. ranks the worked examples of the Learn page (:func:`ui.learn.panel.teaching_lists`);
+    3. imports the modules that only the other pages use (:data:`PAGE_MODULES`: plotly's figure
+       builders, the review package), so that their first visit does not wait for them either;
+    4. computes the review table Compare, Segments and Report show first, and the rankings'
+       change (:func:`ui.review.compute.warm`).
+
+    A failure is logged; the page that needs the result computes it then and shows the error.
+    """
+    from ui.learn.panel import teaching_lists
+    from ui.review import compute as review_compute
+    from ui.shell import compute
+    from ui.shell.view import View
+
+    view = View()
+    try:
+        dataset = compute.sample_dataset(view.data)
+        compute.warm(dataset, view.settings(), view.measures, view.k_range).join()
+        teaching_lists()
+        for name in PAGE_MODULES:
+            importlib.import_module(name)
+        review_compute.warm(dataset, view.settings(), tuple(view.measures), view.k_range)
+    except Exception:  # the page that needs it computes it again and shows the error
+        warm_log.exception("The warm-up of the server failed")
+
+
+def review_link() -> None:
+    """The page of a review link (an address with ``?review=``): the frozen review alone
+    (:func:`ui.history.shared.review_app`)."""
+    from ui.history.shared import review_app
+
+    review_app()

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextvars
 import logging
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypedDict
@@ -129,13 +130,29 @@ def navigation_pages() -> list:
     return [home, *pages]
 
 
-def run_app() -> None:
-    """Build the navigation and run the selected page (the body of ``app.py``)."""
-    st.set_page_config(page_title=t("app.title"), page_icon=":material/leaderboard:", layout="wide")
-    if REVIEW_PARAM in st.query_params:  # a review link: the frozen review alone, read only
-        from ui.history.shared import review_app
+@dataclass(frozen=True)
+class Above:
+    """What ``app.py`` hands the frame from above the wings (:mod:`ui.server_start`): the page
+    of a review link and the server's warm-up, which read the wings that the shell does not
+    import."""
 
-        review_app()
+    review_link: Callable[[], None]
+    warm_up: Callable[[], None]
+
+
+#: The parts :func:`run_app` was last given (a page file run directly finds them here).
+_above: Above | None = None
+
+
+def run_app(above: Above | None = None) -> None:
+    """Build the navigation and run the selected page (the body of ``app.py``, which gives
+    ``above``)."""
+    global _above
+    if above is not None:
+        _above = above
+    st.set_page_config(page_title=t("app.title"), page_icon=":material/leaderboard:", layout="wide")
+    if REVIEW_PARAM in st.query_params and _above is not None:  # a review link: read only
+        _above.review_link()
         return
     workspace.begin()  # the browser's workspace, restored on the session's first run
     _init_session()
@@ -146,7 +163,8 @@ def run_app() -> None:
     finally:
         _inside_navigation.reset(token)
         workspace.save()  # when the page changed the session's data or settings
-    warm_up.start()  # once per server, after its first page run (not after a switch or stop)
+    if _above is not None:  # once per server, after its first page run (not a switch or stop)
+        warm_up.start(_above.warm_up)
 
 
 def run_guarded(body) -> None:
