@@ -7,6 +7,7 @@ values at every K. Aggregation is in :mod:`metrics.engine.aggregation`.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -50,6 +51,15 @@ def _column_values(values: pd.Series, rows: np.ndarray | None) -> Any:
     return arrow if rows is None else arrow.take(pa.array(rows))
 
 
+def run_settings(settings: Settings, columns: Iterable[object]) -> Settings:
+    """The settings a run with ``columns`` is ranked with: ``settings``, with ties by the rank
+    column when the run has no score column (there are no scores to order by). Each model's
+    lists are ranked with ``run_settings(...).for_model(model)`` (its own score order)."""
+    if S.SCORE not in columns and settings.ties != "rank":
+        return settings.with_(ties="rank")
+    return settings
+
+
 def rank_run(
     run: pd.DataFrame,
     qrels: pd.DataFrame,
@@ -62,7 +72,9 @@ def rank_run(
     ``codes`` are the ids of ``run`` and ``qrels`` already encoded
     (:func:`~metrics.engine.ids.id_codes`), so that no ranking hashes them again.
 
-    Each model is ranked with :meth:`Settings.for_model` (its own score order).
+    Each model is ranked with ``run_settings(settings, run.columns).for_model(model)``
+    (:func:`run_settings`: ties by rank without a score column; the model's own score order),
+    resolved once; its lists record them (:attr:`RankedLists.settings`).
 
     Returns a dict from model name to its :class:`RankedLists`, in order of first appearance.
     """
@@ -76,8 +88,7 @@ def rank_run(
             source=source,
             fix="map a column to the score role (higher is better) or to rank.",
         )
-    if S.SCORE not in run.columns and settings.ties != "rank":
-        settings = settings.with_(ties="rank")
+    used = run_settings(settings, run.columns)
     out: dict[str, RankedLists] = {}
     if S.MODEL in run.columns:
         model_col = run[S.MODEL].astype(str)
@@ -102,7 +113,7 @@ def rank_run(
             judged_query,
             judged_item,
             relevance,
-            settings.for_model(name),
+            used.for_model(name),
             run_rank=_column_values(run[S.RANK], rows) if S.RANK in run.columns else None,
             source=source if rows is None else f"{source} (model {name})",
             codes=codes if codes is None or rows is None else codes.for_rows(rows),
@@ -126,7 +137,8 @@ class Evaluation:
     lists:
         The ranked lists per model (for curves, drill-downs and micro averaging).
     settings:
-        The settings used.
+        The settings used (:func:`run_settings`: ties by rank when the run has no score
+        column); each model's lists were ranked with ``settings.for_model(model)``.
     """
 
     per_query: pd.DataFrame
@@ -181,8 +193,9 @@ def evaluate(
     [[0.5, 1.0]]
     """
     specs = parse_measures(list(measures or DEFAULT_MEASURES))
-    lists = rank_run(run, qrels, settings, source)
-    return Evaluation(per_query_table(lists, specs), specs, lists, settings, list(lists))
+    used = run_settings(settings, run.columns)
+    lists = rank_run(run, qrels, used, source)
+    return Evaluation(per_query_table(lists, specs), specs, lists, used, list(lists))
 
 
 def curves(
