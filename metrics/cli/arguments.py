@@ -11,8 +11,8 @@ where a number is expected. Here such an option is a usage error, in argparse's 
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, cast
 
 from metrics.engine.settings import POLICIES, Settings, parse_model_orders, score_order_options
 from metrics.errors import InputError, SettingsError
@@ -62,6 +62,35 @@ def add_choice_argument(p: argparse.ArgumentParser, field: str) -> None:
         help=f"{policy.help} "
         + "; ".join(f"{v}: {text}" for v, text in policy.values.items())
         + f" (default {getattr(Settings(), field)})",
+    )
+
+
+def add_relevance_level_argument(p: argparse.ArgumentParser, default: float = 1) -> None:
+    """``-l`` / ``--relevance-level``: the label from which an item counts as relevant."""
+    p.add_argument(
+        "-l",
+        "--relevance-level",
+        type=float,
+        default=default,
+        metavar="N",
+        help=POLICIES["relevance_level"].help + " (default 1)",
+    )
+
+
+#: The averaging policies ``--averaging`` takes (``weighted`` needs a weight column, which the
+#: command line does not read).
+AVERAGING_CHOICES = ("macro", "micro", "geometric")
+
+
+def add_averaging_argument(p: argparse.ArgumentParser) -> None:
+    """``--averaging``: how per-query values become one number."""
+    p.add_argument(
+        "--averaging",
+        choices=AVERAGING_CHOICES,
+        default="macro",
+        help=POLICIES["averaging"].help + " macro: mean of per-query values; micro: "
+        "pooled counts for P, R, F1, Success; geometric: trec_eval's gm_map rule, values "
+        "floored at 1e-5 (default macro)",
     )
 
 
@@ -236,3 +265,55 @@ def add_engine_arguments(p: argparse.ArgumentParser) -> None:
         help="also write the per-query values (model, query, one column per measure) to "
         "PATH: Parquet for a .parquet file (the app opens it), CSV for a .csv file",
     )
+
+
+#: Settings fields that a flag of another name switches on: field -> (the flag's ``dest``, the
+#: value it sets).
+_SWITCHED = {"missing_queries": ("complete", "zero")}
+
+
+def settings_parser(*, averaging: bool = True) -> ArgumentParser:
+    """A parser of the flags that set :class:`Settings` fields, as every command that scores
+    lists defines them (``--averaging`` too when ``averaging``: ``compare`` has none)."""
+    p = ArgumentParser(add_help=False)
+    add_relevance_level_argument(p)
+    add_ranking_arguments(p)
+    add_score_order_argument(p)
+    add_label_arguments(p)
+    if averaging:
+        add_averaging_argument(p)
+    return p
+
+
+def settings_arguments(
+    changes: Mapping[str, object], *, averaging: bool = True
+) -> tuple[list[str], list[str]]:
+    """The command-line words that set ``changes`` (``Settings`` fields and their values), read
+    from the flags of :func:`settings_parser`, and the fields no flag sets to that value (a
+    weight column, an averaging ``--averaging`` does not take).
+
+    >>> settings_arguments({"relevance_level": 2.0, "missing_queries": "zero", "gain_map": "1:3"})
+    (['--relevance-level', '2', '--complete', '--gain-map', '1:3'], [])
+    >>> settings_arguments({"averaging": "weighted", "weight_column": "traffic"})
+    ([], ['averaging', 'weight_column'])
+    """
+    actions = {action.dest: action for action in settings_parser(averaging=averaging)._actions}
+    words: list[str] = []
+    left: list[str] = []
+    for field, value in changes.items():
+        if field == "score_order_by_model":
+            for model, order in cast(Sequence[tuple[str, str]], value):
+                words += ["--score-order", f"{model}={order}"]
+            continue
+        dest, switched = _SWITCHED.get(field, (field, True))
+        action = actions.get(dest)
+        text = f"{value:g}" if isinstance(value, float) else str(value)
+        if action is None or (action.choices is not None and text not in action.choices):
+            left.append(field)
+        elif action.nargs != 0:
+            words += [action.option_strings[-1], text]
+        elif value == switched:  # a switch: on for its one value
+            words.append(action.option_strings[-1])
+        else:
+            left.append(field)
+    return words, left

@@ -59,6 +59,7 @@ from metrics.cli.arguments import (
     add_engine_arguments,
     add_label_arguments,
     add_ranking_arguments,
+    add_relevance_level_argument,
     add_score_order_argument,
     judgments_and_runs,
     label_map_of,
@@ -77,6 +78,11 @@ from metrics.cli.label_source import (
 )
 from metrics.cli.messages import error_line, write_findings
 from metrics.cli.output import check_per_query_path, write_per_query
+from metrics.cli.review_arguments import (
+    add_alpha_argument,
+    add_confidence_argument,
+    add_resampling_arguments,
+)
 from metrics.cli.saved import against_table
 from metrics.engine.evaluation import evaluate
 from metrics.engine.registry import DEFAULT_COMPARE_MEASURES, parse_measure, parse_measures
@@ -92,10 +98,6 @@ from metrics.review.headline import verdict_sentences
 from metrics.review.overlap import DEFAULT_PERSISTENCE, ranking_change, summary
 from metrics.review.power import DEFAULT_POWER
 from metrics.review.statistics import (
-    DEFAULT_CONFIDENCE,
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
-    MAX_RESAMPLES,
     check_resamples,
 )
 from metrics.review.verdict import (
@@ -159,16 +161,7 @@ def build_parser() -> argparse.ArgumentParser:
         f"{', '.join(DEFAULT_COMPARE_MEASURES)})",
     )
     parser.add_argument("--format", choices=("tsv", "json"), default="tsv")
-    parser.add_argument(
-        "--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
-    )
-    parser.add_argument(
-        "--resamples",
-        type=int,
-        default=DEFAULT_RESAMPLES,
-        help=f"bootstrap and randomization resamples, 1 to {MAX_RESAMPLES:,} (default "
-        f"{DEFAULT_RESAMPLES}, as in the app)",
-    )
+    add_resampling_arguments(parser, "bootstrap and randomization resamples")
     parser.add_argument(
         "--correction",
         choices=("holm", "bh", "none", "tukey"),
@@ -245,8 +238,8 @@ def build_parser() -> argparse.ArgumentParser:
         default="randomization",
         help="p-value that is corrected and decides significance",
     )
-    parser.add_argument("--alpha", type=float, default=0.05, help="significance level")
-    parser.add_argument("--confidence", type=float, default=DEFAULT_CONFIDENCE, help="CI level")
+    add_alpha_argument(parser)
+    add_confidence_argument(parser)
     parser.add_argument("--baseline", help="baseline model name (default: the first run's)")
     parser.add_argument(
         "--candidate",
@@ -255,12 +248,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="MODEL",
         help="candidate model compared with the baseline (repeatable; default: every other model)",
     )
-    parser.add_argument(
-        "--relevance-level",
-        type=float,
-        default=1,
-        help="labels at or above it are relevant (default 1)",
-    )
+    add_relevance_level_argument(parser)
     parser.add_argument(
         "--fail-if-worse",
         action="append",

@@ -30,9 +30,11 @@ import pyarrow as pa
 from metrics.cli.arguments import (
     QRELS_HELP,
     ArgumentParser,
+    add_averaging_argument,
     add_engine_arguments,
     add_label_arguments,
     add_ranking_arguments,
+    add_relevance_level_argument,
     add_score_order_argument,
     judgments_and_runs,
     label_map_of,
@@ -71,7 +73,7 @@ from metrics.engine.registry import (
     parse_measures,
 )
 from metrics.engine.results import QueryIds, Results, compute_matrix
-from metrics.engine.settings import POLICIES, Settings, check_model_orders
+from metrics.engine.settings import Settings, check_model_orders
 from metrics.errors import InputError, MeasureError, MetricsError
 from metrics.io.direction import agreements, rank_disagreements
 from metrics.io.reading_notes import (
@@ -375,26 +377,12 @@ def build_parser() -> argparse.ArgumentParser:
         default="ours",
         help="print measure names as P@10 (ours) or P_10 (trec_eval's, padded)",
     )
-    p.add_argument(
-        "-l",
-        "--relevance-level",
-        type=float,
-        default=1.0,
-        metavar="N",
-        help=POLICIES["relevance_level"].help + " (default 1)",
-    )
+    add_relevance_level_argument(p, default=1.0)
     add_ranking_arguments(p)
     add_score_order_argument(p)
     add_label_arguments(p)
     add_label_source_arguments(p)
-    p.add_argument(
-        "--averaging",
-        choices=("macro", "micro", "geometric"),
-        default="macro",
-        help=POLICIES["averaging"].help + " macro: mean of per-query values; micro: "
-        "pooled counts for P, R, F1, Success; geometric: trec_eval's gm_map rule, values "
-        "floored at 1e-5 (default macro)",
-    )
+    add_averaging_argument(p)
     p.add_argument(
         "--profile",
         choices=PROFILE_NAMES,

@@ -47,6 +47,7 @@ from metrics.cli.arguments import (
     ArgumentParser,
     add_label_arguments,
     add_ranking_arguments,
+    add_relevance_level_argument,
     add_score_order_argument,
     label_map_of,
     label_options,
@@ -55,6 +56,7 @@ from metrics.cli.arguments import (
 )
 from metrics.cli.messages import error_line, write_findings
 from metrics.cli.output import tsv_escaped_text
+from metrics.cli.review_arguments import add_resampling_arguments
 from metrics.engine.registry import DEFAULT_COMPARE_MEASURES, DEFAULT_REVIEW_K
 from metrics.engine.settings import Settings
 from metrics.errors import InputError, MetricsError
@@ -73,7 +75,6 @@ from metrics.labels.sources import (
 )
 from metrics.labels.study import LabelStudy, study_labels
 from metrics.review.compare import CompareOptions
-from metrics.review.statistics import DEFAULT_RESAMPLES, DEFAULT_SEED
 
 #: The tables of the output, in order, and where each is in a study.
 TABLES: dict[str, str] = {
@@ -170,21 +171,8 @@ def build_parser() -> argparse.ArgumentParser:
         + "; ".join(f"{k}: {v}" for k, v in TABLES.items()),
     )
     parser.add_argument("--format", choices=("tsv", "json"), default="tsv")
-    parser.add_argument(
-        "--resamples",
-        type=int,
-        default=DEFAULT_RESAMPLES,
-        help=f"the review's resamples (default {DEFAULT_RESAMPLES}, as in the app)",
-    )
-    parser.add_argument(
-        "--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
-    )
-    parser.add_argument(
-        "--relevance-level",
-        type=float,
-        default=1,
-        help="labels at or above it are relevant (default 1)",
-    )
+    add_resampling_arguments(parser, "the review's resamples")
+    add_relevance_level_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="do not print notes on stderr")
     add_ranking_arguments(parser)
     add_score_order_argument(parser)

@@ -38,6 +38,7 @@ from metrics.cli.arguments import (
     ArgumentParser,
     add_label_arguments,
     add_ranking_arguments,
+    add_relevance_level_argument,
     add_score_order_argument,
     label_map_of,
     label_options,
@@ -45,15 +46,13 @@ from metrics.cli.arguments import (
     score_order_settings,
 )
 from metrics.cli.messages import error_line, write_findings
+from metrics.cli.review_arguments import add_confidence_argument, add_resampling_arguments
 from metrics.engine.settings import Settings
 from metrics.errors import MetricsError, SettingsError
 from metrics.io.formats import LoadedTable
 from metrics.io.loaders import load_dataset, load_table
 from metrics.io.reading_notes import health_notes, health_warnings
 from metrics.review.statistics import (
-    DEFAULT_CONFIDENCE,
-    DEFAULT_RESAMPLES,
-    DEFAULT_SEED,
     check_resamples,
 )
 from metrics.store import (
@@ -100,12 +99,7 @@ def build_save_parser() -> argparse.ArgumentParser:
         metavar="DATE",
         help="the version's date, as 2025-03-31 or 2025-03-31T14:00:00 in UTC (default: now)",
     )
-    parser.add_argument(
-        "--relevance-level",
-        type=float,
-        default=1,
-        help="labels at or above it are relevant (default 1)",
-    )
+    add_relevance_level_argument(parser)
     parser.add_argument("--quiet", action="store_true", help="do not print warnings on stderr")
     add_ranking_arguments(parser)
     add_score_order_argument(parser)
@@ -129,21 +123,8 @@ def build_history_parser() -> argparse.ArgumentParser:
         metavar="MEASURE",
         help=f"measure (repeatable; default {DEFAULT_LEAD_MEASURE})",
     )
-    parser.add_argument(
-        "--resamples",
-        type=int,
-        default=DEFAULT_RESAMPLES,
-        help=f"bootstrap resamples of the interval (default {DEFAULT_RESAMPLES})",
-    )
-    parser.add_argument(
-        "--seed", type=int, default=DEFAULT_SEED, help=f"random seed (default {DEFAULT_SEED})"
-    )
-    parser.add_argument(
-        "--confidence",
-        type=float,
-        default=DEFAULT_CONFIDENCE,
-        help=f"interval level (default {DEFAULT_CONFIDENCE:g})",
-    )
+    add_resampling_arguments(parser, "bootstrap resamples of the interval")
+    add_confidence_argument(parser, "interval level")
     return parser
 
 

@@ -11,6 +11,7 @@ import pandas as pd
 import streamlit as st
 
 from metrics import schema as S
+from metrics.cli.arguments import settings_arguments
 from metrics.engine.differences import Explanation, explain
 from metrics.engine.profiles import Profile, profile
 from metrics.engine.settings import Settings
@@ -215,57 +216,15 @@ def changed_settings(settings: Settings) -> dict[str, object]:
     return {k: v for k, v in chosen.items() if default.get(k) != v}
 
 
-#: Command-line flags of the policies that take a value: field -> flag (both command lines).
-_VALUE_FLAGS = {
-    "relevance_level": "--relevance-level",
-    "gain": "--gain",
-    "ties": "--ties",
-    "score_precision": "--score-precision",
-    "score_order": "--score-order",
-    "short_lists": "--short-lists",
-    "duplicates": "--duplicates",
-    "no_relevant": "--no-relevant",
-    "fractional_labels": "--fractional-labels",
-    "max_results": "--max-results",
-    "gain_map": "--gain-map",
-    "recall_rounding": "--recall-rounding",
-    "averaging": "--averaging",
-}
-
-#: Flags of the policies that are switched on (``missing_queries``: trec_eval's ``-c``).
-_SWITCH_FLAGS = {
-    "missing_queries": "--complete",
-    "ndcg_relevance_level": "--ndcg-relevance-level",
-    "judged_only": "--judged-only",
-}
-
-
-#: The averaging policies ``python -m metrics --averaging`` takes.
-_CLI_AVERAGING = ("macro", "micro", "geometric")
-
-
 def settings_flags(settings: Settings, *, averaging: bool = True) -> tuple[list[str], list[str]]:
-    """The command-line words of the policies that differ from trec_eval's defaults, and the
-    changed policies no flag carries (a weight column; the averaging when ``averaging`` is
-    false: ``compare`` compares per-query values, which no averaging changes)."""
-    words: list[str] = []
-    left: list[str] = []
-    for field, value in changed_settings(settings).items():
-        if field == "averaging" and (not averaging or value not in _CLI_AVERAGING):
-            if averaging:
-                left.append(field)
-            continue
-        if field in _SWITCH_FLAGS:
-            words.append(_SWITCH_FLAGS[field])
-        elif field == "score_order_by_model":
-            for model, order in settings.score_order_by_model:
-                words += ["--score-order", f"{model}={order}"]
-        elif field in _VALUE_FLAGS:
-            text = f"{value:g}" if isinstance(value, float) else str(value)
-            words += [_VALUE_FLAGS[field], text]
-        else:
-            left.append(field)
-    return words, left
+    """The command-line words of the policies that differ from trec_eval's defaults (the flags
+    of :mod:`metrics.cli.arguments`), and the changed policies no flag carries (a weight column;
+    the averaging when ``averaging`` is false: ``compare`` compares per-query values, which no
+    averaging changes, so it is left out of both)."""
+    changes = changed_settings(settings)
+    if not averaging:
+        changes.pop("averaging", None)
+    return settings_arguments(changes, averaging=averaging)
 
 
 def evaluate_command(settings: Settings, measures: tuple[str, ...]) -> str:
