@@ -5,7 +5,6 @@ The verdict is above the tabs; only the open tab is computed and drawn
 (:func:`ui.review.sections.sections`).
 """
 
-import html
 from typing import NamedTuple
 
 import pandas as pd
@@ -31,6 +30,7 @@ from ui.review.controls import (
     warn_unknown_data,
 )
 from ui.review.figures import (
+    clicked_queries,
     delta_curve_figure,
     disagreement_figure,
     model_colours,
@@ -298,12 +298,9 @@ def drill_data() -> DrillData:
 
 
 def pick(event, key: str, queries: list[str], then: str | None = None) -> None:
-    """A clicked point (its query id is the point's customdata) becomes the chosen query (and
-    the tab ``then`` opens)."""
-    points = event.get("selection", {}).get("points", []) if event else []
-    escaped = {html.escape(q): q for q in queries}
-    picked = [escaped.get(str(p.get("customdata"))) for p in points]
-    picked = [q for q in picked if q is not None]
+    """A clicked point (its query id is first in the point's customdata) becomes the chosen query
+    (and the tab ``then`` opens)."""
+    picked = clicked_queries(event, queries)
     if picked and picked[0] != st.session_state.get(key):
         st.session_state[key] = picked[0]
         if picked[0] != st.session_state[keys.W_CMP_QUERY]:

@@ -117,7 +117,7 @@ def test_clicking_a_query_where_the_measures_disagree_opens_it_in_the_drill_down
     assert page.get_by_text(re.compile(r"^\d+ queries where nDCG@10 and P@10 point")).count()
     chart = page.locator(".js-plotly-plot").filter(has_text="Δ nDCG@10 against Δ P@10").first
     assert "opposite directions" in chart.inner_text()
-    wanted = chart.evaluate("e => e.data[0].customdata[0]")
+    wanted = chart.evaluate("e => e.data[0].customdata[0][0]")  # the first point's query id
     click_point(page, chart.locator(".scatterlayer .trace").nth(0).locator("path.point").first)
     page.wait_for_function("q => new URL(location.href).searchParams.get('q') === q", arg=wanted)
     wait_for_app(page, "One query, both lists")  # the query's tab opens

@@ -45,6 +45,29 @@ def _safe(text: object) -> str:
     return plotly_text(text)
 
 
+def _query_data(queries: pd.Series) -> np.ndarray:
+    """A point's ``customdata`` for its query: the id as it is (what a click on the point
+    selects, :func:`clicked_queries`), then the id escaped for the hover."""
+    out = np.empty((len(queries), 2), dtype=object)
+    for i, query in enumerate(queries):
+        out[i] = (query, _safe(query))
+    return out
+
+
+def clicked_queries(event: Mapping[str, Any] | None, queries: Sequence[str]) -> list[str]:
+    """The queries of the points a chart's selection ``event`` names, in its order: each point of
+    :func:`query_scatter_figure` and :func:`disagreement_figure` carries its query id first in
+    its ``customdata``; ids not among ``queries`` are left out."""
+    points = event.get("selection", {}).get("points", []) if event else []
+    known = {str(q): q for q in queries}
+    out = []
+    for point in points:
+        data = point.get("customdata")
+        if isinstance(data, (list, tuple)) and data and str(data[0]) in known:
+            out.append(known[str(data[0])])
+    return out
+
+
 #: Stands for a hover template's field while catalog words around it are escaped.
 _FIELD = "\ue000"
 
@@ -280,8 +303,8 @@ def query_scatter_figure(
 ) -> go.Figure:
     """Per-query values: baseline on x, candidate on y; above the diagonal the candidate wins.
 
-    ``deltas`` is :func:`metrics.review.compare.query_deltas`. Points carry the query id as
-    ``customdata`` (for selection); ``selected`` is ringed.
+    ``deltas`` is :func:`metrics.review.compare.query_deltas`. Points carry the query id first
+    in their ``customdata`` (for selection); ``selected`` is ringed.
     """
     fig = go.Figure()
     groups = (
@@ -298,10 +321,10 @@ def query_scatter_figure(
                 mode="markers",
                 name=_safe(tr(f"review.fig.{name}")),
                 marker={"color": colour, "size": 7, "opacity": 0.7},
-                customdata=np.array([_safe(q) for q in part["query"]], dtype=object),
+                customdata=_query_data(part["query"]),
                 hovertemplate=(
                     _safe(tr("review.fig.query"))
-                    + f" %{{customdata}}<br>{_safe(baseline)}: %{{x:.3f}}<br>"
+                    + f" %{{customdata[1]}}<br>{_safe(baseline)}: %{{x:.3f}}<br>"
                     f"{_safe(candidate)}: %{{y:.3f}}<extra></extra>"
                 ),
             )
@@ -896,7 +919,7 @@ def disagreement_figure(
 
     ``pair`` has ``query``, ``delta_x``, ``delta_y``. Queries where the two measures point in
     opposite directions (upper-left and lower-right) are drawn in their own colour; points carry
-    the query id as ``customdata`` so that a click opens the query in the drill-down.
+    the query id first in their ``customdata`` so that a click opens the query in the drill-down.
     """
     product = np.sign(pair["delta_x"]) * np.sign(pair["delta_y"])
     groups = (
@@ -914,10 +937,10 @@ def disagreement_figure(
                 mode="markers",
                 name=_safe(tr(f"review.fig.{name}", n=int(mask.sum()))),
                 marker={"color": colour, "size": size, "opacity": 0.75},
-                customdata=np.array([_safe(q) for q in part["query"]], dtype=object),
+                customdata=_query_data(part["query"]),
                 hovertemplate=(
                     _safe(tr("review.fig.query"))
-                    + f" %{{customdata}}<br>Δ {_safe(measure_x)}: %{{x:+.3f}}<br>"
+                    + f" %{{customdata[1]}}<br>Δ {_safe(measure_x)}: %{{x:+.3f}}<br>"
                     f"Δ {_safe(measure_y)}: %{{y:+.3f}}<extra></extra>"
                 ),
             )
