@@ -12,6 +12,7 @@ from urllib.parse import urlencode
 
 import streamlit as st
 
+from metrics.engine.explain import EXPLAINED
 from metrics.engine.settings import POLICIES, Settings
 from ui.learn.evaluate import relevant_count
 from ui.learn.lessons import BY_ID, LESSONS, Lesson
@@ -26,6 +27,10 @@ LEVELS = (1, 2, 3)
 #: The several-lists mode (each hand-built list a query) and its link parameter.
 QUERIES = "queries"
 QUERIES_PARAM = "lq"
+
+#: The measures of the one-list view when none other is selected: the explained ones and
+#: Judged@K.
+DEFAULT_MEASURES = (*EXPLAINED, "Judged")
 
 
 @dataclass(frozen=True)
@@ -400,14 +405,49 @@ def notes_view(settings: Settings) -> None:
     st.caption(t("learn.notes.hint"))
     if st.session_state.get(keys.W_LESSON) not in BY_ID:
         st.session_state[keys.W_LESSON] = LESSONS[0].id
-    from ui.learn.views import worksheet_download
-
     lesson = lesson_menu()
     words = text_values(lesson, settings)
     st.markdown(f"**{t('learn.challenge')}** {t(f'lesson.{lesson.id}.challenge', **words)}")
     teacher_view(lesson, words)
     title = t(f"lesson.{lesson.id}.title")
     worksheet_download(list(lesson.lists), lesson.k, settings, title, lesson=lesson, words=words)
+
+
+def worksheet_download(
+    lists: list[RankedList],
+    k: int,
+    settings: Settings,
+    title: str,
+    *,
+    measures: tuple[str, ...] = DEFAULT_MEASURES,
+    lesson: Lesson | None = None,
+    words: dict[str, str] | None = None,
+    key: str = "dl_learn_worksheet",
+) -> None:
+    """A button that downloads the worksheet (:mod:`ui.learn.worksheet`) of ``lists`` (a
+    lesson's starting lists and questions, or the list on the page) in the session's language,
+    written when asked for."""
+    from ui.learn.lessons import start_settings
+    from ui.learn.worksheet import worksheet_html
+    from ui.shell.i18n import current_language
+
+    lang = current_language()
+    if lesson is not None:
+        lists, k, settings = list(lesson.lists), lesson.k, start_settings(lesson, settings)
+        measures = lesson.measures
+    file_name = f"{t('file.worksheet')}-{lesson.id if lesson else 'list'}.html"
+    st.download_button(
+        t("learn.worksheet"),
+        lambda: worksheet_html(
+            lists, k, settings, lang, title=title, measures=measures, lesson=lesson, words=words
+        ).encode("utf-8"),
+        file_name,
+        "text/html",
+        key=key,
+        on_click="ignore",
+        icon=":material/print:",
+        help=t("learn.worksheet_help"),
+    )
 
 
 def is_nan(x: float) -> bool:

@@ -10,7 +10,6 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from metrics.engine.explain import EXPLAINED
 from metrics.engine.registry import at_cutoff
 from metrics.engine.settings import Settings
 from ui.learn import evaluate as learn
@@ -18,16 +17,13 @@ from ui.learn import panel as lp
 from ui.learn.figures import learn_curve_svg
 from ui.learn.lessons import Lesson, model_mean_lines, value
 from ui.learn.list_component import ranked_list, show_curve
+from ui.learn.panel import DEFAULT_MEASURES
+from ui.learn.panel import worksheet_download as worksheet_download  # the page's button
 from ui.shell import handbuilt as hb
 from ui.shell import keys, labels
 from ui.shell.handbuilt_list import RankedList
 from ui.shell.i18n import t
 from ui.shell.safe import md_escape
-
-#: The measures of the one-list view when none other is selected: the explained ones and
-#: Judged@K.
-DEFAULT_MEASURES = (*EXPLAINED, "Judged")
-
 
 ASSETS = Path(__file__).resolve().parents[1] / "assets"
 
@@ -424,43 +420,6 @@ def curve_and_tables(rl: RankedList, k: int, settings: Settings, title_name: str
                 for c in ("gain", "discount", "contribution", "running_idcg")
             },
         )
-
-
-def worksheet_download(
-    lists: list[RankedList],
-    k: int,
-    settings: Settings,
-    title: str,
-    *,
-    measures: tuple[str, ...] = DEFAULT_MEASURES,
-    lesson: Lesson | None = None,
-    words: dict[str, str] | None = None,
-    key: str = "dl_learn_worksheet",
-) -> None:
-    """A button that downloads the worksheet (:mod:`ui.learn.worksheet`) of ``lists`` (a
-    lesson's starting lists and questions, or the list on the page) in the session's language,
-    written when asked for."""
-    from ui.learn.lessons import start_settings
-    from ui.learn.worksheet import worksheet_html
-    from ui.shell.i18n import current_language
-
-    lang = current_language()
-    if lesson is not None:
-        lists, k, settings = list(lesson.lists), lesson.k, start_settings(lesson, settings)
-        measures = lesson.measures
-    file_name = f"{t('file.worksheet')}-{lesson.id if lesson else 'list'}.html"
-    st.download_button(
-        t("learn.worksheet"),
-        lambda: worksheet_html(
-            lists, k, settings, lang, title=title, measures=measures, lesson=lesson, words=words
-        ).encode("utf-8"),
-        file_name,
-        "text/html",
-        key=key,
-        on_click="ignore",
-        icon=":material/print:",
-        help=t("learn.worksheet_help"),
-    )
 
 
 def share(lists: list[RankedList], worksheet=None) -> None:
