@@ -10,6 +10,13 @@ Every module of ``metrics/`` is read with :mod:`ast` (nothing is imported) and t
   library that the import puts off (:data:`HEAVY`): pandas for the command line's TREC files,
   scipy for the paired tests, pyspark for the Spark engine, and the like.
 
+The app is checked the same way (:data:`WINGS`): ``ui/shell`` is the bottom layer and imports no
+other part of ``ui/``; a wing (``ui/<wing>/``) imports the shell and its own modules; a page
+imports the shell and its own wing (:data:`PAGE_WINGS`); ``ui/server_start.py`` and ``app.py``
+sit above the wings. A wing reaching into another one is one of :data:`WING_EXCEPTIONS`. No
+import circle is allowed anywhere in the repository (``metrics``, ``ui``, ``pages``, ``app.py``,
+``benchmarks``).
+
 Set ``METRICS_LAYERING_ROOT`` to another checkout's directory to check its files instead.
 """
 
@@ -38,6 +45,9 @@ LAYERS: tuple[tuple[str, ...], ...] = (
     ("metrics.__main__",),
 )
 
+#: Every folder and file of Python code in the repository but the tests.
+REPOSITORY = ("metrics", "ui", "pages", "app.py", "benchmarks", "sample_data")
+
 #: Heavy or optional libraries a function-level import of a ``metrics`` module may put off; the
 #: comment next to the import names one of them.
 HEAVY = ("pandas", "scipy", "pyspark", "pyarrow.csv", "pyarrow.parquet", "plotly", "openpyxl")
@@ -49,6 +59,7 @@ class Import:
     target: str
     line: int
     in_function: bool
+    type_only: bool = False
 
 
 def module_name(path: Path) -> str:
@@ -58,8 +69,15 @@ def module_name(path: Path) -> str:
     return ".".join(parts)
 
 
-def modules() -> dict[str, Path]:
-    return {module_name(p): p for p in sorted((ROOT / "metrics").rglob("*.py"))}
+def modules(*tops: str) -> dict[str, Path]:
+    """The modules under the folders ``tops`` (``metrics`` when none is named), by name; a
+    top that names a file (``app.py``) is that module."""
+    found: dict[str, Path] = {}
+    for top in tops or ("metrics",):
+        path = ROOT / top
+        files = [path] if path.suffix == ".py" else sorted(path.rglob("*.py"))
+        found.update((module_name(p), p) for p in files)
+    return found
 
 
 def layer_of(module: str) -> int:
@@ -105,24 +123,33 @@ def _targets(node: ast.AST, module: str, path: Path, known: set[str]) -> list[st
     return [called] if called else []
 
 
+def _type_checking(node: ast.AST) -> bool:
+    """Whether ``node`` is ``if TYPE_CHECKING:`` (imports read by the type checker only)."""
+    return isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test)
+
+
 def imports_of(module: str, path: Path, known: set[str]) -> list[Import]:
     """The imports of ``metrics`` modules in one file, each resolved to the module it loads."""
     tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
     found: set[Import] = set()
 
-    def visit(node: ast.AST, in_function: bool) -> None:
+    def visit(node: ast.AST, in_function: bool, type_only: bool) -> None:
         for child in ast.iter_child_nodes(node):
             for target in _targets(child, module, path, known):
                 if target in known and target != module:
-                    found.add(Import(module, target, child.lineno, in_function))
-            visit(child, in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef))
+                    found.add(Import(module, target, child.lineno, in_function, type_only))
+            visit(
+                child,
+                in_function or isinstance(child, ast.FunctionDef | ast.AsyncFunctionDef),
+                type_only or _type_checking(child),
+            )
 
-    visit(tree, False)
+    visit(tree, False, False)
     return sorted(found, key=lambda edge: (edge.line, edge.target))
 
 
-def graph() -> tuple[dict[str, Path], list[Import]]:
-    found = modules()
+def graph(*tops: str) -> tuple[dict[str, Path], list[Import]]:
+    found = modules(*tops)
     known = set(found)
     edges = [edge for name, path in found.items() for edge in imports_of(name, path, known)]
     return found, edges
@@ -155,8 +182,8 @@ def adjacent_comments(lines: list[str], line: int, import_lines: set[int]) -> st
     return " ".join(text)
 
 
-def test_no_circle() -> None:
-    _, edges = graph()
+def test_no_circle_anywhere_in_the_repository() -> None:
+    _, edges = graph(*REPOSITORY)
     found = circles(edges)
     assert not found, "modules that import one another: " + found[0]
 
@@ -215,3 +242,134 @@ def test_the_graph_sees_imports() -> None:
     targets = {(edge.source, edge.target) for edge in edges}
     assert ("metrics.__main__", "metrics.cli.main") in targets
     assert len(edges) > 100
+
+
+# --------------------------------------------------------------------------- the app
+
+#: The parts of ``ui/`` from the bottom up: the shell (the frame and what several pages share),
+#: the wings (one a page or a few pages, ``ui/<wing>/``), then what ``app.py`` starts above them.
+SHELL = "ui.shell"
+ABOVE_THE_WINGS = ("ui.server_start",)
+WINGS = ("data", "learn", "curves", "review", "tools", "labels", "history")
+
+#: The wing of each page (ui/README.md's table of wings).
+PAGE_WINGS = {
+    "pages.1_Data": "data",
+    "pages.2_Learn": "learn",
+    "pages.3_Curves": "curves",
+    "pages.4_Compare": "review",
+    "pages.5_Segments": "review",
+    "pages.6_Report": "review",
+    "pages.7_Tools": "tools",
+    "pages.8_Labels": "labels",
+    "pages.9_History": "history",
+}
+
+#: The wings that import another wing (importer, imported; ``*``: any wing or page), and why.
+WING_EXCEPTIONS = {
+    ("*", "tools"): "the code panels: a page shows its computation as a command line and code",
+    ("history", "review"): "History's versions and a review link show the review's own table",
+    ("review", "history"): "Compare's share button makes a review link (one call)",
+}
+
+
+def wing_of(module: str) -> str | None:
+    """The wing of a module of ``ui/`` or ``pages/`` (``shell`` for the shell, ``None`` for the
+    other parts of the repository and what sits above the wings)."""
+    if module in PAGE_WINGS:
+        return PAGE_WINGS[module]
+    if module == "ui" or module == SHELL or module.startswith(SHELL + "."):
+        return "shell"
+    parts = module.split(".")
+    if parts[0] == "ui" and module not in ABOVE_THE_WINGS:
+        assert len(parts) > 2 and parts[1] in WINGS, f"{module} is in no wing: add it to WINGS"
+        return parts[1]
+    return None
+
+
+def _allowed(source: str, target: str) -> bool:
+    """Whether a module of wing ``source`` may import one of wing ``target``."""
+    return (
+        target in ("shell", source)
+        or ("*", target) in WING_EXCEPTIONS
+        or (source, target) in WING_EXCEPTIONS
+    )
+
+
+def app_import_problems(edges: list[Import]) -> list[str]:
+    """The imports of the app that break its layers: the shell importing a wing or what is
+    above the wings, a wing or page importing another wing (but :data:`WING_EXCEPTIONS`), and
+    ``metrics`` importing the app. Imports read only by the type checker are left to the
+    circle check."""
+    problems = []
+    for edge in edges:
+        source, target = wing_of(edge.source), wing_of(edge.target)
+        where = f"{edge.source}:{edge.line} imports {edge.target}"
+        if edge.source.split(".")[0] == "metrics" and edge.target.split(".")[0] != "metrics":
+            problems.append(f"{where}: the engine imports nothing of the app")
+        elif edge.target in ABOVE_THE_WINGS and edge.source != "app":
+            problems.append(f"{where}: only app.py starts what is above the wings")
+        elif edge.target in PAGE_WINGS or edge.target == "app":
+            problems.append(f"{where}: nothing imports a page or app.py")
+        elif source is None or target is None or edge.type_only:
+            continue
+        elif source == "shell" and target != "shell":
+            problems.append(f"{where}: the shell imports no wing")
+        elif not _allowed(source, target):
+            problems.append(f"{where}: {source} does not reach into {target}")
+    return problems
+
+
+def test_the_app_is_in_layers() -> None:
+    _, edges = graph(*REPOSITORY)
+    problems = app_import_problems(edges)
+    assert not problems, "imports across the app's layers:\n" + "\n".join(problems)
+
+
+def test_every_page_has_its_wing() -> None:
+    pages = set(modules("pages"))
+    assert pages == set(PAGE_WINGS)
+    assert set(PAGE_WINGS.values()) <= set(WINGS)
+    assert {p.name for p in (ROOT / "ui").iterdir() if (p / "__init__.py").exists()} == {
+        "shell",
+        *WINGS,
+    }
+
+
+@pytest.mark.parametrize(
+    ("source", "target", "problem"),
+    [
+        ("ui.shell.frame", "ui.learn.panel", "the shell imports no wing"),
+        ("ui.shell.warm_up", "ui.server_start", "only app.py starts"),
+        ("ui.learn.views", "ui.data.upload_panel", "learn does not reach into data"),
+        ("pages.2_Learn", "ui.review.compute", "learn does not reach into review"),
+        ("ui.review.compute", "pages.4_Compare", "nothing imports a page"),
+        ("metrics.engine.ranking", "ui.shell.compute", "the engine imports nothing of the app"),
+    ],
+)
+def test_the_app_check_finds_an_import_across_its_layers(source, target, problem) -> None:
+    (found,) = app_import_problems([Import(source, target, 1, in_function=False)])
+    assert problem in found
+
+
+@pytest.mark.parametrize(
+    ("source", "target"),
+    [
+        ("ui.learn.views", "ui.shell.frame"),
+        ("pages.4_Compare", "ui.review.context"),
+        ("pages.3_Curves", "ui.tools.code_panel"),
+        ("ui.history.shared", "ui.review.tables"),
+        ("ui.server_start", "ui.learn.panel"),
+        ("app", "ui.server_start"),
+        ("ui.tools.compute", "ui.review.controls"),
+    ],
+)
+def test_the_app_check_lets_the_layers_import_downwards(source, target) -> None:
+    type_only = source == "ui.tools.compute"
+    edge = Import(source, target, 1, in_function=False, type_only=type_only)
+    assert app_import_problems([edge]) == []
+
+
+def test_the_circle_check_finds_a_circle() -> None:
+    edges = [Import("ui.a", "ui.b", 1, False), Import("ui.b", "ui.a", 1, True)]
+    assert circles(edges) == ["ui.a -> ui.b -> ui.a"] or circles(edges) == ["ui.b -> ui.a -> ui.b"]
