@@ -1,5 +1,5 @@
 """Compare's drill-down: a click on a chart's point chooses that point's query, whatever its id
-(quotes, ``%``, markup, Chinese and Japanese)."""
+(quotes, ``%``, markup, Chinese and Japanese); the segment filter of the per-query deltas."""
 
 from __future__ import annotations
 
@@ -10,6 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from metrics.review.compare import MISSING
+from ui.review.drill import segment_deltas
 from ui.review.figures import clicked_queries, disagreement_figure, query_scatter_figure
 from ui.shell.safe import plotly_text
 
@@ -120,3 +122,15 @@ def test_a_click_on_an_unknown_or_an_empty_point_chooses_nothing():
 def test_any_ids_round_trip_through_the_chart(queries):
     clicks = _clicks(_figures(queries)["scatter"])
     assert sorted(clicked_queries(e, queries)[0] for e, _ in clicks) == sorted(queries)
+
+
+def test_the_segment_filter_keeps_the_segments_queries_a_query_absent_being_missing():
+    deltas = _deltas(["q1", "q2", "q3", "q4"])
+    segments = pd.DataFrame({"query": ["q1", "q2", "q3"], "market": ["JP", "US", None]})
+    merged = segment_deltas(deltas, segments, None)
+    assert list(merged["market"]) == ["JP", "US", MISSING, MISSING]
+    assert list(merged["delta"]) == list(deltas["delta"])
+    assert list(segment_deltas(deltas, segments, ("market", MISSING))["query"]) == ["q3", "q4"]
+    only = segment_deltas(deltas, segments, ("market", "JP"))
+    assert list(only["query"]) == ["q1"] and only.index.tolist() == [0]
+    assert segment_deltas(deltas, pd.DataFrame(columns=["query"]), None).equals(deltas)

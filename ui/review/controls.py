@@ -13,8 +13,8 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from metrics.engine.registry import cutoff_name
-from metrics.review.compare import TESTS, CompareOptions
+from metrics.engine.registry import cutoff_name, split_cutoff
+from metrics.review.compare import DEFAULT_ALPHA, MAX_SEGMENT_COLUMNS, TESTS, CompareOptions
 from metrics.review.power import DEFAULT_POWER
 from metrics.review.statistics import (
     CORRECTIONS,
@@ -78,6 +78,13 @@ def _keep_valid(key: str, allowed: list, fallback) -> None:
             state[key] = kept if kept else fallback
         elif value not in allowed:
             state[key] = fallback
+
+
+def keep_choice(key: str, allowed: list, fallback) -> None:
+    """A widget's value that is missing or no longer offered (another data set, other
+    measures) becomes ``fallback`` before the widget is drawn."""
+    if st.session_state.get(key) not in allowed:
+        st.session_state[key] = fallback
 
 
 def _swap_with_previous_baseline(baseline: str, models: list[str]) -> None:
@@ -264,7 +271,7 @@ def statistics_options(
     for key, value in (
         (keys.W_REVIEW_RESAMPLES, DEFAULT_RESAMPLES),
         (keys.W_REVIEW_SEED, DEFAULT_SEED),
-        (keys.W_REVIEW_ALPHA, 0.05),
+        (keys.W_REVIEW_ALPHA, DEFAULT_ALPHA),
         (keys.W_REVIEW_FAMILY, DEFAULT_FAMILY),
         (keys.W_REVIEW_POWER, DEFAULT_POWER),
     ):
@@ -349,7 +356,7 @@ def decision_rule(
     (lead measure without K, or ``""`` for the default; guard-rail segments)
     """
     state = st.session_state
-    names = [m.split("@", 1)[0] for m in measures]
+    names = [split_cutoff(m)[0] for m in measures]
     if state.get(keys.W_REVIEW_LEAD) not in ["", *names]:
         state[keys.W_REVIEW_LEAD] = ""
     chosen_guards = [g for g in state.get(keys.W_REVIEW_GUARD, []) if g in segments]
@@ -401,8 +408,8 @@ def segment_choice(columns: list[str]) -> tuple[str, ...]:
         return ()
     if keys.W_SEG_BY not in state:
         wanted = [c for c in str(st.query_params.get("seg", "")).split(",") if c in columns]
-        state[keys.W_SEG_BY] = wanted[:2] or columns[:1]
-    chosen = [c for c in state[keys.W_SEG_BY] if c in columns][:2]
+        state[keys.W_SEG_BY] = wanted[:MAX_SEGMENT_COLUMNS] or columns[:1]
+    chosen = [c for c in state[keys.W_SEG_BY] if c in columns][:MAX_SEGMENT_COLUMNS]
     if chosen != list(state[keys.W_SEG_BY]):
         state[keys.W_SEG_BY] = chosen or columns[:1]
     by = tuple(state[keys.W_SEG_BY])
