@@ -9,7 +9,7 @@ A *judgments* (qrels) table has one row per judged item::
     query (str) | item (str) | relevance (float)
 
 A recommender-style table carries its own labels: a run table with a ``label`` column. Use
-:func:`metrics.io.loaders.split_inline_labels` to turn it into a run and judgments pair.
+:func:`metrics.io.canonical.split_inline_labels` to turn it into a run and judgments pair.
 """
 
 from __future__ import annotations

@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from metrics.io.loaders import sample_names
+from metrics.io.samples import sample_names
 from ui.data.upload_panel import upload_panel
 from ui.shell import frame, keys, workspace
 from ui.shell.findings_view import show_health, show_lists, show_preview

@@ -32,7 +32,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from metrics.io.loaders import Dataset
+from metrics.io.dataset import Dataset
 
 BACKENDS = ("sqlite", "postgresql")
 TEST_DB_VARIABLE = "RANKING_METRICS_TEST_DB"

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from metrics.io.export import to_csv_bytes
-from metrics.io.loaders import load_sample
+from metrics.io.samples import load_sample
 from tests.app_support import ROOT, codes, fresh_app, open_page, tables_with
 
 pytestmark = pytest.mark.slow

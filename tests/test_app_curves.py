@@ -10,7 +10,7 @@ import pytest
 
 from metrics import Settings, evaluate
 from metrics.engine.aggregation import mean_table
-from metrics.io.loaders import load_sample
+from metrics.io.samples import load_sample
 from tests.app_support import fresh_app, open_page
 
 

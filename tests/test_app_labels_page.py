@@ -14,7 +14,7 @@ import pytest
 
 from metrics.engine.evaluation import evaluate
 from metrics.engine.settings import Settings
-from metrics.io.loaders import load_sample
+from metrics.io.samples import load_sample
 from metrics.labels.sources import sample_sources
 from metrics.labels.study import study_labels
 from tests.app_support import fresh_app, open_page

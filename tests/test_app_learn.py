@@ -83,7 +83,7 @@ def test_hand_built_list_is_explained_like_a_preset():
 
 def test_a_query_of_the_loaded_data_is_explained_with_metrics_values(learn):
     from metrics import evaluate
-    from metrics.io.loaders import load_sample
+    from metrics.io.samples import load_sample
 
     learn.radio(key="w_learn_source").set_value("query").run()
     learn.selectbox(key="w_learn_model").set_value("hybrid").run()

@@ -13,8 +13,8 @@ from streamlit.testing.v1 import AppTest
 from metrics.engine.evaluation import evaluate
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
-from metrics.io.loaders import load_sample
 from metrics.io.per_query import looks_like_per_query, per_query_dataset
+from metrics.io.samples import load_sample
 from metrics.review.compare import CompareOptions, comparison_table
 from tests.app_support import APP, open_tab
 from ui.shell import per_query_data

@@ -10,7 +10,7 @@ import streamlit as st
 from streamlit.testing.v1 import AppTest
 
 from metrics.engine.evaluation import evaluate
-from metrics.io.loaders import load_sample
+from metrics.io.samples import load_sample
 from metrics.review.compare import CompareOptions
 from metrics.review.drilldown import side_by_side
 from metrics.review.verdict import ReviewRequest, overall_rows, review_table, segment_rows

@@ -11,7 +11,7 @@ import pytest
 
 from metrics.engine.differences import explain
 from metrics.engine.profiles import profile
-from metrics.io.loaders import load_sample
+from metrics.io.samples import load_sample
 from tests.app_support import fresh_app, open_page, tables_with
 from tests.oracles import require_oracle
 

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from metrics import evaluate
-from metrics.io.loaders import load_sample
+from metrics.io.samples import load_sample
 from metrics.review.compare import (
     CompareOptions,
     biggest_movers,

@@ -7,7 +7,7 @@ import pytest
 
 from metrics import evaluate
 from metrics.engine.evaluation import Evaluation
-from metrics.io.loaders import load_sample
+from metrics.io.samples import load_sample
 from metrics.review.compare import MISSING, CompareOptions, compared_queries, queries_in_table
 from metrics.review.segments import overall_winner, reversal_sentence, reversals, segment_means
 from metrics.review.verdict import ReviewRequest, review_table, segment_rows

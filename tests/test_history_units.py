@@ -15,8 +15,8 @@ from hypothesis import strategies as st
 from metrics.engine.settings import Settings
 from metrics.errors import QuotaError
 from metrics.io.formats import load_table
-from metrics.io.loaders import load_sample
 from metrics.io.roles import RoleMapping
+from metrics.io.samples import load_sample
 from metrics.review.compare import CompareOptions
 from metrics.store import (
     Store,

@@ -16,8 +16,8 @@ import pytest
 
 from metrics.cli.evaluate import main
 from metrics.errors import InputError
+from metrics.io.canonical import canonical_run
 from metrics.io.formats import load_table
-from metrics.io.loaders import canonical_run
 from metrics.io.source import read_input, unify_line_ends
 from metrics.io.trec import read_trec
 

@@ -19,6 +19,7 @@ from metrics import Settings, evaluate
 from metrics.cli.evaluate import main
 from metrics.engine.registry import DEFAULT_MEASURES
 from metrics.errors import InputError
+from metrics.io.canonical import label_words
 from metrics.io.formats import load_table
 from metrics.io.labels import (
     guess_label_map,
@@ -26,7 +27,7 @@ from metrics.io.labels import (
     partial_label_map,
     text_label_counts,
 )
-from metrics.io.loaders import label_words, load_dataset
+from metrics.io.loaders import load_dataset
 
 #: Every default measure, and the ones that tell a judged item from an unjudged one.
 MEASURES = [*DEFAULT_MEASURES, "Judged@3", "Judged@10", "Bpref", "infAP"]

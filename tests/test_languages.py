@@ -22,8 +22,8 @@ from google.protobuf.json_format import MessageToDict
 
 from metrics.engine.registry import MEASURES
 from metrics.engine.settings import POLICIES
-from metrics.io.loaders import SAMPLES
 from metrics.io.messages import ACTIONS, EXAMPLES, MESSAGES, WHERE
+from metrics.io.samples import SAMPLES
 from metrics.review.decision import DECISION_TEMPLATES
 from metrics.review.stakeholder_report import REPORT_TEMPLATES
 from tests.app_support import ROOT, fresh_app, open_page

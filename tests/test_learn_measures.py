@@ -97,7 +97,7 @@ def test_a_negative_confidence_is_named_in_the_cwp_card():
 def test_confidences_of_a_data_set_query_come_with_its_list():
     """A query of a loaded data set carries the model's scores, so cwP has its confidences."""
     from metrics.engine.evaluation import rank_run
-    from metrics.io.loaders import load_sample
+    from metrics.io.samples import load_sample
 
     data = load_sample("web_search")
     ranked = rank_run(data.run, data.qrels, Settings())

@@ -15,7 +15,8 @@ import pyarrow.parquet as pq
 import pytest
 
 from metrics.errors import InputError
-from metrics.io.loaders import canonical_qrels, canonical_run, load_dataset, load_table
+from metrics.io.canonical import canonical_qrels, canonical_run
+from metrics.io.loaders import load_dataset, load_table
 from metrics.io.trec import detect_trec, read_trec
 
 SAMPLES = Path(__file__).resolve().parent.parent / "sample_data"
@@ -603,7 +604,7 @@ def test_on_built_is_not_called_when_no_usable_row_is_left():
 
 
 def test_the_content_hash_of_text_ids_does_not_depend_on_how_arrow_split_them_into_chunks():
-    from metrics.io.loaders import content_hash
+    from metrics.io.hashing import content_hash
 
     def frame(*chunks: list) -> pd.DataFrame:
         column = pa.chunked_array([pa.array(c, pa.string()) for c in chunks])

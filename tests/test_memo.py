@@ -140,7 +140,7 @@ def test_warming_a_new_data_set_ranks_it_once_and_leaves_the_curves_page_results
 ):
     import ui.shell.compute
     from metrics.engine.settings import Settings
-    from metrics.io.loaders import load_sample
+    from metrics.io.samples import load_sample
 
     dataset = load_sample("web_search")
     store = ResultCache(60, 1 << 30, 48)

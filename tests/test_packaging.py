@@ -15,7 +15,7 @@ import pytest
 
 from metrics.cli import compare, docs_tables
 from metrics.cli import main as cli_main
-from metrics.io.loaders import CHECKOUT_SAMPLE_DIR, SAMPLES, sample_directory
+from metrics.io.samples import CHECKOUT_SAMPLE_DIR, SAMPLES, sample_directory
 
 tomllib = pytest.importorskip("tomllib")  # Python 3.11+
 
@@ -58,7 +58,7 @@ def test_installed_the_samples_load_from_the_package_through_importlib_resources
     _installed_layout(site)
     elsewhere.mkdir()
     script = (
-        "from metrics.io.loaders import load_sample, sample_directory\n"
+        "from metrics.io.samples import load_sample, sample_directory\n"
         "print(sample_directory())\n"
         "data = load_sample('teaching')\n"
         "print(len(data.run), data.name)\n"

@@ -234,7 +234,7 @@ def test_rbo_equals_its_definition_and_stays_within_its_bounds(first, second, p)
 
 
 def test_ranking_change_per_query_of_two_models():
-    from metrics.io.loaders import load_sample
+    from metrics.io.samples import load_sample
 
     data = load_sample("web_search")
     ev = evaluate(data.run, data.qrels, ["P@10"])
@@ -316,7 +316,7 @@ def test_compare_shows_how_much_the_rankings_changed_and_the_json_holds_it(tmp_p
     shown = tables_with(at, "candidate", "overlap", "RBO")[0].set_index("candidate")
     assert set(shown.index) == {"dense", "hybrid"}
     assert shown["RBO"].between(0, 1).all() and shown["overlap"].between(0, 1).all()
-    from metrics.io.loaders import load_sample
+    from metrics.io.samples import load_sample
 
     data = load_sample("web_search")
     ev = evaluate(data.run, data.qrels, ["P@10"])

@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from metrics import Settings, evaluate
-from metrics.io.loaders import load_sample
+from metrics.io.samples import load_sample
 from metrics.review.callouts import callouts
 from metrics.review.compare import CompareOptions, delta_curves
 from metrics.review.stakeholder_report import (

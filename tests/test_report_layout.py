@@ -11,7 +11,7 @@ from functools import partial
 import pytest
 
 from metrics import Settings, evaluate
-from metrics.io.loaders import load_sample
+from metrics.io.samples import load_sample
 from metrics.review.compare import CompareOptions
 from metrics.review.stakeholder_report import (
     ReportInputs,

@@ -15,7 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from metrics import Settings, evaluate
-from metrics.io.loaders import load_sample
+from metrics.io.samples import load_sample
 from metrics.review.compare import CompareOptions, delta_curves, query_deltas
 from metrics.review.segments import segment_means
 from metrics.review.verdict import ReviewRequest, overall_rows, review_table, segment_rows

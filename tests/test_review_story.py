@@ -372,7 +372,7 @@ def test_tukey_hsd_controls_the_family_wise_error_on_null_data():
 
 
 def test_the_tukey_correction_fills_every_pair_of_models_and_letters_group_them():
-    from metrics.io.loaders import load_sample
+    from metrics.io.samples import load_sample
 
     data = load_sample("web_search")
     ev = evaluate(data.run, data.qrels, ["nDCG@10"])

@@ -176,7 +176,7 @@ def test_per_query_attributes_are_proposed_as_segments(table):
 
 
 def test_the_samples_propose_their_segment_columns():
-    from metrics.io.loaders import load_sample
+    from metrics.io.samples import load_sample
 
     recommendations = guess_roles(load_table(SAMPLES / "recommendations" / "baseline.csv").frame)
     proposed = [g.column for key, g in recommendations.items() if key.startswith("segment:")]
@@ -232,7 +232,7 @@ def test_compare_takes_by_from_the_segment_columns_of_the_runs_themselves():
 
 
 def test_the_lists_summary_gives_queries_lists_per_model_and_the_median_length():
-    from metrics.io.loaders import load_sample
+    from metrics.io.samples import load_sample
 
     lists = load_sample("web_search").lists
     assert (lists.queries, lists.lists, lists.length) == (

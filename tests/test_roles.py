@@ -9,15 +9,8 @@ import pytest
 
 from metrics.engine.evaluation import evaluate
 from metrics.errors import InputError
-from metrics.io.loaders import (
-    RoleMapping,
-    canonical_qrels,
-    canonical_run,
-    guess_roles,
-    load_dataset,
-    load_table,
-    split_inline_labels,
-)
+from metrics.io.canonical import canonical_qrels, canonical_run, split_inline_labels
+from metrics.io.loaders import RoleMapping, guess_roles, load_dataset, load_table
 from metrics.io.roles import doubtful_guesses, guess_doubts
 
 

@@ -10,7 +10,9 @@ import pandas as pd
 import pytest
 
 from metrics.errors import InputError
-from metrics.io.loaders import Dataset, content_hash, load_sample, sample_names
+from metrics.io.dataset import Dataset
+from metrics.io.hashing import content_hash
+from metrics.io.samples import load_sample, sample_names
 from sample_data.generate import generate
 
 SAMPLE_DIR = Path(__file__).resolve().parent.parent / "sample_data"
@@ -108,7 +110,8 @@ def test_the_teaching_sample_keeps_the_pitfalls_of_real_data_and_says_so():
 
 
 def test_web_search_csv_and_trec_files_hold_the_same_data():
-    from metrics.io.loaders import canonical_qrels, canonical_run, load_table
+    from metrics.io.canonical import canonical_qrels, canonical_run
+    from metrics.io.loaders import load_table
 
     trec = pd.concat(
         [

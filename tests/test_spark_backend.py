@@ -12,7 +12,7 @@ from metrics.engine.aggregation import summarize
 from metrics.engine.evaluation import evaluate
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
-from metrics.io.loaders import SAMPLES, load_sample
+from metrics.io.samples import SAMPLES, load_sample
 from tests.spark_support import all_measure_names, generated_collection, policy_settings
 
 pytestmark = pytest.mark.spark

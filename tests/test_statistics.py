@@ -238,7 +238,7 @@ def test_the_largest_number_of_resamples_is_taken():
 @pytest.mark.slow
 def test_ttest_and_randomization_agree_with_ranx_compare_on_web_search():
     ranx = require_oracle("ranx")
-    from metrics.io.loaders import load_sample
+    from metrics.io.samples import load_sample
 
     data = load_sample("web_search")
     ids = {"query": lambda f: f["query"].astype(object), "item": lambda f: f["item"].astype(object)}

@@ -369,7 +369,7 @@ def test_a_query_table_covering_exactly_the_run_adds_no_coverage_finding():
 
 
 def test_the_web_search_sample_query_table_covers_its_run():
-    from metrics.io.loaders import load_sample
+    from metrics.io.samples import load_sample
 
     codes = load_sample("web_search").health.codes()
     assert "queries_missing_metadata" not in codes and "metadata_queries_not_in_run" not in codes

@@ -275,7 +275,7 @@ def test_a_request_naming_an_unknown_model_or_family_is_refused(held_out):
 
 
 def test_two_candidates_are_compared_with_each_other_in_their_own_family():
-    from metrics.io.loaders import load_sample
+    from metrics.io.samples import load_sample
 
     data = load_sample("web_search")
     ev = evaluate(data.run, data.qrels, ["nDCG@10", "RR@10"])

@@ -8,7 +8,7 @@ import pandas as pd
 import pytest
 
 from metrics import evaluate
-from metrics.io.loaders import load_sample
+from metrics.io.samples import load_sample
 
 
 def one_list(relevant: list[int], length: int, extra_relevant: int = 0) -> tuple:

@@ -88,7 +88,8 @@ from metrics.engine.evaluation import evaluate
 from metrics.engine.registry import DEFAULT_COMPARE_MEASURES, parse_measure, parse_measures
 from metrics.engine.settings import Settings, check_model_orders
 from metrics.errors import InputError, MetricsError, SettingsError
-from metrics.io.loaders import Dataset, LoadedTable, load_dataset, load_table
+from metrics.io.dataset import Dataset
+from metrics.io.loaders import LoadedTable, load_dataset, load_table
 from metrics.io.per_query import PerQueryDataset
 from metrics.io.reading_notes import health_notes, health_warnings, lists_notes
 from metrics.io.roles import proposed_segments

@@ -1,4 +1,4 @@
-"""The data-input layer: files in, canonical run and judgments frames out.
+"""Files in, a validated data set out: the assembly of run files, judgments and a query table.
 
 Typical use::
 
@@ -9,50 +9,49 @@ Typical use::
 
 Steps, each usable on its own: :func:`load_table` reads bytes (:mod:`metrics.io.formats`);
 :func:`~metrics.io.roles.guess_roles` proposes a :class:`~metrics.io.roles.RoleMapping` that a
-user may edit; :func:`canonical_run` / :func:`canonical_qrels` apply it;
-:func:`split_inline_labels` turns a labelled table into a run and judgments;
-:func:`~metrics.io.checks.validate` reports problems.
+user may edit; :func:`~metrics.io.canonical.canonical_run` /
+:func:`~metrics.io.canonical.canonical_qrels` apply it (:mod:`metrics.io.canonical`);
+:func:`~metrics.io.checks.validate` reports problems; :func:`load_dataset` puts the tables of
+several files together into one :class:`~metrics.io.dataset.Dataset`. The bundled samples are
+in :mod:`metrics.io.samples`.
 """
 
 from __future__ import annotations
 
-import hashlib
-import importlib.resources
 import re
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from functools import cached_property
+from dataclasses import replace
 from pathlib import Path
-from typing import Any, cast
+from typing import cast
 
 import numpy as np
 import pandas as pd
-import pyarrow as pa
 
 from metrics.engine.ids import IdCodes, id_codes
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
+from metrics.io.canonical import (
+    MappingLike,
+    canonical_qrels,
+    canonical_run,
+    clean_qrels,
+    clean_qrels_kept,
+    split_inline_labels,
+)
 from metrics.io.checks import (
     GENERIC_TIME_NAMES,
     LABEL_TIME_NAMES,
     RANKING_TIME_NAMES,
     _segment_findings,
-    check_table,
     time_split_findings,
     validate,
 )
+from metrics.io.dataset import Dataset
 from metrics.io.direction import lower_is_better_name
 from metrics.io.findings import DataHealth, Finding, score_order_by_name_finding
-from metrics.io.formats import LoadedTable, file_stem, load_table
-from metrics.io.labels import (
-    guess_label_map,
-    map_labels,
-    mapping_text,
-    missing_label_count,
-    text_label_counts,
-    with_none_grade,
-)
+from metrics.io.formats import LoadedTable, load_table
+from metrics.io.labels import mapping_text
 from metrics.io.roles import (
     ROLES,
     Guess,
@@ -60,485 +59,10 @@ from metrics.io.roles import (
     apply_roles,
     guess_query_table,
     guess_roles,
-    label_values,
-    proposed_segments,
     refuse_doubtful_guesses,
-    score_values,
 )
 from metrics.io.text_safety import visible, visible_frame
-from metrics.schema import (
-    DEFAULT_MODEL,
-    ITEM,
-    LABEL,
-    MODEL,
-    NONE_GRADE,
-    QUERY,
-    RANK,
-    RELEVANCE,
-    SCORE,
-    normalize_name,
-)
-
-#: The samples in a source checkout: the top-level ``sample_data/`` folder.
-CHECKOUT_SAMPLE_DIR = Path(__file__).resolve().parents[2] / "sample_data"
-
-MappingLike = RoleMapping | Mapping[str, Any]
-
-
-def content_hash(*frames: pd.DataFrame | None) -> str:
-    """SHA-256 over the column names, dtypes and values of the given frames.
-
-    Parameters
-    ----------
-    *frames:
-        Frames (``None`` allowed) to hash, in order.
-
-    Returns
-    -------
-    str
-        Hex digest; equal frames give equal digests, independent of the index.
-    """
-    digest = hashlib.sha256()
-    for frame in frames:
-        if frame is None:
-            digest.update(b"<none>")
-            continue
-        digest.update(repr([(str(c), str(t)) for c, t in frame.dtypes.items()]).encode())
-        digest.update(str(len(frame)).encode())
-        for column in frame.columns:
-            _hash_column(digest, frame[column])
-    return digest.hexdigest()
-
-
-def _hash_column(digest: Any, values: pd.Series) -> None:
-    """Feed one column's values to ``digest``: the bytes of arrow strings and numpy numbers
-    directly (no per-cell work), other columns through pandas' hashing."""
-    array = values.array
-    if hasattr(array, "__arrow_array__") and not pd.api.types.is_numeric_dtype(values):
-        chunked = array.__arrow_array__()
-        if pa.types.is_string(chunked.type) or pa.types.is_large_string(chunked.type):
-            _hash_strings(digest, chunked)
-            return
-    if isinstance(values.dtype, np.dtype) and values.dtype.kind in "biuf":
-        digest.update(b"n")
-        digest.update(np.ascontiguousarray(values.to_numpy()).tobytes())
-        return
-    digest.update(b"h")
-    digest.update(pd.util.hash_pandas_object(values, index=False).to_numpy().tobytes())
-
-
-def _hash_strings(digest: Any, strings: pa.ChunkedArray) -> None:
-    """Feed arrow strings to ``digest``: their lengths, their bytes and where values are
-    missing, each hashed chunk by chunk (no copy of the text; the same digest however the
-    values are split into chunks)."""
-    lengths, text, missing = hashlib.sha256(), hashlib.sha256(), hashlib.sha256()
-    for chunk in strings.chunks:
-        if len(chunk) == 0:
-            continue
-        _, offsets_buffer, data = chunk.buffers()
-        wide = pa.types.is_large_string(chunk.type)
-        offsets = np.frombuffer(offsets_buffer, dtype=np.int64 if wide else np.int32)[
-            chunk.offset : chunk.offset + len(chunk) + 1
-        ]
-        lengths.update(np.diff(offsets).astype(np.int64).tobytes())
-        if data is not None:
-            text.update(memoryview(data)[int(offsets[0]) : int(offsets[-1])])
-        if strings.null_count:
-            missing.update(np.asarray(chunk.is_null()).tobytes())
-    digest.update(b"s")
-    for part in (lengths, text, missing):
-        digest.update(part.digest())
-
-
-@dataclass(frozen=True, eq=False)
-class Dataset:
-    """Canonical, validated input of an evaluation.
-
-    Attributes
-    ----------
-    name:
-        Display name.
-    run:
-        ``query``, ``item``, ``score``, [``rank``], ``model``, then segment columns.
-    qrels:
-        ``query``, ``item``, ``relevance`` (one row per judged item).
-    segments:
-        One row per query: ``query`` and the segment columns; ``None`` without segments.
-    health:
-        Warnings and remarks found while loading (errors raise instead).
-    description:
-        What the data set is, in English (for samples; the app shows the catalog's
-        ``sample.<name>.description``).
-    content_hash:
-        SHA-256 of the three frames, computed once; a cache key.
-    ids:
-        The query and item ids of ``run`` and ``qrels`` as integer codes, encoded once so that
-        rankings do not hash them again (``None``: each ranking encodes them).
-    run_sources:
-        The models of each run file, by file name (empty when not loaded from files).
-    query_table_columns:
-        The columns of the query table read as segment columns (empty without one).
-    query_columns:
-        The run tables' columns read as the query id (``query`` for TREC files).
-    """
-
-    name: str
-    run: pd.DataFrame
-    qrels: pd.DataFrame
-    segments: pd.DataFrame | None = None
-    health: DataHealth = field(default_factory=DataHealth)
-    description: str = ""
-    ids: IdCodes | None = field(default=None, repr=False)
-    run_sources: Mapping[str, tuple[str, ...]] = field(default_factory=dict, repr=False)
-    query_table_columns: tuple[str, ...] = ()
-    query_columns: tuple[str, ...] = ()
-    content_hash: str = field(init=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "content_hash", content_hash(self.run, self.qrels, self.segments))
-
-    @property
-    def models(self) -> list[str]:
-        """Model names in order of first appearance."""
-        return list(self._models)
-
-    @cached_property
-    def _models(self) -> tuple[str, ...]:
-        """The model names, found once (the pages ask often; each look reads every run row)."""
-        return tuple(pd.unique(self.run[MODEL]))
-
-    @property
-    def segment_columns(self) -> list[str]:
-        """Names of the segment columns."""
-        return [] if self.segments is None else [c for c in self.segments.columns if c != QUERY]
-
-    @property
-    def proposed_segments(self) -> list[str]:
-        """The segment columns worth segmenting by: 2 to 50 values over the queries."""
-        return proposed_segments(self.segments)
-
-    @cached_property
-    def lists(self) -> ListSummary:
-        """How the rows group into ranked lists: queries, lists per model, median length."""
-        return list_summary(self.run)
-
-
-@dataclass(frozen=True)
-class ListSummary:
-    """What the rows of a run make: a sanity check of the query column at a glance (``2
-    queries, median list length 840`` reads as wrong).
-
-    Attributes
-    ----------
-    queries:
-        Distinct query ids.
-    lists:
-        Ranked lists (queries with at least one row) per model, in model order.
-    median_length:
-        The median number of rows of a list, over every model's lists.
-    """
-
-    queries: int
-    lists: dict[str, int]
-    median_length: float
-
-    @property
-    def length(self) -> int | float:
-        """The median length as shown (whole when it is)."""
-        value = self.median_length
-        return int(value) if float(value).is_integer() else round(value, 1)
-
-    @property
-    def same_lists(self) -> int | None:
-        """The number of lists when every model has as many, else ``None``."""
-        counts = set(self.lists.values())
-        return counts.pop() if len(counts) == 1 else None
-
-    @property
-    def text(self) -> str:
-        """In plain English (the command lines' note)."""
-        queries = f"{self.queries:,} quer{'y' if self.queries == 1 else 'ies'}"
-        same = self.same_lists
-        if same is not None:
-            per_model = f"{same:,} list{'' if same == 1 else 's'} per model"
-        else:
-            per_model = "lists per model: " + ", ".join(f"{m} {n:,}" for m, n in self.lists.items())
-        return f"{queries}, {per_model}, median list length {self.length}"
-
-
-def list_summary(run: pd.DataFrame) -> ListSummary:
-    """The :class:`ListSummary` of a canonical run (``query``, ``model`` columns)."""
-    query, queries = pd.factorize(run[QUERY])
-    model, models = pd.factorize(run[MODEL])
-    if not len(run):
-        return ListSummary(0, {}, 0.0)
-    pairs = model.astype(np.int64) * np.int64(len(queries)) + query
-    codes, uniques = pd.factorize(pairs)
-    sizes = np.bincount(codes, minlength=len(uniques))
-    per_model = np.bincount(uniques // max(len(queries), 1), minlength=len(models))
-    return ListSummary(
-        len(queries),
-        {str(m): int(n) for m, n in zip(models, per_model)},
-        float(np.median(sizes)),
-    )
-
-
-# --------------------------------------------------------------------------- canonical frames
-
-
-def _raise_errors(findings: list[Finding]) -> None:
-    DataHealth(findings).raise_for_errors()
-
-
-def _table_and_mapping(
-    table: LoadedTable | pd.DataFrame,
-    mapping: MappingLike | None,
-    judged_elsewhere: bool = False,
-) -> tuple[pd.DataFrame, RoleMapping, str | None, int | None, tuple[int, ...]]:
-    if isinstance(table, LoadedTable):
-        frame, source, first_line = table.frame, table.name, table.first_line
-        skipped = table.skipped_lines
-    else:
-        frame, source, first_line = table, table.attrs.get("source"), table.attrs.get("first_line")
-        skipped = tuple(table.attrs.get("skipped_lines", ()))
-    if mapping is not None:
-        roles = RoleMapping.coerce(mapping)
-    else:
-        guesses = guess_roles(frame, judged_elsewhere=judged_elsewhere)
-        refuse_doubtful_guesses(frame, guesses, source=source)
-        roles = RoleMapping.from_guesses(guesses)
-    return frame, roles, source, first_line, skipped
-
-
-def canonical_run(
-    table: LoadedTable | pd.DataFrame,
-    mapping: MappingLike | None = None,
-    *,
-    model_name: str | None = None,
-    judged_elsewhere: bool = False,
-    label_map: Mapping[str, float] | None = None,
-) -> pd.DataFrame:
-    """Apply a role mapping to a run table and convert its values.
-
-    Parameters
-    ----------
-    table:
-        A loaded table (or a frame).
-    mapping:
-        Column roles; guessed with :func:`~metrics.io.roles.guess_roles` when ``None``.
-    model_name:
-        Model of a table without a model column; defaults to the file stem.
-    judged_elsewhere:
-        The judgments come in a file of their own: without ``mapping``, labels are guessed from
-        column names only (see :func:`~metrics.io.roles.guess_roles`).
-    label_map:
-        Grades of labels written as text (``{"clicked": 1, "not clicked": 0}``); without it, a
-        known scale is guessed (:func:`~metrics.io.labels.guess_label_map`) and recorded in
-        ``attrs["label_map"]``.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``query``, ``item``, ``score`` (float; ``-rank`` when only a rank is given), [``rank``],
-        ``model``, [``label`` (float) when mapped], then segment columns. Rows are not dropped.
-
-    Raises
-    ------
-    InputError
-        For missing columns and values that are not numbers (naming the line).
-    """
-    frame, roles, source, first_line, skipped = _table_and_mapping(table, mapping, judged_elsewhere)
-    mapped = apply_roles(frame, roles, source=source)
-    read_as, counts = _text_labels(mapped, LABEL, label_map, _none_cells(table, roles.label))
-    _raise_errors(
-        check_table(mapped, "run", source=source, first_line=first_line, skipped_lines=skipped)
-    )
-    out = pd.DataFrame({QUERY: mapped[QUERY], ITEM: mapped[ITEM]})
-    if SCORE in mapped.columns:
-        out[SCORE] = score_values(mapped[SCORE])[0]
-    else:
-        out[SCORE] = -score_values(mapped[RANK])[0]
-    if RANK in mapped.columns:
-        rank = score_values(mapped[RANK])[0]
-        out[RANK] = (
-            rank.astype("int64") if rank.notna().all() and np.all(rank == np.round(rank)) else rank
-        )
-    if MODEL in mapped.columns:
-        out[MODEL] = mapped[MODEL].fillna(DEFAULT_MODEL).astype("str")
-    else:
-        name = model_name or (file_stem(source) if source else DEFAULT_MODEL)
-        out[MODEL] = pd.Series(name, index=out.index, dtype="str")
-    if LABEL in mapped.columns:
-        out[LABEL] = label_values(mapped[LABEL])[0]
-    for col in roles.segments:
-        out[col] = mapped[col]
-    out.attrs = {
-        "source": source,
-        "columns": mapped.attrs.get("columns", {}),
-        "score_from_rank": SCORE not in mapped.columns,
-        "label_map": read_as,
-        "label_counts": counts,
-    }
-    return out
-
-
-def _none_cells(table: LoadedTable | pd.DataFrame, column: str | None) -> np.ndarray | None:
-    """The rows of ``column`` that held ``none`` where the reader read the column as numbers
-    (:attr:`~metrics.io.formats.LoadedTable.none_cells`)."""
-    if column is None or not isinstance(table, LoadedTable):
-        return None
-    return table.none_cells.get(column)
-
-
-def label_words(table: LoadedTable, column: str) -> tuple[dict[str, int], int]:
-    """The text labels of a table's column with how many rows hold each (a ``none`` the reader
-    read as missing in a column of numbers included), and how many rows have no label (an
-    empty cell, ``NA``): those items are unjudged, unlike a ``none``, which is a grade."""
-    values = table.frame[column]
-    counts = text_label_counts(values)
-    missing = missing_label_count(values)
-    none_rows = _none_cells(table, column)
-    if none_rows is not None and len(none_rows):
-        counts = {NONE_GRADE: len(none_rows), **counts}
-        missing -= len(none_rows)
-    return counts, missing
-
-
-def _text_labels(
-    mapped: pd.DataFrame,
-    role: str,
-    label_map: Mapping[str, float] | None,
-    none_rows: np.ndarray | None = None,
-) -> tuple[dict[str, float] | None, dict[str, int]]:
-    """Replace the text labels of ``mapped[role]`` by their grades in place: by ``label_map``,
-    else by the guess of a known scale (:mod:`metrics.io.labels`); a ``none`` either leaves
-    out is grade 0. Returns the mapping used (``None`` when the labels are numbers, or text of
-    no known scale: validation then names them) and how many rows hold each text label.
-    ``none_rows``: the rows that held ``none`` in a column read as numbers, given back their
-    word so that they are read as a grade too."""
-    if role not in mapped.columns:
-        return None, {}
-    if none_rows is not None and len(none_rows):
-        restored = mapped[role].astype(object)
-        restored.iloc[none_rows] = NONE_GRADE
-        mapped[role] = restored
-    counts = text_label_counts(mapped[role])
-    if not counts:
-        return None, {}
-    texts = list(counts)
-    guess = guess_label_map(texts) if label_map is None else with_none_grade(label_map, texts)
-    if guess is None:
-        return None, counts
-    mapped[role] = map_labels(mapped[role], guess)
-    return guess, counts
-
-
-def canonical_qrels(
-    table: LoadedTable | pd.DataFrame,
-    mapping: MappingLike | None = None,
-    *,
-    label_map: Mapping[str, float] | None = None,
-) -> pd.DataFrame:
-    """Apply a role mapping to a judgments table and convert labels to floats.
-
-    Parameters
-    ----------
-    table:
-        A loaded judgments table (or a frame).
-    mapping:
-        Column roles (``query``, ``item``, ``label``); guessed when ``None``.
-    label_map:
-        Grades of labels written as text, as :func:`canonical_run`'s.
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``query``, ``item``, ``relevance`` (float). Duplicates and missing labels are kept for
-        :func:`~metrics.io.checks.validate` to report; :func:`clean_qrels` removes them.
-
-    Raises
-    ------
-    InputError
-        For missing columns and labels that are not numbers (naming the line).
-    """
-    frame, roles, source, first_line, skipped = _table_and_mapping(table, mapping)
-    if roles.label is None and roles.score is not None:
-        roles = roles.with_(label=roles.score, score=None)
-    mapped = apply_roles(
-        frame, roles.with_(segments=(), rank=None, model=None, score=None), source=source
-    )
-    read_as, counts = _text_labels(mapped, LABEL, label_map, _none_cells(table, roles.label))
-    _raise_errors(
-        check_table(mapped, "qrels", source=source, first_line=first_line, skipped_lines=skipped)
-    )
-    out = pd.DataFrame(
-        {QUERY: mapped[QUERY], ITEM: mapped[ITEM], RELEVANCE: label_values(mapped[LABEL])[0]}
-    )
-    out.attrs = {
-        "source": source,
-        "columns": {RELEVANCE: mapped.attrs["columns"].get(LABEL)},
-        "label_map": read_as,
-        "label_counts": counts,
-    }
-    return out
-
-
-def clean_qrels(qrels: pd.DataFrame) -> pd.DataFrame:
-    """Drop judgments without ids or label and keep the highest label of repeated ones."""
-    return _clean_qrels(qrels)[0]
-
-
-def _clean_qrels(
-    qrels: pd.DataFrame, ids: IdCodes | None = None
-) -> tuple[pd.DataFrame, np.ndarray | None]:
-    """:func:`clean_qrels`, and the mask of the rows kept when the judgments had no repeated
-    ones (``None`` when they had: rows were merged). ``ids``, the encoded ids of ``qrels``,
-    find the repeated ones without hashing the ids again."""
-    keep = qrels[QUERY].notna() & qrels[ITEM].notna() & qrels[RELEVANCE].notna()
-    keep &= (qrels[QUERY] != "") & (qrels[ITEM] != "")
-    q = qrels.loc[keep, [QUERY, ITEM, RELEVANCE]]
-    kept = keep.to_numpy(dtype=bool)
-    if ids is not None and len(ids.qrels_query) == len(qrels):
-        pairs = ids.qrels_query[kept] * np.int64(max(len(ids.items), 1)) + ids.qrels_item[kept]
-        repeated = bool(pd.Series(pairs).duplicated().any())
-    else:
-        repeated = bool(q.duplicated([QUERY, ITEM]).any())
-    if repeated:
-        q = q.groupby([QUERY, ITEM], sort=False, as_index=False)[RELEVANCE].max()
-        return q.reset_index(drop=True), None
-    return q.reset_index(drop=True), kept
-
-
-def split_inline_labels(run: pd.DataFrame) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Split a labelled run into a run and judgments.
-
-    Every row becomes a judgment (repeated judgments keep the highest label). Rows without a
-    score are judgment-only: items that were judged but not retrieved.
-
-    Parameters
-    ----------
-    run:
-        Canonical run with a numeric ``label`` column.
-
-    Returns
-    -------
-    (run, qrels)
-        The run without ``label`` (rows with a score only) and the judgments.
-    """
-    if LABEL not in run.columns:
-        raise InputError(
-            "The table has no label column to split off.",
-            column=LABEL,
-            fix="Map the column holding relevance labels or clicks to the label role.",
-        )
-    labels = label_values(run[LABEL])[0]
-    qrels = clean_qrels(pd.DataFrame({QUERY: run[QUERY], ITEM: run[ITEM], RELEVANCE: labels}))
-    ranked = run[run[SCORE].notna()].drop(columns=[LABEL])
-    ranked.attrs = dict(run.attrs)
-    return ranked.reset_index(drop=True), qrels
-
-
-# --------------------------------------------------------------------------- data sets
+from metrics.schema import ITEM, LABEL, MODEL, QUERY, RANK, RELEVANCE, SCORE, normalize_name
 
 
 def _as_table(value: LoadedTable | str | Path) -> LoadedTable:
@@ -705,7 +229,7 @@ def _cleaned(
 ) -> _Cleaned:
     """Stage 4: the run and judgments without unusable rows, and their id codes."""
     run, run_kept = _clean_run(run, segments)
-    qrels, qrels_kept = _clean_qrels(qrels, ids)
+    qrels, qrels_kept = clean_qrels_kept(qrels, ids)
     if ids is not None and qrels_kept is not None:
         ids = replace(
             ids,
@@ -1175,146 +699,14 @@ def _clean_run(run: pd.DataFrame, segments: pd.DataFrame | None) -> tuple[pd.Dat
     return out, keep.to_numpy(dtype=bool)
 
 
-# --------------------------------------------------------------------------- samples
-
-
-@dataclass(frozen=True)
-class Sample:
-    """Files and description of one bundled sample data set."""
-
-    name: str
-    description: str
-    runs: tuple[str, ...]
-    judgments: str | None = None
-    queries: str | None = None
-    k_max: int = 10
-    #: The judgment files of several label sources, each named after its file (the first is
-    #: ``judgments``, the data set's judgments unless the ``label_source`` policy says
-    #: otherwise; :func:`metrics.labels.sources.sample_sources` reads them).
-    label_sources: tuple[str, ...] = ()
-
-
-SAMPLES: dict[str, Sample] = {
-    s.name: s
-    for s in (
-        Sample(
-            "web_search",
-            "Web search: 300 queries x 50 results from three models (lexical, dense, "
-            "hybrid), graded 0-3, with query_type and traffic segments. Hybrid is best on "
-            "average but loses to lexical on navigational queries. Clean data for a demo: "
-            "the data checks find nothing to warn about.",
-            ("web_search/run.csv",),
-            "web_search/qrels.csv",
-            "web_search/queries.csv",
-        ),
-        Sample(
-            "recommendations",
-            "Recommendations: 2,000 users x up to 20 candidates, binary clicks as labels, "
-            "models baseline and candidate (one file each), segments tenure and activity.",
-            ("recommendations/baseline.csv", "recommendations/candidate.csv"),
-        ),
-        Sample(
-            "teaching",
-            "Teaching: the worked examples of the metric notes as small named lists "
-            "(P@5 = 0.6, P@10 = 0.4, R@5 = 0.3, MRR = 0.583, nDCG@4 = 0.985).",
-            ("teaching/teaching.csv",),
-            k_max=5,
-        ),
-        Sample(
-            "web_search_pitfalls",
-            "Teaching: a small web search (40 queries x up to 20 results, lexical and dense) "
-            "with the pitfalls of real data on purpose: tied scores, lists cut short, queries "
-            "with nothing relevant, relevant documents no model retrieved, and judgments of "
-            "the top 5 only. The data's health names each one.",
-            ("web_search_pitfalls/run.csv",),
-            "web_search_pitfalls/qrels.csv",
-            "web_search_pitfalls/queries.csv",
-        ),
-        Sample(
-            "rag_evidence",
-            "RAG evidence ranking: 50 questions, the top 10 chunks of two retrievers (bm25 "
-            "and embedding), graded 0-3 by annotators (each retriever's top 7) and by an LLM "
-            "judge (every chunk retrieved, with its model, prompt hash, scale and date). The "
-            "two label sources agree only moderately (Cohen's kappa 0.49), yet both put "
-            "embedding ahead of bm25: open the Labels page.",
-            ("rag_evidence/bm25.csv", "rag_evidence/embedding.csv"),
-            "rag_evidence/annotators.csv",
-            "rag_evidence/questions.csv",
-            label_sources=("rag_evidence/annotators.csv", "rag_evidence/llm_judge.csv"),
-        ),
-    )
-}
-
-
-def sample_directory() -> Path:
-    """Where the bundled samples are.
-
-    Installed, ``sample_data/`` is the package ``metrics.sample_data`` (see ``pyproject.toml``)
-    and is found through :mod:`importlib.resources`; in a source checkout, where no such package
-    exists, it is the top-level ``sample_data/`` folder.
-    """
-    try:
-        installed = importlib.resources.files("metrics.sample_data")
-    except ModuleNotFoundError:
-        return CHECKOUT_SAMPLE_DIR
-    return Path(str(installed))
-
-
-def sample_names() -> list[str]:
-    """Names of the bundled samples."""
-    return list(SAMPLES)
-
-
-def load_sample(name: str, *, directory: str | Path | None = None) -> Dataset:
-    """Open a bundled sample data set by name.
-
-    Parameters
-    ----------
-    name:
-        One of :func:`sample_names`.
-    directory:
-        Where the sample files are (defaults to :func:`sample_directory`).
-
-    Returns
-    -------
-    Dataset
-    """
-    if name not in SAMPLES:
-        raise InputError(
-            f"There is no sample named '{name}'.", fix=f"Choose one of: {', '.join(SAMPLES)}."
-        )
-    spec = SAMPLES[name]
-    base = Path(directory) if directory is not None else sample_directory()
-    runs = [load_table(base / r, r) for r in spec.runs]
-    judgments = load_table(base / spec.judgments, spec.judgments) if spec.judgments else None
-    queries = load_table(base / spec.queries, spec.queries) if spec.queries else None
-    return load_dataset(
-        runs, judgments, queries, name=name, description=spec.description, k_max=spec.k_max
-    )
-
-
 __all__ = [
-    "SAMPLES",
     "DataHealth",
-    "Dataset",
     "Finding",
     "Guess",
-    "ListSummary",
     "LoadedTable",
     "RoleMapping",
-    "Sample",
-    "canonical_qrels",
-    "canonical_run",
-    "clean_qrels",
-    "content_hash",
     "guess_roles",
-    "label_words",
-    "list_summary",
     "load_dataset",
-    "load_sample",
     "load_table",
-    "sample_directory",
-    "sample_names",
-    "split_inline_labels",
     "validate",
 ]

@@ -28,7 +28,7 @@ from metrics.io.findings import (
 from metrics.schema import QUERY, normalize_name
 
 if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
-    from metrics.io.loaders import Dataset
+    from metrics.io.dataset import Dataset
 
 
 def lists_notes(data: Dataset, run_paths: list[str]) -> list[str]:

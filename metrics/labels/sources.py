@@ -37,16 +37,12 @@ from metrics import schema as S
 from metrics.engine.ids import id_codes
 from metrics.engine.settings import LABEL_AGGREGATES, POLICIES, Policy, Settings
 from metrics.errors import InputError, SettingsError
+from metrics.io.canonical import canonical_qrels, canonical_run
+from metrics.io.dataset import Dataset
 from metrics.io.findings import Finding
 from metrics.io.formats import LoadedTable, file_stem, load_table
-from metrics.io.loaders import (
-    SAMPLES,
-    Dataset,
-    canonical_qrels,
-    canonical_run,
-    sample_directory,
-)
 from metrics.io.roles import RoleMapping, guess_roles, id_strings
+from metrics.io.samples import SAMPLES, sample_directory
 from metrics.schema import normalize_name
 
 #: The kinds of labeller a kind column names, by the words that name them (matched in lower
@@ -682,7 +678,7 @@ def under_label_source(dataset: Dataset, sources: LabelSources, settings: Settin
 
 
 def sample_sources(name: str, *, directory: str | Path | None = None) -> LabelSources | None:
-    """The label sources of a bundled sample (:data:`~metrics.io.loaders.SAMPLES`), each
+    """The label sources of a bundled sample (:data:`~metrics.io.samples.SAMPLES`), each
     named after its file; ``None`` for a sample with one set of judgments."""
     spec = SAMPLES.get(name)
     if spec is None or not spec.label_sources:
@@ -696,7 +692,7 @@ def run_from_table(
     table: LoadedTable | pd.DataFrame, label_columns: Sequence[str]
 ) -> pd.DataFrame | None:
     """The run a table of label columns holds beside them (its rows with a score or a rank, as
-    :func:`~metrics.io.loaders.canonical_run` reads them), or ``None`` when it has neither a
+    :func:`~metrics.io.canonical.canonical_run` reads them), or ``None`` when it has neither a
     score nor a rank column."""
     frame, source = _frame_of(table)
     roles = _id_roles(frame, [str(c) for c in label_columns], source)

@@ -23,7 +23,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from metrics.errors import StoreError
-from metrics.io.loaders import content_hash
+from metrics.io.hashing import content_hash
 from metrics.store.hashing import new_id
 from metrics.store.messages import store_error
 
@@ -47,7 +47,7 @@ class StoredFile:
     bytes:
         The file's size.
     content_hash:
-        :func:`metrics.io.loaders.content_hash` of the table, so that an unchanged table is not
+        :func:`metrics.io.hashing.content_hash` of the table, so that an unchanged table is not
         written again.
     """
 

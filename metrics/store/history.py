@@ -20,7 +20,7 @@ import pandas as pd
 from metrics.engine.evaluation import evaluate
 from metrics.engine.registry import DEFAULT_REVIEW_K, parse_measures
 from metrics.errors import ConflictError
-from metrics.io.loaders import Dataset
+from metrics.io.dataset import Dataset
 from metrics.review.statistics import (
     DEFAULT_CONFIDENCE,
     DEFAULT_RESAMPLES,

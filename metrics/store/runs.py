@@ -19,7 +19,7 @@ from typing import Any
 
 from metrics.engine.settings import Settings
 from metrics.errors import ConflictError, NotFoundError, StoreError
-from metrics.io.loaders import Dataset
+from metrics.io.dataset import Dataset
 from metrics.schema import QUERY
 from metrics.store.backends import Row, Transaction
 from metrics.store.hashing import judgments_hash, new_id

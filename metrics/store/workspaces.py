@@ -20,7 +20,7 @@ from typing import Any
 import pandas as pd
 
 from metrics.errors import NotFoundError
-from metrics.io.loaders import content_hash
+from metrics.io.hashing import content_hash
 from metrics.store.backends import Transaction
 from metrics.store.files import StoredFile
 from metrics.store.hashing import is_token, new_id, new_token, token_hash

@@ -7,7 +7,7 @@ import io
 import pytest
 
 from metrics.engine.evaluation import evaluate
-from metrics.io.loaders import load_sample
+from metrics.io.samples import load_sample
 from tests.browser.support import (
     WAIT,
     go_to,

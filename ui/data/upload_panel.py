@@ -16,10 +16,11 @@ import streamlit as st
 
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
+from metrics.io.canonical import label_words
+from metrics.io.dataset import Dataset
 from metrics.io.direction import DirectionGuess, guess_direction, table_order
 from metrics.io.formats import Kind, LoadedTable, file_stem, load_table
 from metrics.io.labels import MAX_TEXT_LABELS, guess_label_map, partial_label_map
-from metrics.io.loaders import Dataset, label_words
 from metrics.io.roles import (
     ROLES,
     Doubt,
@@ -325,7 +326,7 @@ def _uploaded_tables() -> dict[str, list[LoadedTable]] | None:
 
 def _label_words(table: LoadedTable, column: str) -> tuple[dict[str, int], int]:
     """The text labels of a label column with the rows holding each, and the rows without a
-    label (:func:`metrics.io.loaders.label_words`), found once per table and column (reruns ask
+    label (:func:`metrics.io.canonical.label_words`), found once per table and column (reruns ask
     on every widget change)."""
     store: dict = st.session_state.setdefault(keys.LABEL_TEXTS, {})
     key = (table_id(table), column)

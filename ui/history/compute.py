@@ -14,7 +14,7 @@ import pandas as pd
 import streamlit as st
 
 from metrics.engine.registry import DEFAULT_REVIEW_K, cutoff_name, parse_measure
-from metrics.io.loaders import Dataset
+from metrics.io.dataset import Dataset
 from metrics.store import DEFAULT_LEAD_MEASURE, RunInfo, history, versions_dataset
 from metrics.store.history import saved_label
 from ui.shell import workspace

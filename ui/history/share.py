@@ -23,7 +23,7 @@ import streamlit as st
 
 from metrics.engine.settings import Settings
 from metrics.errors import StoreError
-from metrics.io.loaders import Dataset
+from metrics.io.dataset import Dataset
 from metrics.review.compare import CompareOptions
 from metrics.schema import MODEL, QUERY
 from metrics.store import Snapshot, create_snapshot, revoke_snapshot, snapshot_link, snapshots

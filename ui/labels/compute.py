@@ -9,7 +9,7 @@ import pandas as pd
 
 from metrics.engine.registry import at_cutoff
 from metrics.engine.settings import Settings
-from metrics.io.loaders import Dataset
+from metrics.io.dataset import Dataset
 from metrics.labels.sources import LabelSources
 from metrics.labels.study import LabelStudy, study_labels
 from metrics.review.compare import CompareOptions

@@ -22,7 +22,7 @@ from metrics.engine.registry import at_cutoff, parse_measure
 from metrics.engine.relevance import is_relevant
 from metrics.engine.settings import Settings
 from metrics.errors import MeasureError
-from metrics.io.loaders import Dataset
+from metrics.io.dataset import Dataset
 from ui.shell.handbuilt_list import RankedList
 
 #: Default K of each teaching list (the cutoff of the worked example).

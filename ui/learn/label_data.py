@@ -21,7 +21,7 @@ import pandas as pd
 from metrics.engine.registry import at_cutoff
 from metrics.engine.relevance import relevant
 from metrics.engine.settings import Settings
-from metrics.io.loaders import load_sample, sample_directory
+from metrics.io.samples import load_sample, sample_directory
 from metrics.labels.agreement import cohen_kappa
 from metrics.labels.sources import LabelSources, sample_sources, sources_from_columns
 from ui.shell.handbuilt_list import RankedList

@@ -15,7 +15,7 @@ import streamlit as st
 from metrics.engine.evaluation import Evaluation
 from metrics.engine.registry import lead_measure
 from metrics.engine.settings import Settings
-from metrics.io.loaders import Dataset
+from metrics.io.dataset import Dataset
 from metrics.review.compare import (
     CompareOptions,
     Wording,

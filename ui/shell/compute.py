@@ -1,6 +1,6 @@
 """Per-query metrics computed once per (data content hash, settings), shared by every page.
 
-Results are keyed on :attr:`metrics.io.loaders.Dataset.content_hash` and the settings and kept by
+Results are keyed on :attr:`metrics.io.dataset.Dataset.content_hash` and the settings and kept by
 :mod:`ui.shell.memo`: in the browser session for uploaded and hand-built data (released with the
 session), in a shared cache with a time to live and a byte budget for the samples. The pure
 functions (``*_of``) do the work and are tested without a server.
@@ -30,8 +30,9 @@ from metrics.engine.registry import parse_measure
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.io.checks import under_settings
+from metrics.io.dataset import Dataset
 from metrics.io.findings import DataHealth
-from metrics.io.loaders import Dataset, load_sample
+from metrics.io.samples import load_sample
 from ui.shell import memo, per_query_data
 
 STANDARD_CUTOFFS = (1, 3, 5, 10, 20, 50, 100)

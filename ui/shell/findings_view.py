@@ -15,9 +15,9 @@ import pandas as pd
 import streamlit as st
 
 from metrics.engine.settings import Settings
+from metrics.io.dataset import Dataset
 from metrics.io.findings import DataHealth, Example, Finding, example_kind
 from metrics.io.labels import label_counts
-from metrics.io.loaders import Dataset
 from metrics.io.messages import ACTION_SETTINGS, WHERE, plural_form
 from ui.shell import compute
 from ui.shell.i18n import DEFAULT_LANGUAGE, catalog, current_language, has, number, t, translate

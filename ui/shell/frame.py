@@ -25,8 +25,9 @@ from streamlit.delta_generator import DeltaGenerator
 
 from metrics.engine.settings import POLICIES, Settings
 from metrics.errors import MeasureError, MetricsError
+from metrics.io.dataset import Dataset
 from metrics.io.direction import opposite
-from metrics.io.loaders import Dataset, sample_names
+from metrics.io.samples import sample_names
 from ui.shell import compute, handbuilt, keys, label_sources, labels, warm_up, workspace
 from ui.shell.i18n import LANGUAGES, current_language, number, option_text, t
 from ui.shell.labels import measure_label, measure_text, policy_help, policy_label

@@ -18,9 +18,10 @@ import numpy as np
 import pandas as pd
 
 from metrics.errors import InputError
+from metrics.io.dataset import Dataset
 from metrics.io.export import to_csv_bytes
 from metrics.io.findings import MAX_EXAMPLES, DataHealth, Finding, typed_duplicates_finding
-from metrics.io.loaders import Dataset, load_dataset, load_table
+from metrics.io.loaders import load_dataset, load_table
 from metrics.io.names import ITEM_NAMES, QUERY_NAMES
 from ui.shell import keys
 from ui.shell.handbuilt_list import (

@@ -20,9 +20,10 @@ import streamlit as st
 
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
+from metrics.io.dataset import Dataset
 from metrics.io.formats import LoadedTable, file_stem
-from metrics.io.loaders import Dataset, sample_names
 from metrics.io.roles import RoleMapping, guess_roles
+from metrics.io.samples import sample_names
 from metrics.labels.sources import (
     AGGREGATES,
     RESERVED_NAMES,

@@ -15,9 +15,10 @@ from collections.abc import Callable, Mapping, Sequence
 import streamlit as st
 
 from metrics.errors import InputError
+from metrics.io.dataset import Dataset
 from metrics.io.findings import Finding
 from metrics.io.formats import LoadedTable
-from metrics.io.loaders import Dataset, load_dataset
+from metrics.io.loaders import load_dataset
 from metrics.io.roles import RoleMapping
 from ui.shell import keys
 from ui.shell.findings_view import finding_text

@@ -15,8 +15,8 @@ from functools import partial
 import pandas as pd
 import streamlit as st
 
+from metrics.io.dataset import Dataset
 from metrics.io.export import to_csv_bytes
-from metrics.io.loaders import Dataset
 from ui.shell.i18n import t
 
 

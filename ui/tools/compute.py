@@ -15,7 +15,7 @@ from metrics.cli.arguments import settings_arguments
 from metrics.engine.differences import Explanation, explain
 from metrics.engine.profiles import Profile, profile
 from metrics.engine.settings import Settings
-from metrics.io.loaders import Dataset
+from metrics.io.dataset import Dataset
 from metrics.review.compare import CompareOptions
 
 if TYPE_CHECKING:
