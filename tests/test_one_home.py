@@ -122,3 +122,94 @@ def test_column_synonyms_are_listed_only_in_their_home():
     home = ROOT / "metrics/io/names.py"
     assert offenders(SYNONYM, home) == []
     assert SYNONYM.search(home.read_text(encoding="utf-8"))  # the guard sees the list
+
+
+#: Rules with one home each: (what the rule is, its home, a copy written out by hand, a copy
+#: that the pattern must see and a line it must let pass).
+RULES = {
+    "a name@k read back (registry.split_cutoff, cutoff_of)": (
+        "metrics/engine/registry.py",
+        re.compile(
+            r"""(?:partition|split|rsplit|index|find)\(\s*["']@["']|["']@["']\s+(?:not\s+)?in\b"""
+        ),
+        ['base, _, cut = name.partition("@")', 'if "@" in m and m.rsplit("@", 1)[1].isdigit()'],
+        'FORMULA_PREFIXES = ("=", "+", "-", "@", "\\t")',
+    ),
+    "a run without a score column is ranked by its ranks (evaluation.run_settings)": (
+        "metrics/engine/evaluation.py",
+        re.compile(r"""SCORE\s+not\s+in\b.*\bties\b|with_\(ties=["']rank["']\)"""),
+        [
+            'if S.SCORE not in prepared.columns and settings.ties != "rank":',
+            'settings = settings.with_(ties="rank")',
+        ],
+        'lists = rank_run(dataset.run, dataset.qrels, Settings(ties="rank"))',
+    ),
+    "the significance level's default (review.compare.DEFAULT_ALPHA)": (
+        "metrics/review/compare.py",
+        re.compile(r"(?i)alpha\b[^#\n]*?[=,]\s*0\.05\b"),
+        [
+            'parser.add_argument("--alpha", type=float, default=0.05, help="level")',
+            "(keys.W_REVIEW_ALPHA, 0.05),",
+        ],
+        'raise SettingsError(f"--alpha must be between 0 and 1 (e.g. 0.05), got {a:g}.")',
+    ),
+    "K when no measure has a cutoff (registry.deepest_cutoff)": (
+        "metrics/engine/registry.py",
+        re.compile(r"default\s*=\s*10\b"),
+        ["k_max = max([s.k for s in specs if s.k is not None], default=10)"],
+        "k = max(ks, default=DEFAULT_REVIEW_K)",
+    ),
+    "at most two segment columns (review.compare.MAX_SEGMENT_COLUMNS)": (
+        "metrics/review/compare.py",
+        re.compile(
+            r"max_selections\s*=\s*2\b|len\(\s*(?:self\.)?by\s*\)\s*>\s*2\b"
+            r"|(?:wanted|SEG_BY\]|by)\s*\[:2\]|SEG_BY\].*\]\[:2\]"
+        ),
+        [
+            'by = c1.multiselect(t("by"), columns, key=keys.W_SEG_BY, max_selections=2)',
+            "if len(self.by) > 2:",
+            "state[keys.W_SEG_BY] = wanted[:2] or columns[:1]",
+            "chosen = [c for c in state[keys.W_SEG_BY] if c in columns][:2]",
+        ],
+        'if head[:2] == b"\\x1f\\x8b" and size >= 4:',
+    ),
+}
+
+
+@pytest.mark.parametrize("rule", list(RULES))
+def test_each_rule_is_written_only_in_its_home(rule):
+    home, pattern, _, _ = RULES[rule]
+    assert offenders(pattern, ROOT / home) == []
+
+
+@pytest.mark.parametrize("rule", list(RULES))
+def test_the_rule_guards_see_the_copies_they_were_written_against(rule):
+    _, pattern, copies, other = RULES[rule]
+    assert all(pattern.search(copy) for copy in copies), copies
+    assert not pattern.search(other)
+
+
+@pytest.mark.parametrize(
+    "name, parts, k",
+    [
+        ("nDCG@10", ("nDCG", "10"), 10),
+        ("RR", ("RR", ""), None),
+        ("IPrec@0.3", ("IPrec", "0.3"), None),
+    ],
+)
+def test_a_name_at_a_cutoff_reads_back_into_its_parts(name, parts, k):
+    from metrics.engine.registry import cutoff_of, split_cutoff
+
+    assert split_cutoff(name) == parts and cutoff_of(name) == k
+    spec = parse_measure(name)
+    assert split_cutoff(spec.name)[0] == spec.definition.name and cutoff_of(spec.name) == spec.k
+
+
+def test_a_run_without_scores_is_ranked_by_its_ranks_whatever_the_tie_policy():
+    from metrics import schema as S
+    from metrics.engine.evaluation import run_settings
+    from metrics.engine.settings import Settings
+
+    chosen = Settings(ties="input_order")
+    assert run_settings(chosen, [S.QUERY, S.ITEM, S.RANK]).ties == "rank"
+    assert run_settings(chosen, [S.QUERY, S.ITEM, S.SCORE]) == chosen

@@ -85,7 +85,12 @@ from metrics.cli.review_arguments import (
 )
 from metrics.cli.saved import against_table
 from metrics.engine.evaluation import evaluate
-from metrics.engine.registry import DEFAULT_COMPARE_MEASURES, parse_measure, parse_measures
+from metrics.engine.registry import (
+    DEFAULT_COMPARE_MEASURES,
+    deepest_cutoff,
+    parse_measure,
+    parse_measures,
+)
 from metrics.engine.settings import Settings, check_model_orders
 from metrics.errors import InputError, MetricsError, SettingsError
 from metrics.io.dataset import Dataset
@@ -93,7 +98,7 @@ from metrics.io.loaders import LoadedTable, load_dataset, load_table
 from metrics.io.per_query import PerQueryDataset
 from metrics.io.reading_notes import health_notes, health_warnings, lists_notes
 from metrics.io.roles import proposed_segments
-from metrics.review.compare import CompareOptions
+from metrics.review.compare import MAX_SEGMENT_COLUMNS, CompareOptions
 from metrics.review.decision import decide, heterogeneity_table
 from metrics.review.headline import verdict_sentences
 from metrics.review.overlap import DEFAULT_PERSISTENCE, ranking_change, summary
@@ -203,7 +208,8 @@ def build_parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         metavar="COLUMN",
-        help="segment column of --queries or of the runs (repeatable, at most two, each "
+        help="segment column of --queries or of the runs (repeatable, at most "
+        f"{MAX_SEGMENT_COLUMNS}, each "
         "broken down on its own); without it, the columns worth segmenting by are named in a "
         "note",
     )
@@ -395,7 +401,7 @@ def _read_whole(
         qrels,
         queries,
         name=", ".join(Path(p).name for p in args.runs),
-        k_max=max([s.k for s in parse_measures(measures) if s.k is not None], default=10),
+        k_max=deepest_cutoff(parse_measures(measures)),
         relevance_level=args.relevance_level,
         settings=settings,
         label_map=label_map,
@@ -746,12 +752,7 @@ def _ranking_change(
     run = getattr(data, "run", None)
     if not lists or run is None or not len(table):
         return {}
-    ks = [
-        int(m.rsplit("@", 1)[1])
-        for m in table["measure"]
-        if "@" in m and m.rsplit("@", 1)[1].isdigit()
-    ]
-    k = max(ks, default=10)
+    k = deepest_cutoff(parse_measures(list(table["measure"])))
     baseline = str(table["reference"].iloc[0])
     out: dict[str, object] = {"k": k, "p": DEFAULT_PERSISTENCE}
     for candidate in dict.fromkeys(table.loc[table["kind"] == "baseline", "candidate"]):

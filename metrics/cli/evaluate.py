@@ -69,6 +69,7 @@ from metrics.engine.registry import (
     MAX_RANGE_K,
     MEASURES,
     MeasureSpec,
+    deepest_cutoff,
     expand_measure_names,
     parse_measures,
 )
@@ -511,7 +512,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.st
         check_per_query_path(args.per_query_out)
     settings = settings_from(args)
     specs = requested_measures(args.measure, args.curves)
-    k_max = max([s.k for s in specs if s.k is not None], default=10)
+    k_max = deepest_cutoff(specs)
     results = compute_results(args, specs, settings, k_max, err)
     if getattr(args, "per_query_out", None):
         # deferred: the per-query table is a pandas frame

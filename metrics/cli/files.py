@@ -23,7 +23,7 @@ import pandas as pd
 from metrics.cli.blocks import BlockResult, in_blocks, table_text_size, whole_table_bytes
 from metrics.cli.evaluate import _model_name
 from metrics.engine.evaluation import Evaluation, evaluate
-from metrics.engine.registry import DEFAULT_MEASURES, MeasureSpec, parse_measures
+from metrics.engine.registry import DEFAULT_MEASURES, MeasureSpec, deepest_cutoff, parse_measures
 from metrics.engine.settings import Settings
 from metrics.io.formats import load_table
 from metrics.io.loaders import load_dataset, query_segments
@@ -160,7 +160,7 @@ def evaluate_files(
     found = per_query_in_blocks(qrels_path, run_paths, names, settings)
     if found is not None:
         return found[0].evaluation(names, settings)
-    k_max = max([s.k for s in parse_measures(names) if s.k is not None], default=10)
+    k_max = deepest_cutoff(parse_measures(names))
     data = load_dataset(
         run_paths,
         qrels_path,

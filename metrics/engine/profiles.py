@@ -19,7 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from metrics.engine.registry import at_cutoff
+from metrics.engine.registry import at_cutoff, split_cutoff
 from metrics.engine.settings import PROFILES as VERSIONS
 from metrics.engine.settings import Settings
 from metrics.engine.settings import profile as version_settings
@@ -64,7 +64,7 @@ class Profile:
     def name_of(self, measure: str) -> str | None:
         """The tool's name for our measure column (``nDCG@10`` -> ``ndcg_cut_10``), ``None``
         when the tool lacks the measure."""
-        base, _, cut = measure.partition("@")
+        base, cut = split_cutoff(measure)
         pattern = self.names.get(f"{base}@k" if cut else base)
         return None if pattern is None else pattern.format(k=cut)
 

@@ -11,7 +11,7 @@ Names parse as ``NAME``, ``NAME@K``, ``NAME(param=value,...)@K``, or the trec_ev
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -842,6 +842,28 @@ def at_cutoff(name: str, k: object) -> str:
     return f"{name}@{k}"
 
 
+def split_cutoff(name: str) -> tuple[str, str]:
+    """A name written by :func:`at_cutoff` read back: its measure and what follows ``@``
+    (``""`` without one). The one reading of ``name@k`` for column names and tools' names.
+
+    >>> split_cutoff("nDCG@10"), split_cutoff("RR"), split_cutoff("IPrec@0.3")
+    (('nDCG', '10'), ('RR', ''), ('IPrec', '0.3'))
+    """
+    base, _, cut = name.partition("@")
+    return base, cut
+
+
+def cutoff_of(name: str) -> int | None:
+    """The cutoff of a column name (``nDCG@10`` → 10); ``None`` without one, or for a
+    parameter written after ``@`` (``IPrec@0.3``).
+
+    >>> cutoff_of("P@5"), cutoff_of("AP"), cutoff_of("IPrec@0.3")
+    (5, None, None)
+    """
+    cut = split_cutoff(name)[1]
+    return int(cut) if cut.isdigit() else None
+
+
 def cutoff_name(measure: str, k: int) -> str:
     """The canonical name of ``measure`` (any accepted spelling) at cutoff ``k``:
     ``ndcg_cut`` at 10 → ``nDCG@10``."""
@@ -949,6 +971,16 @@ DEFAULT_COMPARE_MEASURES: tuple[str, ...] = tuple(
 #: ... and the curves the app draws first (names without a cutoff: drawn over every K; the
 #: command line's ``--curves`` uses the measures flagged ``curve_default`` instead).
 DEFAULT_CURVE_MEASURES: tuple[str, ...] = ("P", "R", "RR", "nDCG")
+
+
+def deepest_cutoff(specs: Iterable[MeasureSpec]) -> int:
+    """The largest cutoff of ``specs``, :data:`DEFAULT_REVIEW_K` when none has one (RR, AP or
+    nDCG over whole lists): how deep the lists are read, noted and compared.
+
+    >>> deepest_cutoff(parse_measures(["P@5", "nDCG@20", "RR"])), deepest_cutoff([])
+    (20, 10)
+    """
+    return max((s.k for s in specs if s.k is not None), default=DEFAULT_REVIEW_K)
 
 
 def lead_measure(measures: Sequence[str], chosen: str | None = None) -> str:

@@ -69,6 +69,8 @@ TESTS: dict[str, str] = {
     "p_wilcoxon": "Wilcoxon signed-rank test",
 }
 DEFAULT_ALPHA = 0.05
+#: The most segment columns a review breaks down by (each on its own, or crossed into cells).
+MAX_SEGMENT_COLUMNS = 2
 
 
 @dataclass(frozen=True)

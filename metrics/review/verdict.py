@@ -57,9 +57,11 @@ from metrics.engine.registry import (
     DEFAULT_REVIEW_MEASURES,
     lead_measure,
     parse_measure,
+    split_cutoff,
 )
 from metrics.errors import MetricsError, SettingsError
 from metrics.review.compare import (
+    MAX_SEGMENT_COLUMNS,
     CompareOptions,
     compared_queries,
     model_values,
@@ -190,8 +192,10 @@ class ReviewRequest:
                 f"the baseline {self.baseline!r} cannot also be a candidate; candidates: "
                 f"{', '.join(self.candidates)}."
             )
-        if len(self.by) > 2:
-            raise SettingsError(f"at most two segment columns; got {', '.join(self.by)}.")
+        if len(self.by) > MAX_SEGMENT_COLUMNS:
+            raise SettingsError(
+                f"at most {MAX_SEGMENT_COLUMNS} segment columns; got {', '.join(self.by)}."
+            )
         if not 0 < self.power < 1:
             raise SettingsError(f"power must be between 0 and 1 (e.g. 0.8); got {self.power!r}.")
         object.__setattr__(self, "min_effect", _min_effect_items(self.min_effect))
@@ -206,7 +210,7 @@ class ReviewRequest:
             return given[measure]
         base = _measure_base(measure)
         for name, value in given.items():
-            if name != "*" and _measure_base(name) == base and "@" not in name:
+            if name != "*" and _measure_base(name) == base and not split_cutoff(name)[1]:
                 return value
         return given.get("*", math.nan)
 
@@ -214,7 +218,7 @@ class ReviewRequest:
 def _measure_base(name: str) -> str:
     """The measure of a column name at any cutoff, lower case (``ndcg`` for ``nDCG@10`` and
     for ``ndcg``)."""
-    head = name.split("@", 1)[0]
+    head = split_cutoff(name)[0]
     try:
         return parse_measure(head, for_curve=True).definition.name.lower()
     except MetricsError:  # not a measure of the registry (a per-query table's column)
@@ -253,7 +257,7 @@ def measure_order(names: Sequence[str]) -> list[str]:
     the headline lists them so, so that its wording never depends on the menu's order."""
 
     def key(name: str) -> tuple[str, float, str]:
-        base, _, cut = name.partition("@")
+        base, cut = split_cutoff(name)
         try:
             k = float(cut) if cut else -1.0
         except ValueError:

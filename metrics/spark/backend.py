@@ -32,9 +32,16 @@ from pyspark.sql import types as T
 
 from metrics import schema as S
 from metrics.engine.aggregation import has_micro
+from metrics.engine.evaluation import run_settings
 from metrics.engine.measures import precision_micro, recall_micro
 from metrics.engine.ranking import RankedLists, rank_lists
-from metrics.engine.registry import DEFAULT_MEASURES, MeasureSpec, at_cutoff, parse_measures
+from metrics.engine.registry import (
+    DEFAULT_MEASURES,
+    MeasureSpec,
+    at_cutoff,
+    parse_measures,
+    split_cutoff,
+)
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
 from metrics.spark.aggregate import DEN_PREFIX, NUM_PREFIX
@@ -78,7 +85,7 @@ def _micro_values(lists: RankedLists, names: list[str]) -> dict[str, np.ndarray]
         if not column.startswith(NUM_PREFIX):
             continue
         name = column[len(NUM_PREFIX) :]
-        measure, k = name.split("@")
+        measure, k = split_cutoff(name)
         kernel = precision_micro if measure == "P" else recall_micro
         num, den = kernel(lists, np.array([int(k)]))
         out[NUM_PREFIX + name], out[DEN_PREFIX + name] = num[:, 0], den[:, 0]
@@ -286,8 +293,7 @@ def evaluate_spark(
     settings = settings or Settings()
     spark = run.sparkSession
     prepared = prepare_run(run, source)
-    if S.SCORE not in prepared.columns and settings.ties != "rank":
-        settings = settings.with_(ties="rank")
+    settings = run_settings(settings, prepared.columns)
     judgments = prepare_qrels(qrels)
     models = list(models) if models is not None else models_in_order(prepared)
     if settings.duplicates == "error":

@@ -19,7 +19,7 @@ from pyspark.sql import DataFrame, SparkSession
 from pyspark.sql import functions as F
 
 from metrics import schema as S
-from metrics.engine.registry import MeasureSpec
+from metrics.engine.registry import MeasureSpec, deepest_cutoff
 from metrics.engine.results import QueryIds
 from metrics.engine.settings import Settings
 from metrics.errors import InputError
@@ -346,7 +346,7 @@ def evaluate_files(
             models,
             sources,
             settings,
-            max([s.k for s in specs if s.k is not None], default=10),
+            deepest_cutoff(specs),
             as_tables,
             named,
         )
