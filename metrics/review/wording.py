@@ -19,14 +19,6 @@ import pandas as pd
 from metrics.review.compare import Template, Wording, count_form
 from metrics.review.rows import ALL
 
-#: Short test names used in sentences.
-TEST_NAMES: dict[str, str] = {
-    "p_randomization": "randomization test",
-    "p_ttest": "t-test",
-    "p_wilcoxon": "Wilcoxon test",
-}
-
-
 def family_restricts_measure(code: str) -> bool:
     """Whether the family of ``code`` holds only its row's measure (``*-measure``, ``tukey``)."""
     scope = code.split(":", 1)[0]
@@ -317,7 +309,6 @@ def p_with_family(row: Mapping[str, object], templates: Wording | None = None) -
 
 
 __all__ = [
-    "TEST_NAMES",
     "VERDICT_TEMPLATES",
     "family_caption",
     "family_restricts_measure",
