@@ -19,6 +19,7 @@ import pandas as pd
 from metrics.review.compare import Template, Wording, count_form
 from metrics.review.rows import ALL
 
+
 def family_restricts_measure(code: str) -> bool:
     """Whether the family of ``code`` holds only its row's measure (``*-measure``, ``tukey``)."""
     scope = code.split(":", 1)[0]
