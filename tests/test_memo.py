@@ -3,6 +3,7 @@ results in the session, samples' results shared."""
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from pathlib import Path
@@ -270,3 +271,39 @@ print(libc.mallinfo2().hblkhd - before)
         return
     assert done.returncode == 0, done.stderr
     assert int(done.stdout) >= 1024**2
+
+
+def test_a_copy_handed_out_can_be_changed_without_changing_the_kept_result():
+    import pandas as pd
+
+    kept = pd.DataFrame({"delta": [0.1, 0.2]})
+    kept.attrs["lead"] = ["nDCG@10"]
+    store = ResultCache(ttl=60, max_bytes=10**6, max_entries=8)
+    first = memo.cached("h", ("t",), lambda: kept, store, copy=True)
+    first["delta"] = 0.0
+    first.attrs["lead"].append("P@10")
+    second = memo.cached("h", ("t",), lambda: pytest.fail("computed twice"), store, copy=True)
+    assert second["delta"].tolist() == [0.1, 0.2] and second.attrs["lead"] == ["nDCG@10"]
+    assert memo.cached("h", ("t",), lambda: None, store) is kept  # without copy: the object
+
+
+def test_what_a_server_reads_once_is_the_same_object_for_every_caller():
+    memo.clear_shared()
+    calls = []
+    first = memo.once(("t", "sample"), lambda: calls.append(1) or object())
+    assert memo.once(("t", "sample"), lambda: calls.append(1) or object()) is first
+    assert calls == [1]
+
+
+def test_the_app_keeps_its_results_in_one_cache():
+    """Every cache of the app is :mod:`ui.shell.memo`'s: none of Streamlit's own."""
+    root = Path(__file__).resolve().parents[1]
+    files = [*sorted((root / "ui").rglob("*.py")), *sorted((root / "pages").glob("*.py"))]
+    files.append(root / "app.py")
+    found = [
+        f"{path.relative_to(root)}:{number}"
+        for path in files
+        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1)
+        if re.search(r"\bst\.cache_(data|resource)\b\s*[(.]|@st\.cache_", line)
+    ]
+    assert found == []

@@ -3,21 +3,24 @@ as one data set (both read from the store, :mod:`metrics.store`).
 
 The history is computed once per project, set of versions (their ids and acceptances) and
 measures (5,000 bootstrap resamples per version and model); a version saved or accepted since
-makes a new key. The caches are process-wide, with a time to live.
+makes a new key. Both are kept in the session's store of the app's one cache
+(:mod:`ui.shell.memo`), with its time to live and byte budget.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
 import pandas as pd
-import streamlit as st
 
 from metrics.engine.registry import DEFAULT_REVIEW_K, cutoff_name, parse_measure
 from metrics.io.dataset import Dataset
 from metrics.store import DEFAULT_LEAD_MEASURE, RunInfo, history, versions_dataset
 from metrics.store.history import saved_label
-from ui.shell import workspace
+from ui.shell import memo, workspace
+
+T = TypeVar("T")
 
 
 def _where() -> str:
@@ -26,20 +29,20 @@ def _where() -> str:
     return f"{store.config.where}|{store.home}"
 
 
-@st.cache_data(max_entries=16, ttl=600, show_spinner=False)
-def _history(where: str, project: str, versions: tuple, measures: tuple[str, ...]) -> pd.DataFrame:
-    return history(workspace.app_store(), project, list(measures))
+def _kept(what: tuple, compute: Callable[[], T], copy: bool) -> T:
+    """``compute()`` once per store and ``what`` in the session's store
+    (:func:`ui.shell.memo.cached`); with ``copy``, a copy that the page may change."""
+    return memo.cached(_where(), what, compute, memo.session_store(), copy=copy)
 
 
 def history_table(project: str, infos: Sequence[RunInfo], measures: Sequence[str]) -> pd.DataFrame:
     """:func:`metrics.store.history` of ``project`` (whose versions are ``infos``)."""
     key = tuple((i.id, i.accepted) for i in infos)
-    return _history(_where(), project, key, tuple(measures))
-
-
-@st.cache_data(max_entries=8, ttl=600, show_spinner=False)
-def _pair(where: str, project: str, ids: tuple[str, str], first: str, second: str) -> Dataset:
-    return versions_dataset(workspace.app_store(), project, [first, second])
+    return _kept(
+        ("history", project, key, tuple(measures)),
+        lambda: history(workspace.app_store(), project, list(measures)),
+        copy=True,
+    )
 
 
 def pair_dataset(project: str, first: RunInfo, second: RunInfo) -> Dataset:
@@ -50,7 +53,11 @@ def pair_dataset(project: str, first: RunInfo, second: RunInfo) -> Dataset:
     ConflictError
         When they were scored against different judgments.
     """
-    return _pair(_where(), project, (first.id, second.id), first.version, second.version)
+    return _kept(
+        ("pair", project, (first.id, second.id), first.version, second.version),
+        lambda: versions_dataset(workspace.app_store(), project, [first.version, second.version]),
+        copy=False,  # a data set is read-only
+    )
 
 
 def labels_of(info: RunInfo) -> list[str]:

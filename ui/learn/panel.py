@@ -17,7 +17,7 @@ from metrics.engine.settings import POLICIES, Settings
 from ui.learn.evaluate import relevant_count
 from ui.learn.lessons import BY_ID, LESSONS, Lesson
 from ui.learn.predict import forget
-from ui.shell import frame, keys, labels
+from ui.shell import frame, keys, labels, memo
 from ui.shell import handbuilt as hb
 from ui.shell.handbuilt_list import LinkError, RankedList, decode_lists, encode_lists, replace_list
 from ui.shell.i18n import option_text, t
@@ -44,13 +44,14 @@ class Target:
 # ---------------------------------------------------------------------- state and link
 
 
-@st.cache_resource(show_spinner=False)
 def teaching_lists() -> dict[str, RankedList]:
     """The worked examples of the teaching sample (ranked once per server)."""
     from ui.learn import evaluate as learn
     from ui.shell import compute
 
-    return learn.teaching_lists(compute.sample_dataset("teaching"))
+    return memo.once(
+        ("teaching_lists",), lambda: learn.teaching_lists(compute.sample_dataset("teaching"))
+    )
 
 
 def seed_from_link() -> None:

@@ -1,16 +1,17 @@
 """Comparison results of the review pages, computed once per (data hash, settings, choices).
 
-The pure functions (``*_of``) do the work and are tested without a server; the cached wrappers
-key on :attr:`Dataset.content_hash`, the settings and the page's choices, and take the data set
-as an unhashed ``_dataset`` argument (see ``ui/shell/compute.py``).
+The functions ``*_of`` do the work; the wrappers keep their results in the app's one cache
+(:func:`ui.shell.memo.cached`, as ``ui/shell/compute.py`` does), keyed on
+:attr:`Dataset.content_hash`, the settings and the page's choices, and hand out copies that the
+pages may change.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 import pandas as pd
-import streamlit as st
 
 from metrics.engine.evaluation import Evaluation
 from metrics.engine.registry import lead_measure
@@ -29,9 +30,11 @@ from metrics.review.power import DEFAULT_POWER
 from metrics.review.segments import segment_means
 from metrics.review.statistics import DEFAULT_RESAMPLES, MissingPolicy
 from metrics.review.verdict import DEFAULT_FAMILY, DEFAULT_K, ReviewRequest, review_table
-from ui.shell import frame, per_query_data
+from ui.shell import labels, memo, per_query_data
 from ui.shell.compute import cutoff_evaluation_of, cutoff_name, ranked_lists, settings_key
 from ui.shell.i18n import t
+
+T = TypeVar("T")
 
 #: Resample counts offered on the pages (the CLI accepts any); the default is the CLI's.
 RESAMPLE_CHOICES = tuple(sorted({1_000, 2_000, DEFAULT_RESAMPLES, 10_000}))
@@ -59,28 +62,31 @@ def evaluation_at(
     return cutoff_evaluation_of(ranked_lists(dataset, settings), settings, tuple(measures), (k,))
 
 
-# --------------------------------------------------------------------------- cached tables
+# --------------------------------------------------------------------------- kept tables
 
 
-@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
-def _review(
-    content_hash: str,
-    key: tuple,
+def _kept(dataset: Dataset, settings: Settings, what: tuple, compute: Callable[[], T]) -> T:
+    """``compute()`` once per data set, settings and ``what`` (the result's name and the page's
+    choices) in the data set's store (:func:`ui.shell.memo.cached`: the session's for an upload,
+    the shared one for a sample), handed out as a copy that the page may change."""
+    return memo.cached(dataset.content_hash, (*what, settings_key(settings)), compute, copy=True)
+
+
+def _review_of(
+    dataset: Dataset,
+    settings: Settings,
+    options: CompareOptions,
     measures: tuple[str, ...],
     k: int,
     baseline: str,
     candidates: tuple[str, ...],
     by: tuple[str, ...],
-    okey: tuple,
     family: str,
     min_effect: tuple[tuple[str, float], ...],
     power: float,
     rule: tuple[str, tuple[str, ...], bool],
-    _dataset: Dataset,
-    _settings: Settings,
-    _options: CompareOptions,
 ) -> pd.DataFrame:
-    evaluation = evaluation_at(_dataset, _settings, measures, k)
+    evaluation = evaluation_at(dataset, settings, measures, k)
     names = tuple(cutoff_name(m, k) for m in measures)
     from metrics.review.decision import heterogeneity_table
 
@@ -90,7 +96,7 @@ def _review(
         candidates,
         names,
         by,
-        _options,
+        options,
         family,
         min_effect,
         power,
@@ -98,7 +104,7 @@ def _review(
         lead=lead,
         guardrails=guardrails,
     )
-    segments = _dataset.segments if by else None
+    segments = dataset.segments if by else None
     table = review_table(evaluation, request, segments)
     # the heterogeneity tests travel with the table, for the decision every page shows
     table.attrs["heterogeneity"] = heterogeneity_table(evaluation, request, segments).to_dict(
@@ -127,23 +133,23 @@ def review(
     cross: bool = False,
 ) -> pd.DataFrame:
     """The one review table (:func:`metrics.review.verdict.review_table`) of ``measures`` at
-    ``k``: every page reads its numbers from it (cached)."""
-    return _review(
-        dataset.content_hash,
-        settings_key(settings),
+    ``k``: every page reads its numbers from it (kept)."""
+    choices = (
         tuple(measures),
         int(k),
         baseline,
         tuple(candidates),
         tuple(by),
-        options_key(options),
         family,
         tuple(min_effect),
         float(power),
         (lead, tuple(guardrails), bool(cross)),
+    )
+    return _kept(
         dataset,
         settings,
-        options,
+        ("review", options_key(options), *choices),
+        lambda: _review_of(dataset, settings, options, *choices),
     )
 
 
@@ -175,22 +181,18 @@ def choice_review(
     )
 
 
-@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
-def _delta_curve(
-    content_hash: str,
-    key: tuple,
+def _delta_curve_of(
+    dataset: Dataset,
+    settings: Settings,
     measure: str,
     k_to: int,
     baseline: str,
     candidate: str,
-    okey: tuple,
-    _dataset: Dataset,
-    _settings: Settings,
-    _options: CompareOptions,
+    options: CompareOptions,
 ) -> pd.DataFrame:
-    lists = ranked_lists(_dataset, _settings)
-    evaluation = Evaluation(pd.DataFrame(), [], lists, _settings, list(lists))
-    return delta_curves(evaluation, baseline, candidate, measure, k_to, options=_options)
+    lists = ranked_lists(dataset, settings)
+    evaluation = Evaluation(pd.DataFrame(), [], lists, settings, list(lists))
+    return delta_curves(evaluation, baseline, candidate, measure, k_to, options=options)
 
 
 def delta_curve(
@@ -203,39 +205,32 @@ def delta_curve(
     candidate: str,
     options: CompareOptions,
 ) -> pd.DataFrame:
-    """Delta and bootstrap band of ``measure`` at K = k_from..k_to (cached)."""
+    """Delta and bootstrap band of ``measure`` at K = k_from..k_to (kept)."""
     if per_query_data.is_per_query(dataset):
         return per_query_data.delta_curve_of(
             dataset, settings, measure, k_from, k_to, baseline, candidate, options
         )
-    table = _delta_curve(
-        dataset.content_hash,
-        settings_key(settings),
-        measure,
-        int(k_to),
-        baseline,
-        candidate,
-        options_key(options),
+    table = _kept(
         dataset,
         settings,
-        options,
+        ("delta_curve", measure, int(k_to), baseline, candidate, options_key(options)),
+        lambda: _delta_curve_of(
+            dataset, settings, measure, int(k_to), baseline, candidate, options
+        ),
     )
     return table[table["k"] >= k_from].reset_index(drop=True)
 
 
-@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
-def _query_deltas(
-    content_hash: str,
-    key: tuple,
+def _query_deltas_of(
+    dataset: Dataset,
+    settings: Settings,
     measure: str,
     k: int,
     baseline: str,
     candidate: str,
     policy: MissingPolicy,
-    _dataset: Dataset,
-    _settings: Settings,
 ) -> pd.DataFrame:
-    evaluation = evaluation_at(_dataset, _settings, (measure,), k)
+    evaluation = evaluation_at(dataset, settings, (measure,), k)
     return query_deltas(evaluation, baseline, candidate, evaluation.measure_names[0], policy=policy)
 
 
@@ -248,33 +243,26 @@ def per_query_deltas(
     candidate: str,
     policy: MissingPolicy,
 ) -> pd.DataFrame:
-    """:func:`metrics.review.compare.query_deltas` of ``measure`` at ``k`` (cached)."""
-    return _query_deltas(
-        dataset.content_hash,
-        settings_key(settings),
-        measure,
-        int(k),
-        baseline,
-        candidate,
-        policy,
+    """:func:`metrics.review.compare.query_deltas` of ``measure`` at ``k`` (kept)."""
+    choices = (measure, int(k), baseline, candidate, policy)
+    return _kept(
         dataset,
         settings,
+        ("query_deltas", *choices),
+        lambda: _query_deltas_of(dataset, settings, *choices),
     )
 
 
-@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
-def _pair_deltas(
-    content_hash: str,
-    key: tuple,
+def _pair_deltas_of(
+    dataset: Dataset,
+    settings: Settings,
     measures: tuple[str, str],
     k: int,
     baseline: str,
     candidate: str,
     policy: MissingPolicy,
-    _dataset: Dataset,
-    _settings: Settings,
 ) -> pd.DataFrame:
-    evaluation = evaluation_at(_dataset, _settings, measures, k)
+    evaluation = evaluation_at(dataset, settings, measures, k)
     x, y = (
         query_deltas(evaluation, baseline, candidate, m, policy=policy)
         for m in evaluation.measure_names[:2]
@@ -297,7 +285,7 @@ def measure_pair_deltas(
     policy: MissingPolicy,
 ) -> pd.DataFrame:
     """Per query: ``delta_x`` and ``delta_y``, the candidate − baseline difference on two
-    measures at ``k`` (queries paired on both; cached)."""
+    measures at ``k`` (queries paired on both; kept)."""
     if measures[0] == measures[1]:
         one = per_query_deltas(dataset, settings, measures[0], k, baseline, candidate, policy)
         return (
@@ -305,34 +293,22 @@ def measure_pair_deltas(
             .sort_values("query", kind="stable")
             .reset_index(drop=True)
         )
-    return _pair_deltas(
-        dataset.content_hash,
-        settings_key(settings),
-        (measures[0], measures[1]),
-        int(k),
-        baseline,
-        candidate,
-        policy,
+    choices = ((measures[0], measures[1]), int(k), baseline, candidate, policy)
+    return _kept(
         dataset,
         settings,
+        ("pair_deltas", *choices),
+        lambda: _pair_deltas_of(dataset, settings, *choices),
     )
 
 
-@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
-def _ranking_change(
-    content_hash: str,
-    key: tuple,
-    k: int,
-    baseline: str,
-    candidate: str,
-    p: float,
-    _dataset: Dataset,
-    _settings: Settings,
+def _ranking_change_of(
+    dataset: Dataset, settings: Settings, k: int, baseline: str, candidate: str, p: float
 ) -> pd.DataFrame:
     from metrics.review.overlap import ranking_change
 
-    lists = ranked_lists(_dataset, _settings)
-    return ranking_change(lists[baseline], lists[candidate], _dataset.run, k, p)
+    lists = ranked_lists(dataset, settings)
+    return ranking_change(lists[baseline], lists[candidate], dataset.run, k, p)
 
 
 def ranking_changes(
@@ -344,22 +320,20 @@ def ranking_changes(
     p: float,
 ) -> dict[str, pd.DataFrame]:
     """Candidate -> :func:`metrics.review.overlap.ranking_change` against the baseline at ``k``
-    (cached); empty for a table of per-query values (no lists to compare)."""
+    (kept); empty for a table of per-query values (no lists to compare)."""
     if per_query_data.is_per_query(dataset):
         return {}
-    return {
-        c: _ranking_change(
-            dataset.content_hash,
-            settings_key(settings),
-            int(k),
-            baseline,
-            c,
-            float(p),
+
+    def change(candidate: str) -> pd.DataFrame:
+        choices = (int(k), baseline, candidate, float(p))
+        return _kept(
             dataset,
             settings,
+            ("ranking_change", *choices),
+            lambda: _ranking_change_of(dataset, settings, *choices),
         )
-        for c in candidates
-    }
+
+    return {c: change(c) for c in candidates}
 
 
 def family_words(rows: pd.DataFrame, templates: Wording | None = None) -> str:
@@ -370,21 +344,12 @@ def family_words(rows: pd.DataFrame, templates: Wording | None = None) -> str:
     return family_caption(rows, templates)
 
 
-@st.cache_data(max_entries=32, ttl=600, show_spinner=False)
-def _segments(
-    content_hash: str,
-    key: tuple,
-    measure: str,
-    k: int,
-    by: tuple[str, ...],
-    okey: tuple,
-    _dataset: Dataset,
-    _settings: Settings,
-    _options: CompareOptions,
+def _segments_of(
+    dataset: Dataset, settings: Settings, measure: str, k: int, by: tuple[str, ...]
 ) -> tuple[pd.DataFrame, int]:
-    evaluation = evaluation_at(_dataset, _settings, (measure,), k)
-    means = segment_means(evaluation, _dataset.segments, list(by), evaluation.measure_names[0])
-    matched = queries_in_table(_dataset.segments, compared_queries(evaluation, evaluation.models))
+    evaluation = evaluation_at(dataset, settings, (measure,), k)
+    means = segment_means(evaluation, dataset.segments, list(by), evaluation.measure_names[0])
+    matched = queries_in_table(dataset.segments, compared_queries(evaluation, evaluation.models))
     return means, matched
 
 
@@ -397,17 +362,13 @@ def segment_results(
     options: CompareOptions,
 ) -> tuple[pd.DataFrame, int]:
     """(:func:`segment_means`, how many of the run's queries are in the query table) of
-    ``measure`` at ``k`` (cached)."""
-    return _segments(
-        dataset.content_hash,
-        settings_key(settings),
-        measure,
-        int(k),
-        tuple(by),
-        options_key(options),
+    ``measure`` at ``k`` (kept)."""
+    choices = (measure, int(k), tuple(by))
+    return _kept(
         dataset,
         settings,
-        options,
+        ("segments", *choices, options_key(options)),
+        lambda: _segments_of(dataset, settings, *choices),
     )
 
 
@@ -429,7 +390,7 @@ __all__ = [
 def macro_note(settings: Settings) -> str:
     """Why the review pages average per-query values (macro) whatever ``settings.averaging``
     says, in the session's language."""
-    return t("review.macro_note", averaging=frame.policy_name("averaging", settings.averaging))
+    return t("review.macro_note", averaging=labels.policy_name("averaging", settings.averaging))
 
 
 def default_k(k_range: tuple[int, int]) -> int:
@@ -447,7 +408,7 @@ def warm(
     statistics (``CompareOptions()``, the family and power of
     :class:`ui.review.controls.ReviewChoice`), the rankings' change and the segment means of the
     lead measure. Called by the server's
-    warm-up (``ui/shell/warm_up.py``)."""
+    warm-up (:func:`ui.server_start.warm_up`)."""
     models = list(dataset.models)
     if len(models) < 2:
         return

@@ -13,7 +13,6 @@ import threading
 
 import numpy as np
 import pandas as pd
-import streamlit as st
 
 from metrics import schema as S
 from metrics.engine.aggregation import curve_summary, summarize
@@ -100,12 +99,15 @@ def cutoff_table_of(evaluation: Evaluation, segments: pd.DataFrame | None) -> pd
 # --------------------------------------------------------------------------- cached
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
 def sample_dataset(name: str) -> Dataset:
     """A bundled sample, loaded once per server (samples are public and read-only)."""
-    dataset = load_sample(name)
-    memo.share(dataset.content_hash)
-    return dataset
+
+    def load() -> Dataset:
+        dataset = load_sample(name)
+        memo.share(dataset.content_hash)
+        return dataset
+
+    return memo.once(("sample", name), load)
 
 
 def ranked_lists(

@@ -42,10 +42,9 @@ _UPLOAD = "upload"
 _NONE = "—"
 
 
-@st.cache_resource(max_entries=4, show_spinner=False)
 def sample_label_sources(name: str) -> LabelSources | None:
     """A sample's label sources, read once per server (``None``: one set of judgments)."""
-    return sample_sources(name)
+    return memo.once(("label_sources", name), lambda: sample_sources(name))
 
 
 def table_id(table: LoadedTable) -> str:

@@ -1,15 +1,22 @@
 """Where computed results live, so that memory comes back when it is no longer needed.
 
+The app's one cache: every result the pages compute is kept here, never in Streamlit's
+``st.cache_data`` or ``st.cache_resource``.
+
 - Results of an uploaded or hand-built data set belong to the browser session that made it: they
   are kept in that session's state (:func:`session_store`) and released with the session.
 - Results of the bundled samples are shared by every session (:data:`SHARED`), with a time to
   live and a byte budget.
+- What a server reads once from its bundled files (the samples themselves, their label sources,
+  Learn's worked examples) is kept for the server's life (:func:`once`, :data:`SERVER`: a few
+  entries).
 
-Both are a :class:`ResultCache`: least recently used entries go first when the entry count or the
+Each is a :class:`ResultCache`: least recently used entries go first when the entry count or the
 byte budget is exceeded, expired entries are dropped, and one lock per key makes a second caller
 wait for a computation under way instead of repeating it. A background sweeper drops expired
 shared entries, shuts down sessions whose tab closed (:func:`release_closed_sessions`) and hands
-freed memory back to the system, even when no page runs.
+freed memory back to the system, even when no page runs. :func:`cached` hands out the kept object
+itself, or, with ``copy=True``, a copy that the caller may change.
 """
 
 from __future__ import annotations
@@ -22,6 +29,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from copy import deepcopy
 from dataclasses import fields, is_dataclass
 from typing import Any, TypeVar
 
@@ -35,6 +43,8 @@ from ui.shell import keys
 T = TypeVar("T")
 
 SHARED_TTL, SHARED_BYTES, SHARED_ENTRIES = 600.0, 256 * 1024**2, 128
+#: What a server reads once from its bundled files: kept for its life, at most this many entries.
+SERVER_ENTRIES = 16
 #: One session's results: time to live (seconds), byte budget, entries.
 SESSION_TTL, SESSION_BYTES, SESSION_ENTRIES = 1800.0, 1024**3, 48
 #: Seconds between sweeps of the shared cache.
@@ -188,11 +198,34 @@ def store_for(content_hash: str) -> ResultCache:
 
 
 def cached(
-    content_hash: str, key: tuple, compute: Callable[[], T], store: ResultCache | None = None
+    content_hash: str,
+    key: tuple,
+    compute: Callable[[], T],
+    store: ResultCache | None = None,
+    *,
+    copy: bool = False,
 ) -> T:
-    """``compute()`` once per (``content_hash``, ``key``) in the data set's store."""
+    """``compute()`` once per (``content_hash``, ``key``) in the data set's store; with
+    ``copy``, a copy of it (:func:`copied`) that the caller may change."""
     where = store if store is not None else store_for(content_hash)
-    return where.get((content_hash, *key), compute)
+    value = where.get((content_hash, *key), compute)
+    return copied(value) if copy else value
+
+
+def copied(value: T) -> T:
+    """A copy of a kept result that the caller may change without changing what the next caller
+    gets (tables with their ``attrs``, and what holds them), as ``st.cache_data`` gave."""
+    return deepcopy(value)
+
+
+#: What a server reads once from its bundled files (see :func:`once`).
+SERVER = ResultCache(float("inf"), 1 << 62, SERVER_ENTRIES)
+
+
+def once(key: tuple, compute: Callable[[], T]) -> T:
+    """``compute()`` once per server for ``key`` (a bundled sample, read-only: every session
+    reads the same object)."""
+    return SERVER.get(key, compute)
 
 
 _M_ARENA_MAX = -8  # mallopt parameter of glibc's malloc.h
@@ -288,8 +321,10 @@ def _start_sweeper() -> None:
 
 
 def clear_shared() -> None:
-    """Drop every shared result (tests start from empty caches)."""
+    """Drop every shared result and what the server read once (tests start from empty
+    caches)."""
     SHARED.clear()
+    SERVER.clear()
 
 
 _M_MMAP_THRESHOLD = -3  # mallopt parameter of glibc's malloc.h

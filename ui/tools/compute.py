@@ -8,7 +8,6 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pandas as pd
-import streamlit as st
 
 from metrics import schema as S
 from metrics.cli.arguments import settings_arguments
@@ -17,6 +16,7 @@ from metrics.engine.profiles import Profile, profile
 from metrics.engine.settings import Settings
 from metrics.io.dataset import Dataset
 from metrics.review.compare import CompareOptions
+from ui.shell import memo
 
 if TYPE_CHECKING:
     from ui.review.controls import ReviewChoice
@@ -97,28 +97,29 @@ _LABELLED_ROWS = (
 )
 
 
-@st.cache_data(max_entries=16, ttl=600, show_spinner=False)
-def _explanation(
-    content_hash: str,
-    model: str,
-    measures: tuple[str, ...],
-    first: str,
-    second: str,
-    _dataset: Dataset,
+def _explanation_of(
+    dataset: Dataset, model: str, measures: tuple[str, ...], first: str, second: str
 ) -> Explanation:
-    run = _dataset.run
+    run = dataset.run
     if S.MODEL in run.columns:
         run = run[run[S.MODEL] == model].drop(columns=[S.MODEL])
     return explain(
-        run, _dataset.qrels, list(measures), profile(first).settings(), profile(second).settings()
+        run, dataset.qrels, list(measures), profile(first).settings(), profile(second).settings()
     )
 
 
 def explanation(
     dataset: Dataset, model: str, measures: tuple[str, ...], first: str, second: str
 ) -> Explanation:
-    """:func:`metrics.engine.differences.explain` of one model between two profiles (cached)."""
-    return _explanation(dataset.content_hash, model, tuple(measures), first, second, dataset)
+    """:func:`metrics.engine.differences.explain` of one model between two profiles (kept in
+    the app's one cache, :func:`ui.shell.memo.cached`; a copy the page may change)."""
+    choices = (model, tuple(measures), first, second)
+    return memo.cached(
+        dataset.content_hash,
+        ("explanation", *choices),
+        lambda: _explanation_of(dataset, *choices),
+        copy=True,
+    )
 
 
 def command_line(
