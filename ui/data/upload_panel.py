@@ -34,15 +34,9 @@ from metrics.io.roles import (
 from metrics.io.source import upload_limits
 from ui.shell import compute, frame, keys, label_sources, labels
 from ui.shell.i18n import number, t
+from ui.shell.label_sources import table_id
 from ui.shell.safe import md_escape
-from ui.shell.uploads import (
-    build_dataset,
-    build_key,
-    error_text,
-    forget_built,
-    keep_built,
-    table_id,
-)
+from ui.shell.uploads import build_dataset, build_key, error_text, forget_built, keep_built
 
 _NONE = "—"
 

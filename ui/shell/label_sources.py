@@ -48,8 +48,8 @@ def sample_label_sources(name: str) -> LabelSources | None:
 
 
 def table_id(table: LoadedTable) -> str:
-    """The id the Data page keys an uploaded table's role menus by
-    (``ui.data.upload_panel``)."""
+    """The id of an uploaded table (its name, columns and row count) that the Data page keys
+    its role menus by and an upload's build key names it by (:mod:`ui.shell.uploads`)."""
     return hashlib.sha1(
         f"{table.name}|{list(table.frame.columns)}|{len(table.frame)}".encode()
     ).hexdigest()[:10]

@@ -9,7 +9,6 @@ Data and Labels pages).
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Callable, Mapping, Sequence
 
 import streamlit as st
@@ -23,13 +22,7 @@ from metrics.io.roles import RoleMapping
 from ui.shell import keys
 from ui.shell.findings_view import finding_text
 from ui.shell.i18n import current_language, has, number, t
-
-
-def table_id(table: LoadedTable) -> str:
-    """A short id of an uploaded table: its name, columns and row count."""
-    return hashlib.sha1(
-        f"{table.name}|{list(table.frame.columns)}|{len(table.frame)}".encode()
-    ).hexdigest()[:10]
+from ui.shell.label_sources import table_id
 
 
 def build_key(
