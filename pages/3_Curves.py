@@ -2,59 +2,24 @@
 
 import streamlit as st
 
-from metrics.errors import MeasureError
 from ui.curves.downloads import figure_downloads
-from ui.curves.figures import BOX_STATS, curve_figure, distribution_figure, precision_recall_figure
-from ui.curves.tables import (
-    QUARTILE_COLUMNS,
-    csv_bytes,
-    quartile_table,
-    translated,
-    wide_cutoff_table,
-)
-from ui.shell import compute, frame, keys
-from ui.shell.i18n import number, option_text, t
-from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
-from ui.tools.compute import (
-    evaluate_code,
-    evaluate_command,
-    matching_profiles,
-    peer_code,
-    settings_flags,
-)
+from ui.curves.figures import curve_figure, precision_recall_figure
+from ui.curves.panels import distribution, judgment_notes, measure_failures, subtitles, table_code
+from ui.curves.tables import csv_bytes, translated, wide_cutoff_table
+from ui.shell import compute, frame
+from ui.shell.i18n import t
 
 ctx = frame.page("curves")
 st.title(t("curves.title"))
 dataset = ctx.require_dataset()
 view, settings = ctx.view, ctx.settings
 k_from, k_to = view.k_range
-n_queries = compute.query_count(dataset)
-subtitle = t(
-    "curves.subtitle",
-    averaging=frame.policy_text("averaging", settings.averaging),
-    short=frame.policy_text("short_lists", settings.short_lists),
-    level=f"{settings.relevance_level:g}",
-    n=n_queries,
-    queries=number(n_queries),
-)
+subtitle, chart_subtitle = subtitles(dataset, settings)
 st.caption(subtitle)
-chart_subtitle = t(
-    "curves.chart_subtitle",
-    averaging=frame.policy_name("averaging", settings.averaging),
-    short=frame.policy_name("short_lists", settings.short_lists),
-    level=f"{settings.relevance_level:g}",
-    n=n_queries,
-    queries=number(n_queries),
-)
 if settings.averaging != "macro":
     st.caption(t("curves.macro_lines"))
 
-failed: dict[str, str] = {}  # a measure these data cannot give: its message, in its place
-for measure in view.measures:
-    try:
-        compute.measure_curves(dataset, settings, measure, k_to)
-    except MeasureError as exc:
-        failed[measure] = str(exc)
+failed = measure_failures(dataset, settings, list(view.measures), k_to)  # said in place
 measures = tuple(m for m in view.measures if m not in failed)
 table = compute.curve_table(dataset, settings, measures, k_from, k_to)
 figures = {}
@@ -106,122 +71,12 @@ st.download_button(
     on_click="ignore",
 )
 if compute.has_lists(dataset):  # the code recomputes from lists; a per-query table has none
-    table_measures = tuple(wide.columns)
-    left = settings_flags(settings)[1]
-    blocks = [
-        CodeBlock(evaluate_command(settings, table_measures), "bash"),
-        CodeBlock(evaluate_code(settings, table_measures)),
-    ]
-    first_model = dataset.models[0]
-    for tool in matching_profiles(settings):
-        snippet = peer_code(tool, ("qrels.csv", "run.csv"), first_model, table_measures)
-        if snippet:
-            tool_name, model_name = frame.escape(tool.label), frame.escape(first_model)
-            heading = t("curves.peer_code", tool=tool_name, model=model_name)
-            blocks.append(CodeBlock(snippet, heading=heading))
-    code_panel(
-        "curves_code",
-        t("curves.code_caption"),
-        dataset_files(dataset, queries=bool(settings.weight_column)),
-        blocks,
-        left,
-    )
+    table_code(dataset, settings, tuple(wide.columns))
 
-st.markdown(f"**{t('curves.judged_title')}**")
-if not compute.has_lists(dataset):
-    st.caption(t("perquery.no_lists_judged"))
-else:
-    judged_k = compute.judged_cutoff(ks)
-    notes = compute.judgment_notes(dataset, settings, judged_k, "RBP" in measures)
-    for note in notes.to_dict("records"):
-        judged, unjudged = note[f"Judged@{judged_k}"], note[compute.UNJUDGED_SHARE]
-        key = "curves.judged_ok" if unjudged <= 0.05 else "curves.judged_line"
-        line = t(
-            key,
-            model=frame.escape(note["model"]),
-            k=judged_k,
-            judged=f"{judged:.2f}",
-            share=f"{unjudged:.0%}",
-        )
-        if note[compute.EMPTY_SHARE] > 0:
-            line += " " + t(
-                "curves.judged_empty",
-                k=judged_k,
-                empty=f"{note[compute.EMPTY_SHARE]:.0%}",
-                setting=frame.policy_label("short_lists"),
-            )
-        st.caption(line)
-        if "RBP" in measures:
-            rbp, resid = note[f"RBP@{judged_k}"], note[f"RBPResid@{judged_k}"]
-            st.caption(
-                t(
-                    "curves.rbp_line",
-                    model=frame.escape(note["model"]),
-                    k=judged_k,
-                    rbp=f"{rbp:.4f}",
-                    resid=f"{resid:.4f}",
-                    upper=f"{rbp + resid:.4f}",
-                )
-            )
-    if (notes[compute.UNJUDGED_SHARE] > 0.2).any():  # of the items held, not of K positions
-        st.warning(t("curves.judged_warning"))
+judgment_notes(dataset, settings, ks, measures)
 
 st.subheader(t("curves.dist_title"))
-c1, c2, c3 = st.columns(3)
-measure = c1.selectbox(t("curves.dist_measure"), list(measures), key=keys.W_DIST_MEASURE)
-computed_ks = compute.distribution_cutoffs(dataset, measure, k_from, k_to)
-k: int | None = None  # stays None when the table has the measure at no K in the range
-if computed_ks is None:
-    if st.session_state.get(keys.W_DIST_K, 0) not in range(k_from, k_to + 1):
-        st.session_state[keys.W_DIST_K] = min(max(10, k_from), k_to)
-    k = c2.number_input(
-        t("curves.dist_k"), min_value=k_from, max_value=k_to, step=1, key=keys.W_DIST_K
-    )
-elif computed_ks:
-    if st.session_state.get(keys.W_DIST_K_COMPUTED) not in computed_ks:
-        st.session_state[keys.W_DIST_K_COMPUTED] = 10 if 10 in computed_ks else computed_ks[-1]
-    k = c2.selectbox(
-        t("curves.dist_k"),
-        computed_ks,
-        key=keys.W_DIST_K_COMPUTED,
-        help=t("perquery.dist_k_help"),
-    )
-kind = c3.radio(
-    t("curves.dist_kind"),
-    ["box", "histogram"],
-    key=keys.W_DIST_KIND,
-    horizontal=True,
-    format_func=option_text("curves.dist_kind."),
-)
-if k is None:
-    st.info(t("perquery.no_k_for_measure", measure=measure, k_from=k_from, k_to=k_to))
-else:
-    per_query = compute.measure_curves(dataset, settings, measure, k_to)
-    values = {model: v[:, int(k) - 1] for model, v in per_query.items()}
-    at_k = compute.cutoff_name(measure, int(k))
-    dist = distribution_figure(
-        values,
-        at_k,
-        kind=kind,
-        title=t(
-            "curves.dist_chart" if kind == "box" else "curves.dist_chart_histogram",
-            measure=at_k,
-        ),
-        y_label=t("curves.queries"),
-        stat_labels={s: t(f"column.{s}") for s in BOX_STATS},
-    )
-    figures[t("curves.export.distribution", measure=at_k)] = dist
-    st.plotly_chart(dist, width="stretch", key="chart_distribution")
-    quartiles = translated(quartile_table(values), t)
-    st.dataframe(
-        quartiles,
-        hide_index=True,
-        width="stretch",
-        column_config={
-            t(f"column.{c}"): st.column_config.NumberColumn(t(f"column.{c}"), format="%.4f")
-            for c in QUARTILE_COLUMNS
-        },
-    )
+figures |= distribution(dataset, settings, measures, (k_from, k_to))
 
 st.subheader(t("curves.pr_title"))
 if not compute.has_lists(dataset):
