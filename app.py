@@ -19,9 +19,9 @@ else:  # a page run of a session
     asked = preload.preload()  # the browser fetches code the pages need while the app is imported
     try:
         from ui import server_start
-        from ui.shell.frame import Above, run_app
+        from ui.shell.frame import run_app
 
-        run_app(Above(review_link=server_start.review_link, warm_up=server_start.warm_up))
+        run_app(server_start.above())
     except BaseException:  # a switch to a page (the root address forwards to Data), or a stop
         if asked is not None:
             preload.again()

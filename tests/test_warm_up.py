@@ -104,10 +104,12 @@ def test_preparing_the_first_page_imports_its_modules_loads_the_sample_then_char
         "samples.load_table = lambda *a, **o: read.append(a)\n"
         "compute.sample_dataset(View().data)\n"
         "names = server_start.FIRST_PAGE_MODULES + server_start.LATER_MODULES\n"
+        "from ui.shell import frame\n"  # what a page file run directly by a fresh server finds
+        "handed = frame._above.warm_up is server_start.warm_up\n"
         "print(json.dumps([all(m in sys.modules for m in names),"
-        " 'scipy' in sys.modules or 'ui.review' in sys.modules, read == []]))"
+        " 'scipy' in sys.modules or 'ui.review' in sys.modules, read == [], handed]))"
     )
-    assert _printed(code) == [True, False, True]
+    assert _printed(code) == [True, False, True, True]
 
 
 def test_the_learn_page_draws_without_plotly_figures_or_the_review_package():

@@ -11,8 +11,9 @@ connections while the thread works); a page that needs a module still being impo
 it, and a failure is logged and met again by the page, which shows it. The full warm-up
 (:func:`warm_up`, started by :mod:`ui.shell.warm_up`) follows the first page run.
 
-``app.py`` hands the frame what lives above the wings: :func:`warm_up` and the page of a review
-link (:func:`review_link`); the shell imports no wing.
+``app.py`` hands the frame what lives above the wings (:func:`above`: :func:`warm_up` and the page
+of a review link, :func:`review_link`), and so does the start-up hook; the shell imports no
+wing.
 """
 
 from __future__ import annotations
@@ -22,7 +23,10 @@ import logging
 import threading
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from ui.shell.frame import Above
 
 #: The first page's modules: the frame and the Data page's panels.
 FIRST_PAGE_MODULES = (
@@ -47,6 +51,9 @@ def prepare_first_page() -> None:
     try:
         for name in FIRST_PAGE_MODULES:
             importlib.import_module(name)
+        from ui.shell import frame
+
+        frame.keep_above(above())
         from ui.shell import compute
         from ui.shell.view import View
 
@@ -117,6 +124,13 @@ def warm_up() -> None:
         review_compute.warm(dataset, view.settings(), tuple(view.measures), view.k_range)
     except Exception:  # the page that needs it computes it again and shows the error
         warm_log.exception("The warm-up of the server failed")
+
+
+def above() -> Above:
+    """What the frame needs from above the wings: :func:`review_link` and :func:`warm_up`."""
+    from ui.shell.frame import Above
+
+    return Above(review_link=review_link, warm_up=warm_up)
 
 
 def review_link() -> None:

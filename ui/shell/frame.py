@@ -141,16 +141,23 @@ class Above:
     warm_up: Callable[[], None]
 
 
-#: The parts :func:`run_app` was last given (a page file run directly finds them here).
+#: The parts last handed over (a page file run directly finds them here).
 _above: Above | None = None
+
+
+def keep_above(above: Above) -> None:
+    """Keep what the app hands the frame from above the wings: ``app.py`` on every run, and the
+    server's start-up hook before any run (so that a page file a fresh server runs directly,
+    without ``app.py``, finds it too)."""
+    global _above
+    _above = above
 
 
 def run_app(above: Above | None = None) -> None:
     """Build the navigation and run the selected page (the body of ``app.py``, which gives
     ``above``)."""
-    global _above
     if above is not None:
-        _above = above
+        keep_above(above)
     st.set_page_config(page_title=t("app.title"), page_icon=":material/leaderboard:", layout="wide")
     if REVIEW_PARAM in st.query_params and _above is not None:  # a review link: read only
         _above.review_link()
