@@ -4,7 +4,7 @@ runs' measures, orderings and verdicts hold under each."""
 import streamlit as st
 
 from ui.labels import compute as labels_compute
-from ui.labels import panel, summary, tables
+from ui.labels import panel, tables
 from ui.labels.figures import confusion_figure
 from ui.shell import frame, label_sources
 from ui.shell.findings_view import finding_text
@@ -30,22 +30,7 @@ measures = labels_compute.measures_at(ctx.view.measures, k)
 study = labels_compute.study(dataset, sources, measures, ctx.settings, k)
 names = study.sources.names
 
-flips = summary.flip_lines(study, t, md_escape)
-if flips:
-    heading = t("labels.flips_title", n=len(flips))
-    top.warning("\n".join([f"**{heading}**", *(f"- {line}" for line in flips)]))
-else:
-    top.success(t("labels.no_flip"))
-lines = [
-    *summary.agreement_lines(study, t, md_escape),
-    *summary.ordering_lines(study, t, md_escape),
-    summary.holes_line(study, t, md_escape),
-]
-top.markdown("\n".join(f"- {line}" for line in lines if line))
-choice = ctx.settings.label_source
-in_force = label_sources.choice_text(choice, current_language()) if choice is not None else names[0]
-setting = frame.policy_label("label_source")
-top.caption(t("labels.in_force", source=md_escape(in_force), setting=setting))
+panel.summary_box(top, study, ctx.settings.label_source)
 
 st.subheader(t("labels.sources"))
 st.dataframe(

@@ -1,13 +1,17 @@
 """The Labels page's controls: the label columns (or judgment files) of an upload compared as
-sources, the cutoff, and the pair of sources whose confusion matrix is drawn."""
+sources, the cutoff, and the pair of sources whose confusion matrix is drawn; and the verdict
+lines at the top of the page (:func:`summary_box`)."""
 
 from __future__ import annotations
+
+from typing import Any
 
 import streamlit as st
 
 from metrics.engine.registry import DEFAULT_REVIEW_K
 from metrics.labels.sources import LabelSources
-from ui.shell import keys, label_sources
+from ui.labels import summary
+from ui.shell import frame, keys, label_sources
 from ui.shell.i18n import current_language, t, translate
 from ui.shell.safe import md_escape
 from ui.shell.uploads import error_text
@@ -83,4 +87,29 @@ def pair_choice(sources: LabelSources) -> tuple[str, str]:
     return pairs[int(chosen)]
 
 
-__all__ = ["cutoff", "label_columns_panel", "pair_choice"]
+def summary_box(top: Any, study: Any, choice: Any) -> None:
+    """The verdicts first (a flip under another label source named), then how far the sources
+    agree, whether the orderings hold and the holes, and the label source in force (``choice``,
+    the first source when none is set)."""
+    flips = summary.flip_lines(study, t, md_escape)
+    if flips:
+        heading = t("labels.flips_title", n=len(flips))
+        top.warning("\n".join([f"**{heading}**", *(f"- {line}" for line in flips)]))
+    else:
+        top.success(t("labels.no_flip"))
+    lines = [
+        *summary.agreement_lines(study, t, md_escape),
+        *summary.ordering_lines(study, t, md_escape),
+        summary.holes_line(study, t, md_escape),
+    ]
+    top.markdown("\n".join(f"- {line}" for line in lines if line))
+    in_force = (
+        label_sources.choice_text(choice, current_language())
+        if choice is not None
+        else study.sources.names[0]
+    )
+    setting = frame.policy_label("label_source")
+    top.caption(t("labels.in_force", source=md_escape(in_force), setting=setting))
+
+
+__all__ = ["cutoff", "label_columns_panel", "pair_choice", "summary_box"]
