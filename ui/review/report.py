@@ -17,6 +17,7 @@ import pandas as pd
 import streamlit as st
 
 from metrics.review.callouts import callouts
+from metrics.review.compare import MAX_SEGMENT_COLUMNS
 from metrics.review.decision import lead_measure
 from metrics.review.headline import verdict_sentences
 from metrics.review.overlap import DEFAULT_PERSISTENCE
@@ -68,7 +69,7 @@ def segment_by(rc: ReviewContext) -> tuple[str, ...]:
         t("segments.by"),
         columns,
         key=keys.W_SEG_BY,
-        max_selections=2,
+        max_selections=MAX_SEGMENT_COLUMNS,
         help=t("review_report.segment_help"),
     )
     return tuple(st.session_state[keys.W_SEG_BY])
