@@ -6,9 +6,6 @@ from __future__ import annotations
 
 import io
 import json
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -21,6 +18,7 @@ from metrics.cli import compare, files
 from metrics.engine.evaluation import evaluate
 from metrics.engine.settings import Settings
 from metrics.io.loaders import load_dataset
+from tests.peak_support import peak_of
 
 ROOT = Path(__file__).resolve().parent.parent
 FORMATS = ("trec", "csv", "csv.gz", "parquet", "jsonl")
@@ -111,22 +109,10 @@ def test_evaluate_files_gives_the_values_of_evaluate_in_blocks_or_whole(
         pd.testing.assert_frame_equal(got, expected, check_dtype=False, rtol=0, atol=1e-12)
 
 
-_PEAK = """
-import io, os, sys, tracemalloc
-import pyarrow as pa
-pa.set_memory_pool(pa.system_memory_pool())
-pool = pa.default_memory_pool()
-import pandas, scipy.stats
-from metrics.cli import blocks, compare
-from metrics.io import table_stream
-table_stream.BATCH_BYTES, table_stream.BATCH_ROWS = 1 << 18, 8192
-blocks.evaluate_blocks.__defaults__ = (1 << 18,)
+_COMPARE = """
 compare._tables = None  # the whole reading is not called
-os.environ["RANKING_METRICS_WHOLE_MB"] = "0"
-tracemalloc.start()
 args = sys.argv[1:] + ["--resamples", "200", "-m", "nDCG@10", "-m", "AP"]
 status = compare.main(args, out=io.StringIO(), err=io.StringIO())
-print(status, tracemalloc.get_traced_memory()[1] + pool.max_memory())
 """
 
 
@@ -151,15 +137,7 @@ def test_a_comparison_in_blocks_holds_less_than_three_times_the_text(tmp_path_fa
                 paths[0], paths[1] = made[fmt]
             else:
                 paths[2] = made[fmt][1].rename(folder / which / f"cand.{fmt}")
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_PEAK), *map(str, paths)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    status, peak = (int(x) for x in done.stdout.split())
+    status, peak = peak_of(_COMPARE, [str(p) for p in paths])
     assert status == 0
     assert csv_text > 5_000_000
     assert peak < 3 * csv_text + 16 * 1024**2, f"{peak / 2**20:.1f} MB for {csv_text / 2**20:.1f}"

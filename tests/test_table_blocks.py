@@ -9,9 +9,6 @@ from __future__ import annotations
 
 import gzip
 import io
-import subprocess
-import sys
-import textwrap
 from pathlib import Path
 
 import numpy as np
@@ -24,6 +21,7 @@ from benchmarks.generate import generate
 from metrics.cli import blocks, evaluate
 from metrics.engine.settings import Settings
 from metrics.io import table_stream
+from tests.peak_support import peak_of
 
 ROOT = Path(__file__).resolve().parent.parent
 TEXT_FORMATS = ("csv", "csv.gz", "parquet", "jsonl", "labelled.csv.gz")
@@ -189,21 +187,9 @@ def test_a_table_too_large_to_read_whole_is_refused_naming_its_size_and_the_fix(
     assert evaluate.main([str(qrels), str(shuffled), "-m", "P@5"], out, err) == 0
 
 
-_PEAK = """
-import io, os, sys, tracemalloc
-import pyarrow as pa
-pa.set_memory_pool(pa.system_memory_pool())
-pool = pa.default_memory_pool()
-import openpyxl, pandas
-from metrics.cli import blocks, evaluate
-from metrics.io import table_stream
-table_stream.BATCH_BYTES, table_stream.BATCH_ROWS = 1 << 18, 8192
-blocks.evaluate_blocks.__defaults__ = (1 << 18,)
+_EVALUATE = """
 evaluate.load_inputs = None  # the whole reading is not called
-os.environ["RANKING_METRICS_WHOLE_MB"] = "0"
-tracemalloc.start()
 status = evaluate.main(sys.argv[1:] + ["--curves", "100", "--quiet"], io.StringIO(), io.StringIO())
-print(status, tracemalloc.get_traced_memory()[1] + pool.max_memory())
 """
 
 
@@ -219,15 +205,7 @@ def test_reading_in_blocks_holds_less_than_three_times_the_text(tmp_path_factory
     made = write_formats(run, qrels, folder, formats=(fmt,) if fmt in FORMATS else ("csv",))
     made["trec"] = (qrels, run)
     csv_text = sum(p.stat().st_size for p in write_formats(run, qrels, folder, ("csv",))["csv"])
-    done = subprocess.run(
-        [sys.executable, "-c", textwrap.dedent(_PEAK), *args_of(made, fmt)],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        timeout=300,
-    )
-    assert done.returncode == 0, done.stderr[-2000:]
-    status, peak = (int(x) for x in done.stdout.split())
+    status, peak = peak_of(_EVALUATE, args_of(made, fmt))
     assert status == 0
     assert csv_text > (1_500_000 if fmt == "xlsx" else 3_000_000)
     assert peak < 3 * csv_text + 16 * 1024**2, (
