@@ -61,7 +61,7 @@ lp.describe_in_sidebar(source, lesson, shown, k, settings, ctx.dataset)
 measures = learn.shown_measures(ctx.view.measures)
 title = lp.shown_title(source, lesson, shown)
 # the worksheet of what is shown: a lesson's lists and questions, or the list's measures
-sheet = functools.partial(views.worksheet_download, measures=measures, lesson=lesson, words=words)
+sheet = functools.partial(lp.worksheet_download, measures=measures, lesson=lesson, words=words)
 if presenting and lesson is not None:
     with chosen.chooser:
         sheet(shown, k, settings, title, key="dl_present_worksheet")

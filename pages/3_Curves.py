@@ -8,6 +8,7 @@ from ui.curves.panels import distribution, judgment_notes, measure_failures, sub
 from ui.curves.tables import csv_bytes, translated, wide_cutoff_table
 from ui.shell import compute, frame
 from ui.shell.i18n import t
+from ui.shell.labels import measure_pretty, measure_text
 
 ctx = frame.page("curves")
 st.title(t("curves.title"))
@@ -27,10 +28,10 @@ columns = st.columns(2)
 for i, measure in enumerate(view.measures):
     if measure in failed:
         with columns[i % 2]:
-            st.markdown(f"**{measure} · {frame.measure_pretty(measure)}**")
+            st.markdown(f"**{measure} · {measure_pretty(measure)}**")
             st.error(t("frame.measure_error", message=frame.escape(failed[measure])))
         continue
-    pretty = frame.measure_pretty(measure)
+    pretty = measure_pretty(measure)
     chart_title = (
         t("curves.chart_title_plain", measure=measure)
         if pretty == measure
@@ -48,7 +49,7 @@ for i, measure in enumerate(view.measures):
     figures[t("curves.export.curve", measure=measure)] = fig
     with columns[i % 2]:
         st.plotly_chart(fig, width="stretch", key=f"chart_{measure}")
-        st.caption(frame.measure_text(measure, "description"))
+        st.caption(measure_text(measure, "description"))
 
 st.subheader(t("curves.table_title" if compute.has_lists(dataset) else "perquery.table_title"))
 if not measures:

@@ -6,6 +6,7 @@ import streamlit as st
 from metrics.engine.profiles import PROFILES, own_measures, profile
 from ui.shell import compute, frame, keys
 from ui.shell.i18n import option_text, t
+from ui.shell.labels import policy_text
 from ui.shell.per_query_panel import require_lists
 from ui.tools.code_panel import CodeBlock, CodeFile, code_blocks, code_downloads
 from ui.tools.compute import (
@@ -85,7 +86,7 @@ else:
             found.best_value if isinstance(found.best_value, dict) else {parts[0]: found.best_value}
         )
         settings_words = "; ".join(
-            f"{t(f'policy.{p}.label')}: {frame.policy_text(p, values[p])}" for p in parts
+            f"{t(f'policy.{p}.label')}: {policy_text(p, values[p])}" for p in parts
         )
         st.markdown(
             t(
@@ -108,7 +109,7 @@ st.subheader(t("tools.profiles"))
 for key in (first, second):
     tool = profile(key)
     changed = ", ".join(
-        f"{t(f'policy.{p}.label')}: {frame.policy_text(p, v)}" for p, v in tool.policies.items()
+        f"{t(f'policy.{p}.label')}: {policy_text(p, v)}" for p, v in tool.policies.items()
     ) or t("tools.as_trec_eval")
     st.markdown(f"**{frame.escape(labels[0 if key == first else 1])}** · {frame.escape(changed)}")
     st.caption(t(f"tools.limits.{key}"))

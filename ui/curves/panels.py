@@ -13,6 +13,7 @@ from ui.curves.figures import BOX_STATS, distribution_figure
 from ui.curves.tables import QUARTILE_COLUMNS, quartile_table, translated
 from ui.shell import compute, frame, keys
 from ui.shell.i18n import number, option_text, t
+from ui.shell.labels import policy_label, policy_name, policy_text
 from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
 from ui.tools.compute import (
     evaluate_code,
@@ -37,14 +38,14 @@ def subtitles(dataset: Dataset, settings: Settings) -> tuple[str, str]:
     }
     page = t(
         "curves.subtitle",
-        averaging=frame.policy_text("averaging", settings.averaging),
-        short=frame.policy_text("short_lists", settings.short_lists),
+        averaging=policy_text("averaging", settings.averaging),
+        short=policy_text("short_lists", settings.short_lists),
         **values,
     )
     charts = t(
         "curves.chart_subtitle",
-        averaging=frame.policy_name("averaging", settings.averaging),
-        short=frame.policy_name("short_lists", settings.short_lists),
+        averaging=policy_name("averaging", settings.averaging),
+        short=policy_name("short_lists", settings.short_lists),
         **values,
     )
     return page, charts
@@ -112,7 +113,7 @@ def judgment_notes(
                 "curves.judged_empty",
                 k=judged_k,
                 empty=f"{note[compute.EMPTY_SHARE]:.0%}",
-                setting=frame.policy_label("short_lists"),
+                setting=policy_label("short_lists"),
             )
         st.caption(line)
         if "RBP" in measures:

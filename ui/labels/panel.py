@@ -11,8 +11,9 @@ import streamlit as st
 from metrics.engine.registry import DEFAULT_REVIEW_K
 from metrics.labels.sources import LabelSources
 from ui.labels import summary
-from ui.shell import frame, keys, label_sources
+from ui.shell import keys, label_sources
 from ui.shell.i18n import current_language, t, translate
+from ui.shell.labels import policy_label
 from ui.shell.safe import md_escape
 from ui.shell.uploads import error_text
 
@@ -108,7 +109,7 @@ def summary_box(top: Any, study: Any, choice: Any) -> None:
         if choice is not None
         else study.sources.names[0]
     )
-    setting = frame.policy_label("label_source")
+    setting = policy_label("label_source")
     top.caption(t("labels.in_force", source=md_escape(in_force), setting=setting))
 
 

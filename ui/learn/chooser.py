@@ -19,6 +19,7 @@ from ui.shell import compute, frame, keys
 from ui.shell import handbuilt as hb
 from ui.shell.handbuilt_list import MAX_LISTS
 from ui.shell.i18n import option_text, t
+from ui.shell.labels import measure_pretty, measure_text
 from ui.shell.per_query_panel import require_lists
 
 #: The teaching lists of the menu, in its order.
@@ -199,7 +200,7 @@ def guide() -> None:
     """What each measure answers, its pitfall and its formula."""
     st.subheader(t("learn.guide"))
     for m in EXPLAINED:
-        with st.expander(f"{m} · {frame.measure_pretty(m)} — {t(f'learn.question.{m}')}"):
-            st.markdown(f"**{t('learn.answers')}** {frame.measure_text(m, 'description')}")
-            st.markdown(f"**{t('learn.pitfall')}** {frame.measure_text(m, 'pitfall')}")
-            st.latex(frame.measure_text(m, "latex"))
+        with st.expander(f"{m} · {measure_pretty(m)} — {t(f'learn.question.{m}')}"):
+            st.markdown(f"**{t('learn.answers')}** {measure_text(m, 'description')}")
+            st.markdown(f"**{t('learn.pitfall')}** {measure_text(m, 'pitfall')}")
+            st.latex(measure_text(m, "latex"))

@@ -18,7 +18,6 @@ from ui.learn.figures import learn_curve_svg
 from ui.learn.lessons import Lesson, model_mean_lines, value
 from ui.learn.list_component import ranked_list, show_curve
 from ui.learn.panel import DEFAULT_MEASURES
-from ui.learn.panel import worksheet_download as worksheet_download  # the page's button
 from ui.shell import handbuilt as hb
 from ui.shell import keys, labels
 from ui.shell.handbuilt_list import RankedList

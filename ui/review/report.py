@@ -54,9 +54,10 @@ from ui.review.tables import (
     review_display,
     settings_rows,
 )
-from ui.shell import compute, frame, keys, per_query_data
+from ui.shell import compute, keys, per_query_data
 from ui.shell.findings_view import findings_frame
 from ui.shell.i18n import current_language, t, templates, translate
+from ui.shell.labels import dataset_description, measure_pretty, measure_text
 from ui.shell.plotting import PHONE_PICTURE_WIDTH, PICTURE_WIDTH, figure_pictures
 
 
@@ -160,7 +161,7 @@ class ReportDocument:
         self.curve_ks, self.curve_measures, self.missing_curves = curve_cutoffs(rr)
         self.findings = data_findings(rr, self.lang)
         self.glossary = [
-            (name, frame.measure_pretty(m), frame.measure_text(m, "description"))
+            (name, measure_pretty(m), measure_text(m, "description"))
             for name, m in zip(rr.names, rr.measures)
         ]
         self.inputs = self._inputs()
@@ -188,7 +189,7 @@ class ReportDocument:
             options=options,
             review=review,
             family=choice.family,
-            description=frame.dataset_description(dataset),
+            description=dataset_description(dataset),
             verdict=verdict_sentences(review, words),
             headline=list(decision.headline) if decision is not None else [],
             recommendations=[

@@ -28,7 +28,7 @@ from metrics.errors import MeasureError, MetricsError
 from metrics.io.dataset import Dataset
 from metrics.io.direction import opposite
 from metrics.io.samples import sample_names
-from ui.shell import compute, handbuilt, keys, label_sources, labels, warm_up, workspace
+from ui.shell import compute, handbuilt, keys, label_sources, warm_up, workspace
 from ui.shell.i18n import LANGUAGES, current_language, number, option_text, t
 from ui.shell.labels import measure_label, measure_text, policy_help, policy_label
 from ui.shell.pages_registry import PAGES, page_def
@@ -55,12 +55,6 @@ from ui.shell.workspace_codec import REVIEW_PARAM
 PER_QUERY = "per_query"
 
 ROOT = Path(__file__).resolve().parents[2]
-
-#: The catalog look-ups the pages read through the frame (their home: :mod:`ui.shell.labels`).
-dataset_description = labels.dataset_description
-measure_pretty = labels.measure_pretty
-policy_name = labels.policy_name
-policy_text = labels.policy_text
 
 log = logging.getLogger("ranking_metrics.frame")
 keep_upload_answers()  # a file chosen as a page run starts is not dropped (ui/shell/upload_fix.py)
