@@ -5,16 +5,16 @@ import streamlit as st
 
 from metrics.engine.profiles import PROFILES, own_measures, profile
 from ui.shell import compute, frame, keys
+from ui.shell.code_panel import CodeBlock, CodeFile, code_blocks, code_downloads
+from ui.shell.commands import peer_code
 from ui.shell.i18n import option_text, t
 from ui.shell.labels import policy_text
 from ui.shell.per_query_panel import require_lists
-from ui.tools.code_panel import CodeBlock, CodeFile, code_blocks, code_downloads
 from ui.tools.compute import (
     cause_words,
     command_line,
     differences_display,
     explanation,
-    peer_code,
     python_code,
 )
 

@@ -11,11 +11,11 @@ import streamlit as st
 from metrics.errors import StoreError
 from metrics.store import accept, projects, versions
 from metrics.store.runs import last_accepted
-from ui.history import compute as history_compute
-from ui.history.figures import history_figure
-from ui.history.panels import compare_versions, save_panel
-from ui.history.share import links_panel
-from ui.history.tables import history_display, leaderboard_display, versions_display
+from ui.review import history_compute
+from ui.review.history_figures import history_figure
+from ui.review.history_panels import compare_versions, save_panel
+from ui.review.history_tables import history_display, leaderboard_display, versions_display
+from ui.review.share import links_panel
 from ui.shell import frame, keys, workspace
 from ui.shell.i18n import t
 

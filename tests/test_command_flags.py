@@ -23,7 +23,7 @@ from metrics.cli.arguments import (
 from metrics.engine.settings import POLICIES, Settings
 from metrics.review.compare import CompareOptions
 from ui.review.controls import ReviewChoice
-from ui.tools.compute import compare_command, evaluate_command, settings_flags
+from ui.shell.commands import compare_command, evaluate_command, settings_flags
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -29,10 +29,10 @@ from metrics.store import (
     save_workspace,
 )
 from metrics.store.messages import store_error
-from ui.history.figures import history_figure
-from ui.history.share import freeze, link_address, thaw
 from ui.review.compute import review
 from ui.review.controls import ReviewChoice
+from ui.review.history_figures import history_figure
+from ui.review.share import freeze, link_address, thaw
 from ui.shell.i18n import translate
 from ui.shell.workspace_codec import SessionState, Upload, decode, encode, upload_signature
 

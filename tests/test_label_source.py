@@ -230,7 +230,7 @@ def test_sources_choose_their_judgments_by_the_policy():
 
 
 def test_copied_code_needs_no_label_source_its_files_hold_the_chosen_judgments():
-    from ui.tools.compute import changed_settings, evaluate_command, matching_profiles
+    from ui.shell.commands import changed_settings, evaluate_command, matching_profiles
 
     chosen = Settings(label_source="llm_judge", gain="exponential")
     assert changed_settings(chosen) == {"gain": "exponential"}

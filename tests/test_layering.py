@@ -13,7 +13,7 @@ Every module of ``metrics/`` is read with :mod:`ast` (nothing is imported) and t
 The app is checked the same way (:data:`WINGS`): ``ui/shell`` is the bottom layer and imports no
 other part of ``ui/``; a wing (``ui/<wing>/``) imports the shell and its own modules; a page
 imports the shell and its own wing (:data:`PAGE_WINGS`); ``ui/server_start.py`` and ``app.py``
-sit above the wings. A wing reaching into another one is one of :data:`WING_EXCEPTIONS`. No
+sit above the wings. No wing reaches into another: what several wings use lives in the shell. No
 import circle is allowed anywhere in the repository (``metrics``, ``ui``, ``pages``, ``app.py``,
 ``benchmarks``).
 
@@ -250,7 +250,7 @@ def test_the_graph_sees_imports() -> None:
 #: the wings (one a page or a few pages, ``ui/<wing>/``), then what ``app.py`` starts above them.
 SHELL = "ui.shell"
 ABOVE_THE_WINGS = ("ui.server_start",)
-WINGS = ("data", "learn", "curves", "review", "tools", "labels", "history")
+WINGS = ("data", "learn", "curves", "review", "tools", "labels")
 
 #: The wing of each page (ui/README.md's table of wings).
 PAGE_WINGS = {
@@ -262,14 +262,7 @@ PAGE_WINGS = {
     "pages.6_Report": "review",
     "pages.7_Tools": "tools",
     "pages.8_Labels": "labels",
-    "pages.9_History": "history",
-}
-
-#: The wings that import another wing (importer, imported; ``*``: any wing or page), and why.
-WING_EXCEPTIONS = {
-    ("*", "tools"): "the code panels: a page shows its computation as a command line and code",
-    ("history", "review"): "History's versions and a review link show the review's own table",
-    ("review", "history"): "Compare's share button makes a review link (one call)",
+    "pages.9_History": "review",
 }
 
 
@@ -287,18 +280,9 @@ def wing_of(module: str) -> str | None:
     return None
 
 
-def _allowed(source: str, target: str) -> bool:
-    """Whether a module of wing ``source`` may import one of wing ``target``."""
-    return (
-        target in ("shell", source)
-        or ("*", target) in WING_EXCEPTIONS
-        or (source, target) in WING_EXCEPTIONS
-    )
-
-
 def app_import_problems(edges: list[Import]) -> list[str]:
     """The imports of the app that break its layers: the shell importing a wing or what is
-    above the wings, a wing or page importing another wing (but :data:`WING_EXCEPTIONS`), and
+    above the wings, a wing or page importing another wing, and
     ``metrics`` importing the app. Imports read only by the type checker are left to the
     circle check."""
     problems = []
@@ -315,7 +299,7 @@ def app_import_problems(edges: list[Import]) -> list[str]:
             continue
         elif source == "shell" and target != "shell":
             problems.append(f"{where}: the shell imports no wing")
-        elif not _allowed(source, target):
+        elif target not in ("shell", source):
             problems.append(f"{where}: {source} does not reach into {target}")
     return problems
 
@@ -343,6 +327,9 @@ def test_every_page_has_its_wing() -> None:
         ("ui.shell.warm_up", "ui.server_start", "only app.py starts"),
         ("ui.learn.views", "ui.data.upload_panel", "learn does not reach into data"),
         ("pages.2_Learn", "ui.review.compute", "learn does not reach into review"),
+        ("pages.3_Curves", "ui.tools.compute", "curves does not reach into tools"),
+        ("ui.learn.views", "ui.tools.compute", "learn does not reach into tools"),
+        ("ui.review.compare_tabs", "ui.labels.panel", "review does not reach into labels"),
         ("ui.review.compute", "pages.4_Compare", "nothing imports a page"),
         ("metrics.engine.ranking", "ui.shell.compute", "the engine imports nothing of the app"),
     ],
@@ -357,8 +344,9 @@ def test_the_app_check_finds_an_import_across_its_layers(source, target, problem
     [
         ("ui.learn.views", "ui.shell.frame"),
         ("pages.4_Compare", "ui.review.context"),
-        ("pages.3_Curves", "ui.tools.code_panel"),
-        ("ui.history.shared", "ui.review.tables"),
+        ("pages.3_Curves", "ui.shell.code_panel"),
+        ("ui.review.shared", "ui.review.tables"),
+        ("pages.9_History", "ui.review.share"),
         ("ui.server_start", "ui.learn.panel"),
         ("app", "ui.server_start"),
         ("ui.tools.compute", "ui.review.controls"),

@@ -87,9 +87,9 @@ PAGE_MODULES = (
     "ui.review.controls",
     "ui.review.figures",
     "ui.review.tables",
-    "ui.history.share",
-    "ui.history.figures",
-    "ui.history.tables",
+    "ui.review.share",
+    "ui.review.history_figures",
+    "ui.review.history_tables",
 )
 
 
@@ -135,7 +135,7 @@ def above() -> Above:
 
 def review_link() -> None:
     """The page of a review link (an address with ``?review=``): the frozen review alone
-    (:func:`ui.history.shared.review_app`)."""
-    from ui.history.shared import review_app
+    (:func:`ui.review.shared.review_app`)."""
+    from ui.review.shared import review_app
 
     review_app()

@@ -12,16 +12,16 @@ from metrics.errors import MeasureError
 from ui.curves.figures import BOX_STATS, distribution_figure
 from ui.curves.tables import QUARTILE_COLUMNS, quartile_table, translated
 from ui.shell import compute, frame, keys
-from ui.shell.i18n import number, option_text, t
-from ui.shell.labels import policy_label, policy_name, policy_text
-from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
-from ui.tools.compute import (
+from ui.shell.code_panel import CodeBlock, code_panel, dataset_files
+from ui.shell.commands import (
     evaluate_code,
     evaluate_command,
     matching_profiles,
     peer_code,
     settings_flags,
 )
+from ui.shell.i18n import number, option_text, t
+from ui.shell.labels import policy_label, policy_name, policy_text
 
 if TYPE_CHECKING:
     from metrics.engine.settings import Settings

@@ -181,8 +181,8 @@ def list_code(rl: RankedList, k: int, settings: Settings) -> None:
     command line and Python that print its measures at ``k`` (a list with no judged item is
     left out by trec_eval's convention, so none is offered for it)."""
     from metrics.engine.explain import list_frames
-    from ui.tools.code_panel import CodeBlock, CodeFile, code_panel
-    from ui.tools.compute import evaluate_code, evaluate_command, settings_flags
+    from ui.shell.code_panel import CodeBlock, CodeFile, code_panel
+    from ui.shell.commands import evaluate_code, evaluate_command, settings_flags
 
     rl = learn.counted(rl)
     run, qrels = list_frames(list(rl.items), list(rl.labels), list(rl.unretrieved))

@@ -15,7 +15,6 @@ from metrics.review.drilldown import side_by_side
 from metrics.review.overlap import DEFAULT_PERSISTENCE
 from metrics.review.verdict import letter_groups, overall_rows, pairwise_rows, segment_rows
 from metrics.review.wording import interval_text
-from ui.history.share import share_review
 from ui.review import compute as review_compute
 from ui.review.context import ReviewContext
 from ui.review.controls import decision_of, keep_choice, verdict_box
@@ -29,6 +28,7 @@ from ui.review.figures import (
     ranking_change_figure,
     win_tie_loss_figure,
 )
+from ui.review.share import share_review
 from ui.review.tables import (
     CSV_DIGITS,
     change_display,
@@ -45,12 +45,12 @@ from ui.review.tables import (
     style_review_table,
 )
 from ui.shell import compute, frame, keys
+from ui.shell.code_panel import CodeBlock, code_panel, dataset_files
+from ui.shell.commands import compare_code, compare_command
 from ui.shell.frame import PHONE_HIDDEN, PHONE_ONLY
 from ui.shell.i18n import t
 from ui.shell.per_query_data import is_per_query
 from ui.shell.per_query_panel import require_lists
-from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
-from ui.tools.compute import compare_code, compare_command
 
 
 @dataclass(frozen=True)

@@ -16,9 +16,9 @@ from ui.review.figures import pairwise_matrix_figure
 from ui.review.report import ReportDocument
 from ui.review.tables import style_review_table
 from ui.shell import frame
+from ui.shell.code_panel import CodeBlock, code_panel, dataset_files
+from ui.shell.commands import compare_code, compare_command
 from ui.shell.i18n import t
-from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
-from ui.tools.compute import compare_code, compare_command
 
 
 def downloads(doc: ReportDocument) -> None:

@@ -20,11 +20,11 @@ from ui.review.context import ReviewContext
 from ui.review.controls import callout_box, decision_of, keep_choice
 from ui.review.tables import CSV_DIGITS, export_csv, export_json, segment_display
 from ui.shell import compute, frame, keys
+from ui.shell.code_panel import CodeBlock, code_panel, dataset_files
+from ui.shell.commands import compare_code, compare_command
 from ui.shell.i18n import t
 from ui.shell.pages_registry import page_def
 from ui.shell.per_query_data import is_per_query
-from ui.tools.code_panel import CodeBlock, code_panel, dataset_files
-from ui.tools.compute import compare_code, compare_command
 
 
 @dataclass(frozen=True)

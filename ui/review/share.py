@@ -1,6 +1,6 @@
 """Review links: "Share this review" freezes the data, settings and verdict of a comparison into
 a snapshot of the store and gives a link (``?review=<token>``) that opens it read-only in any
-browser (:mod:`ui.history.shared`); the workspace lists its links and revokes them.
+browser (:mod:`ui.review.shared`); the workspace lists its links and revokes them.
 
 What a link keeps (:func:`freeze`): the rankings of the models the review compares (query,
 item, score, rank, model), every judgment, the segment columns the review groups by (and the
@@ -284,7 +284,7 @@ def link_view(snapshot_id: str) -> None:
 
 def links_panel() -> None:
     """The workspace's review links: each with its address while it opens, and revoke."""
-    from ui.history.tables import links_display
+    from ui.review.history_tables import links_display
 
     st.subheader(t("share.links_title"))
     key = workspace.token()

@@ -13,8 +13,8 @@ from metrics.errors import ConflictError, StoreError
 from metrics.review.compare import CompareOptions
 from metrics.review.verdict import overall_rows
 from metrics.store import save_run, versions
-from ui.history import compute as history_compute
 from ui.review import compute as review_compute
+from ui.review import history_compute
 from ui.review.controls import verdict_box, verdict_templates
 from ui.review.tables import review_display, style_review_table
 from ui.shell import frame, keys, workspace

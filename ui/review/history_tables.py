@@ -14,7 +14,7 @@ import pandas as pd
 from metrics.store import RunInfo, SnapshotInfo, leaderboard
 from metrics.store.runs import last_accepted
 from metrics.store.store import time_text
-from ui.history.figures import ENGLISH, Translate
+from ui.review.history_figures import ENGLISH, Translate
 
 #: How many digits of a judgments hash are shown (as the command line's TSV).
 HASH_DIGITS = 12

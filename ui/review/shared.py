@@ -45,7 +45,7 @@ def _page() -> None:
 def _shared_review() -> None:
     from metrics.store import open_snapshot
     from metrics.store.store import time_text
-    from ui.history.share import thaw
+    from ui.review.share import thaw
 
     link = str(st.query_params.get(REVIEW_PARAM, ""))
     try:

@@ -1,1 +1,0 @@
-"""The History page: saved versions of a project, their history, and review links."""
