@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from metrics.io.samples import sample_names
+from ui.data.sample_panel import sample_panel
 from ui.data.upload_panel import upload_panel
 from ui.shell import frame, keys, workspace
 from ui.shell.findings_view import show_health, show_lists, show_preview
@@ -24,8 +24,7 @@ source = st.radio(
 workspace.folder_caption()  # where the browser's workspace is kept (RANKING_METRICS_HOME)
 
 if source == "sample":
-    name = st.selectbox(t("data.sample"), sample_names(), key=keys.W_SAMPLE)
-    st.caption(t(f"sample.{name}.description"))
+    sample_panel()
 elif source == "upload":
     uploaded = upload_panel()
 elif source == frame.PER_QUERY:

@@ -3,19 +3,21 @@
 import pandas as pd
 import streamlit as st
 
-from metrics.engine.profiles import PROFILES, own_measures, profile
-from ui.shell import compute, frame, keys
+from ui.shell import frame, keys
 from ui.shell.code_panel import CodeBlock, CodeFile, code_blocks, code_downloads
-from ui.shell.commands import peer_code
 from ui.shell.i18n import option_text, t
-from ui.shell.labels import policy_text
 from ui.shell.per_query_panel import require_lists
 from ui.tools.compute import (
+    best_words,
     cause_words,
     command_line,
     differences_display,
     explanation,
+    peer_snippet,
     python_code,
+    tool_changes,
+    tool_measures,
+    tool_names,
 )
 
 ctx = frame.page("tools")
@@ -26,7 +28,7 @@ require_lists(dataset, "tools.needs_lists")
 view = ctx.view
 models = list(dataset.models)
 c1, c2, c3, c4 = st.columns([2, 2, 2, 1])
-tools = list(PROFILES)
+tools = tool_names()
 st.session_state.setdefault(keys.W_TOOLS_FIRST, "trec_eval")
 st.session_state.setdefault(keys.W_TOOLS_SECOND, "ranx")
 first = c1.selectbox(
@@ -40,10 +42,7 @@ if st.session_state.get(keys.W_TOOLS_MODEL) not in models:
 model = c3.selectbox(t("tools.model"), models, key=keys.W_TOOLS_MODEL)
 st.session_state.setdefault(keys.W_TOOLS_K, 10)
 k = int(c4.number_input("K", min_value=1, max_value=1000, step=1, key=keys.W_TOOLS_K))
-# a tool without the chosen measures (ragas and DeepEval: context precision) adds its own
-measures = tuple(
-    own_measures((first, second), [compute.cutoff_name(m, k) for m in view.measures], k)
-)
+measures = tool_measures((first, second), view.measures, k)
 
 found = explanation(dataset, model, measures, first, second)
 labels = (t(f"tools.profile.{first}"), t(f"tools.profile.{second}"))
@@ -81,17 +80,10 @@ else:
     )
     st.dataframe(causes, hide_index=True, key="tools_causes")
     if found.best:
-        parts = found.best.split(" + ")
-        values = (
-            found.best_value if isinstance(found.best_value, dict) else {parts[0]: found.best_value}
-        )
-        settings_words = "; ".join(
-            f"{t(f'policy.{p}.label')}: {policy_text(p, values[p])}" for p in parts
-        )
         st.markdown(
             t(
                 "tools.best",
-                setting=frame.escape(settings_words),
+                setting=frame.escape(best_words(found, t)),
                 agreed=sum(1 for f in found.queries["fixes"] if found.best in f)
                 or found.counts.get(found.best, 0),
                 n=len(found.queries),
@@ -107,10 +99,7 @@ else:
 
 st.subheader(t("tools.profiles"))
 for key in (first, second):
-    tool = profile(key)
-    changed = ", ".join(
-        f"{t(f'policy.{p}.label')}: {policy_text(p, v)}" for p, v in tool.policies.items()
-    ) or t("tools.as_trec_eval")
+    changed = tool_changes(key, t)
     st.markdown(f"**{frame.escape(labels[0 if key == first else 1])}** · {frame.escape(changed)}")
     st.caption(t(f"tools.limits.{key}"))
 
@@ -131,7 +120,7 @@ blocks = [
     CodeBlock(python_code(files, None, measures, first, second)),
 ]
 for key in (first, second):
-    snippet = peer_code(profile(key), files, None, measures)
+    snippet = peer_snippet(key, files, measures)
     if snippet:
         label = frame.escape(labels[0 if key == first else 1])
         blocks.append(CodeBlock(snippet, heading=t("tools.peer_code", tool=label)))

@@ -8,27 +8,19 @@ The numbers are the store's history table (:func:`metrics.store.history`), the s
 
 import streamlit as st
 
-from metrics.errors import StoreError
-from metrics.store import accept, projects, versions
-from metrics.store.runs import last_accepted
 from ui.review import history_compute
 from ui.review.history_figures import history_figure
-from ui.review.history_panels import compare_versions, save_panel
+from ui.review.history_panels import accept_panel, compare_versions, save_panel, store_projects
 from ui.review.history_tables import history_display, leaderboard_display, versions_display
 from ui.review.share import links_panel
-from ui.shell import frame, keys, workspace
+from ui.shell import frame, keys
 from ui.shell.i18n import t
 
 ctx = frame.page("history")
 st.title(t("history.title"))
 st.caption(t("history.intro"))
 state = st.session_state
-try:
-    store = workspace.app_store()
-    known = projects(store)
-except StoreError as exc:
-    st.warning(workspace.refusal(exc))
-    st.stop()
+store, known = store_projects()
 
 NUMBERS = {
     t(f"history.col.{c}"): st.column_config.NumberColumn(format="%.4f")
@@ -40,7 +32,7 @@ save_panel(ctx, store, known)
 saved = state.pop(keys.HISTORY_SAVED, None)
 if saved:
     st.success(t("history.saved", project=frame.escape(saved[0]), version=frame.escape(saved[1])))
-known = projects(store)
+known = history_compute.project_names(store)
 if not known:
     st.info(t("history.no_projects"))
     st.code("python -m metrics save RUN --qrels QRELS --project P --version V", language="bash")
@@ -51,7 +43,7 @@ if state.get(keys.W_HISTORY_PROJECT) not in known:
     state[keys.W_HISTORY_PROJECT] = known[0]
 left, right = st.columns(2)
 project = left.selectbox(t("history.project"), known, key=keys.W_HISTORY_PROJECT)
-infos = versions(store, project)
+infos = history_compute.project_versions(store, project)
 options = history_compute.lead_measures(ctx.view.measures)
 if state.get(keys.W_HISTORY_MEASURE) not in options:
     state[keys.W_HISTORY_MEASURE] = options[0]
@@ -73,24 +65,7 @@ for where, shown, key in (
 
 st.subheader(t("history.versions"))
 st.dataframe(versions_display(infos, t), hide_index=True, width="stretch", key="hist_versions")
-names = [i.version for i in infos]
-last = last_accepted(infos)
-if last is None:
-    st.caption(t("history.none_accepted"))
-c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
-marked = c1.selectbox(
-    t("history.accept_choice"),
-    names,
-    index=names.index(last.version) if last is not None else len(names) - 1,
-    key="hist_accept_version",
-)
-if c2.button(t("history.accept"), key="btn_history_accept", icon=":material/verified:"):
-    try:
-        accept(store, project, marked)
-    except StoreError as exc:
-        st.warning(workspace.refusal(exc))
-    else:
-        st.rerun()
+names, last = accept_panel(store, project, infos)
 
 st.subheader(t("history.compare_title"))
 if len(infos) < 2:

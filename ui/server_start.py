@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 FIRST_PAGE_MODULES = (
     "ui.shell.frame",
     "ui.shell.findings_view",
+    "ui.data.sample_panel",
     "ui.data.upload_panel",
     "ui.shell.handbuilt_panel",
     "ui.shell.per_query_panel",

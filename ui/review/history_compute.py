@@ -16,7 +16,15 @@ import pandas as pd
 
 from metrics.engine.registry import DEFAULT_REVIEW_K, cutoff_name, parse_measure
 from metrics.io.dataset import Dataset
-from metrics.store import DEFAULT_LEAD_MEASURE, RunInfo, history, versions_dataset
+from metrics.store import (
+    DEFAULT_LEAD_MEASURE,
+    RunInfo,
+    Store,
+    history,
+    projects,
+    versions,
+    versions_dataset,
+)
 from metrics.store.history import saved_label
 from ui.shell import memo, workspace
 
@@ -33,6 +41,16 @@ def _kept(what: tuple, compute: Callable[[], T], copy: bool) -> T:
     """``compute()`` once per store and ``what`` in the session's store
     (:func:`ui.shell.memo.cached`); with ``copy``, a copy that the page may change."""
     return memo.cached(_where(), what, compute, memo.session_store(), copy=copy)
+
+
+def project_names(store: Store) -> list[str]:
+    """The projects saved in ``store`` (:func:`metrics.store.projects`)."""
+    return projects(store)
+
+
+def project_versions(store: Store, project: str) -> list[RunInfo]:
+    """The saved versions of ``project``, oldest first (:func:`metrics.store.versions`)."""
+    return versions(store, project)
 
 
 def history_table(project: str, infos: Sequence[RunInfo], measures: Sequence[str]) -> pd.DataFrame:

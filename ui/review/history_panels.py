@@ -12,7 +12,8 @@ from metrics.engine.settings import Settings
 from metrics.errors import ConflictError, StoreError
 from metrics.review.compare import CompareOptions
 from metrics.review.verdict import overall_rows
-from metrics.store import save_run, versions
+from metrics.store import RunInfo, accept, projects, save_run, versions
+from metrics.store.runs import last_accepted
 from ui.review import compute as review_compute
 from ui.review import history_compute
 from ui.review.controls import verdict_box, verdict_templates
@@ -20,6 +21,41 @@ from ui.review.tables import review_display, style_review_table
 from ui.shell import frame, keys, workspace
 from ui.shell.i18n import t
 from ui.shell.per_query_data import is_per_query
+
+
+def store_projects() -> tuple[Any, list[str]]:
+    """The app's store and its projects; a refusal to open the store is shown and stops the
+    page."""
+    try:
+        store = workspace.app_store()
+        return store, projects(store)
+    except StoreError as exc:
+        st.warning(workspace.refusal(exc))
+        st.stop()
+
+
+def accept_panel(store: Any, project: str, infos: list) -> tuple[list[str], RunInfo | None]:
+    """The menu of ``project``'s versions and the button that marks one accepted; returns the
+    versions' names and the last accepted version."""
+    names = [i.version for i in infos]
+    last = last_accepted(infos)
+    if last is None:
+        st.caption(t("history.none_accepted"))
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
+    marked = c1.selectbox(
+        t("history.accept_choice"),
+        names,
+        index=names.index(last.version) if last is not None else len(names) - 1,
+        key="hist_accept_version",
+    )
+    if c2.button(t("history.accept"), key="btn_history_accept", icon=":material/verified:"):
+        try:
+            accept(store, project, marked)
+        except StoreError as exc:
+            st.warning(workspace.refusal(exc))
+        else:
+            st.rerun()
+    return names, last
 
 
 def save_panel(ctx: frame.PageContext, store: Any, known: list[str]) -> None:

@@ -4,15 +4,18 @@ code several pages show are :mod:`ui.shell.commands`."""
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 
 import pandas as pd
 
 from metrics import schema as S
 from metrics.engine.differences import Explanation, explain
-from metrics.engine.profiles import profile
+from metrics.engine.profiles import PROFILES, own_measures, profile
 from metrics.io.dataset import Dataset
 from ui.shell import memo
+from ui.shell.commands import peer_code
+from ui.shell.compute import cutoff_name
+from ui.shell.labels import policy_text
 
 
 def _explanation_of(
@@ -94,3 +97,41 @@ def cause_words(cause: str, tr: Callable[..., str]) -> str:
     if not cause:
         return tr("tools.cause.none")
     return " + ".join(tr(f"policy.{p}.label") for p in cause.split(" + "))
+
+
+def tool_names() -> list[str]:
+    """The tools whose conventions the page compares (their profiles' keys)."""
+    return list(PROFILES)
+
+
+def tool_measures(tools: tuple[str, str], measures: Sequence[str], k: int) -> tuple[str, ...]:
+    """The view's measures at ``k``; a tool without them (ragas and DeepEval: context
+    precision) adds its own."""
+    return tuple(own_measures(tools, [cutoff_name(m, k) for m in measures], k))
+
+
+def policies_words(values: Mapping[str, object], tr: Callable[..., str], separator: str) -> str:
+    """Policies and their values as their labels and option texts (``Ties: …``)."""
+    return separator.join(
+        f"{tr(f'policy.{p}.label')}: {policy_text(p, v)}" for p, v in values.items()
+    )
+
+
+def tool_changes(key: str, tr: Callable[..., str]) -> str:
+    """The policies a tool sets apart from trec_eval's, in words (``tools.as_trec_eval`` when
+    it sets none)."""
+    return policies_words(profile(key).policies, tr, ", ") or tr("tools.as_trec_eval")
+
+
+def best_words(found: Explanation, tr: Callable[..., str]) -> str:
+    """The setting (one policy or several) that removes most differences, in words."""
+    parts = found.best.split(" + ")
+    values = (
+        found.best_value if isinstance(found.best_value, dict) else {parts[0]: found.best_value}
+    )
+    return policies_words({p: values[p] for p in parts}, tr, "; ")
+
+
+def peer_snippet(key: str, files: tuple[str, str], measures: tuple[str, ...]) -> str | None:
+    """The tool's own call with the page's measures (:func:`ui.shell.commands.peer_code`)."""
+    return peer_code(profile(key), files, None, measures)
