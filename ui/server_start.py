@@ -72,14 +72,17 @@ async def lifespan(app: Any) -> AsyncIterator[None]:
     yield
 
 
-#: Modules imported by the pages after Data (Learn, Curves, the review pages), leaves first.
+#: Modules imported by the pages after Data (Learn, Curves, the review pages and History),
+#: leaves first.
 PAGE_MODULES = (
     "ui.shell.plotting",
     "ui.curves.figures",
     "ui.curves.downloads",
+    "ui.curves.panels",
     "ui.learn.evaluate",
     "ui.learn.lessons",
     "ui.learn.views",
+    "ui.learn.chooser",
     "metrics.review.verdict",
     "metrics.review.headline",
     "metrics.review.drilldown",
@@ -88,9 +91,17 @@ PAGE_MODULES = (
     "ui.review.controls",
     "ui.review.figures",
     "ui.review.tables",
+    "ui.review.context",
+    "ui.review.drill",
+    "ui.review.segment_parts",
     "ui.review.share",
+    "ui.review.compare_tabs",
+    "ui.review.report",
+    "ui.review.report_tabs",
     "ui.review.history_figures",
     "ui.review.history_tables",
+    "ui.review.history_compute",
+    "ui.review.history_panels",
 )
 
 
