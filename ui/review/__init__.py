@@ -1,1 +1,2 @@
-"""Streamlit helpers of the review pages (Compare, Segments, Report)."""
+"""Streamlit helpers of the review pages (Compare, Segments, Report) and of History: saved
+versions of a review and review links."""
