@@ -409,6 +409,20 @@ def _ids(values: pa.Array, missing: str | None = None) -> pa.ChunkedArray | None
 _NULLS = {words: pa.array(list(words), pa.string()) for words in (NULL_WORDS, LABEL_NULL_WORDS)}
 
 
+def _text_numbers(values: pa.Array, nulls: tuple[str, ...]) -> pa.Array | None:
+    """Text read as numbers: surrounding white space trimmed, the words ``nulls`` (any case)
+    missing, the rest numbers; ``None`` when one is not. A text that reads as a number as it
+    stands reads as the same number here (white space aside, none of the words is one, and
+    ``nan`` is missing either way), so plain numbers may skip these steps."""
+    text = _stripped_chunk(values.cast(pa.string()))
+    lower = pc.utf8_lower(text)
+    text = pc.if_else(pc.is_in(lower, value_set=_NULLS[nulls]), None, text)
+    try:
+        return pc.cast(text, pa.float64())
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
+        return None
+
+
 def _numbers(values: pa.Array, nulls: tuple[str, ...]) -> np.ndarray | None:
     """Numbers as float64 (missing: ``NaN``): numeric columns as they are, text that holds a
     number read as one, the words for a missing value missing; ``None`` for anything else."""
@@ -419,13 +433,13 @@ def _numbers(values: pa.Array, nulls: tuple[str, ...]) -> np.ndarray | None:
     elif pa.types.is_null(values.type):
         values = pa.nulls(len(values), pa.float64())
     elif pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
-        text = _stripped_chunk(values.cast(pa.string()))
-        lower = pc.utf8_lower(text)
-        text = pc.if_else(pc.is_in(lower, value_set=_NULLS[nulls]), None, text)
-        try:
-            values = pc.cast(text, pa.float64())
+        try:  # plain numbers, the usual case: read as they are, without the steps below
+            values = pc.cast(values, pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
-            return None
+            found = _text_numbers(values, nulls)
+            if found is None:
+                return None
+            values = found
     else:
         return None
     out: np.ndarray = values.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
