@@ -220,6 +220,20 @@ def upload_run_and_judgments(page, run: bytes, judgments: bytes) -> None:
     )
 
 
+def upload_on_data_page(page, server: str, run: bytes, judgments: bytes) -> None:
+    """Open the Data page's upload panel, give it a run and judgments
+    (:func:`upload_run_and_judgments`) and wait until the sidebar names the data set."""
+    page.goto(server)
+    wait_for_app(page, "Data health")
+    page.get_by_text("Upload files", exact=True).click()
+    wait_for_app(page, "Upload at least one run file")
+    upload_run_and_judgments(page, run, judgments)
+    page.locator('[data-testid="stSidebar"] [data-testid="stText"]').filter(
+        has_text="two models.csv"
+    ).wait_for()
+    wait_for_app(page)
+
+
 def screenshot_dir(temporary: Path) -> Path:
     """Where the browser tests save their screenshots: ``docs/screenshots`` when the environment
     sets ``SCREENSHOTS=1`` (to refresh the README's pictures), otherwise ``temporary`` (a folder

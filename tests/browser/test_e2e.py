@@ -12,7 +12,7 @@ from tests.browser.support import (
     sidebar_dataset,
     streamlit_server,
     title,
-    upload_run_and_judgments,
+    upload_on_data_page,
     wait_for_app,
     wait_for_charts,
     wait_for_curve,
@@ -163,15 +163,7 @@ def test_a_changed_setting_is_in_the_link_and_the_link_reopens_it(server, browse
 
 
 def test_an_uploaded_csv_is_drawn_on_the_curves_page(server, page):
-    page.goto(server)
-    wait_for_app(page, "Data health")
-    page.get_by_text("Upload files", exact=True).click()
-    wait_for_app(page, "Upload at least one run file")
-    upload_run_and_judgments(page, RUN, QRELS)
-    page.locator('[data-testid="stSidebar"] [data-testid="stText"]').filter(
-        has_text="two models.csv"
-    ).wait_for()
-    wait_for_app(page)
+    upload_on_data_page(page, server, RUN, QRELS)
     assert "models: alpha, beta" in sidebar_dataset(page)
     assert "data=upload" in page.url
     go_to(page, "Curves")

@@ -23,7 +23,7 @@ from tests.browser.support import (
     sidebar_dataset,
     streamlit_server,
     title,
-    upload_run_and_judgments,
+    upload_on_data_page,
     wait_for_app,
     wait_for_charts,
     wait_for_tables,
@@ -68,15 +68,7 @@ def server(home):
 
 
 def _upload(page, server: str) -> None:
-    page.goto(server)
-    wait_for_app(page, "Data health")
-    page.get_by_text("Upload files", exact=True).click()
-    wait_for_app(page, "Upload at least one run file")
-    upload_run_and_judgments(page, RUN, QRELS)
-    page.locator('[data-testid="stSidebar"] [data-testid="stText"]').filter(
-        has_text="two models.csv"
-    ).wait_for()
-    wait_for_app(page)
+    upload_on_data_page(page, server, RUN, QRELS)
 
 
 def _gain(page) -> str:
