@@ -3,7 +3,9 @@ block readers (tests/test_table_blocks.py, tests/test_compare_blocks.py).
 
 The child counts Python's allocations (``tracemalloc``) and arrow's (the system memory pool's
 high-water mark), reads in small blocks so that a few MB of text span many of them, and has
-every input read in blocks (``RANKING_METRICS_WHOLE_MB=0``).
+every input read in blocks (``RANKING_METRICS_WHOLE_MB=0``), with the process settings of
+``python -m metrics`` (:mod:`metrics.__main__`: the cyclic garbage collector is off for an
+evaluation, so a reader that leaves reference cycles holds them to the end).
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 _PREAMBLE = """\
+import metrics.__main__  # the command line's own process settings (the collector is off)
 import io, os, sys, tracemalloc
 import pyarrow as pa
 pa.set_memory_pool(pa.system_memory_pool())
