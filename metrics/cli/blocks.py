@@ -512,24 +512,32 @@ class _TableReading:
         return at[at >= 0]
 
     def carried(self) -> TrecColumns:
-        """The labels the runs carry, as judgments."""
-        if not self.labels:
+        """The labels the runs carry, as judgments (this reading lets go of them)."""
+        labels, self.labels = self.labels, []
+        if not labels:
             raise _Table("the run's label column holds no label")
         return TrecColumns(
             "qrels",
-            pa.chunked_array([q for q, _, _ in self.labels], type=pa.string()),
-            pa.chunked_array([i for _, i, _ in self.labels], type=pa.string()),
-            np.concatenate([v for _, _, v in self.labels]),
+            pa.chunked_array([q for q, _, _ in labels], type=pa.string()),
+            pa.chunked_array([i for _, i, _ in labels], type=pa.string()),
+            np.concatenate([v for _, _, v in labels]),
         )
 
     def results(self) -> dict[str, tuple[BlockResult, str]]:
         """Per model its values in evaluation order, the judged queries its run does not hold
-        added (see :func:`_missing`), and its file."""
+        added (see :func:`_missing`), and its file.
+
+        The judgments are let go, and their memory given back, before the values are put in
+        order, which holds them twice for a moment (the judgments the runs carried are no
+        longer needed then)."""
         judged = self.judged
         assert judged is not None
+        for model, (state, _) in self.models.items():
+            _missing(state, judged, model, self.specs, self.settings)
+        self.judged = judged = None
+        pa.default_memory_pool().release_unused()  # arrow's allocator keeps freed memory a while
         out: dict[str, tuple[BlockResult, str]] = {}
         for model, (state, name) in self.models.items():
-            _missing(state, judged, model, self.specs, self.settings)
             result = state.result(len(self.specs), self.settings.for_model(model))
             if result.notes.dropped_duplicates:
                 raise _Table("an item is listed twice in a query")
