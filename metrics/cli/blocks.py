@@ -559,6 +559,8 @@ def _labelled(block: Rows) -> tuple[pa.Array, pa.Array, np.ndarray]:
     """Query, item and label of the rows of ``block`` that have a label."""
     assert block.label is not None
     judgment = ~np.isnan(block.label)
+    if judgment.all():  # a judgments table: every row
+        return block.query.combine_chunks(), block.item.combine_chunks(), block.label
     rows = arrow_numbers(np.flatnonzero(judgment))
     return (
         arrow_calls.take(block.query, rows).combine_chunks(),
@@ -825,6 +827,10 @@ def _text_size(paths: list[str]) -> int:
     return sum(size for size in map(table_text_size, paths) if size is not None)
 
 
+#: Rows of a Parquet row group whose text stands for its rows' (:func:`table_text_size`).
+_SIZE_SAMPLE_ROWS = 8_192
+
+
 def table_text_size(path: str) -> int | None:
     """About how many bytes of text a table file holds (decompressed; for Parquet and Excel,
     as CSV: from the first row group, and from the size of the sheets' XML); ``None`` for a
@@ -835,17 +841,20 @@ def table_text_size(path: str) -> int | None:
         if head[:2] == b"\x1f\x8b" and size >= 4:
             handle.seek(-4, os.SEEK_END)
             size = max(size, int.from_bytes(handle.read(4), "little"))  # gzip's size field
-    if head == b"PAR1":  # as CSV: the first row group's text, for every row
+    if head == b"PAR1":  # as CSV: the text of the first rows of the first and last row groups
         import pyarrow.parquet as pq  # deferred: pyarrow.parquet, for Parquet files only
 
         from metrics.io.formats import text_size  # deferred: tables are read with pandas
 
         parquet = pq.ParquetFile(path)
         rows = parquet.metadata.num_rows
-        if not rows or not parquet.num_row_groups:
+        groups = sorted({0, parquet.num_row_groups - 1}) if rows else []
+        read = [next(parquet.iter_batches(_SIZE_SAMPLE_ROWS, row_groups=[g]), None) for g in groups]
+        sample = [batch for batch in read if batch is not None and batch.num_rows]
+        if not sample:
             return 0
-        first = parquet.read_row_group(0)
-        return int(text_size(first) * rows // max(first.num_rows, 1))
+        text = sum(text_size(batch) for batch in sample)
+        return int(text * rows // sum(batch.num_rows for batch in sample))
     if head == b"PK\x03\x04":
         with zipfile.ZipFile(path) as book:  # a sheet's XML holds about 6 times its text
             return sum(i.file_size for i in book.infolist() if "worksheets" in i.filename) // 6
