@@ -50,7 +50,7 @@ from metrics.io.formats import (
 )
 from metrics.io.names import ID_NAMES
 from metrics.io.roles import SURE, Guess, RoleMapping, guess_roles
-from metrics.io.text_safety import _utf8_has_bidi
+from metrics.io.text_safety import utf8_has_bidi
 from metrics.io.trec import Rows
 from metrics.schema import (
     DEFAULT_MODEL,
@@ -63,7 +63,7 @@ from metrics.schema import (
 )
 
 #: Bytes of a text file (decompressed) read as its first rows.
-SAMPLE_BYTES = 1 << 20
+SAMPLE_BYTES = 1 << 18
 #: Rows of a Parquet file or an Excel sheet read as its first rows.
 SAMPLE_ROWS = 20_000
 #: Bytes of text parsed into one batch (about 250,000 rows of a run table).
@@ -410,7 +410,7 @@ def _ids(values: pa.Array, missing: str | None = None) -> pa.ChunkedArray | None
         return None
     values = _stripped_chunk(values)
     data = values.buffers()[2]
-    if data is not None and _utf8_has_bidi(data.to_pybytes()):
+    if data is not None and utf8_has_bidi(data):
         return None
     if missing is not None:
         values = pc.fill_null(values, missing)

@@ -65,16 +65,16 @@ def _text_has_bidi(values: pd.Series) -> bool:
         if data is None or (data.address, data.size) in seen:
             continue  # slices of one column share their buffer: scan it once
         seen.add((data.address, data.size))
-        raw = data.to_pybytes()
-        if not raw.isascii() and _utf8_has_bidi(raw):
+        if utf8_has_bidi(data):
             return True
     return False
 
 
-def _utf8_has_bidi(raw: bytes) -> bool:
-    """Whether UTF-8 bytes hold a bidirectional control (vectorised over the bytes)."""
+def utf8_has_bidi(raw: bytes | pa.Buffer) -> bool:
+    """Whether UTF-8 bytes (any buffer, read in place) hold a bidirectional control
+    (vectorised over the bytes; ASCII text, the usual case, is seen as such in one pass)."""
     b = np.frombuffer(raw, dtype=np.uint8)
-    if len(b) < 2:
+    if len(b) < 2 or b.max() < 0x80:
         return False
     if np.any((b[:-1] == 0xD8) & (b[1:] == 0x9C)):  # U+061C
         return True
