@@ -23,7 +23,7 @@ from __future__ import annotations
 import gzip
 import os
 import zipfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -799,11 +799,14 @@ def _worded(
     return warnings, {model: found for model, (found, _) in read.models.items()}
 
 
-def whole_reading_refusal(paths: list[str], reason: str) -> InputError | None:
+def whole_reading_refusal(
+    paths: list[str], reason: str, fix: str | None = None
+) -> InputError | None:
     """The refusal of tables that cannot be read block by block (``reason``) and whose text
     (:func:`table_text_size`) passes :func:`whole_table_bytes`, before they are read; ``None``
     when they are read whole. TREC files are left out: read whole, they hold about three times
-    their text."""
+    their text. ``fix``: how to have them read block by block (by default: name the columns,
+    keep each query's rows together, write numbers as numbers)."""
     total, limit = _text_size(paths), whole_table_bytes()
     if total <= limit:
         return None
@@ -815,11 +818,76 @@ def whole_reading_refusal(paths: list[str], reason: str) -> InputError | None:
         source=names,
         code="table_too_large_whole",
         params={"size": _size_text(total), "reason": reason, "limit": _size_text(limit)},
-        fix="Name the columns query, item, score (or rank) and label (and model, for several "
-        "models), keep each query's rows together (sorted by query) and write numbers as "
-        "numbers, and the tables are read block by block; or split them; or allow more with "
-        f"the environment variable {WHOLE_MB_VARIABLE} (megabytes).",
+        fix=f"{fix or _IN_BLOCKS}; or split them; or allow more with the environment variable "
+        f"{WHOLE_MB_VARIABLE} (megabytes).",
     )
+
+
+#: How tables are read block by block (the fix of :func:`whole_reading_refusal`).
+_IN_BLOCKS = (
+    "Name the columns query, item, score (or rank) and label (and model, for several models), "
+    "keep each query's rows together (sorted by query) and write numbers as numbers, and the "
+    "tables are read block by block"
+)
+
+
+@dataclass(frozen=True)
+class KeptWhole:
+    """An option that has its inputs read whole: why (the refusal's reason, naming the option)
+    and how to have them read block by block instead (its fix)."""
+
+    reason: str
+    fix: str
+
+
+#: ``--label-source`` / ``--label-column``: every label source is read whole.
+LABEL_SOURCES_WHOLE = KeptWhole(
+    "--label-source and --label-column read every label source whole",
+    "Give the judgments of one label source as a file of their own (labels as numbers), "
+    "without --label-source and --label-column, and the tables are read block by block",
+)
+#: ``compare --against``: the saved version and the runs are read whole together.
+AGAINST_WHOLE = KeptWhole(
+    "--against reads the runs whole beside the saved version",
+    "Compare the run files themselves (QRELS BASELINE_RUN RUN), and the tables are read "
+    "block by block",
+)
+#: ``compare --by`` without ``--queries``: the segment columns are taken from the runs read whole.
+SEGMENTS_IN_RUNS_WHOLE = KeptWhole(
+    "--by takes its segment columns from the runs, read whole",
+    "Give the segment columns in a query table (a query column and one column per segment) "
+    "with --queries, and the runs are read block by block",
+)
+#: ``--label-map``: label words are mapped to grades on the whole reading.
+LABEL_MAP_WHOLE = KeptWhole(
+    "--label-map maps label words to grades on the whole reading",
+    "Write the labels as numbers (their grades) and leave out --label-map, and the tables "
+    "are read block by block",
+)
+#: Runs whose models only the whole reading names (two runs of one name).
+MODEL_NAMES_WHOLE = KeptWhole(
+    "two runs have the same model name, told apart by their files on the whole reading",
+    "Give each run a name of its own (its file name, or its TREC tag), and the tables are "
+    "read block by block",
+)
+
+
+def refuse_whole_reading(paths: Sequence[str | None], kept: KeptWhole) -> None:
+    """Refuse the files ``paths`` (``None``: no file) that an option has read whole, when they
+    are past the limit (:func:`whole_reading_refusal`), before anything is read; each is checked
+    first as the whole reading checks it (a missing file is named as such).
+
+    Raises
+    ------
+    InputError
+        For a file that is not a readable regular file, and for the refusal.
+    """
+    given = [p for p in paths if p]
+    for path in given:
+        check_file(path, scan=False)
+    refusal = whole_reading_refusal(given, kept.reason, kept.fix)
+    if refusal is not None:
+        raise refusal
 
 
 def _text_size(paths: list[str]) -> int:

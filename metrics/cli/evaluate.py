@@ -459,11 +459,10 @@ def compute_results(
         results.models.update(found)
         return results
     sourced = several_sources(args)
-    blocks = (
-        _in_blocks(args.qrels, args.runs, specs, settings)
-        if label_map is None and not sourced
-        else None
-    )
+    whole = label_map is not None or sourced
+    if whole:  # read whole: refused past the limit
+        _kept_whole(args.qrels, args.runs, sourced)
+    blocks = None if whole else _in_blocks(args.qrels, args.runs, specs, settings)
     if blocks is not None:
         notes, warnings, models = blocks
         if not args.quiet:
@@ -496,6 +495,18 @@ def _in_blocks(
     from metrics.cli.blocks import in_blocks
 
     return in_blocks(qrels_path, run_paths, specs, settings, _model_name)
+
+
+def _kept_whole(qrels_path: str | None, run_paths: list[str], sourced: bool) -> None:
+    """Refuse the files that ``--label-source`` / ``--label-column`` (``sourced``) or
+    ``--label-map`` have read whole when they are past the limit on tables read whole
+    (:func:`metrics.cli.blocks.refuse_whole_reading`)."""
+    # deferred: the block reader loads pyarrow.csv
+    from metrics.cli.blocks import LABEL_MAP_WHOLE, LABEL_SOURCES_WHOLE, refuse_whole_reading
+
+    refuse_whole_reading(
+        [qrels_path, *run_paths], LABEL_SOURCES_WHOLE if sourced else LABEL_MAP_WHOLE
+    )
 
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:

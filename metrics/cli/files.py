@@ -20,7 +20,14 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from metrics.cli.blocks import BlockResult, in_blocks, table_text_size, whole_table_bytes
+from metrics.cli.blocks import (
+    MODEL_NAMES_WHOLE,
+    BlockResult,
+    in_blocks,
+    refuse_whole_reading,
+    table_text_size,
+    whole_table_bytes,
+)
 from metrics.cli.evaluate import _model_name
 from metrics.engine.evaluation import Evaluation, evaluate
 from metrics.engine.registry import DEFAULT_MEASURES, MeasureSpec, deepest_cutoff, parse_measures
@@ -58,7 +65,8 @@ def per_query_in_blocks(
     ------
     InputError
         As :func:`~metrics.cli.blocks.in_blocks`: for a NUL byte in a TREC file, and for large
-        tables that cannot be read block by block.
+        tables that cannot be read block by block (among them runs of one model name, which
+        only the whole reading tells apart).
     """
     paths = [p for p in [qrels_path, *run_paths] if p]
     if text_bytes(paths) <= whole_table_bytes():
@@ -67,6 +75,7 @@ def per_query_in_blocks(
     try:
         found = in_blocks(qrels_path, list(run_paths), specs, settings, _model_of_file)
     except _ReadWhole:
+        refuse_whole_reading(paths, MODEL_NAMES_WHOLE)
         return None
     if found is None:
         return None
