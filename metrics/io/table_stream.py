@@ -21,7 +21,7 @@ import gc
 import gzip
 import re
 from collections import Counter
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
@@ -48,6 +48,7 @@ from metrics.io.formats import (
     _table_sheet,
     load_table,
 )
+from metrics.io.labels import is_missing_label, is_number_text, normalize_label, with_none_grade
 from metrics.io.names import ID_NAMES
 from metrics.io.roles import SURE, Guess, RoleMapping, guess_roles
 from metrics.io.text_safety import utf8_has_bidi
@@ -457,4 +458,41 @@ def _numbers(values: pa.Array, nulls: tuple[str, ...]) -> np.ndarray | None:
     return out
 
 
-__all__ = ["Rows", "TableStream", "block_roles", "open_stream", "rows_of"]
+def mapped_labels(values: pa.Array, label_map: Mapping[str, float]) -> np.ndarray | None:
+    """A label column under a label mapping (``--label-map``) as the whole reading reads it
+    (:func:`~metrics.io.labels.map_labels`): a word the mapping names is its grade (matched as
+    :func:`~metrics.io.labels.normalize_label` matches, the grade as the whole reading writes
+    it), a ``none`` it does not name grade 0, numbers and missing labels as they are. ``None``
+    for a word the mapping does not name, and for a mapping that names a number or a missing
+    label: the whole reading maps those only when the table holds a word, which one block
+    cannot tell."""
+    if any(is_number_text(k) or is_missing_label(normalize_label(k)) for k in label_map):
+        return None
+    found = _numbers(values, LABEL_NULL_WORDS)
+    if found is not None:
+        return found
+    if pa.types.is_dictionary(values.type):
+        values = values.dictionary_decode()
+    if not (pa.types.is_string(values.type) or pa.types.is_large_string(values.type)):
+        return None
+    encoded = pc.dictionary_encode(values)
+    words = encoded.dictionary.to_pylist()
+    grades = {
+        normalize_label(k): float(f"{float(v):g}")
+        for k, v in with_none_grade(label_map, words).items()
+    }
+    read = []
+    for word in words:
+        grade = grades.get(normalize_label(word))
+        if grade is None:
+            number = _numbers(pa.array([word], pa.string()), LABEL_NULL_WORDS)
+            if number is None:
+                return None
+            grade = float(number[0])
+        read.append(grade)
+    codes = pc.fill_null(encoded.indices, len(words)).to_numpy(zero_copy_only=False)
+    out: np.ndarray = np.append(np.array(read, dtype=np.float64), np.nan)[codes]
+    return out
+
+
+__all__ = ["Rows", "TableStream", "block_roles", "mapped_labels", "open_stream", "rows_of"]
