@@ -917,7 +917,10 @@ def table_text_size(path: str) -> int | None:
         parquet = pq.ParquetFile(path)
         rows = parquet.metadata.num_rows
         groups = sorted({0, parquet.num_row_groups - 1}) if rows else []
-        read = [next(parquet.iter_batches(_SIZE_SAMPLE_ROWS, row_groups=[g]), None) for g in groups]
+        read = [
+            next(parquet.iter_batches(_SIZE_SAMPLE_ROWS, [g], use_threads=False), None)
+            for g in groups
+        ]
         sample = [batch for batch in read if batch is not None and batch.num_rows]
         if not sample:
             return 0
