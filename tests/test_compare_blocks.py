@@ -6,15 +6,20 @@ from __future__ import annotations
 
 import io
 import json
+import tempfile
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
 
 from benchmarks.formats import write_formats
 from benchmarks.generate import generate
 from metrics.cli import compare, files
+from metrics.cli import evaluate as evaluate_cli
 from metrics.engine.evaluation import evaluate
 from metrics.engine.settings import Settings
 from metrics.io.loaders import load_dataset
@@ -141,3 +146,112 @@ def test_a_comparison_in_blocks_holds_less_than_three_times_the_text(tmp_path_fa
     assert status == 0
     assert csv_text > 5_000_000
     assert peak < 3 * csv_text + 16 * 1024**2, f"{peak / 2**20:.1f} MB for {csv_text / 2**20:.1f}"
+
+
+# ---------------------------------------------------------------- labels that are words
+
+_WORDS = {0: "bad", 1: "Fair", 2: " good ", 3: "PERFECT"}
+_GRADES = "bad=0,fair=1,good=2.5,perfect=3"
+
+
+def _in_words(judgments: Path, folder: Path, fmt: str) -> Path:
+    """The judgments table with its grades written as words (``_WORDS``), in ``fmt``."""
+    frame = pd.read_csv(judgments, dtype={"query": str, "item": str})
+    label = next(c for c in frame.columns if c not in ("query", "item"))
+    frame[label] = frame[label].map(lambda g: _WORDS.get(int(g), "NA"))
+    frame.loc[frame.index % 7 == 3, label] = "none"
+    frame.loc[frame.index % 11 == 5, label] = "NA"
+    out = folder / f"judgments_in_words.{fmt}"
+    if fmt == "parquet":
+        frame.to_parquet(out, index=False)
+    else:
+        frame.to_csv(out, index=False)
+    return out
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["csv", "parquet"])
+def test_a_comparison_with_a_label_map_in_blocks_is_the_whole_readings(collection, fmt, tmp_path):
+    judgments = _in_words(collection["csv"][0], tmp_path, fmt)
+    _, run_a, run_b = collection[fmt]
+    args = [str(judgments), str(run_a), str(run_b), "--label-map", _GRADES]
+    args += ["--resamples", "300", "--seed", "5", "-m", "nDCG@10", "-m", "AP"]
+    whole = _compare(args, blocks_on=False)
+    assert _compare(args, blocks_on=True) == whole
+    assert "headline: " in whole
+
+
+def _evaluate(args: list[str], blocks_on: bool) -> tuple[int, str, str]:
+    """Status, output and messages of ``python -m metrics``; in blocks, the whole reading is
+    not called."""
+    out, err = io.StringIO(), io.StringIO()
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("RANKING_METRICS_WHOLE_MB", "0" if blocks_on else "100000")
+        if blocks_on:
+            patch.setattr(evaluate_cli, "load_inputs", None)
+        status = evaluate_cli.main(args, out, err)
+    return status, out.getvalue(), err.getvalue()
+
+
+_LABELS = ["Relevant", " not_relevant ", "HIGH", "none", "None", "NA", "", "0", "1", "2.5"]
+
+
+@st.composite
+def _labelled_tables(draw: st.DrawFn) -> tuple[str, str, str, str]:
+    """A run table, its judgments with labels in words, numbers and missing ones, the run
+    with those labels in a column of its own, and a label mapping of the words with any
+    grades."""
+    run, judged, labelled = ["query,item,score"], ["query,item,label"], ["query,item,score,label"]
+    for q in range(draw(st.integers(1, 6))):
+        n = draw(st.integers(1, 6))
+        scores = draw(st.lists(st.integers(-50, 50), min_size=n, max_size=n))
+        labels = draw(st.lists(st.sampled_from(_LABELS), min_size=n + 1, max_size=n + 1))
+        for i, score in enumerate(scores):
+            run.append(f"q{q},d{i},{score}")
+            labelled.append(f"q{q},d{i},{score},{labels[i]}")
+        for i, label in enumerate(labels):  # one item the run does not hold
+            judged.append(f"q{q},d{i},{label}")
+    mapping = {
+        word: round(draw(st.floats(-2, 4, allow_nan=False)), draw(st.integers(0, 9)))
+        for word in ("relevant", "not relevant", "high")
+    }
+    text = ",".join(f"{word}={value!r}" for word, value in mapping.items())
+    return "\n".join(run) + "\n", "\n".join(judged) + "\n", "\n".join(labelled) + "\n", text
+
+
+@pytest.mark.slow
+@hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_labelled_tables())
+def test_labels_in_words_read_in_blocks_give_the_whole_readings_values(table):
+    """Words, numbers, ``none`` and missing labels under any mapping, in a judgments table or
+    in the run's label column: the values of every query and the means are those of the whole
+    reading, and so is the note on the words."""
+    run, judged, labelled, mapping = table
+    with tempfile.TemporaryDirectory() as folder:
+        paths = [Path(folder, "judged.csv"), Path(folder, "run.csv"), Path(folder, "both.csv")]
+        for path, text in zip(paths, (judged, run, labelled)):
+            path.write_text(text)
+        for files_given in (paths[:2], paths[2:]):
+            args = [*map(str, files_given), "--label-map", mapping, "-q", "--digits", "12"]
+            args += ["-m", "nDCG@3", "-m", "AP", "-m", "P@2", "-m", "RR"]
+            status, out, err = _evaluate(args, blocks_on=False)
+            if status != 0:  # nothing judged relevant, no label: the whole reading explains it
+                continue
+            in_blocks = _evaluate(args, blocks_on=True)
+            assert in_blocks[:2] == (0, out), in_blocks[2]
+            notes = [line for line in err.splitlines() if "are text, read as" in line]
+            assert notes == [n for n in in_blocks[2].splitlines() if "are text, read as" in n]
+
+
+def test_a_label_the_map_does_not_grade_is_refused_past_the_limit(tmp_path, monkeypatch):
+    judged, run = tmp_path / "judged.csv", tmp_path / "run.csv"
+    judged.write_text("query,item,label\n1,a,relevant\n1,b,maybe\n")
+    run.write_text("query,item,score\n1,a,2\n1,b,1\n")
+    monkeypatch.setattr(evaluate_cli, "load_inputs", None)
+    monkeypatch.setenv("RANKING_METRICS_WHOLE_MB", "0")
+    out, err = io.StringIO(), io.StringIO()
+    args = [str(judged), str(run), "--label-map", "relevant=1"]
+    assert evaluate_cli.main(args, out, err) == 2
+    assert "cannot be read block by block (a label is a word --label-map does not grade)" in (
+        err.getvalue()
+    )

@@ -1,9 +1,9 @@
-"""Options that have their inputs read whole (``--label-map``, ``--label-source`` and
-``--label-column``, ``compare --against``, ``compare --by`` with the segments in the runs, runs
-the whole reading alone tells apart) refuse tables past the limit on tables read whole before
-anything is read, naming the size, the option and the fix, on ``python -m metrics``,
-``python -m metrics compare`` and :func:`metrics.evaluate_files` alike; within the limit they
-are read whole as before."""
+"""Options that have their inputs read whole (``--label-source`` and ``--label-column``,
+``compare --against``, ``compare --by`` with the segments in the runs, runs the whole reading
+alone tells apart) refuse tables past the limit on tables read whole before anything is read,
+naming the size, the option and the fix, on ``python -m metrics``, ``python -m metrics
+compare`` and :func:`metrics.evaluate_files` alike; within the limit they are read whole as
+before. (``--label-map`` is read in blocks: tests/test_compare_blocks.py.)"""
 
 from __future__ import annotations
 
@@ -53,28 +53,19 @@ def _refused(message: str, size: str, kept: blocks.KeptWhole) -> None:
     assert LIMIT in message and message.count("\n") == 1
 
 
-EVALUATE_CASES = {
-    "label map": (["--label-map", "relevant=1,irrelevant=0"], blocks.LABEL_MAP_WHOLE),
-    "label source": (["--label-column", "label", "--label-column", "label_b"], None),
-}
-
-
-@pytest.mark.parametrize("case", EVALUATE_CASES)
-def test_evaluate_refuses_what_an_option_reads_whole_past_the_limit(tables, case, monkeypatch):
-    options, kept = EVALUATE_CASES[case]
-    kept = kept or blocks.LABEL_SOURCES_WHOLE
+def test_evaluate_refuses_label_sources_past_the_limit(tables, monkeypatch):
+    options = ["--label-column", "label", "--label-column", "label_b"]
     for reader in ("load_inputs", "load_sourced_inputs", "_in_blocks"):
         monkeypatch.setattr(evaluate, reader, _never)
     monkeypatch.setenv(LIMIT, "0")
     paths = [tables["qrels"], tables["base"], tables["cand"]]
     out, err = io.StringIO(), io.StringIO()
     assert evaluate.main([*map(str, paths), "-m", "P@1", *options], out, err) == 2
-    _refused(err.getvalue(), _size(*paths), kept)
+    _refused(err.getvalue(), _size(*paths), blocks.LABEL_SOURCES_WHOLE)
     assert out.getvalue() == ""
 
 
 COMPARE_CASES = {
-    "label map": (["--label-map", "relevant=1,irrelevant=0"], blocks.LABEL_MAP_WHOLE),
     "label source": (
         ["--label-column", "label", "--label-column", "label_b"],
         blocks.LABEL_SOURCES_WHOLE,
@@ -99,12 +90,11 @@ def test_compare_refuses_what_an_option_reads_whole_past_the_limit(tables, case,
     assert out.getvalue() == ""
 
 
-@pytest.mark.parametrize("case", ["label map", "segments in the runs"])
-def test_within_the_limit_the_options_read_whole_as_before(tables, case, monkeypatch):
+def test_within_the_limit_the_options_read_whole_as_before(tables, monkeypatch):
     monkeypatch.setenv(LIMIT, "16")
     paths = [str(tables["qrels"]), str(tables["base"]), str(tables["cand"])]
     out, err = io.StringIO(), io.StringIO()
-    options = COMPARE_CASES[case][0]
+    options = COMPARE_CASES["segments in the runs"][0]
     status = compare.main([*paths, "--resamples", "100", *options], out=out, err=err)
     assert status == 0, err.getvalue()
     assert "\tnDCG@10\t" in out.getvalue()

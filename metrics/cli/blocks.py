@@ -23,6 +23,7 @@ from __future__ import annotations
 import gzip
 import os
 import zipfile
+from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -418,11 +419,12 @@ def evaluate_tables(
     run_paths: list[str],
     specs: list[MeasureSpec],
     settings: Settings,
+    words: LabelWords | None = None,
 ) -> TableBlocks:
     """The per-query values of ``specs`` for the table runs at ``run_paths``, block by block:
     against the judgments ``qrels`` (TREC judgments already grouped, with the warnings on their
     labels; or the path of a judgments table), or, without, against the labels of the one run
-    table.
+    table; label words read by the mapping of ``words`` (``--label-map``).
 
     Raises
     ------
@@ -438,7 +440,7 @@ def evaluate_tables(
     judged = None
     if isinstance(qrels, str):
         source = Path(qrels).name
-        read = _table_judgments(qrels)
+        read = _table_judgments(qrels, words)
         warnings = _label_warnings(read, source, settings)
         judged = Judgments(read)
         del read  # the judgments hold what they need of it
@@ -446,7 +448,7 @@ def evaluate_tables(
         judged, warnings = qrels
     elif len(run_paths) > 1:
         raise _Table("several runs carry their own labels")
-    reading = _TableReading(judged, specs, settings)
+    reading = _TableReading(judged, specs, settings, words)
     for stream in streams:
         if stream is None:
             raise _Table("it is not a table read in blocks (CSV, TSV, Parquet, JSON Lines, Excel)")
@@ -463,8 +465,14 @@ class _TableReading:
     """The block reading of table runs: each model's values and notes, and the labels the
     runs carry (their judgments, when no judgments file is given)."""
 
-    def __init__(self, judged: Judgments | None, specs: list[MeasureSpec], settings: Settings):
-        self.judged, self.specs, self.settings = judged, specs, settings
+    def __init__(
+        self,
+        judged: Judgments | None,
+        specs: list[MeasureSpec],
+        settings: Settings,
+        words: LabelWords | None = None,
+    ):
+        self.judged, self.specs, self.settings, self.words = judged, specs, settings, words
         self.models: dict[str, tuple[_Model, str]] = {}
         self.labels: list[tuple[pa.Array, pa.Array, np.ndarray]] = []
 
@@ -479,7 +487,8 @@ class _TableReading:
             raise _Table("its column names do not settle every role")
         wanted = list(roles.columns().values())
         ids = [c for c in (roles.query, roles.item, roles.model) if c is not None]
-        chunks = (_read_as_rows(rows_of(b, roles)) for b in stream.batches(wanted, ids))
+        batches = _graded(self.words, stream, wanted, ids, roles.label)
+        chunks = (_read_as_rows(rows_of(b, roles)) for b in batches)
         fixed = None if roles.model is not None else file_stem(stream.name)
         mine: set[str] = set()
         seen: set[str] = set()
@@ -569,8 +578,9 @@ def _labelled(block: Rows) -> tuple[pa.Array, pa.Array, np.ndarray]:
     )
 
 
-def _table_judgments(path: str) -> TrecColumns:
-    """A judgments table read in batches: query, item and label of the rows with a label."""
+def _table_judgments(path: str, words: LabelWords | None = None) -> TrecColumns:
+    """A judgments table read in batches: query, item and label of the rows with a label
+    (words read by the mapping of ``words``)."""
     # deferred: tables are read with pandas
     from metrics.io.table_stream import block_roles, open_stream, rows_of
 
@@ -584,9 +594,8 @@ def _table_judgments(path: str) -> TrecColumns:
     read = roles.with_(score=roles.label, label=None)  # the labels read as a run's numbers
     parts = []
     try:
-        for batch in stream.batches(
-            [roles.query, roles.item, roles.label], [roles.query, roles.item]
-        ):
+        wanted = [roles.query, roles.item, roles.label]
+        for batch in _graded(words, stream, wanted, wanted[:2], roles.label):
             rows = rows_of(batch, read)
             if rows is None:
                 raise _Table("a label of the judgments reads otherwise")
@@ -709,12 +718,14 @@ def in_blocks(
     specs: list[MeasureSpec],
     settings: Settings,
     model_name: Callable[[str, Mapping[str, object]], str],
+    label_map: Mapping[str, float] | None = None,
 ) -> tuple[list[str], list[str], dict[str, BlockResult]] | None:
     """Notes, warnings and per model the values of the runs evaluated block by block: TREC
     runs (:func:`evaluate_blocks`, each model named by ``model_name`` from its path and the
     names taken), and tables of more than :func:`whole_table_bytes` of text
-    (:func:`evaluate_tables`); ``None`` when the files are to be read whole instead (smaller
-    tables are, and checked in full: ties, short lists, ...).
+    (:func:`evaluate_tables`; label words read by ``label_map``, ``--label-map``); ``None``
+    when the files are to be read whole instead (smaller tables are, and checked in full:
+    ties, short lists, ...).
 
     Raises
     ------
@@ -750,14 +761,100 @@ def in_blocks(
             return notes, *_worded(TableBlocks(models, given[1], source), settings)
     if _text_size(paths) <= whole_table_bytes():
         return None  # read whole, and checked in full
+    words = None if label_map is None else LabelWords(label_map)
     try:
-        tables = evaluate_tables(given, run_paths, specs, settings)
+        tables = evaluate_tables(given, run_paths, specs, settings, words)
     except _Table as why:
         refusal = whole_reading_refusal(paths, why.reason)
         if refusal is not None:
             raise refusal from None
         return None
+    notes += [] if words is None else words.notes()
     return notes, *_worded(tables, settings, judgments_file=qrels_path is not None)
+
+
+class LabelWords:
+    """Label words read by a label mapping (``--label-map``) block by block: each batch's label
+    column read as grades (:func:`~metrics.io.table_stream.mapped_labels`), and the words of
+    each table's label column counted for the note the whole reading gives on them."""
+
+    def __init__(self, label_map: Mapping[str, float]) -> None:
+        self.label_map = dict(label_map)
+        self.counts: dict[tuple[str, str], Counter[str]] = {}
+
+    def graded(
+        self, batches: Iterator[pa.RecordBatch], column: str, source: str
+    ) -> Iterator[pa.RecordBatch]:
+        """``batches`` with their label ``column`` read as grades (a column of numbers).
+
+        Raises
+        ------
+        _Table
+            For a label the mapping does not name (the whole reading explains it).
+        """
+        from metrics.io.table_stream import mapped_labels  # deferred: it imports pandas
+
+        pc = arrow_calls.compute
+
+        counts = self.counts.setdefault((source, column), Counter())
+        for batch in batches:
+            at = batch.schema.get_field_index(column)
+            values = batch.column(at)
+            grades = mapped_labels(values, self.label_map)
+            if grades is None:
+                raise _Table("a label is a word --label-map does not grade")
+            if pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
+                found = pc.value_counts(pc.utf8_trim_whitespace(values))
+                for word, n in zip(found.field(0).to_pylist(), found.field(1).to_pylist()):
+                    if word is not None:
+                        counts[word] += n
+            yield batch.set_column(at, column, pa.array(grades, pa.float64()))
+
+    def notes(self) -> list[str]:
+        """The note the whole reading gives on each table whose labels were words: the grades
+        each word was read as, with the rows holding it."""
+        # deferred: label words are read with pandas
+        from metrics.io.findings import Finding
+        from metrics.io.labels import (
+            is_missing_label,
+            is_number_text,
+            mapping_text,
+            normalize_label,
+            with_none_grade,
+        )
+        from metrics.io.reading_notes import finding_text
+        from metrics.schema import NONE_GRADE
+
+        out = []
+        for (source, column), counts in self.counts.items():
+            words = {
+                w: n for w, n in counts.items() if not is_missing_label(w) and not is_number_text(w)
+            }
+            if not words:
+                continue
+            if {normalize_label(w) for w in words} == {NONE_GRADE}:  # else numbers: read as one
+                words = {NONE_GRADE: sum(words.values())}
+            used = with_none_grade(self.label_map, words)
+            params = {"column": column, "mapping": mapping_text(used, words), "n": len(used)}
+            finding = Finding(
+                "text_labels", "info", params, len(used), source=source, column=column
+            )
+            out.append(finding_text(finding))
+        return out
+
+
+def _graded(
+    words: LabelWords | None,
+    stream: TableStream,
+    columns: list[str],
+    text: list[str],
+    label: str | None,
+) -> Iterator[pa.RecordBatch]:
+    """The batches of ``columns`` of ``stream`` (those of ``text`` as text), the ``label``
+    column read as grades when label words are read by a mapping (``words``: read as text)."""
+    if words is None or label is None:
+        return stream.batches(columns, text)
+    return words.graded(stream.batches(columns, [*text, label]), label, stream.name)
 
 
 def _trec_judgments(qrels_path: str | None, run_paths: list[str]) -> TrecColumns | None:
@@ -857,12 +954,6 @@ SEGMENTS_IN_RUNS_WHOLE = KeptWhole(
     "--by takes its segment columns from the runs, read whole",
     "Give the segment columns in a query table (a query column and one column per segment) "
     "with --queries, and the runs are read block by block",
-)
-#: ``--label-map``: label words are mapped to grades on the whole reading.
-LABEL_MAP_WHOLE = KeptWhole(
-    "--label-map maps label words to grades on the whole reading",
-    "Write the labels as numbers (their grades) and leave out --label-map, and the tables "
-    "are read block by block",
 )
 #: Runs whose models only the whole reading names (two runs of one name).
 MODEL_NAMES_WHOLE = KeptWhole(

@@ -428,24 +428,24 @@ def _in_blocks(
     label_map: dict[str, float] | None,
 ) -> tuple[PerQueryDataset, list[str], list[str]] | None:
     """The per-query values of large inputs read block by block
-    (:func:`metrics.cli.files.per_query_in_blocks`); ``None`` when they are read whole: small
-    inputs, several label sources, a label map, a saved version to compare against, or segment
-    columns taken from the runs themselves (no ``--queries`` table); those options refuse
-    tables past the limit on tables read whole before anything is read
+    (:func:`metrics.cli.files.per_query_in_blocks`, label words read by ``label_map``); ``None``
+    when they are read whole: small inputs, several label sources, a saved version to compare
+    against, or segment columns taken from the runs themselves (no ``--queries`` table); those
+    options refuse tables past the limit on tables read whole before anything is read
     (:func:`metrics.cli.blocks.refuse_whole_reading`)."""
     # deferred: the block reader loads pyarrow.csv
     from metrics.cli import blocks
     from metrics.cli.files import per_query_in_blocks
 
-    kept = _kept_whole(args, label_map is not None)
+    kept = _kept_whole(args)
     if kept is not None:
         blocks.refuse_whole_reading([args.qrels, *args.runs], kept)
         return None
 
-    return per_query_in_blocks(args.qrels, args.runs, measures, settings, args.queries)
+    return per_query_in_blocks(args.qrels, args.runs, measures, settings, args.queries, label_map)
 
 
-def _kept_whole(args: argparse.Namespace, label_map: bool) -> KeptWhole | None:
+def _kept_whole(args: argparse.Namespace) -> KeptWhole | None:
     """The option of ``args`` that has the inputs read whole (``None``: none does)."""
     # deferred: the block reader loads pyarrow.csv
     from metrics.cli import blocks
@@ -454,8 +454,6 @@ def _kept_whole(args: argparse.Namespace, label_map: bool) -> KeptWhole | None:
         return blocks.LABEL_SOURCES_WHOLE
     if args.against:
         return blocks.AGAINST_WHOLE
-    if label_map:
-        return blocks.LABEL_MAP_WHOLE
     if args.by and not args.queries:
         return blocks.SEGMENTS_IN_RUNS_WHOLE
     return None

@@ -459,10 +459,9 @@ def compute_results(
         results.models.update(found)
         return results
     sourced = several_sources(args)
-    whole = label_map is not None or sourced
-    if whole:  # read whole: refused past the limit
-        _kept_whole(args.qrels, args.runs, sourced)
-    blocks = None if whole else _in_blocks(args.qrels, args.runs, specs, settings)
+    if sourced:  # read whole: refused past the limit
+        _kept_whole(args.qrels, args.runs)
+    blocks = None if sourced else _in_blocks(args.qrels, args.runs, specs, settings, label_map)
     if blocks is not None:
         notes, warnings, models = blocks
         if not args.quiet:
@@ -486,27 +485,29 @@ def compute_results(
 
 
 def _in_blocks(
-    qrels_path: str | None, run_paths: list[str], specs: list[MeasureSpec], settings: Settings
+    qrels_path: str | None,
+    run_paths: list[str],
+    specs: list[MeasureSpec],
+    settings: Settings,
+    label_map: Mapping[str, float] | None = None,
 ) -> tuple[list[str], list[str], dict[str, BlockResult]] | None:
     """Notes, warnings and per model the values of the runs evaluated block by block (TREC runs
-    and large tables alike: :func:`metrics.cli.blocks.in_blocks`); ``None`` when the files are
-    to be read whole instead."""
+    and large tables alike, label words read by ``label_map``:
+    :func:`metrics.cli.blocks.in_blocks`); ``None`` when the files are to be read whole
+    instead."""
     # deferred: the block reader loads pyarrow.csv
     from metrics.cli.blocks import in_blocks
 
-    return in_blocks(qrels_path, run_paths, specs, settings, _model_name)
+    return in_blocks(qrels_path, run_paths, specs, settings, _model_name, label_map)
 
 
-def _kept_whole(qrels_path: str | None, run_paths: list[str], sourced: bool) -> None:
-    """Refuse the files that ``--label-source`` / ``--label-column`` (``sourced``) or
-    ``--label-map`` have read whole when they are past the limit on tables read whole
-    (:func:`metrics.cli.blocks.refuse_whole_reading`)."""
+def _kept_whole(qrels_path: str | None, run_paths: list[str]) -> None:
+    """Refuse the files that ``--label-source`` / ``--label-column`` have read whole when they
+    are past the limit on tables read whole (:func:`metrics.cli.blocks.refuse_whole_reading`)."""
     # deferred: the block reader loads pyarrow.csv
-    from metrics.cli.blocks import LABEL_MAP_WHOLE, LABEL_SOURCES_WHOLE, refuse_whole_reading
+    from metrics.cli.blocks import LABEL_SOURCES_WHOLE, refuse_whole_reading
 
-    refuse_whole_reading(
-        [qrels_path, *run_paths], LABEL_SOURCES_WHOLE if sourced else LABEL_MAP_WHOLE
-    )
+    refuse_whole_reading([qrels_path, *run_paths], LABEL_SOURCES_WHOLE)
 
 
 def run(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:

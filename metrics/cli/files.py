@@ -54,9 +54,11 @@ def per_query_in_blocks(
     measures: Sequence[str],
     settings: Settings,
     queries: str | None = None,
+    label_map: Mapping[str, float] | None = None,
 ) -> tuple[PerQueryDataset, list[str], list[str]] | None:
     """The per-query values of ``measures`` for the runs at ``run_paths`` read block by block
-    (with the segments of the query table ``queries``), with the notes and warnings of the
+    (with the segments of the query table ``queries``, label words read by ``label_map``:
+    ``--label-map``), with the notes and warnings of the
     reading; ``None`` when the files hold no more than
     :func:`~metrics.cli.blocks.whole_table_bytes` of text, or are not read in blocks: they are
     then read whole.
@@ -73,7 +75,7 @@ def per_query_in_blocks(
         return None
     specs = parse_measures(list(measures))
     try:
-        found = in_blocks(qrels_path, list(run_paths), specs, settings, _model_of_file)
+        found = in_blocks(qrels_path, list(run_paths), specs, settings, _model_of_file, label_map)
     except _ReadWhole:
         refuse_whole_reading(paths, MODEL_NAMES_WHOLE)
         return None
