@@ -317,7 +317,11 @@ def _excel_array(kind: str, values: Any, as_text: bool) -> pa.Array:
 
 
 def block_roles(
-    sample: LoadedTable, *, judged_elsewhere: bool, qrels: bool = False
+    sample: LoadedTable,
+    *,
+    judged_elsewhere: bool,
+    qrels: bool = False,
+    segments: Sequence[str] = (),
 ) -> RoleMapping | None:
     """The roles of a table read block by block: those guessed from its first rows when every
     one is settled by the column's name (and an id column's name is an id's, so its values stay
@@ -327,7 +331,9 @@ def block_roles(
     A run needs a query, an item and a score or a rank, and a label unless ``judged_elsewhere``
     (then it must have none: a run's labels beside a judgments file are read whole); judgments
     (``qrels``) need a query, an item and a label (or a column named as a score). Without a
-    model column, a run's other columns must hold numbers (text could name the models).
+    model column, a run's other columns must hold numbers (text could name the models), but for
+    the ``segments`` columns, which the caller finds constant within each query with two values
+    or more in the whole table (no model's values).
     """
     try:
         guesses = guess_roles(sample.frame, judged_elsewhere=judged_elsewhere and not qrels)
@@ -350,7 +356,10 @@ def block_roles(
         taken = set(roles.columns().values())
         frame = sample.frame
         if any(
-            c not in taken and not _numeric(frame[c]) and frame[c].notna().any()
+            c not in taken
+            and c not in segments
+            and not _numeric(frame[c])
+            and frame[c].notna().any()
             for c in frame.columns
         ):
             return None
