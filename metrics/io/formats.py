@@ -5,7 +5,7 @@ Supported layouts, detected from the content (the file name is only a hint):
 - delimited text: comma, tab, semicolon, pipe, or runs of whitespace; with or without a header;
 - TREC runs ``qid Q0 docid rank score tag`` and TREC qrels ``qid iter docid rel``, detected and
   read by :mod:`metrics.io.trec` as trec_eval reads them;
-- Parquet (read with pyarrow), Excel ``.xlsx`` (read with openpyxl, first sheet);
+- Parquet (read with pyarrow), Excel ``.xlsx`` (read by :mod:`metrics.io.workbook`, first sheet);
 - JSON Lines, a JSON array of records, and the ``{query: {item: value}}`` dictionary layout of
   pytrec_eval and ranx;
 - any of the above gzip-compressed.
@@ -49,6 +49,7 @@ from metrics.io.source import (
     unify_line_ends,
 )
 from metrics.io.trec import TrecKind, detect_trec, parse_trec
+from metrics.io.workbook import open_workbook
 from metrics.schema import (
     ITEM,
     MODEL,
@@ -418,10 +419,8 @@ def _read_excel(raw: bytes, source: str, limits: UploadLimits | None = None) -> 
     kept as compact columns; within ``limits``, its data rows and the text its values make
     are counted as they are read (and a sheet whose stated size passes the rows limit beyond
     what Excel itself writes is refused before any is read)."""
-    from openpyxl import load_workbook
-
     with _excel_errors(source):
-        book = load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
+        book = open_workbook(raw)
     try:
         with _excel_errors(source):
             sheet = _table_sheet(book.worksheets)
@@ -471,7 +470,8 @@ def _read_excel(raw: bytes, source: str, limits: UploadLimits | None = None) -> 
 
 @contextmanager
 def _excel_errors(source: str) -> Iterator[None]:
-    """Broken workbooks (openpyxl raises many unrelated types on them) as one input error."""
+    """Broken workbooks (their readers raise many unrelated types on them) as one input
+    error."""
     try:
         yield
     except InputError:

@@ -5,7 +5,7 @@
 reads a whole file (the same format, delimiter, header and column names: the first rows are
 read by it), and gives its rows in batches of arrow columns: text by ``pyarrow.csv`` (gzip
 decompressed as a stream), Parquet row group by row group, JSON Lines by ``pyarrow.json``, an
-Excel sheet streamed by openpyxl. Memory holds one batch, not the file.
+Excel sheet by :mod:`metrics.io.workbook`. Memory holds one batch, not the file.
 
 :func:`block_roles` takes the column roles the whole reading would take, when the first rows
 settle them by the columns' names alone (values could point a whole table elsewhere than its
@@ -53,6 +53,7 @@ from metrics.io.names import ID_NAMES
 from metrics.io.roles import SURE, Guess, RoleMapping, guess_roles
 from metrics.io.text_safety import utf8_has_bidi
 from metrics.io.trec import Rows
+from metrics.io.workbook import open_workbook
 from metrics.schema import (
     DEFAULT_MODEL,
     ITEM,
@@ -245,17 +246,8 @@ def _parquet_stream(path: Path, name: str) -> TableStream | None:
 
 
 def _excel_stream(path: Path, name: str) -> TableStream | None:
-    """An Excel sheet streamed by openpyxl.
-
-    openpyxl's parser leaves reference cycles behind every row it reads, which only the cyclic
-    garbage collector frees; where it is turned off (the command line turns it off for an
-    evaluation), each batch collects the young objects itself: otherwise a sheet of a million
-    rows held some 300 MB more at its end.
-    """
-    from openpyxl import load_workbook
-
-    book = load_workbook(str(path), read_only=True, data_only=True)
-    try:
+    """An Excel sheet read by :mod:`metrics.io.workbook`, a batch of rows at a time."""
+    with open_workbook(path) as book:
         sheet = _table_sheet(book.worksheets)
         if not sheet.head:
             return None
@@ -269,8 +261,6 @@ def _excel_stream(path: Path, name: str) -> TableStream | None:
         columns = _ExcelColumns(layout.width)
         columns.add(first)
         frame = columns.frame(layout.names)
-    finally:
-        book.close()
     if len(frame.columns) != layout.width:
         return None  # rows wider than the first ones
     sample = LoadedTable(
@@ -279,8 +269,7 @@ def _excel_stream(path: Path, name: str) -> TableStream | None:
     names = layout.names
 
     def read(wanted: Sequence[str], text: Sequence[str]) -> Iterator[pa.RecordBatch]:
-        book = load_workbook(str(path), read_only=True, data_only=True)
-        try:
+        with open_workbook(path) as book:
             sheet = _table_sheet(book.worksheets)
             rows = _filled_rows(sheet.sheet)
             if layout.header:
@@ -293,10 +282,8 @@ def _excel_stream(path: Path, name: str) -> TableStream | None:
                     arrays.append(_excel_array(kind, values, column in text))
                 del chunk
                 if not gc.isenabled():
-                    gc.collect(0)  # see below
+                    gc.collect(0)  # openpyxl's rows, where it reads the sheet, hold cycles
                 yield pa.RecordBatch.from_arrays(arrays, names=list(wanted))
-        finally:
-            book.close()
 
     return TableStream(name, "excel", sample, read)
 

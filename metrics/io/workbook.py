@@ -1,0 +1,476 @@
+"""Excel ``.xlsx`` workbooks read as rows of Python values, fast.
+
+A sheet is read by python-calamine (Rust's calamine), many times faster than openpyxl, and its
+values are given exactly as openpyxl's ``iter_rows(values_only=True)`` gives them in read-only,
+data-only mode (what the table readers were written against): a number stored without ``.`` or
+an exponent is an ``int``, other numbers ``float``; text; ``True``/``False``; an empty cell
+``None``; a date-formatted number a ``datetime`` (a ``time`` below one day); a formula its saved
+value; rows from row 1, each from column A to the width the sheet states (to its last cell when
+it states none), none past the stated last row. Rows after the last that holds a value may be
+left out (openpyxl gives them empty, or not, by the sheet's XML).
+
+calamine holds a whole sheet in memory, as a dense grid from its first to its last cell; so the
+sheet's XML is decompressed a piece at a time (whole rows, :data:`_PIECE_BYTES` or more), and
+each piece is read by calamine as a small workbook of its own: memory holds one piece.
+
+calamine keeps neither the text a number was stored as nor error cells, and decides by its own
+rules which formats are dates; so each piece is looked through first (bytes only), and the rest
+of the sheet is read by openpyxl from the first piece that calamine could read otherwise: with
+error cells, ISO date cells, whole numbers stored with a fraction or an exponent (``1.0``,
+``1E+3``), integers a float does not hold, cells without a value in a sheet that states no
+size, rows far apart (a grid much larger than its cells). A workbook whose date formats the two
+could read differently (a duration, a format openpyxl does not know, a bracket, the 1904 date
+system), and XML written with a namespace prefix, is read by openpyxl throughout.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import re
+import zipfile
+from collections.abc import Iterator
+from itertools import islice
+from pathlib import Path, PurePosixPath
+from typing import IO, Any
+from xml.etree import ElementTree
+
+#: Bytes of a sheet's XML read by calamine at a time (more where the shared strings are many:
+#: each piece reads them again).
+_PIECE_BYTES = 1 << 20
+#: The grid a piece may span beyond its cells: cells over twice theirs plus this.
+_SPARE_CELLS = 1 << 20
+
+_MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
+_RELS = "http://schemas.openxmlformats.org/package/2006/relationships"
+_DOC_RELS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+_EMPTY_SHEET = f'<worksheet xmlns="{_MAIN}"><sheetData/></worksheet>'.encode()
+
+#: Stored numbers calamine reads otherwise than openpyxl (a whole number with a fraction, 16
+#: digits or more), and numbers with an exponent, looked at one by one.
+_NUMBER = re.compile(rb"<v>[+-]?(?:\d{16}|[\d.]*[eE]|\d*\.0*</v>)")
+_EXPONENT = re.compile(rb"<v>([+-]?[\d.]+[eE][+-]?\d+)</v>")
+_WIDE_CELL = re.compile(rb'<c r="([A-Z]{2,3})\d')
+_ROW_NUMBER = re.compile(rb'<row r="(\d+)"')
+_DIMENSION_TAG = re.compile(rb"<dimension [^>]*>")
+_DIMENSION = re.compile(rb'<dimension ref="([A-Z]*)(\d*)(?::([A-Z]+)(\d+))?"')
+
+
+class UnreadableWorkbook(ValueError):
+    """A file that is not a readable ``.xlsx`` workbook (the message tells what failed)."""
+
+
+def open_workbook(source: bytes | str | Path) -> Workbook:
+    """The workbook in ``source`` (its bytes or its path).
+
+    Raises
+    ------
+    UnreadableWorkbook
+        The file is not a zip archive, or not a workbook.
+    """
+    try:
+        return Workbook(source)
+    except UnreadableWorkbook:
+        raise
+    except Exception as exc:
+        raise UnreadableWorkbook(_detail(exc)) from None
+
+
+def _detail(exc: BaseException) -> str:
+    return str(exc) or type(exc).__name__
+
+
+class Workbook:
+    """A workbook's worksheets (chart sheets left out), in workbook order."""
+
+    def __init__(self, source: bytes | str | Path) -> None:
+        self._source = source
+        self._zip = zipfile.ZipFile(self._open())
+        self._parts = _Parts(self._zip)
+        self._others: dict[str, bytes] | None = None
+        self._openpyxl: Any = None
+        self.worksheets = [
+            Sheet(self, index, title, state, path)
+            for index, (title, state, path) in enumerate(self._parts.sheets)
+        ]
+
+    def _open(self) -> IO[bytes]:
+        if isinstance(self._source, (str, Path)):
+            return open(self._source, "rb")
+        return io.BytesIO(self._source)
+
+    def openpyxl_sheet(self, position: int) -> Any:
+        """The worksheet at ``position`` as openpyxl reads it (read-only, saved values)."""
+        if self._openpyxl is None:
+            from openpyxl import load_workbook
+
+            self._openpyxl = load_workbook(self._open(), read_only=True, data_only=True)
+        return self._openpyxl.worksheets[position]
+
+    def piece_book(self, index: int, head: bytes, rows: bytes) -> IO[bytes]:
+        """The workbook with ``rows`` as the rows of its worksheet ``index`` (``head`` its XML
+        before them) and every other sheet empty."""
+        if self._others is None:
+            sheets = {path for _, _, path in self._parts.sheets}
+            self._others = {
+                name: _EMPTY_SHEET if name in sheets else self._zip.read(name)
+                for name in self._zip.namelist()
+            }
+        out = io.BytesIO()
+        target = self._parts.sheets[index][2]
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as book:
+            for name, data in self._others.items():
+                if name != target:
+                    book.writestr(name, data)
+                    continue
+                with book.open(name, "w") as sheet:
+                    sheet.write(head)
+                    sheet.write(rows)
+                    sheet.write(b"</sheetData></worksheet>")
+        out.seek(0)
+        return out
+
+    def close(self) -> None:
+        self._zip.close()
+        if self._openpyxl is not None:
+            self._openpyxl.close()
+
+    def __enter__(self) -> Workbook:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class Sheet:
+    """One worksheet: ``title``, ``sheet_state`` and the stated ``max_row``/``max_column``
+    (``None`` when the sheet states no size), as openpyxl's read-only worksheet has them."""
+
+    def __init__(self, book: Workbook, index: int, title: str, state: str, path: str) -> None:
+        self._book = book
+        self._index = index
+        self._path = path
+        self.title = title
+        self.sheet_state = state
+        self._stated: tuple[int, int] | bool | None = False
+        #: Rows read by calamine in the last reading (the rest by openpyxl).
+        self.calamine_rows = 0
+
+    @property
+    def stated(self) -> tuple[int, int] | None:
+        """The (last row, last column) the sheet's ``<dimension>`` states."""
+        if self._stated is False:
+            with self._book._zip.open(self._path) as stream:
+                head = _head(stream)
+            self._stated = _stated(head)
+        return self._stated if isinstance(self._stated, tuple) else None
+
+    @property
+    def max_row(self) -> int | None:
+        return self.stated[0] if self.stated else None
+
+    @property
+    def max_column(self) -> int | None:
+        return self.stated[1] if self.stated else None
+
+    def iter_rows(self, values_only: bool = True) -> Iterator[tuple[Any, ...]]:
+        """The sheet's rows as openpyxl's ``iter_rows(values_only=True)`` gives them."""
+        if not values_only:
+            raise ValueError("only values are read")
+        self.calamine_rows = 0
+        stated = self.stated
+        if not self._book._parts.dates_differ:
+            for row in self._calamine_rows():
+                if stated and self.calamine_rows >= stated[0]:
+                    return
+                self.calamine_rows += 1
+                yield _shaped(row, stated)
+        if self.calamine_rows < 0:
+            return  # the whole sheet read by calamine
+        sheet = self._book.openpyxl_sheet(self._index)
+        for row in islice(sheet.iter_rows(values_only=True), self.calamine_rows, None):
+            yield tuple(row)
+
+    def _calamine_rows(self) -> Iterator[tuple[Any, ...]]:
+        """Rows from row 1 read by calamine, piece by piece, up to the first piece it could
+        read otherwise than openpyxl (``calamine_rows`` is then left at the rows given);
+        ``calamine_rows`` is -1 when every piece was read."""
+        from python_calamine import CalamineWorkbook
+
+        stated = self.stated
+        at = 0  # rows given
+        head = b""
+        for rows in self._pieces():
+            if rows is None or not _like_openpyxl(rows, stated is not None):
+                return
+            if not head:
+                head, rows = rows, b""  # the first piece is the XML before the rows
+                continue
+            try:
+                with CalamineWorkbook.from_object(
+                    self._book.piece_book(self._index, head, rows)
+                ) as book:
+                    grid = book.get_sheet_by_index(self._index)
+                    start = grid.start
+                    values = grid.to_python(skip_empty_area=True) if start else []
+            except Exception as exc:
+                raise UnreadableWorkbook(_detail(exc)) from None
+            del rows
+            if not start:
+                continue
+            first, lead = start[0], (None,) * start[1]
+            for _ in range(at, first):
+                yield ()
+            for row in values:
+                yield lead + _values(row)
+            at = first + len(values)
+        self.calamine_rows = -1
+
+    def _pieces(self) -> Iterator[bytes | None]:
+        """The sheet's XML before its rows (its stated size left out: calamine would make room
+        for all of it), then its rows, whole, :data:`_PIECE_BYTES` or more at a time; ``None``
+        when the XML has no plain ``<sheetData>`` (a namespace prefix)."""
+        size = max(_PIECE_BYTES, 2 * self._book._parts.strings_size)
+        with self._book._zip.open(self._path) as stream:
+            text = _head(stream)
+            begin = text.find(b"<sheetData")
+            end = text.find(b">", begin) + 1
+            if begin < 0 or end <= 0:
+                yield None
+                return
+            if text[end - 2 : end] == b"/>":
+                return
+            yield _DIMENSION_TAG.sub(b"", text[:begin]) + b"<sheetData>"
+            rest = text[end:]
+            while True:
+                step = stream.read(size)
+                text = rest + step
+                over = text.find(b"</sheetData>")
+                if over >= 0:
+                    yield text[:over]
+                    return
+                if not step:
+                    yield text  # no closing tag: calamine tells
+                    return
+                del step
+                cut = text.rfind(b"<row")
+                if cut <= 0:
+                    rest = text
+                    continue
+                yield text[:cut]
+                rest = text[cut:]
+
+
+def _head(stream: IO[bytes]) -> bytes:
+    """A sheet's XML to its ``<sheetData>`` (its first 4 MB when it has none)."""
+    head = b""
+    while b"<sheetData" not in head and len(head) < 1 << 22 and (step := stream.read(1 << 16)):
+        head += step
+    return head
+
+
+def _like_openpyxl(piece: bytes, stated: bool) -> bool:
+    """Whether calamine reads every value of ``piece`` as openpyxl does (see the module's
+    docstring), within a grid not much larger than its cells."""
+    if b't="e"' in piece or b't="d"' in piece or _other_number(piece):
+        return False
+    cells = piece.count(b"<c ") + piece.count(b"<c>")
+    if not stated and cells != piece.count(b"<v>") + piece.count(b"<is>"):
+        return False  # cells without a value: openpyxl's rows reach them, calamine's not
+    numbers = _ROW_NUMBER.findall(piece)
+    if len(numbers) != piece.count(b"<row"):
+        return False  # rows numbered by their place
+    span = int(numbers[-1]) - int(numbers[0]) + 1 if numbers else 0
+    return span * _widest(piece) <= 2 * cells + _SPARE_CELLS
+
+
+def _shaped(row: tuple[Any, ...], stated: tuple[int, int] | None) -> tuple[Any, ...]:
+    """A row of the stated width (cells past it left out), or to its last value."""
+    if stated:
+        width = stated[1]
+        return row[:width] if len(row) >= width else row + (None,) * (width - len(row))
+    if not row or row[-1] is not None:
+        return row
+    end = len(row)
+    while end and row[end - 1] is None:
+        end -= 1
+    return row[:end] if end < len(row) else row
+
+
+def _values(row: list[Any]) -> tuple[Any, ...]:
+    """calamine's values as openpyxl's: ``""`` is an empty cell, a whole number below 10**16
+    an ``int`` (it was stored without a fraction or an exponent: the others are read by
+    openpyxl), a date a ``datetime`` at midnight."""
+    return tuple(
+        [
+            (v or None)
+            if (t := type(v)) is str
+            else (int(v) if v.is_integer() and -1e16 < v < 1e16 else v)
+            if t is float
+            else (dt.datetime(v.year, v.month, v.day) if t is dt.date else v)
+            for v in row
+        ]
+    )
+
+
+def _stated(head: bytes) -> tuple[int, int] | None:
+    """The (last row, last column) the sheet's ``<dimension>`` states, as openpyxl reads it."""
+    sheet_data = head.find(b"<sheetData")
+    found = _DIMENSION.search(head, 0, sheet_data if sheet_data >= 0 else len(head))
+    if found is None:
+        return None
+    letters, digits = (found.group(3), found.group(4)) if found.group(3) else found.group(1, 2)
+    if not letters or not digits:
+        return None
+    return int(digits), _column(letters)
+
+
+def _other_number(text: bytes) -> bool:
+    """A number stored as calamine reads otherwise than openpyxl: a whole number with a
+    fraction or an exponent below 10**16 (openpyxl: a float, here an int), or an integer
+    that a float does not hold exactly (openpyxl: the exact int)."""
+    if _NUMBER.search(text) is None:
+        return False
+    for match in _NUMBER.finditer(text):
+        stored = match.group()
+        if stored.endswith(b"</v>"):
+            return True
+        if stored[-1:] not in b"eE" and int(stored[3:]) != int(float(stored[3:])):
+            return True
+    for number in _EXPONENT.findall(text):
+        try:
+            value = float(number)
+        except ValueError:
+            continue
+        if value.is_integer() and abs(value) < 1e16:
+            return True
+    return False
+
+
+def _widest(text: bytes) -> int:
+    """The last column of a cell in ``text``."""
+    widest = max((_column(letters) for letters in set(_WIDE_CELL.findall(text))), default=1)
+    while widest < 26:
+        found = re.search(rb'<c r="[%c-Z]\d' % (65 + widest), text)
+        if found is None:
+            break
+        widest = text[found.start() + 6] - 64
+    return widest
+
+
+def _column(letters: bytes) -> int:
+    number = 0
+    for letter in letters:
+        number = number * 26 + letter - 64
+    return number
+
+
+# --------------------------------------------------------------------------- the parts
+
+
+class _Parts:
+    """Where a workbook's worksheets are (title, state, path), how many bytes its shared
+    strings take, and whether calamine and openpyxl could read its date formats otherwise."""
+
+    def __init__(self, archive: zipfile.ZipFile) -> None:
+        book_path = _office_document(archive)
+        book = ElementTree.fromstring(archive.read(book_path))
+        rels = _relations(archive, book_path)
+        names = set(archive.namelist())
+        self.sheets: list[tuple[str, str, str]] = []
+        for sheet in book.iter(f"{{{_MAIN}}}sheet"):
+            kind, target = rels.get(sheet.get(f"{{{_DOC_RELS}}}id", ""), ("", ""))
+            if kind.endswith("/worksheet") and target in names:
+                state = sheet.get("state", "visible")
+                self.sheets.append((sheet.get("name", ""), state, target))
+        if not self.sheets:
+            raise UnreadableWorkbook("no worksheet")
+        strings = [t for kind, t in rels.values() if kind.endswith("/sharedStrings")]
+        self.strings_size = archive.getinfo(strings[0]).file_size if strings[:1] else 0
+        properties = book.find(f"{{{_MAIN}}}workbookPr")
+        date1904 = properties is not None and properties.get("date1904", "") in ("1", "true")
+        styles = [t for kind, t in rels.values() if kind.endswith("/styles") and t in names]
+        self.dates_differ = date1904 or (bool(styles) and _dates_differ(archive, styles[0]))
+
+
+def _office_document(archive: zipfile.ZipFile) -> str:
+    root = ElementTree.fromstring(archive.read("_rels/.rels"))
+    for rel in root.iter(f"{{{_RELS}}}Relationship"):
+        if rel.get("Type", "").endswith("/officeDocument"):
+            return rel.get("Target", "").lstrip("/")
+    raise UnreadableWorkbook("no workbook part")
+
+
+def _relations(archive: zipfile.ZipFile, part: str) -> dict[str, tuple[str, str]]:
+    """A part's relations: id → (type, path of the target in the archive)."""
+    where = PurePosixPath(part)
+    rels_path = str(where.parent / "_rels" / f"{where.name}.rels")
+    if rels_path not in archive.namelist():
+        return {}
+    root = ElementTree.fromstring(archive.read(rels_path))
+    found = {}
+    for rel in root.iter(f"{{{_RELS}}}Relationship"):
+        target = rel.get("Target", "")
+        path = target.lstrip("/") if target.startswith("/") else _joined(where.parent, target)
+        found[rel.get("Id", "")] = (rel.get("Type", ""), path)
+    return found
+
+
+def _joined(folder: PurePosixPath, target: str) -> str:
+    parts: list[str] = []
+    for piece in (*folder.parts, *target.split("/")):
+        if piece == "..":
+            if parts:
+                parts.pop()
+        elif piece not in ("", "."):
+            parts.append(piece)
+    return "/".join(parts)
+
+
+def _dates_differ(archive: zipfile.ZipFile, styles_path: str) -> bool:
+    """Whether a cell style's number format is a date to one of calamine and openpyxl but not
+    to the other, or a duration, or has brackets (the two read those otherwise)."""
+    from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format, is_timedelta_format
+
+    root = ElementTree.fromstring(archive.read(styles_path))
+    codes = {
+        int(f.get("numFmtId", "0")): f.get("formatCode", "")
+        for f in root.iter(f"{{{_MAIN}}}numFmt")
+    }
+    xfs = root.find(f"{{{_MAIN}}}cellXfs")
+    for xf in xfs.iter(f"{{{_MAIN}}}xf") if xfs is not None else ():
+        number = int(xf.get("numFmtId", "0"))
+        code = codes.get(number, BUILTIN_FORMATS.get(number))
+        if code is None:
+            return True  # a format openpyxl does not know (calamine may know it)
+        if is_timedelta_format(code) or "[" in code:
+            return True
+        if bool(is_date_format(code)) != _calamine_date(code):
+            return True
+    return False
+
+
+def _calamine_date(code: str) -> bool:
+    """calamine's rule for a date format (its ``is_custom_date_format``, brackets aside)."""
+    escaped = quoted = am_pm = False
+    for char in code:
+        if escaped:
+            escaped = False
+        elif char in "_\\":
+            escaped = True
+        elif quoted:
+            quoted = char != '"'
+        elif char == '"':
+            quoted = True
+        elif char == ";":
+            return False
+        elif am_pm and char in "pm/PM":
+            return True
+        elif char in "aA":
+            am_pm = True
+        elif not am_pm and char in "dmhysDMHYS":
+            return True
+    return False
+
+
+__all__ = ["Sheet", "UnreadableWorkbook", "Workbook", "open_workbook"]
