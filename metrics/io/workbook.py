@@ -18,9 +18,10 @@ rules which formats are dates; so each piece is looked through first (bytes only
 of the sheet is read by openpyxl from the first piece that calamine could read otherwise: with
 error cells, ISO date cells, whole numbers stored with a fraction or an exponent (``1.0``,
 ``1E+3``), integers a float does not hold, cells without a value in a sheet that states no
-size, rows far apart (a grid much larger than its cells). A workbook whose date formats the two
-could read differently (a duration, a format openpyxl does not know, a bracket, the 1904 date
-system), and XML written with a namespace prefix, is read by openpyxl throughout.
+size, empty text, rows far apart (a grid much larger than its cells). A workbook whose date
+formats the two could read differently (a duration, a format openpyxl does not know, a bracket,
+the 1904 date system) or whose shared strings hold an empty one, and XML written with a
+namespace prefix, is read by openpyxl throughout.
 """
 
 from __future__ import annotations
@@ -52,6 +53,7 @@ _NUMBER = re.compile(rb"<v>[+-]?(?:\d{16}|[\d.]*[eE]|\d*\.0*</v>)")
 _EXPONENT = re.compile(rb"<v>([+-]?[\d.]+[eE][+-]?\d+)</v>")
 _WIDE_CELL = re.compile(rb'<c r="([A-Z]{2,3})\d')
 _ROW_NUMBER = re.compile(rb'<row r="(\d+)"')
+_EMPTY_STRING = re.compile(rb"<si><t(?: [^>]*)?(?:/>|></t>)</si>|<si/>|<si></si>")
 _DIMENSION_TAG = re.compile(rb"<dimension [^>]*>")
 _DIMENSION = re.compile(rb'<dimension ref="([A-Z]*)(\d*)(?::([A-Z]+)(\d+))?"')
 
@@ -179,7 +181,7 @@ class Sheet:
             raise ValueError("only values are read")
         self.calamine_rows = 0
         stated = self.stated
-        if not self._book._parts.dates_differ:
+        if not self._book._parts.otherwise:
             for row in self._calamine_rows():
                 if stated and self.calamine_rows >= stated[0]:
                     return
@@ -241,24 +243,26 @@ class Sheet:
             if text[end - 2 : end] == b"/>":
                 return
             yield _DIMENSION_TAG.sub(b"", text[:begin]) + b"<sheetData>"
-            rest = text[end:]
+            buffer, ended = text[end:], False
             while True:
-                step = stream.read(size)
-                text = rest + step
-                over = text.find(b"</sheetData>")
-                if over >= 0:
-                    yield text[:over]
-                    return
-                if not step:
-                    yield text  # no closing tag: calamine tells
-                    return
-                del step
-                cut = text.rfind(b"<row")
-                if cut <= 0:
-                    rest = text
+                if not ended and (len(buffer) < size or buffer.find(b"<row", size) < 0):
+                    step = stream.read(size)
+                    ended = not step
+                    buffer += step
+                    del step
                     continue
-                yield text[:cut]
-                rest = text[cut:]
+                over = buffer.find(b"</sheetData>")
+                if over >= 0:
+                    buffer, ended = buffer[:over], True
+                cut = buffer.rfind(b"<row", 0, size + 1)
+                if cut <= 0:
+                    cut = buffer.find(b"<row", size)
+                if ended and (len(buffer) <= size or cut <= 0):
+                    if buffer:
+                        yield buffer  # with no closing tag, calamine tells
+                    return
+                yield buffer[:cut]
+                buffer = buffer[cut:]
 
 
 def _head(stream: IO[bytes]) -> bytes:
@@ -274,6 +278,8 @@ def _like_openpyxl(piece: bytes, stated: bool) -> bool:
     docstring), within a grid not much larger than its cells."""
     if b't="e"' in piece or b't="d"' in piece or _other_number(piece):
         return False
+    if b"<t/>" in piece or b"></t>" in piece:
+        return False  # an empty text: openpyxl's "", calamine's empty cell
     cells = piece.count(b"<c ") + piece.count(b"<c>")
     if not stated and cells != piece.count(b"<v>") + piece.count(b"<is>"):
         return False  # cells without a value: openpyxl's rows reach them, calamine's not
@@ -386,11 +392,27 @@ class _Parts:
         if not self.sheets:
             raise UnreadableWorkbook("no worksheet")
         strings = [t for kind, t in rels.values() if kind.endswith("/sharedStrings")]
-        self.strings_size = archive.getinfo(strings[0]).file_size if strings[:1] else 0
+        strings = [t for t in strings if t in names]
+        self.strings_size = archive.getinfo(strings[0]).file_size if strings else 0
+        empty = bool(strings) and _has_empty_string(archive, strings[0])
         properties = book.find(f"{{{_MAIN}}}workbookPr")
         date1904 = properties is not None and properties.get("date1904", "") in ("1", "true")
         styles = [t for kind, t in rels.values() if kind.endswith("/styles") and t in names]
         self.dates_differ = date1904 or (bool(styles) and _dates_differ(archive, styles[0]))
+        #: Whether calamine could read a value otherwise anywhere (an empty shared string:
+        #: openpyxl's "", calamine's empty cell; or dates).
+        self.otherwise = empty or self.dates_differ
+
+
+def _has_empty_string(archive: zipfile.ZipFile, path: str) -> bool:
+    """Whether the shared strings hold an empty one."""
+    tail = b""
+    with archive.open(path) as stream:
+        while step := stream.read(1 << 20):
+            if _EMPTY_STRING.search(tail + step):
+                return True
+            tail = step[-64:]
+    return False
 
 
 def _office_document(archive: zipfile.ZipFile) -> str:

@@ -1,0 +1,204 @@
+"""metrics.io.workbook gives each sheet's rows as openpyxl's iter_rows(values_only=True) does
+(read-only, saved values), for workbooks written by openpyxl and by xlsxwriter: openpyxl, the
+reader the table readers were written against, is the oracle."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import zipfile
+from typing import Any
+
+import openpyxl
+import pytest
+import xlsxwriter
+from hypothesis import HealthCheck, given
+from hypothesis import settings as hsettings
+from hypothesis import strategies as st
+
+from metrics.errors import InputError
+from metrics.io import workbook
+from metrics.io.formats import load_table
+from metrics.io.workbook import UnreadableWorkbook, open_workbook
+
+_TEXT = st.text(
+    alphabet=st.sampled_from("ab Zé日本語検索クエリ0123456789.-_"), min_size=0, max_size=8
+)
+_NUMBER_TEXT = st.sampled_from(["123", "007", "1.0", "1e3", " 5", "-0", "12345678901234567890"])
+_DATES = st.one_of(
+    st.datetimes(dt.datetime(1900, 3, 1), dt.datetime(2100, 1, 1)).map(
+        lambda d: d.replace(microsecond=d.microsecond // 1000 * 1000)
+    ),
+    st.dates(dt.date(1900, 3, 1), dt.date(2100, 1, 1)),
+    st.times().map(lambda t: t.replace(microsecond=0)),
+)
+_CELLS = st.one_of(
+    st.none(),
+    st.integers(-(10**15), 10**15),
+    st.integers(10**15, 10**19),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.integers(-1000, 1000).map(float),  # whole floats: 1.0
+    _TEXT,
+    _NUMBER_TEXT,
+    st.booleans(),
+    _DATES,
+    st.tuples(st.just("formula"), st.one_of(st.integers(-99, 99), st.floats(-9, 9), _TEXT)),
+)
+_ROWS = st.lists(st.lists(_CELLS, min_size=1, max_size=4), min_size=1, max_size=6)
+
+
+def _openpyxl_book(rows: list[list[Any]], at: tuple[int, int]) -> bytes:
+    book = openpyxl.Workbook()
+    sheet = book.active
+    sheet.title = "run"
+    book.create_sheet("hidden").sheet_state = "hidden"
+    for i, row in enumerate(rows):
+        for j, value in enumerate(row):
+            if isinstance(value, tuple):
+                value = f"={value[1]!r}+0" if not isinstance(value[1], str) else "=1+1"
+            if value is not None:
+                cell = sheet.cell(row=at[0] + i + 1, column=at[1] + j + 1, value=value)
+                if isinstance(value, (dt.date, dt.time)):
+                    cell.number_format = "yyyy-mm-dd hh:mm:ss"
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
+def _xlsxwriter_book(rows: list[list[Any]], at: tuple[int, int]) -> bytes:
+    out = io.BytesIO()
+    book = xlsxwriter.Workbook(out, {"in_memory": True})
+    sheet = book.add_worksheet("run")
+    book.add_worksheet("other").hide()
+    dates = book.add_format({"num_format": "yyyy-mm-dd hh:mm:ss"})
+    for i, row in enumerate(rows):
+        for j, value in enumerate(row):
+            r, c = at[0] + i, at[1] + j
+            if isinstance(value, tuple):
+                sheet.write_formula(r, c, "=1+1", None, value[1])
+            elif isinstance(value, str):
+                sheet.write_string(r, c, value)
+            elif isinstance(value, (dt.date, dt.time)):
+                sheet.write_datetime(r, c, value, dates)
+            elif value is not None:
+                sheet.write(r, c, value)
+    book.close()
+    return out.getvalue()
+
+
+def _oracle(data: bytes) -> list[list[tuple[Any, ...]]]:
+    book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    try:
+        return [_trimmed(s.iter_rows(values_only=True)) for s in book.worksheets]
+    finally:
+        book.close()
+
+
+def _read(data: bytes) -> list[list[tuple[Any, ...]]]:
+    with open_workbook(data) as book:
+        return [_trimmed(s.iter_rows()) for s in book.worksheets]
+
+
+def _trimmed(rows: Any) -> list[tuple[Any, ...]]:
+    """The rows as typed values, those after the last that holds one left out."""
+    found = [tuple((type(v).__name__, v) for v in row) for row in rows]
+    while found and all(v is None for _, v in found[-1]):
+        found.pop()
+    return found
+
+
+@pytest.mark.slow
+@hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    rows=_ROWS,
+    at=st.tuples(st.integers(0, 3), st.integers(0, 2)),
+    writer=st.sampled_from([_openpyxl_book, _xlsxwriter_book]),
+)
+def test_every_sheet_reads_as_openpyxl_reads_it_row_for_row(rows, at, writer):
+    data = writer(rows, at)
+    assert _read(data) == _oracle(data)
+
+
+def _plain_rows(n: int) -> list[list[Any]]:
+    return [
+        [f"q{i % 7}", f"文書{i}", i * 0.25, i, i % 3 == 0, dt.datetime(2024, 1, 1 + i % 28)]
+        for i in range(n)
+    ]
+
+
+@pytest.mark.parametrize("writer", [_openpyxl_book, _xlsxwriter_book])
+def test_plain_values_are_read_by_calamine_alone(writer):
+    """Text, ints, fractions, true/false values and dates: no row is left to openpyxl."""
+    data = writer(_plain_rows(40), (0, 0))
+    with open_workbook(data) as book:
+        sheet = book.worksheets[0]
+        rows = _trimmed(sheet.iter_rows())
+        assert sheet.calamine_rows == -1
+    assert rows == _oracle(data)[0]
+    assert rows[1][3] == ("int", 1)
+
+
+def test_from_a_piece_calamine_reads_otherwise_openpyxl_reads_the_rest(monkeypatch):
+    """Pieces of a few rows: those before the piece with an error cell are read by calamine,
+    the rest by openpyxl, and together they are the sheet's rows."""
+    monkeypatch.setattr(workbook, "_PIECE_BYTES", 200)
+    rows = _plain_rows(60)
+    out = io.BytesIO()
+    book = xlsxwriter.Workbook(out, {"in_memory": True})
+    sheet = book.add_worksheet("run")
+    for i, row in enumerate(rows):
+        for j, value in enumerate(row[:4]):
+            sheet.write(i, j, value)
+    sheet.write_formula(45, 1, "=1/0", None, "#DIV/0!")
+    book.close()
+    data = out.getvalue()
+    with open_workbook(data) as opened:
+        read = _trimmed(opened.worksheets[0].iter_rows())
+        assert 0 < opened.worksheets[0].calamine_rows <= 45
+    assert read == _oracle(data)[0]
+    assert read[45][1] == ("str", "#DIV/0!")
+
+
+@pytest.mark.parametrize(
+    ("cells", "why"),
+    [
+        ({"A1": 1, "C700000": 2}, "rows far apart: a grid far larger than its cells"),
+        ({"A1": 1.5, "B1": "x", "A2": "=1/0"}, "an error cell"),
+    ],
+)
+def test_what_calamine_would_read_otherwise_is_read_by_openpyxl(cells, why):
+    book = openpyxl.Workbook()
+    for ref, value in cells.items():
+        book.active[ref] = value
+    out = io.BytesIO()
+    book.save(out)
+    data = out.getvalue()
+    if "=1/0" in cells.values():  # openpyxl saves no value: write the error as Excel does
+        data = _with_error_value(data)
+    with open_workbook(data) as opened:
+        read = _trimmed(opened.worksheets[0].iter_rows())
+        assert opened.worksheets[0].calamine_rows == 0, why
+    assert read == _oracle(data)[0]
+    assert (("str", "#DIV/0!") if "=1/0" in cells.values() else ("int", 2)) in read[-1]
+
+
+def _with_error_value(data: bytes) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(io.BytesIO(data)) as saved, zipfile.ZipFile(out, "w") as made:
+        for name in saved.namelist():
+            part = saved.read(name)
+            if name == "xl/worksheets/sheet1.xml":
+                part = part.replace(b"<f>1/0</f><v></v>", b"<f>1/0</f><v>#DIV/0!</v>")
+                part = part.replace(b'<c r="A2">', b'<c r="A2" t="e">')
+            made.writestr(name, part)
+    return out.getvalue()
+
+
+def test_a_broken_workbook_is_one_input_error_naming_the_file():
+    data = _xlsxwriter_book([["query", "item", "score"], ["1", "a", 1.0]], (0, 0))
+    cut = data[: len(data) // 2]
+    with pytest.raises(UnreadableWorkbook):
+        open_workbook(cut)
+    with pytest.raises(InputError) as caught:
+        load_table(cut, "broken.xlsx")
+    assert "broken.xlsx" in str(caught.value)
