@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 from metrics.errors import InputError
 from metrics.io import workbook
 from metrics.io.formats import load_table
-from metrics.io.workbook import UnreadableWorkbook, open_workbook
+from metrics.io.workbook import UnreadableWorkbook, formulas_without_values, open_workbook
 
 _TEXT = st.text(
     alphabet=st.sampled_from("ab Zé日本語検索クエリ0123456789.-_"), min_size=0, max_size=8
@@ -86,6 +86,23 @@ def _xlsxwriter_book(rows: list[list[Any]], at: tuple[int, int]) -> bytes:
     return out.getvalue()
 
 
+def _write_only_book(rows: list[list[Any]], at: tuple[int, int]) -> bytes:
+    """openpyxl's write-only workbook: rows without a stated size (as large files are)."""
+    book = openpyxl.Workbook(write_only=True)
+    sheet = book.create_sheet("run")
+    for _ in range(at[0]):
+        sheet.append([])
+    for row in rows:
+        cells = [
+            (f"={v[1]!r}+0" if not isinstance(v[1], str) else "=1+1") if isinstance(v, tuple) else v
+            for v in row
+        ]
+        sheet.append([None] * at[1] + cells)
+    out = io.BytesIO()
+    book.save(out)
+    return out.getvalue()
+
+
 def _oracle(data: bytes) -> list[list[tuple[Any, ...]]]:
     book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
     try:
@@ -99,6 +116,12 @@ def _read(data: bytes) -> list[list[tuple[Any, ...]]]:
         return [_trimmed(s.iter_rows()) for s in book.worksheets]
 
 
+_EXAMPLES = hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+#: Where the cells start (empty rows and columns before them), and who writes the workbook.
+_AT = st.tuples(st.integers(0, 3), st.integers(0, 2))
+_WRITERS = st.sampled_from([_openpyxl_book, _xlsxwriter_book, _write_only_book])
+
+
 def _trimmed(rows: Any) -> list[tuple[Any, ...]]:
     """The rows as typed values, those after the last that holds one left out."""
     found = [tuple((type(v).__name__, v) for v in row) for row in rows]
@@ -108,12 +131,8 @@ def _trimmed(rows: Any) -> list[tuple[Any, ...]]:
 
 
 @pytest.mark.slow
-@hsettings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(
-    rows=_ROWS,
-    at=st.tuples(st.integers(0, 3), st.integers(0, 2)),
-    writer=st.sampled_from([_openpyxl_book, _xlsxwriter_book]),
-)
+@_EXAMPLES
+@given(rows=_ROWS, at=_AT, writer=_WRITERS)
 def test_every_sheet_reads_as_openpyxl_reads_it_row_for_row(rows, at, writer):
     data = writer(rows, at)
     assert _read(data) == _oracle(data)
@@ -202,3 +221,38 @@ def test_a_broken_workbook_is_one_input_error_naming_the_file():
     with pytest.raises(InputError) as caught:
         load_table(cut, "broken.xlsx")
     assert "broken.xlsx" in str(caught.value)
+
+
+def _openpyxl_formulas_without_values(data: bytes, limit: int) -> int:
+    """The count as openpyxl's rows give it: a formula (read with formulas) whose saved value
+    (read with values) is missing, until ``limit`` cells were seen."""
+    formulas = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=False)
+    values = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    count, seen = 0, 0
+    rows = zip(
+        formulas.worksheets[0].iter_rows(values_only=True),
+        values.worksheets[0].iter_rows(values_only=True),
+    )
+    for formula_row, value_row in rows:
+        for formula, value in zip(formula_row, value_row):
+            seen += 1
+            if value is None and isinstance(formula, str) and formula.startswith("="):
+                count += 1
+        if seen >= limit:
+            break
+    formulas.close()
+    values.close()
+    return count
+
+
+@pytest.mark.slow
+@_EXAMPLES
+@given(
+    rows=_ROWS,
+    at=_AT,
+    writer=_WRITERS,
+    limit=st.one_of(st.integers(1, 30), st.just(1_000_000)),
+)
+def test_formulas_without_saved_values_are_counted_as_openpyxl_reads_them(rows, at, writer, limit):
+    data = writer(rows, at)
+    assert formulas_without_values(data, limit) == _openpyxl_formulas_without_values(data, limit)

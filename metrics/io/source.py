@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Literal, TypeVar
 
 from metrics.errors import InputError
+from metrics.io.workbook import formulas_without_values
 
 #: Largest decompressed size read (bytes).
 MAX_BYTES = 2 * 1024**3
@@ -656,32 +657,10 @@ def excel_formulas_without_values(raw: bytes, limit: int = 1_000_000) -> int:
     Such cells read as empty (nothing is ever computed from a workbook); a workbook written by a
     program other than Excel often has them. Only the first ``limit`` cells are looked at.
     """
-    import io
-
-    from openpyxl import load_workbook
-
     try:
-        formulas = load_workbook(io.BytesIO(raw), read_only=True, data_only=False)
-        values = load_workbook(io.BytesIO(raw), read_only=True, data_only=True)
+        return formulas_without_values(raw, limit)
     except Exception:  # the reader reports broken workbooks
         return 0
-    count, seen = 0, 0
-    try:
-        rows = zip(
-            formulas.worksheets[0].iter_rows(values_only=True),
-            values.worksheets[0].iter_rows(values_only=True),
-        )
-        for formula_row, value_row in rows:
-            for formula, value in zip(formula_row, value_row):
-                seen += 1
-                if value is None and isinstance(formula, str) and formula.startswith("="):
-                    count += 1
-            if seen >= limit:
-                break
-    finally:
-        formulas.close()
-        values.close()
-    return count
 
 
 __all__ = [

@@ -53,6 +53,12 @@ _NUMBER = re.compile(rb"<v>[+-]?(?:\d{16}|[\d.]*[eE]|\d*\.0*</v>)")
 _EXPONENT = re.compile(rb"<v>([+-]?[\d.]+[eE][+-]?\d+)</v>")
 _WIDE_CELL = re.compile(rb'<c r="([A-Z]{2,3})\d')
 _ROW_NUMBER = re.compile(rb'<row r="(\d+)"')
+_ROW = re.compile(rb"<row\b([^>]*?)(?:/>|>(.*?)</row>)", re.DOTALL)
+_ROW_NUMBER_ATTR = re.compile(rb'\br="(\d+)"')
+_CELL = re.compile(rb"<c\b([^>]*?)(?:/>|>(.*?)</c>)", re.DOTALL)
+_CELL_REF = re.compile(rb'\br="([A-Z]+)\d+"')
+_FORMULA = re.compile(rb"<f\b[^>]*")
+_CELL_VALUE = re.compile(rb"<v>(.*?)</v>", re.DOTALL)
 _EMPTY_STRING = re.compile(rb"<si><t(?: [^>]*)?(?:/>|></t>)</si>|<si/>|<si></si>")
 _DIMENSION_TAG = re.compile(rb"<dimension [^>]*>")
 _DIMENSION = re.compile(rb'<dimension ref="([A-Z]*)(\d*)(?::([A-Z]+)(\d+))?"')
@@ -90,7 +96,7 @@ class Workbook:
         self._zip = zipfile.ZipFile(self._open())
         self._parts = _Parts(self._zip)
         self._others: dict[str, bytes] | None = None
-        self._openpyxl: Any = None
+        self._openpyxl: dict[bool, Any] = {}
         self.worksheets = [
             Sheet(self, index, title, state, path)
             for index, (title, state, path) in enumerate(self._parts.sheets)
@@ -101,13 +107,16 @@ class Workbook:
             return open(self._source, "rb")
         return io.BytesIO(self._source)
 
-    def openpyxl_sheet(self, position: int) -> Any:
-        """The worksheet at ``position`` as openpyxl reads it (read-only, saved values)."""
-        if self._openpyxl is None:
+    def openpyxl_sheet(self, position: int, formulas: bool = False) -> Any:
+        """The worksheet at ``position`` as openpyxl reads it (read-only; saved values, or
+        the ``formulas``)."""
+        if formulas not in self._openpyxl:
             from openpyxl import load_workbook
 
-            self._openpyxl = load_workbook(self._open(), read_only=True, data_only=True)
-        return self._openpyxl.worksheets[position]
+            self._openpyxl[formulas] = load_workbook(
+                self._open(), read_only=True, data_only=not formulas
+            )
+        return self._openpyxl[formulas].worksheets[position]
 
     def piece_book(self, index: int, head: bytes, rows: bytes) -> IO[bytes]:
         """The workbook with ``rows`` as the rows of its worksheet ``index`` (``head`` its XML
@@ -134,8 +143,8 @@ class Workbook:
 
     def close(self) -> None:
         self._zip.close()
-        if self._openpyxl is not None:
-            self._openpyxl.close()
+        for opened in self._openpyxl.values():
+            opened.close()
 
     def __enter__(self) -> Workbook:
         return self
@@ -265,6 +274,76 @@ class Sheet:
                 buffer = buffer[cut:]
 
 
+def formulas_without_values(source: bytes | str | Path, limit: int = 1_000_000) -> int:
+    """Cells of the first worksheet that hold a formula but no value saved with it (openpyxl
+    reads them as ``None``; its array and data-table formulas are not counted), looking at the
+    rows as openpyxl gives them until ``limit`` cells, empty ones included, were seen.
+
+    Raises
+    ------
+    UnreadableWorkbook
+        The file is not a readable workbook.
+    """
+    with open_workbook(source) as book:
+        sheet = book.worksheets[0]
+        stated = sheet.stated
+        count, seen, at = 0, 0, 0
+        pieces = sheet._pieces()
+        if next(pieces, None) is None:
+            return _openpyxl_formulas_without_values(book, limit)  # XML with a prefix
+        for piece in pieces:
+            for row in _ROW.finditer(piece or b""):
+                number = _ROW_NUMBER_ATTR.search(row.group(1))
+                number_of = int(number.group(1)) if number else at + 1
+                if stated:
+                    if number_of > stated[0]:
+                        return count
+                    seen += (number_of - at - 1) * stated[1]
+                    if number_of - at > 1 and seen >= limit:
+                        return count  # reached in the empty rows before this one
+                at = number_of
+                found, width = _row_formulas(row.group(2) or b"", stated[1] if stated else None)
+                count += found
+                seen += width
+                if seen >= limit:
+                    return count
+    return count
+
+
+def _openpyxl_formulas_without_values(book: Workbook, limit: int) -> int:
+    formulas = book.openpyxl_sheet(0, formulas=True)
+    values = book.openpyxl_sheet(0)
+    count, seen = 0, 0
+    rows = zip(formulas.iter_rows(values_only=True), values.iter_rows(values_only=True))
+    for formula_row, value_row in rows:
+        for formula, value in zip(formula_row, value_row):
+            seen += 1
+            if value is None and isinstance(formula, str) and formula.startswith("="):
+                count += 1
+        if seen >= limit:
+            break
+    return count
+
+
+def _row_formulas(cells: bytes, width: int | None) -> tuple[int, int]:
+    """Formulas without a saved value in a row's XML, and the row's width as openpyxl gives it
+    (``width``, else to its last cell)."""
+    count, column = 0, 0
+    for cell in _CELL.finditer(cells):
+        ref = _CELL_REF.search(cell.group(1))
+        column = _column(ref.group(1)) if ref else column + 1
+        if width is not None and column > width:
+            continue
+        inner = cell.group(2)
+        formula = _FORMULA.search(inner) if inner else None
+        if formula is None or b'"array"' in formula.group() or b'"dataTable"' in formula.group():
+            continue
+        value = _CELL_VALUE.search(inner) if inner else None
+        if (value is None or not value.group(1)) and b'"inlineStr"' not in cell.group(1):
+            count += 1
+    return count, width if width is not None else column
+
+
 def _head(stream: IO[bytes]) -> bytes:
     """A sheet's XML to its ``<sheetData>`` (its first 4 MB when it has none)."""
     head = b""
@@ -281,7 +360,8 @@ def _like_openpyxl(piece: bytes, stated: bool) -> bool:
     if b"<t/>" in piece or b"></t>" in piece:
         return False  # an empty text: openpyxl's "", calamine's empty cell
     cells = piece.count(b"<c ") + piece.count(b"<c>")
-    if not stated and cells != piece.count(b"<v>") + piece.count(b"<is>"):
+    values = piece.count(b"<v>") - piece.count(b"<v></v>") + piece.count(b"<is>")
+    if not stated and cells != values:
         return False  # cells without a value: openpyxl's rows reach them, calamine's not
     numbers = _ROW_NUMBER.findall(piece)
     if len(numbers) != piece.count(b"<row"):
@@ -495,4 +575,4 @@ def _calamine_date(code: str) -> bool:
     return False
 
 
-__all__ = ["Sheet", "UnreadableWorkbook", "Workbook", "open_workbook"]
+__all__ = ["Sheet", "UnreadableWorkbook", "Workbook", "formulas_without_values", "open_workbook"]
