@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 from benchmarks.formats import write_formats
 from benchmarks.generate import generate
-from metrics.cli import compare, files
+from metrics.cli import blocks, compare, files
 from metrics.cli import evaluate as evaluate_cli
 from metrics.engine.evaluation import evaluate
 from metrics.engine.settings import Settings
@@ -80,14 +80,21 @@ def _compare(args: list[str], blocks_on: bool) -> str:
 def test_a_comparison_in_blocks_is_the_whole_readings_in_every_format(collection, fmt):
     args = [*map(str, collection[fmt]), "--resamples", "300", "--seed", "5", "-m", "nDCG@10"]
     args += ["-m", "AP", "--queries", str(collection["queries"][0]), "--by", "device"]
+    whole = _agreed(args)
+    assert "device = tablet\tdevice" in whole and "headline: " in whole
+
+
+def _agreed(args: list[str]) -> str:
+    """The comparison's table, headline and verdict lines, the same read in blocks as whole,
+    and so are the headline, recommendations, segment rows and heterogeneity of its JSON."""
     whole = _compare(args, blocks_on=False)
     assert _compare(args, blocks_on=True) == whole
-    assert "device = tablet\tdevice" in whole and "headline: " in whole
     as_json = [*args, "--format", "json"]
     whole_json = json.loads(_compare(as_json, False).split("\nheadline")[0])
     in_blocks = json.loads(_compare(as_json, True).split("\nheadline")[0])
-    for key in ("headline", "recommendations", "rows", "heterogeneity"):
-        assert in_blocks.get(key) == whole_json.get(key), key
+    for key in ("headline", "recommendations", "segments", "heterogeneity"):
+        assert in_blocks[key] == whole_json[key], key
+    return whole
 
 
 def test_small_inputs_are_read_whole(collection, monkeypatch):
@@ -255,3 +262,107 @@ def test_a_label_the_map_does_not_grade_is_refused_past_the_limit(tmp_path, monk
     assert "cannot be read block by block (a label is a word --label-map does not grade)" in (
         err.getvalue()
     )
+
+
+# ---------------------------------------------------------------- segments inside the runs
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("fmt", ["csv", "csv.gz"])
+def test_a_comparison_by_the_runs_segment_columns_in_blocks_is_the_whole_readings(
+    collection, fmt, tmp_path
+):
+    """The runs carry the query table's device (constant within each query) and a year that
+    is a number: ``--by`` takes them from the runs, in blocks as whole."""
+    judgments, *runs = collection[fmt]
+    devices = pd.read_csv(collection["queries"][0], dtype=str).set_index("query")["device"]
+    paths = [str(judgments)]
+    for run in runs:
+        frame = pd.read_csv(run, dtype={"query": str, "item": str})
+        frame["device"] = frame["query"].map(devices)
+        frame["year"] = frame["query"].astype(int) % 2 + 2020
+        out = tmp_path / run.name.replace(".csv", "_segments.csv")
+        frame.to_csv(out, index=False)
+        paths.append(str(out))
+    args = [*paths, "--resamples", "300", "--seed", "5", "-m", "nDCG@10", "-m", "AP"]
+    args += ["--by", "device", "--by", "year"]
+    whole = _agreed(args)
+    assert "device = tablet\tdevice" in whole and "year = 2021\tyear" in whole
+
+
+_SEGMENT_VALUES = ["phone", "desk", " tablet", "007", "7", "2.5", "NA", "", "x,y"]
+
+
+@st.composite
+def _segmented_runs(draw: st.DrawFn) -> tuple[str, str, str]:
+    """Judgments and two runs with a segment column ``seg``: a value per query (one row of a
+    query now and then another), drawn from words, numbers, leading zeros and missing values;
+    in the second run, the first run's value of each query or another, or no such column."""
+    n_queries = draw(st.integers(2, 7))
+    values = st.sampled_from(_SEGMENT_VALUES)
+    choices = st.sampled_from(draw(st.lists(values, min_size=2, max_size=4, unique=True)))
+    first = [draw(choices) for _ in range(n_queries)]
+    judged, runs = ["query,item,label"], []
+    for r in range(2):
+        has_column = r == 0 or draw(st.integers(0, 3)) > 0
+        lines = ["query,item,score" + (",seg" if has_column else "")]
+        for q in range(n_queries):
+            value = first[q] if r == 0 or draw(st.booleans()) else draw(choices)
+            for i in range(3):
+                if i == 2 and draw(st.integers(0, 9)) == 0:
+                    value = draw(choices)  # varies within the query
+                cell = f'"{value}"' if "," in value else value
+                score = draw(st.integers(0, 9))
+                lines.append(f"q{q},d{i},{score}" + (f",{cell}" if has_column else ""))
+                if r == 0:
+                    judged.append(f"q{q},d{i},{draw(st.integers(0, 2))}")
+        runs.append("\n".join(lines) + "\n")
+    return "\n".join(judged) + "\n", runs[0], runs[1]
+
+
+@pytest.mark.slow
+@hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_segmented_runs())
+def test_segments_of_the_runs_in_blocks_are_the_whole_readings_or_refused(tables):
+    """Per query the segment value as the whole reading takes it, segments guessed as it
+    guesses them: the same table, verdict and headline; or, for what the blocks cannot take
+    (a value that varies within a query, a missing one), a refusal naming --queries."""
+    with tempfile.TemporaryDirectory() as folder:
+        paths = [str(Path(folder, name)) for name in ("judged.csv", "base.csv", "cand.csv")]
+        for path, text in zip(paths, tables):
+            Path(path).write_text(text)
+        args = [*paths, "--by", "seg", "--resamples", "100", "-m", "nDCG@3"]
+        whole_out, whole_err = io.StringIO(), io.StringIO()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("RANKING_METRICS_WHOLE_MB", "100000")
+            whole_status = compare.main(args, out=whole_out, err=whole_err)
+        out, err = io.StringIO(), io.StringIO()
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("RANKING_METRICS_WHOLE_MB", "0")
+            patch.setattr(compare, "_tables", None)  # the whole reading is not called
+            status = compare.main(args, out=out, err=err)
+    if status == 2 and "cannot be read block by block" in err.getvalue():
+        assert "--by" in err.getvalue() and "with --queries" in err.getvalue(), err.getvalue()
+        return
+    assert (status, out.getvalue()) == (whole_status, whole_out.getvalue()), err.getvalue()
+    told = [line for line in err.getvalue().splitlines() if line.startswith(("headline", "verd"))]
+    assert told == [
+        line for line in whole_err.getvalue().splitlines() if line.startswith(("headline", "verd"))
+    ]
+
+
+def test_a_segment_column_that_varies_within_a_query_is_refused_past_the_limit(
+    tmp_path, monkeypatch
+):
+    judged, base, cand = (tmp_path / f"{n}.csv" for n in ("judged", "base", "cand"))
+    judged.write_text("query,item,label\n1,a,1\n2,a,1\n")
+    base.write_text("query,item,score,device\n1,a,2,phone\n1,b,1,desk\n2,a,1,desk\n")
+    cand.write_text("query,item,score,device\n1,a,1,phone\n1,b,2,phone\n2,a,1,desk\n")
+    monkeypatch.setattr(compare, "_tables", None)
+    monkeypatch.setenv("RANKING_METRICS_WHOLE_MB", "0")
+    out, err = io.StringIO(), io.StringIO()
+    args = [str(judged), str(base), str(cand), "--by", "device", "--resamples", "100"]
+    assert compare.main(args, out=out, err=err) == 2
+    message = err.getvalue()
+    assert "cannot be read block by block (--by device varies within a query)" in message
+    assert f"Fix: {blocks.SEGMENTS_IN_RUNS_WHOLE.fix}; or split them" in message

@@ -1,9 +1,9 @@
 """Options that have their inputs read whole (``--label-source`` and ``--label-column``,
-``compare --against``, ``compare --by`` with the segments in the runs, runs the whole reading
-alone tells apart) refuse tables past the limit on tables read whole before anything is read,
-naming the size, the option and the fix, on ``python -m metrics``, ``python -m metrics
-compare`` and :func:`metrics.evaluate_files` alike; within the limit they are read whole as
-before. (``--label-map`` is read in blocks: tests/test_compare_blocks.py.)"""
+``compare --against``, runs the whole reading alone tells apart) refuse tables past the limit
+on tables read whole before anything is read, naming the size, the option and the fix, on
+``python -m metrics``, ``python -m metrics compare`` and :func:`metrics.evaluate_files` alike;
+within the limit they are read whole as before. (``--label-map`` and ``--by`` with the
+segments in the runs are read in blocks: tests/test_compare_blocks.py.)"""
 
 from __future__ import annotations
 
@@ -71,7 +71,6 @@ COMPARE_CASES = {
         blocks.LABEL_SOURCES_WHOLE,
     ),
     "against": (["--against", "accepted", "--project", "p"], blocks.AGAINST_WHOLE),
-    "segments in the runs": (["--by", "device"], blocks.SEGMENTS_IN_RUNS_WHOLE),
 }
 
 
@@ -94,7 +93,7 @@ def test_within_the_limit_the_options_read_whole_as_before(tables, monkeypatch):
     monkeypatch.setenv(LIMIT, "16")
     paths = [str(tables["qrels"]), str(tables["base"]), str(tables["cand"])]
     out, err = io.StringIO(), io.StringIO()
-    options = COMPARE_CASES["segments in the runs"][0]
+    options = COMPARE_CASES["label source"][0]
     status = compare.main([*paths, "--resamples", "100", *options], out=out, err=err)
     assert status == 0, err.getvalue()
     assert "\tnDCG@10\t" in out.getvalue()
@@ -104,7 +103,7 @@ def test_a_missing_file_is_named_before_the_size_is_taken(tables, monkeypatch):
     monkeypatch.setenv(LIMIT, "0")
     missing = str(tables["qrels"].with_name("gone.csv"))
     out, err = io.StringIO(), io.StringIO()
-    args = [missing, str(tables["base"]), "--label-map", "relevant=1"]
+    args = [missing, str(tables["base"]), "--label-column", "label"]
     assert evaluate.main(args, out, err) == 2
     assert err.getvalue().startswith("error: gone.csv: "), err.getvalue()
 

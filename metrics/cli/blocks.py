@@ -55,6 +55,9 @@ from metrics.io.trec import (
 )
 
 if TYPE_CHECKING:  # imported on use: TREC files are evaluated without pandas
+    import pandas as pd
+
+    from metrics.io.roles import RoleMapping
     from metrics.io.table_stream import TableStream
 
 
@@ -345,11 +348,12 @@ def _merged(notes: list[RankingNotes], settings: Settings) -> RankingNotes:
 
 
 class _Table(Exception):
-    """This table is read whole instead; ``reason`` says why (for a refusal's message)."""
+    """This table is read whole instead; ``reason`` says why (for a refusal's message), ``fix``
+    how to have it read in blocks (the refusal's usual fix when ``None``)."""
 
-    def __init__(self, reason: str) -> None:
+    def __init__(self, reason: str, fix: str | None = None) -> None:
         super().__init__(reason)
-        self.reason = reason
+        self.reason, self.fix = reason, fix
 
 
 @dataclass
@@ -420,11 +424,13 @@ def evaluate_tables(
     specs: list[MeasureSpec],
     settings: Settings,
     words: LabelWords | None = None,
+    segments: RunSegments | None = None,
 ) -> TableBlocks:
     """The per-query values of ``specs`` for the table runs at ``run_paths``, block by block:
     against the judgments ``qrels`` (TREC judgments already grouped, with the warnings on their
     labels; or the path of a judgments table), or, without, against the labels of the one run
-    table; label words read by the mapping of ``words`` (``--label-map``).
+    table; label words read by the mapping of ``words`` (``--label-map``), the segment columns
+    of ``segments`` taken from the runs.
 
     Raises
     ------
@@ -448,7 +454,7 @@ def evaluate_tables(
         judged, warnings = qrels
     elif len(run_paths) > 1:
         raise _Table("several runs carry their own labels")
-    reading = _TableReading(judged, specs, settings, words)
+    reading = _TableReading(judged, specs, settings, words, segments)
     for stream in streams:
         if stream is None:
             raise _Table("it is not a table read in blocks (CSV, TSV, Parquet, JSON Lines, Excel)")
@@ -471,8 +477,10 @@ class _TableReading:
         specs: list[MeasureSpec],
         settings: Settings,
         words: LabelWords | None = None,
+        segments: RunSegments | None = None,
     ):
         self.judged, self.specs, self.settings, self.words = judged, specs, settings, words
+        self.segments = segments
         self.models: dict[str, tuple[_Model, str]] = {}
         self.labels: list[tuple[pa.Array, pa.Array, np.ndarray]] = []
 
@@ -482,13 +490,20 @@ class _TableReading:
         from metrics.io.formats import file_stem
         from metrics.io.table_stream import block_roles, rows_of
 
-        roles = block_roles(stream.sample, judged_elsewhere=self.judged is not None)
+        segments = self.segments
+        kept = () if segments is None else segments.columns
+        roles = block_roles(stream.sample, judged_elsewhere=self.judged is not None, segments=kept)
         if roles is None:
             raise _Table("its column names do not settle every role")
         wanted = list(roles.columns().values())
         ids = [c for c in (roles.query, roles.item, roles.model) if c is not None]
+        if segments is not None:
+            wanted += segments.wanted(stream, wanted)
         batches = _graded(self.words, stream, wanted, ids, roles.label)
-        chunks = (_read_as_rows(rows_of(b, roles)) for b in batches)
+        if segments is None:
+            chunks = (_read_as_rows(rows_of(b, roles)) for b in batches)
+        else:
+            chunks = (_read_as_rows(r) for r in segments.tallied(batches, roles, stream))
         fixed = None if roles.model is not None else file_stem(stream.name)
         mine: set[str] = set()
         seen: set[str] = set()
@@ -719,13 +734,14 @@ def in_blocks(
     settings: Settings,
     model_name: Callable[[str, Mapping[str, object]], str],
     label_map: Mapping[str, float] | None = None,
+    segments: RunSegments | None = None,
 ) -> tuple[list[str], list[str], dict[str, BlockResult]] | None:
     """Notes, warnings and per model the values of the runs evaluated block by block: TREC
     runs (:func:`evaluate_blocks`, each model named by ``model_name`` from its path and the
     names taken), and tables of more than :func:`whole_table_bytes` of text
-    (:func:`evaluate_tables`; label words read by ``label_map``, ``--label-map``); ``None``
-    when the files are to be read whole instead (smaller tables are, and checked in full:
-    ties, short lists, ...).
+    (:func:`evaluate_tables`; label words read by ``label_map``, ``--label-map``; the segment
+    columns of ``segments`` taken from table runs); ``None`` when the files are to be read
+    whole instead (smaller tables are, and checked in full: ties, short lists, ...).
 
     Raises
     ------
@@ -763,9 +779,9 @@ def in_blocks(
         return None  # read whole, and checked in full
     words = None if label_map is None else LabelWords(label_map)
     try:
-        tables = evaluate_tables(given, run_paths, specs, settings, words)
+        tables = evaluate_tables(given, run_paths, specs, settings, words, segments)
     except _Table as why:
-        refusal = whole_reading_refusal(paths, why.reason)
+        refusal = whole_reading_refusal(paths, why.reason, why.fix)
         if refusal is not None:
             raise refusal from None
         return None
@@ -841,6 +857,129 @@ class LabelWords:
             )
             out.append(finding_text(finding))
         return out
+
+
+class RunSegments:
+    """Segment columns (``compare --by``) taken from table runs read block by block, as the
+    whole reading takes them (:func:`metrics.io.loaders.load_dataset`): per query the value of
+    its rows, the same in every row of the query; a column of a run is a segment when the whole
+    reading would guess it one (:func:`~metrics.io.roles.proposed_segments`), its values read
+    as the whole reading reads that column (CSV and TSV runs); the first run holding a query's
+    value gives it.
+
+    A column that varies within a query, has an empty cell, is no segment of any run, or is
+    read from another format sends the runs to the whole reading (:class:`_Table`)."""
+
+    def __init__(self, columns: Sequence[str]) -> None:
+        self.columns = tuple(columns)
+        #: per run: its delimiter, the columns it holds and per batch each query's least and
+        #: greatest value of each
+        self.runs: list[tuple[str, list[str], list[pa.Table]]] = []
+
+    def wanted(self, stream: TableStream, taken: list[str]) -> list[str]:
+        """The segment columns to read from ``stream`` besides the ``taken`` ones."""
+        from metrics.io.table_stream import _DELIMITED  # deferred: it imports pandas
+
+        delimiter = _DELIMITED.get(stream.format)
+        if delimiter is None:
+            raise self._refused("--by takes segment columns from CSV and TSV runs only")
+        held = [c for c in self.columns if c in stream.sample.frame.columns]
+        for column in held:
+            if column in taken:
+                raise self._refused(f"--by {column} is a column of a run's lists")
+        self.runs.append((delimiter, held, []))
+        return held
+
+    def tallied(
+        self, batches: Iterator[pa.RecordBatch], roles: RoleMapping, stream: TableStream
+    ) -> Iterator[Rows | None]:
+        """The rows of ``batches``, each query's segment values noted on the way."""
+        # deferred: tables are read with pandas
+        from metrics.io.formats import _stripped
+        from metrics.io.table_stream import rows_of
+
+        _, held, found = self.runs[-1]
+        for batch in batches:
+            rows = rows_of(batch, roles)
+            if rows is not None:
+                columns = {"q": rows.query}
+                for column in held:
+                    values = _stripped(pa.chunked_array([batch.column(column)]))
+                    if values.null_count:
+                        raise self._refused(f"--by {column} has an empty cell")
+                    columns[column] = values
+                aggregates = [(c, f) for c in held for f in ("min", "max")]
+                table = pa.table(columns).group_by("q", use_threads=False).aggregate(aggregates)
+                found.append(table)
+            yield rows
+
+    @staticmethod
+    def _refused(reason: str) -> _Table:
+        return _Table(reason, SEGMENTS_IN_RUNS_WHOLE.fix)
+
+    def table(self, paths: list[str]) -> pd.DataFrame | None:
+        """The segment table (:meth:`frame`) once the runs are read; ``None`` when they are to
+        be read whole instead (``paths`` within the limit on tables read whole).
+
+        Raises
+        ------
+        InputError
+            The refusal of ``paths`` past that limit (:func:`whole_reading_refusal`).
+        """
+        try:
+            return self.frame()
+        except _Table as why:
+            refusal = whole_reading_refusal(paths, why.reason, why.fix)
+            if refusal is not None:
+                raise refusal from None
+            return None
+
+    def frame(self) -> pd.DataFrame:
+        """The segment table (``query`` plus the columns), as the whole reading builds it.
+
+        Raises
+        ------
+        _Table
+            As the class docstring says.
+        """
+        # deferred: tables are read with pandas
+        import pandas as pd
+
+        from metrics.io.formats import _typed_column
+        from metrics.io.roles import proposed_segments
+        from metrics.io.text_safety import visible_frame
+        from metrics.schema import NULL_WORDS, QUERY
+
+        nulls = pa.array(NULL_WORDS, pa.string())
+        parts = []
+        for delimiter, held, tables in self.runs:
+            if not tables:
+                continue
+            merged = pa.concat_tables(tables)
+            aggregates = [(f"{c}_{f}", f) for c in held for f in ("min", "max")]
+            merged = merged.group_by("q", use_threads=False).aggregate(aggregates)
+            merged = merged.filter(arrow_calls.compute.is_valid(merged.column("q")))
+            part = {QUERY: merged.column("q").to_pandas()}
+            for column in held:
+                low = merged.column(f"{column}_min_min")
+                if not arrow_calls.compute.all(
+                    arrow_calls.compute.equal(low, merged.column(f"{column}_max_max"))
+                ).as_py():
+                    raise self._refused(f"--by {column} varies within a query")
+                typed = _typed_column(column, low, nulls, delimiter)
+                if typed.null_count:
+                    raise self._refused(f"--by {column} has a missing value")
+                part[column] = typed.to_pandas()
+            frame = pd.DataFrame(part)
+            proposed = proposed_segments(frame)
+            parts.append(frame[[QUERY, *(c for c in held if c in proposed)]])
+        if not parts or any(all(c not in p.columns for p in parts) for c in self.columns):
+            raise self._refused("--by names a column that is no segment column of the runs")
+        run = pd.concat(parts, ignore_index=True)  # a run without a column: its queries empty
+        first = run.groupby(QUERY, sort=False, as_index=False)[list(self.columns)].first()
+        segments = visible_frame(first.reset_index(drop=True))
+        assert segments is not None
+        return segments
 
 
 def _graded(

@@ -429,10 +429,10 @@ def _in_blocks(
 ) -> tuple[PerQueryDataset, list[str], list[str]] | None:
     """The per-query values of large inputs read block by block
     (:func:`metrics.cli.files.per_query_in_blocks`, label words read by ``label_map``); ``None``
-    when they are read whole: small inputs, several label sources, a saved version to compare
-    against, or segment columns taken from the runs themselves (no ``--queries`` table); those
-    options refuse tables past the limit on tables read whole before anything is read
-    (:func:`metrics.cli.blocks.refuse_whole_reading`)."""
+    when they are read whole: small inputs, several label sources or a saved version to
+    compare against; those options refuse tables past the limit on tables read whole before
+    anything is read (:func:`metrics.cli.blocks.refuse_whole_reading`). The segment columns of
+    ``--by`` come from the ``--queries`` table, or else from the runs themselves."""
     # deferred: the block reader loads pyarrow.csv
     from metrics.cli import blocks
     from metrics.cli.files import per_query_in_blocks
@@ -442,7 +442,10 @@ def _in_blocks(
         blocks.refuse_whole_reading([args.qrels, *args.runs], kept)
         return None
 
-    return per_query_in_blocks(args.qrels, args.runs, measures, settings, args.queries, label_map)
+    inline = () if args.queries else args.by  # segment columns of the runs themselves
+    return per_query_in_blocks(
+        args.qrels, args.runs, measures, settings, args.queries, label_map, inline
+    )
 
 
 def _kept_whole(args: argparse.Namespace) -> KeptWhole | None:
@@ -454,8 +457,6 @@ def _kept_whole(args: argparse.Namespace) -> KeptWhole | None:
         return blocks.LABEL_SOURCES_WHOLE
     if args.against:
         return blocks.AGAINST_WHOLE
-    if args.by and not args.queries:
-        return blocks.SEGMENTS_IN_RUNS_WHOLE
     return None
 
 

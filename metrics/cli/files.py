@@ -23,6 +23,7 @@ import pandas as pd
 from metrics.cli.blocks import (
     MODEL_NAMES_WHOLE,
     BlockResult,
+    RunSegments,
     in_blocks,
     refuse_whole_reading,
     table_text_size,
@@ -55,10 +56,12 @@ def per_query_in_blocks(
     settings: Settings,
     queries: str | None = None,
     label_map: Mapping[str, float] | None = None,
+    segments: Sequence[str] = (),
 ) -> tuple[PerQueryDataset, list[str], list[str]] | None:
     """The per-query values of ``measures`` for the runs at ``run_paths`` read block by block
-    (with the segments of the query table ``queries``, label words read by ``label_map``:
-    ``--label-map``), with the notes and warnings of the
+    (with the segments of the query table ``queries``, or the segment columns ``segments`` of
+    the runs themselves; label words read by ``label_map``: ``--label-map``), with the notes
+    and warnings of the
     reading; ``None`` when the files hold no more than
     :func:`~metrics.cli.blocks.whole_table_bytes` of text, or are not read in blocks: they are
     then read whole.
@@ -74,15 +77,23 @@ def per_query_in_blocks(
     if text_bytes(paths) <= whole_table_bytes():
         return None
     specs = parse_measures(list(measures))
+    inline = RunSegments(segments) if segments else None
     try:
-        found = in_blocks(qrels_path, list(run_paths), specs, settings, _model_of_file, label_map)
+        found = in_blocks(
+            qrels_path, list(run_paths), specs, settings, _model_of_file, label_map, inline
+        )
     except _ReadWhole:
         refuse_whole_reading(paths, MODEL_NAMES_WHOLE)
         return None
     if found is None:
         return None
     notes, warnings, models = found
-    return _per_query_dataset(run_paths, specs, models, queries), notes, warnings
+    table = None
+    if inline is not None:
+        table = inline.table(paths)
+        if table is None:
+            return None
+    return _per_query_dataset(run_paths, specs, models, queries, table), notes, warnings
 
 
 class _ReadWhole(Exception):
@@ -122,9 +133,11 @@ def _per_query_dataset(
     specs: list[MeasureSpec],
     models: dict[str, BlockResult],
     queries: str | None,
+    inline: pd.DataFrame | None = None,
 ) -> PerQueryDataset:
     """The per-query table of the block reading's values (model, query, one column per
-    measure), with the segments of ``queries`` joined as the whole reading joins them."""
+    measure), with the segments of ``queries`` joined as the whole reading joins them, or the
+    segment table ``inline`` taken from the runs."""
     frames = []
     for model, block in models.items():
         data: dict[str, object] = {
@@ -136,7 +149,7 @@ def _per_query_dataset(
         frames.append(pd.DataFrame(data))
     names = [MODEL, QUERY, *[s.name for s in specs]]
     table = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=names)
-    segments = None
+    segments = inline
     if queries is not None:
         segments = query_segments(load_table(queries, Path(queries).name), table[QUERY].unique())
     name = ", ".join(Path(p).name for p in run_paths)
