@@ -102,9 +102,10 @@ class Workbook:
             for index, (title, state, path) in enumerate(self._parts.sheets)
         ]
 
-    def _open(self) -> IO[bytes]:
+    def _open(self) -> str | IO[bytes]:
+        """The workbook's path (the readers open and close the file), or its bytes as a file."""
         if isinstance(self._source, (str, Path)):
-            return open(self._source, "rb")
+            return str(self._source)
         return io.BytesIO(self._source)
 
     def openpyxl_sheet(self, position: int, formulas: bool = False) -> Any:
