@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hypothesis import HealthCheck, given
+from hypothesis import HealthCheck, example, given
 from hypothesis import settings as hsettings
 from hypothesis import strategies as st
 
@@ -229,6 +229,14 @@ def _labelled_tables(draw: st.DrawFn) -> tuple[str, str, str, str]:
 @pytest.mark.slow
 @hsettings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_labelled_tables())
+@example(  # a none written "None", the only word: named as written, as the whole reading does
+    (
+        "query,item,score\nq0,d0,0\n",
+        "query,item,label\nq0,d0,None\nq0,d1,Relevant\n",
+        "query,item,score,label\nq0,d0,0,None\n",
+        "relevant=0.0,not relevant=0.0,high=0.0",
+    )
+)
 def test_labels_in_words_read_in_blocks_give_the_whole_readings_values(table):
     """Words, numbers, ``none`` and missing labels under any mapping, in a judgments table or
     in the run's label column: the values of every query and the means are those of the whole

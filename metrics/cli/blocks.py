@@ -848,8 +848,9 @@ class LabelWords:
             }
             if not words:
                 continue
-            if {normalize_label(w) for w in words} == {NONE_GRADE}:  # else numbers: read as one
-                words = {NONE_GRADE: sum(words.values())}
+            numbers = any(is_number_text(w) for w in counts)
+            if numbers and {normalize_label(w) for w in words} == {NONE_GRADE}:
+                words = {NONE_GRADE: sum(words.values())}  # numbers and none: read as numbers
             used = with_none_grade(self.label_map, words)
             params = {"column": column, "mapping": mapping_text(used, words), "n": len(used)}
             finding = Finding(
