@@ -110,7 +110,7 @@ def test_a_missing_file_is_named_before_the_size_is_taken(tables, monkeypatch):
 
 def test_evaluate_files_refuses_runs_only_the_whole_reading_tells_apart(tmp_path, monkeypatch):
     """A TREC run tagged ``x`` and a table ``x.csv``: one model name, two runs; the whole
-    reading tells them apart by their files, and the table is past the limit."""
+    reading tells them apart by their files, and the files are past the limit."""
     qrels, trec_run, table = tmp_path / "qrels.txt", tmp_path / "x.txt", tmp_path / "x.csv"
     qrels.write_text("1 0 a 1\n1 0 b 0\n")
     trec_run.write_text("1 Q0 a 1 2 x\n1 Q0 b 2 1 x\n")
@@ -120,9 +120,10 @@ def test_evaluate_files_refuses_runs_only_the_whole_reading_tells_apart(tmp_path
     with pytest.raises(InputError) as refused:
         files.evaluate_files(qrels, [trec_run, table], ["P@1"])
     assert refused.value.code == "table_too_large_whole"
-    assert refused.value.reason.startswith(f"{_size(table)} of table text cannot be read")
+    # the whole reading here takes the TREC files as tables too: they are counted
+    assert refused.value.reason.startswith(f"{_size(qrels, trec_run, table)} of table text")
     assert blocks.MODEL_NAMES_WHOLE.reason in refused.value.reason
-    assert refused.value.source == "x.csv"
+    assert refused.value.source == "qrels.txt, x.txt, x.csv"
     monkeypatch.undo()
     monkeypatch.setenv(LIMIT, "16")  # within the limit: read whole, both models
     found = files.evaluate_files(qrels, [trec_run, table], ["P@1"]).per_query
@@ -140,3 +141,40 @@ def test_trec_files_read_whole_are_not_refused(tmp_path, monkeypatch):
     out, err = io.StringIO(), io.StringIO()
     args = [str(qrels), str(run_a), str(run_b), "--label-map", "relevant=1", "-m", "P@1"]
     assert evaluate.main(args, out, err) == 0, err.getvalue()
+
+
+def _trec_files(folder: Path, packed: bool = False) -> list[Path]:
+    import gzip
+
+    qrels, base, cand = folder / "q.txt", folder / "base.txt", folder / "cand.txt"
+    qrels.write_text("1 0 a 1\n1 0 b 0\n2 0 a 1\n2 0 c 0\n")
+    base.write_text("1 Q0 a 1 2 base\n1 Q0 b 2 1 base\n2 Q0 a 1 2 base\n2 Q0 c 2 1 base\n")
+    cand.write_text("1 Q0 b 1 2 cand\n1 Q0 a 2 1 cand\n2 Q0 c 1 2 cand\n2 Q0 a 2 1 cand\n")
+    if not packed:
+        return [qrels, base, cand]
+    zipped = folder / "cand.txt.gz"
+    zipped.write_bytes(gzip.compress(cand.read_bytes()))
+    return [qrels, base, zipped]
+
+
+def test_compare_counts_trec_files_it_reads_as_tables(tmp_path, monkeypatch):
+    """Compare's whole reading takes TREC files as tables (several times their text): past
+    the limit, a TREC run the chunked reader does not read (gzip) is refused with the TREC
+    files counted, and ``--against`` counts them too; plain TREC files are read in blocks."""
+    for reader in ("_read_whole", "against_table", "load_table"):
+        monkeypatch.setattr(compare, reader, _never)
+    monkeypatch.setenv(LIMIT, "0")
+    for packed, options in ((True, []), (False, ["--against", "accepted", "--project", "p"])):
+        paths = _trec_files(tmp_path, packed)
+        out, err = io.StringIO(), io.StringIO()
+        args = [*map(str, paths), "--resamples", "100", "-m", "P@1", *options]
+        assert compare.main(args, out=out, err=err) == 2
+        message = err.getvalue()
+        size = sum(p.stat().st_size for p in _trec_files(tmp_path))  # gzip: its text
+        assert f"{size} bytes of table text cannot be read block by block" in message, message
+        assert message.startswith("error: q.txt, base.txt, cand.txt"), message
+    out, err = io.StringIO(), io.StringIO()
+    paths = _trec_files(tmp_path)
+    args = [*map(str, paths), "--resamples", "100", "-m", "P@1"]
+    assert compare.main(args, out=out, err=err) == 0, err.getvalue()
+    assert "\tP@1\t" in out.getvalue()

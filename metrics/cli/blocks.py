@@ -735,6 +735,8 @@ def in_blocks(
     model_name: Callable[[str, Mapping[str, object]], str],
     label_map: Mapping[str, float] | None = None,
     segments: RunSegments | None = None,
+    *,
+    trec_as_tables: bool = False,
 ) -> tuple[list[str], list[str], dict[str, BlockResult]] | None:
     """Notes, warnings and per model the values of the runs evaluated block by block: TREC
     runs (:func:`evaluate_blocks`, each model named by ``model_name`` from its path and the
@@ -742,6 +744,8 @@ def in_blocks(
     (:func:`evaluate_tables`; label words read by ``label_map``, ``--label-map``; the segment
     columns of ``segments`` taken from table runs); ``None`` when the files are to be read
     whole instead (smaller tables are, and checked in full: ties, short lists, ...).
+    ``trec_as_tables``: the caller's whole reading takes TREC files as tables (compare, the
+    Python API), so their text counts as tables' does against the limit.
 
     Raises
     ------
@@ -754,7 +758,9 @@ def in_blocks(
         return None  # the whole reading explains it
     paths = [p for p in [qrels_path, *run_paths] if p]
     if settings.averaging == "micro":  # pooled counts: every list at once
-        refusal = whole_reading_refusal(paths, "micro averaging pools every query's counts")
+        refusal = whole_reading_refusal(
+            paths, "micro averaging pools every query's counts", trec_as_tables=trec_as_tables
+        )
         if refusal is not None:
             raise refusal
         return None
@@ -775,13 +781,13 @@ def in_blocks(
             models[model] = (found, Path(path).name)
         else:
             return notes, *_worded(TableBlocks(models, given[1], source), settings)
-    if _text_size(paths) <= whole_table_bytes():
+    if _text_size(paths, trec_as_tables) <= whole_table_bytes():
         return None  # read whole, and checked in full
     words = None if label_map is None else LabelWords(label_map)
     try:
         tables = evaluate_tables(given, run_paths, specs, settings, words, segments)
     except _Table as why:
-        refusal = whole_reading_refusal(paths, why.reason, why.fix)
+        refusal = whole_reading_refusal(paths, why.reason, why.fix, trec_as_tables=trec_as_tables)
         if refusal is not None:
             raise refusal from None
         return None
@@ -1037,17 +1043,19 @@ def _worded(
 
 
 def whole_reading_refusal(
-    paths: list[str], reason: str, fix: str | None = None
+    paths: list[str], reason: str, fix: str | None = None, *, trec_as_tables: bool = False
 ) -> InputError | None:
     """The refusal of tables that cannot be read block by block (``reason``) and whose text
     (:func:`table_text_size`) passes :func:`whole_table_bytes`, before they are read; ``None``
-    when they are read whole. TREC files are left out: read whole, they hold about three times
-    their text. ``fix``: how to have them read block by block (by default: name the columns,
-    keep each query's rows together, write numbers as numbers)."""
-    total, limit = _text_size(paths), whole_table_bytes()
+    when they are read whole. TREC files are left out: read whole by their own reader, they
+    hold about three times their text; with ``trec_as_tables`` (an option whose reading takes
+    every file as a table, TREC files too) they are counted as tables. ``fix``: how to have
+    them read block by block (by default: name the columns, keep each query's rows together,
+    write numbers as numbers)."""
+    total, limit = _text_size(paths, trec_as_tables), whole_table_bytes()
     if total <= limit:
         return None
-    names = ", ".join(Path(p).name for p in paths if table_text_size(p) is not None)
+    names = ", ".join(Path(p).name for p in paths if table_text_size(p, trec=trec_as_tables))
     return InputError(
         f"{_size_text(total)} of table text cannot be read block by block ({reason}); read "
         f"whole it would take about {_size_text(12 * total)} of memory, past the limit of "
@@ -1116,24 +1124,25 @@ def refuse_whole_reading(paths: Sequence[str | None], kept: KeptWhole) -> None:
     given = [p for p in paths if p]
     for path in given:
         check_file(path, scan=False)
-    refusal = whole_reading_refusal(given, kept.reason, kept.fix)
+    refusal = whole_reading_refusal(given, kept.reason, kept.fix, trec_as_tables=True)
     if refusal is not None:
         raise refusal
 
 
-def _text_size(paths: list[str]) -> int:
-    """The text of the tables among ``paths`` (:func:`table_text_size`; TREC files left out)."""
-    return sum(size for size in map(table_text_size, paths) if size is not None)
+def _text_size(paths: list[str], trec: bool = False) -> int:
+    """The text of the tables among ``paths`` (:func:`table_text_size`; TREC files left out
+    unless ``trec``)."""
+    return sum(table_text_size(path, trec=trec) or 0 for path in paths)
 
 
 #: Rows of a Parquet row group whose text stands for its rows' (:func:`table_text_size`).
 _SIZE_SAMPLE_ROWS = 8_192
 
 
-def table_text_size(path: str) -> int | None:
+def table_text_size(path: str, *, trec: bool = False) -> int | None:
     """About how many bytes of text a table file holds (decompressed; for Parquet and Excel,
-    as CSV: from the first row group, and from the size of the sheets' XML); ``None`` for a
-    TREC file."""
+    as CSV: from the first rows of its row groups, and from the size of the sheets' XML);
+    ``None`` for a TREC file, or its text with ``trec``."""
     with open(path, "rb") as handle:
         head = handle.read(4)
         size = os.fstat(handle.fileno()).st_size
@@ -1163,4 +1172,4 @@ def table_text_size(path: str) -> int | None:
     opener = gzip.open if head[:2] == b"\x1f\x8b" else open
     with opener(path, "rb") as handle:
         lines = sample_lines(handle.read(1 << 16))
-    return None if lines is not None and detect_trec(lines) is not None else size
+    return None if not trec and lines is not None and detect_trec(lines) is not None else size

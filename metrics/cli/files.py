@@ -40,13 +40,9 @@ from metrics.schema import MODEL, QUERY
 
 
 def text_bytes(paths: Sequence[str]) -> int:
-    """About how many bytes of text the files hold: a table's as
-    :func:`~metrics.cli.blocks.table_text_size` counts it, a TREC file's size on disk."""
-    total = 0
-    for path in paths:
-        size = table_text_size(path)
-        total += os.path.getsize(path) if size is None else size
-    return total
+    """About how many bytes of text the files hold, a table's and a TREC file's, as
+    :func:`~metrics.cli.blocks.table_text_size` counts them."""
+    return sum(table_text_size(path, trec=True) or 0 for path in paths)
 
 
 def per_query_in_blocks(
@@ -80,7 +76,14 @@ def per_query_in_blocks(
     inline = RunSegments(segments) if segments else None
     try:
         found = in_blocks(
-            qrels_path, list(run_paths), specs, settings, _model_of_file, label_map, inline
+            qrels_path,
+            list(run_paths),
+            specs,
+            settings,
+            _model_of_file,
+            label_map,
+            inline,
+            trec_as_tables=True,  # the whole reading here reads TREC files as tables
         )
     except _ReadWhole:
         refuse_whole_reading(paths, MODEL_NAMES_WHOLE)
