@@ -173,6 +173,9 @@ def test_compare_counts_trec_files_it_reads_as_tables(tmp_path, monkeypatch):
         size = sum(p.stat().st_size for p in _trec_files(tmp_path))  # gzip: its text
         assert f"{size} bytes of table text cannot be read block by block" in message, message
         assert message.startswith("error: q.txt, base.txt, cand.txt"), message
+        if packed:  # named as what it is, with the fix for TREC files
+            assert "(a TREC file other than plain text: compressed, or with comment" in message
+            assert "Fix: Give the TREC files uncompressed, one record per line" in message
     out, err = io.StringIO(), io.StringIO()
     paths = _trec_files(tmp_path)
     args = [*map(str, paths), "--resamples", "100", "-m", "P@1"]

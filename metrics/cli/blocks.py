@@ -347,6 +347,15 @@ def _merged(notes: list[RankingNotes], settings: Settings) -> RankingNotes:
 # ====================================================================== tables
 
 
+#: Why a TREC run the chunked reader does not read is not read in blocks, and the fix.
+_TREC_NOT_PLAIN = (
+    "a TREC file other than plain text: compressed, or with comment lines, carriage returns or "
+    "another layout",
+    "Give the TREC files uncompressed, one record per line with its fields separated by one "
+    "space or tab, and they are read block by block",
+)
+
+
 class _Table(Exception):
     """This table is read whole instead; ``reason`` says why (for a refusal's message), ``fix``
     how to have it read in blocks (the refusal's usual fix when ``None``)."""
@@ -455,7 +464,9 @@ def evaluate_tables(
     elif len(run_paths) > 1:
         raise _Table("several runs carry their own labels")
     reading = _TableReading(judged, specs, settings, words, segments)
-    for stream in streams:
+    for path, stream in zip(run_paths, streams):
+        if stream is None and table_text_size(path) is None:
+            raise _Table(*_TREC_NOT_PLAIN)
         if stream is None:
             raise _Table("it is not a table read in blocks (CSV, TSV, Parquet, JSON Lines, Excel)")
         reading.read(stream)
