@@ -620,8 +620,8 @@ def _table_judgments(path: str, words: LabelWords | None = None) -> TrecColumns:
     read = roles.with_(score=roles.label, label=None)  # the labels read as a run's numbers
     parts = []
     try:
-        wanted = [roles.query, roles.item, roles.label]
-        for batch in _graded(words, stream, wanted, wanted[:2], roles.label):
+        ids = [roles.query, roles.item]
+        for batch in _graded(words, stream, [*ids, roles.label], ids, roles.label):
             rows = rows_of(batch, read)
             if rows is None:
                 raise _Table("a label of the judgments reads otherwise")
@@ -963,6 +963,7 @@ class RunSegments:
         # deferred: tables are read with pandas
         import pandas as pd
 
+        # deferred: they import pandas
         from metrics.io.formats import _typed_column
         from metrics.io.roles import proposed_segments
         from metrics.io.text_safety import visible_frame
