@@ -17,7 +17,7 @@ from metrics.review.verdict import letter_groups, overall_rows, pairwise_rows, s
 from metrics.review.wording import interval_text
 from ui.review import compute as review_compute
 from ui.review.context import ReviewContext
-from ui.review.controls import decision_of, keep_choice, verdict_box
+from ui.review.controls import keep_choice, table_downloads, verdict_box
 from ui.review.drill import drill_data, pick
 from ui.review.figures import (
     disagreement_figure,
@@ -33,8 +33,6 @@ from ui.review.tables import (
     CSV_DIGITS,
     change_display,
     drill_display,
-    export_csv,
-    export_json,
     groups_display,
     phone_display,
     phone_label,
@@ -116,23 +114,7 @@ def summary_tab(cv: CompareView) -> None:
             key="cmp_table_full",
         )
     st.caption(t("compare.verdict_colours"))
-    d1, d2 = st.columns(2)
-    d1.download_button(
-        t("review.download_csv"),
-        export_csv(review, decision_of(review, words)),
-        "comparison.csv",
-        "text/csv",
-        key="dl_cmp_csv",
-        on_click="ignore",
-    )
-    d2.download_button(
-        t("review.download_json"),
-        export_json(review, decision_of(review, words)),
-        "comparison.json",
-        "application/json",
-        key="dl_cmp_json",
-        on_click="ignore",
-    )
+    table_downloads(review, review, "comparison", "cmp", words)
     st.caption(t("review.export_caption", digits=CSV_DIGITS))
     if not is_per_query(dataset):  # the code recomputes from lists; a per-query table has none
         code_measures = tuple(compute.cutoff_name(m, k) for m in measures)

@@ -24,6 +24,7 @@ from metrics.review.statistics import (
 )
 from metrics.review.verdict import DEFAULT_FAMILY, FAMILIES
 from ui.review.compute import RESAMPLE_CHOICES, default_k
+from ui.review.tables import export_csv, export_json
 from ui.shell import keys
 from ui.shell.i18n import Message, option_text, t
 from ui.shell.view import K_LIMIT
@@ -654,4 +655,34 @@ def warn_unknown_data(shown: str) -> None:
     st.warning(
         t("review.unknown_data", name=frame.escape(missing), shown=frame.escape(shown)),
         icon=":material/warning:",
+    )
+
+
+def table_downloads(
+    rows: pd.DataFrame,
+    review: pd.DataFrame,
+    stem: str,
+    key: str,
+    words: Mapping[str, Message] | None = None,
+) -> None:
+    """``rows`` of a review as CSV and as JSON, side by side, each with the review's decision
+    (:func:`decision_of`): files ``<stem>.csv`` and ``<stem>.json``, widget keys
+    ``dl_<key>_csv`` and ``dl_<key>_json``."""
+    decision = decision_of(review, words)
+    left, right = st.columns(2)
+    left.download_button(
+        t("review.download_csv"),
+        export_csv(rows, decision),
+        f"{stem}.csv",
+        "text/csv",
+        key=f"dl_{key}_csv",
+        on_click="ignore",
+    )
+    right.download_button(
+        t("review.download_json"),
+        export_json(rows, decision),
+        f"{stem}.json",
+        "application/json",
+        key=f"dl_{key}_json",
+        on_click="ignore",
     )

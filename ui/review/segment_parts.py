@@ -17,8 +17,8 @@ from metrics.review.verdict import overall_rows, segment_rows
 from metrics.review.wording import interval_text
 from ui.review import compute as review_compute
 from ui.review.context import ReviewContext
-from ui.review.controls import callout_box, decision_of, keep_choice
-from ui.review.tables import CSV_DIGITS, export_csv, export_json, segment_display
+from ui.review.controls import callout_box, keep_choice, table_downloads
+from ui.review.tables import CSV_DIGITS, segment_display
 from ui.shell import compute, frame, keys
 from ui.shell.code_panel import CodeBlock, code_panel, dataset_files
 from ui.shell.commands import compare_code, compare_command
@@ -133,23 +133,7 @@ def segment_tables(review: pd.DataFrame, sc: SegmentChoice, rc: ReviewContext) -
 def segment_downloads(review: pd.DataFrame, sc: SegmentChoice, rc: ReviewContext) -> None:
     """The segment rows as CSV and JSON, and the same breakdown as a command and as Python."""
     words, choice, options, settings = rc.words, rc.choice, rc.options, rc.settings
-    d1, d2 = st.columns(2)
-    d1.download_button(
-        t("review.download_csv"),
-        export_csv(segment_rows(review), decision_of(review, words)),
-        "segments.csv",
-        "text/csv",
-        key="dl_seg_csv",
-        on_click="ignore",
-    )
-    d2.download_button(
-        t("review.download_json"),
-        export_json(segment_rows(review), decision_of(review, words)),
-        "segments.json",
-        "application/json",
-        key="dl_seg_json",
-        on_click="ignore",
-    )
+    table_downloads(segment_rows(review), review, "segments", "seg", words)
     st.caption(t("review.export_caption", digits=CSV_DIGITS))
     if not is_per_query(rc.dataset):  # the code recomputes from lists; a per-query table has none
         code_measures = tuple(compute.cutoff_name(m, rc.k) for m in sc.measures)
