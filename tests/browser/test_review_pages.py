@@ -144,8 +144,7 @@ def test_segments_page_calls_out_the_loss_with_the_tables_corrected_p(server, pa
     assert "but is significantly worse where query_type = navigational: 0.801 vs 0.939" in alert
     assert "randomization test, Holm over 3 segments × 1 measure × 2 candidates" in alert
     # the lead measure's chart (its phone copy hidden on a wide screen) and the heatmap
-    page.locator(".js-plotly-plot").last.wait_for()
-    assert page.locator(".js-plotly-plot:visible").count() == 2
+    assert wait_for_charts(page, 2) == 2  # both drawn: the last one found may be the first
     assert no_sideways_scrolling(page)
     page.screenshot(path=str(shots / "segments.png"), full_page=True)
 
