@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from metrics import schema as S
 from metrics.engine.arrow_calls import compute as pc
-from metrics.engine.ids import arrow_numbers
+from metrics.engine.ids import arrow_numbers, arrow_strings
 from metrics.engine.results import Results
 from metrics.errors import InputError
 
@@ -48,16 +48,6 @@ def tsv_escaped(texts: pa.Array) -> pa.Array:
     for raw, escaped in TSV_ESCAPES:
         texts = pc.replace_substring(texts, pattern=raw, replacement=escaped)
     return texts
-
-
-def arrow_strings(texts: list[str]) -> pa.Array:
-    """Python strings as an arrow string array (built from buffers)."""
-    encoded = [t.encode("utf-8") for t in texts]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
-    return pa.Array.from_buffers(
-        pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
-    )
 
 
 def arrow_text(text: str) -> pa.Scalar:

@@ -9,11 +9,12 @@ on first use, for everything else.
 
 from __future__ import annotations
 
-from importlib import import_module
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
+
+from metrics.engine.lazy import LazyModule
 
 try:
     import pyarrow._compute as _kernels
@@ -23,15 +24,8 @@ except ImportError:  # pragma: no cover - a pyarrow without its compiled compute
 call_function = _kernels.call_function
 
 
-class _Compute:
-    """:mod:`pyarrow.compute`, imported when one of its names is first used."""
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(import_module("pyarrow.compute"), name)
-
-
 #: :mod:`pyarrow.compute`, imported on first use.
-compute: Any = _Compute()
+compute: Any = LazyModule("pyarrow.compute")
 
 
 def dictionary_encode(values: pa.Array | pa.ChunkedArray) -> Any:

@@ -12,6 +12,7 @@ their buffers (:func:`numpy_of`, :func:`arrow_numbers`): pyarrow's own conversio
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from itertools import pairwise
 from typing import Any, TypeAlias
@@ -156,7 +157,8 @@ def as_float_array(values: ArrayLike, name: str) -> np.ndarray:
 
 
 def numpy_of(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
-    """A numeric arrow array as numpy, read from its buffer when it has no nulls.
+    """A numeric arrow array as numpy, read from its buffer (with nulls: as float64, ``NaN``
+    where they are).
 
     ``to_numpy()`` goes through pyarrow's pandas shim, which imports pandas (a third of a second
     of the command line's start-up); the buffer view does not.
@@ -174,8 +176,26 @@ def numpy_of(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
             return np.zeros(0, dtype=t.to_pandas_dtype())
         data = np.frombuffer(values.buffers()[1], dtype=t.to_pandas_dtype())
         return data[values.offset : values.offset + len(values)]
+    if (pa.types.is_integer(t) or pa.types.is_floating(t)) and len(values):
+        # with nulls: as float64 with NaN in their place, as to_numpy() gives them
+        floats = values if t == pa.float64() else values.cast(pa.float64(), safe=False)
+        data = np.frombuffer(floats.buffers()[1], dtype=np.float64)
+        data = data[floats.offset : floats.offset + len(floats)]
+        return np.where(valid_of(floats), data, np.nan)
     out: np.ndarray = values.to_numpy(zero_copy_only=False)
     return out
+
+
+def valid_of(values: pa.Array) -> np.ndarray:
+    """Which values of an arrow array are not null, read from its validity bitmap (numpy of
+    ``is_valid()`` would import pandas through pyarrow's pandas shim)."""
+    if values.null_count == 0:
+        return np.ones(len(values), dtype=bool)
+    if pa.types.is_null(values.type) or values.buffers()[0] is None:
+        return np.zeros(len(values), dtype=bool)
+    bits = np.frombuffer(values.buffers()[0], dtype=np.uint8)
+    found = np.unpackbits(bits, bitorder="little")[values.offset : values.offset + len(values)]
+    return found.astype(bool)
 
 
 def arrow_numbers(values: np.ndarray) -> pa.Array:
@@ -184,6 +204,17 @@ def arrow_numbers(values: np.ndarray) -> pa.Array:
     values = np.ascontiguousarray(values)
     return pa.Array.from_buffers(
         pa.from_numpy_dtype(values.dtype), len(values), [None, pa.py_buffer(values)]
+    )
+
+
+def arrow_strings(texts: Sequence[str]) -> pa.Array:
+    """Python strings as an arrow string array, built from buffers (``pa.array()`` would import
+    pandas through pyarrow's pandas shim)."""
+    encoded = [t.encode("utf-8") for t in texts]
+    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
+    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    return pa.Array.from_buffers(
+        pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
     )
 
 
@@ -211,6 +242,7 @@ __all__ = [
     "ArrayLike",
     "IdCodes",
     "arrow_numbers",
+    "arrow_strings",
     "as_float_array",
     "as_string_array",
     "dictionary_codes",
@@ -219,4 +251,5 @@ __all__ = [
     "numpy_of",
     "runs_of",
     "string_chunks",
+    "valid_of",
 ]
