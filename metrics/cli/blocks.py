@@ -32,9 +32,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 import pyarrow as pa
 
-from metrics.cli.output import arrow_strings
 from metrics.engine import arrow_calls
-from metrics.engine.ids import arrow_numbers, numpy_of, runs_of
+from metrics.engine.ids import arrow_numbers, arrow_strings, numpy_of, runs_of
 from metrics.engine.ranking import RankedLists, RankingNotes, group_rows, rank_lists
 from metrics.engine.registry import MeasureSpec
 from metrics.engine.results import compute_matrix
@@ -901,7 +900,7 @@ class RunSegments:
         delimiter = _DELIMITED.get(stream.format)
         if delimiter is None:
             raise self._refused("--by takes segment columns from CSV and TSV runs only")
-        held = [c for c in self.columns if c in stream.sample.frame.columns]
+        held = [c for c in self.columns if c in stream.sample.names]
         for column in held:
             if column in taken:
                 raise self._refused(f"--by {column} is a column of a run's lists")

@@ -17,13 +17,22 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
+import pyarrow as pa
 
+from metrics.engine import arrow_calls
+from metrics.engine.ids import arrow_numbers, numpy_of
+from metrics.engine.lazy import LazyModule
 from metrics.io.labels import MAX_TEXT_LABELS, looks_like_text_labels
 from metrics.io.names import ROLE_NAMES, Tier, describes_a_segment, name_tier
 from metrics.schema import ITEM, LABEL, MODEL, QUERY, RANK, SCORE
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: the command line reads tables in blocks without it
+    pd = LazyModule("pandas")
 
 #: Points of a column's name for a role, by :func:`~metrics.io.names.name_tier`.
 NAME_POINTS: dict[str, float] = {"canonical": 5.0, "exact": 3.0, "word": 1.5, "": 0.0}
@@ -143,6 +152,59 @@ def _column(name: str, values: pd.Series) -> Column:
     return Column(name, codes.astype(np.int64) + 1, len(uniques), numbers, flags, text_labels)
 
 
+def _arrow_column(name: str, values: pa.ChunkedArray) -> Column:
+    """:func:`_column` of the pandas column pyarrow converts ``values`` to, read from arrow
+    without pandas: integers with missing values and floats as numbers (``NaN`` and ``-0.0``
+    as pandas counts them: missing, and ``0``), true/false values as flags when none is
+    missing (else as values, the way pandas holds them), the rest as values."""
+    t = values.type
+    if pa.types.is_null(t):
+        return Column(name, np.zeros(len(values), dtype=np.int64), 0, None)
+    numeric = pa.types.is_integer(t) or pa.types.is_floating(t)
+    flags = pa.types.is_boolean(t) and values.null_count == 0
+    numbers = None
+    if numeric:
+        numbers = numpy_of(values).astype(np.float64)
+        if not (pa.types.is_integer(t) and values.null_count == 0):
+            present = ~np.isnan(numbers)
+            zeroed = numbers + 0.0  # -0.0 is 0.0
+            values = pa.chunked_array(
+                [
+                    pa.Array.from_buffers(
+                        pa.float64(),
+                        len(zeroed),
+                        [
+                            pa.py_buffer(np.packbits(present, bitorder="little")),
+                            pa.py_buffer(zeroed),
+                        ],
+                    )
+                ]
+            )
+    codes, uniques = _first_seen(values)
+    text_labels = False
+    if numbers is None and not flags and 2 <= len(uniques) <= MAX_TEXT_LABELS:
+        text_labels = looks_like_text_labels(str(u) for u in uniques.to_pylist())
+    return Column(name, codes + 1, len(uniques), numbers, flags, text_labels)
+
+
+def _first_seen(values: pa.ChunkedArray | pa.Array) -> tuple[np.ndarray, pa.Array]:
+    """Codes ``0..k-1`` of ``values`` in the order they first appear (missing: ``-1``), and the
+    ``k`` values: what ``pandas.factorize`` gives."""
+    if isinstance(values, pa.ChunkedArray):
+        values = values.combine_chunks()
+    encoded = arrow_calls.dictionary_encode(values)
+    indices = encoded.indices
+    codes = numpy_of(indices)
+    codes = np.where(np.isnan(codes), -1, codes) if indices.null_count else codes
+    return codes.astype(np.int64), encoded.dictionary
+
+
+def _factorized(codes: np.ndarray) -> tuple[np.ndarray, int]:
+    """Integer ``codes`` numbered again ``0..k-1`` in the order they first appear, and ``k``."""
+    found, uniques = _first_seen(arrow_numbers(codes.astype(np.int64, copy=False)))
+    return found, len(uniques)
+
+
 class Table:
     """The columns of a table as codes, with distinct counts of column combinations cached."""
 
@@ -157,16 +219,27 @@ class Table:
         columns = {str(c): _column(str(c), df[c]) for c in df.columns}
         return cls(columns, len(df))
 
+    @classmethod
+    def of_arrow(cls, table: pa.Table) -> Table:
+        """The table of the pandas frame pyarrow converts ``table`` to (``to_pandas``), read
+        without pandas: the same codes, counts and numbers (:func:`_arrow_column`)."""
+        columns = {
+            str(c): _arrow_column(str(c), v) for c, v in zip(table.column_names, table.columns)
+        }
+        return cls(columns, table.num_rows)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.columns)
+
     def subset(self, rows: np.ndarray) -> Table:
         """The table restricted to some rows (codes numbered again)."""
         columns = {}
         for name, col in self.columns.items():
-            codes, uniques = pd.factorize(col.codes[rows])
+            codes, found = _factorized(col.codes[rows])
             numbers = None if col.numbers is None else col.numbers[rows]
-            distinct = len(uniques) - int(bool(np.any(col.codes[rows] == 0)))
-            columns[name] = Column(
-                name, codes.astype(np.int64), distinct, numbers, col.flags, col.text_labels
-            )
+            distinct = found - int(bool(np.any(col.codes[rows] == 0)))
+            columns[name] = Column(name, codes, distinct, numbers, col.flags, col.text_labels)
         return Table(columns, len(rows))
 
     def groups(self, *names: str | None) -> tuple[np.ndarray, int]:
@@ -178,14 +251,11 @@ class Table:
         if not key:
             found = (np.zeros(self.rows, dtype=np.int64), 1 if self.rows else 0)
         elif len(key) == 1:
-            found = pd.factorize(self.columns[key[0]].codes)
-            found = (found[0].astype(np.int64), len(found[1]))
+            found = _factorized(self.columns[key[0]].codes)
         else:
             head, _ = self.groups(*key[:-1])
             tail = self.columns[key[-1]].codes
-            combined = head * np.int64(int(tail.max(initial=0)) + 1) + tail
-            codes, uniques = pd.factorize(combined)
-            found = (codes.astype(np.int64), len(uniques))
+            found = _factorized(head * np.int64(int(tail.max(initial=0)) + 1) + tail)
         if len(key) <= 2:
             self._groups[key] = found
         return found
@@ -300,8 +370,8 @@ class Lists:
 class Scorer:
     """Scores the columns of one table for every role."""
 
-    def __init__(self, df: pd.DataFrame) -> None:
-        self.full = Table.of(df)
+    def __init__(self, df: pd.DataFrame | Table) -> None:
+        self.full = df if isinstance(df, Table) else Table.of(df)
         self.table = self.full.sample()
         self.names = list(self.full.columns)
 

@@ -22,19 +22,20 @@ import io
 import json
 import re
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain, islice
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
 import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from metrics.engine.ids import arrow_numbers, arrow_strings, numpy_of, valid_of
+from metrics.engine.lazy import LazyModule
 from metrics.errors import InputError, file_line
 from metrics.io.names import ID_NAMES, KNOWN_NAMES
 from metrics.io.source import (
@@ -61,6 +62,11 @@ from metrics.schema import (
     SCORE,
     normalize_name,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: the command line reads tables in blocks without it
+    pd = LazyModule("pandas")
 
 Kind = Literal["run", "qrels", "table"]
 
@@ -227,6 +233,20 @@ def load_table(
     return table
 
 
+def load_head(head: bytes, name: str) -> LoadedTable | TextColumns:
+    """The first rows of a file (``head``: whole lines of its text, decompressed) read as
+    :func:`load_table` reads them, but delimited text as its typed arrow columns: their roles
+    are guessed without pandas (:meth:`~metrics.io.evidence.Table.of_arrow`).
+
+    Raises
+    ------
+    InputError
+        As :func:`load_table`.
+    """
+    loaded = read_input(head, name)
+    return _dispatch(_Held(loaded.data), loaded.name, None, text_columns=True)
+
+
 class _Held:
     """The bytes being read, held in one place so that a reader can let them go once it has
     parsed them (a table's columns are built while the text is no longer needed)."""
@@ -242,9 +262,33 @@ _ONLY_SPACE = re.compile(rb"[\s]*\Z")
 _LEADING_SPACE = re.compile(rb"\s*")
 
 
+@overload
 def _dispatch(
     held: _Held, source: str, kind: Kind | None, limits: UploadLimits | None = None
-) -> LoadedTable:
+) -> LoadedTable: ...
+
+
+@overload
+def _dispatch(
+    held: _Held,
+    source: str,
+    kind: Kind | None,
+    limits: UploadLimits | None = None,
+    *,
+    text_columns: bool,
+) -> LoadedTable | TextColumns: ...
+
+
+def _dispatch(
+    held: _Held,
+    source: str,
+    kind: Kind | None,
+    limits: UploadLimits | None = None,
+    *,
+    text_columns: bool = False,
+) -> LoadedTable | TextColumns:
+    """The table in ``held``'s bytes, of the format they hold; delimited text as its columns
+    (:class:`TextColumns`) with ``text_columns``."""
     raw = held.data
     if _ONLY_SPACE.match(raw):
         raise InputError(
@@ -273,7 +317,10 @@ def _dispatch(
         table = _read_json(text, source, kind)
     else:
         del utf8
-        table = _read_text(held, source)
+        found = _text_columns(held, source) if text_columns else _read_text(held, source)
+        if isinstance(found, TextColumns):
+            return found
+        table = found
     table.encoding = encoding
     return table
 
@@ -394,6 +441,15 @@ def text_size(table: pa.Table | pa.RecordBatch) -> int:
 
 
 def _arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
+    ready = _pandas_ready(table)
+    frame = ready.to_pandas() if ready.num_columns else pd.DataFrame()
+    frame.columns = _unique_names([str(c) for c in frame.columns])
+    return frame
+
+
+def _pandas_ready(table: pa.Table) -> pa.Table:
+    """``table``'s columns as a frame holds them: dictionaries decoded, nested and binary values
+    as their text, dates and times as text, decimals as floats."""
     columns = {}
     for name, col in zip(table.column_names, table.columns):
         t = col.type
@@ -409,9 +465,7 @@ def _arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
         elif pa.types.is_temporal(t) or pa.types.is_decimal(t):
             col = col.cast(pa.string()) if not pa.types.is_decimal(t) else col.cast(pa.float64())
         columns[str(name)] = col
-    frame = pa.table(columns).to_pandas() if columns else pd.DataFrame()
-    frame.columns = _unique_names([str(c) for c in frame.columns])
-    return frame
+    return pa.Table.from_arrays(list(columns.values()), names=list(columns))
 
 
 def _read_excel(raw: bytes, source: str, limits: UploadLimits | None = None) -> LoadedTable:
@@ -934,6 +988,42 @@ _SNIFF_BYTES = 131072
 def _read_text(held: _Held, source: str) -> LoadedTable:
     """A delimited or TREC text table from UTF-8 bytes, parsed by arrow into columns (no Python
     object per row); the bytes are let go once parsed."""
+    found = _text_columns(held, source)
+    return found if isinstance(found, LoadedTable) else found.loaded()
+
+
+@dataclass
+class TextColumns:
+    """A delimited text's columns, typed as :func:`load_table` types them, before they become a
+    pandas frame (:meth:`loaded`); the other attributes as :class:`LoadedTable`'s."""
+
+    name: str
+    columns: dict[str, pa.ChunkedArray]
+    rows: int
+    format: str
+    header: bool
+    first_line: int
+    notes: tuple[str, ...]
+    skipped_lines: tuple[int, ...]
+    none_cells: dict[str, np.ndarray]
+
+    def loaded(self) -> LoadedTable:
+        """The table as :func:`load_table` gives it (the columns are let go as converted)."""
+        frame = _frame_of(self.columns, self.rows)
+        return LoadedTable(
+            self.name,
+            frame,
+            self.format,
+            header=self.header,
+            first_line=self.first_line,
+            notes=self.notes,
+            skipped_lines=self.skipped_lines,
+            none_cells={c: rows for c, rows in self.none_cells.items() if c in frame.columns},
+        )
+
+
+def _text_columns(held: _Held, source: str) -> TextColumns | LoadedTable:
+    """A delimited text's typed columns (:func:`_read_text`), or a TREC file read as a table."""
     utf8 = held.data
     whole = len(utf8) <= _SNIFF_BYTES
     text = bytes(utf8[:_SNIFF_BYTES]).decode("utf-8", "ignore")  # the head, for sniffing
@@ -977,23 +1067,16 @@ def _read_text(held: _Held, source: str) -> LoadedTable:
     parsed = [table]
     del table
     none_cells: dict[str, np.ndarray] = {}
-    frame = _infer_types(parsed, delimiter, none_cells)
-    frame = _drop_empty_unnamed(frame)
+    rows = parsed[0].num_rows
+    columns = _typed_columns(parsed, delimiter, none_cells)
+    for name in _empty_unnamed(list(columns), lambda c: _all_missing(columns[c])):
+        del columns[name]
     fmt = {",": "csv", "\t": "tsv", ";": "semicolon", "|": "pipe", " ": "whitespace"}[delimiter]
-    notes = [
+    notes = (
         f"{_DELIMITER_NAMES.get(delimiter, 'whitespace')}-separated",
         "header row" if header else "no header row: columns named column_1, column_2, ...",
-    ]
-    return LoadedTable(
-        source,
-        frame,
-        fmt,
-        header=header,
-        first_line=first_line,
-        notes=tuple(notes),
-        skipped_lines=skipped,
-        none_cells={c: rows for c, rows in none_cells.items() if c in frame.columns},
     )
+    return TextColumns(source, columns, rows, fmt, header, first_line, notes, skipped, none_cells)
 
 
 _DELIMITER_NAMES = {",": "comma", "\t": "tab", ";": "semicolon", "|": "pipe", " ": "whitespace"}
@@ -1315,20 +1398,29 @@ def _infer_types(
     delimiter: str,
     none_cells: dict[str, np.ndarray] | None = None,
 ) -> pd.DataFrame:
+    """:func:`_typed_columns` as a pandas frame."""
+    rows = table[0].num_rows if isinstance(table, list) else table.num_rows
+    return _frame_of(_typed_columns(table, delimiter, none_cells), rows)
+
+
+def _typed_columns(
+    table: pa.Table | list[pa.Table],
+    delimiter: str,
+    none_cells: dict[str, np.ndarray] | None = None,
+) -> dict[str, pa.ChunkedArray]:
     """Strip strings; convert fully numeric, non-identifier columns to numbers. A table passed
     in a list is taken out of it, so that each column is let go once converted. The rows of a
     converted column that held ``none`` (read as missing; a grade in labels) go into
     ``none_cells``."""
-    nulls = pa.array(NULL_WORDS, pa.string())
+    nulls = arrow_strings(NULL_WORDS)
     if isinstance(table, list):
         table = table.pop()
-    rows = table.num_rows
     names, parts = table.column_names, table.columns
     del table
     columns = {}
     for name in names:
         columns[name] = _typed_column(name, parts.pop(0), nulls, delimiter, none_cells)
-    return _frame_of(columns, rows)
+    return columns
 
 
 def _none_rows(col: pa.ChunkedArray) -> np.ndarray:
@@ -1427,7 +1519,9 @@ def _leading_zeros(col: pa.ChunkedArray) -> bool:
         del positions, heads
         if (
             len(maybe)
-            and pc.any(pc.match_substring_regex(chunk.take(pa.array(maybe)), r"^[+-]?0\d")).as_py()
+            and pc.any(
+                pc.match_substring_regex(chunk.take(arrow_numbers(maybe)), r"^[+-]?0\d")
+            ).as_py()
         ):
             return True
     return False
@@ -1446,7 +1540,7 @@ def _first_bytes(chunk: pa.Array) -> tuple[np.ndarray, np.ndarray] | None:
     ]
     filled = offsets[1:] > offsets[:-1]
     if chunk.null_count:
-        filled &= np.asarray(chunk.is_valid(), dtype=bool)
+        filled &= valid_of(chunk)
     data = np.frombuffer(data_buffer, dtype=np.uint8) if data_buffer is not None else None
     if data is None or not filled.any():
         return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.uint8)
@@ -1487,11 +1581,7 @@ def _stripped_chunk(chunk: pa.Array) -> pa.Array:
             chunk.offset : chunk.offset + len(chunk) + 1
         ]
         lengths = np.diff(offsets)
-        valid = (
-            np.ones(len(chunk), dtype=bool)
-            if chunk.null_count == 0
-            else np.asarray(chunk.is_valid(), dtype=bool)
-        )
+        valid = np.ones(len(chunk), dtype=bool) if chunk.null_count == 0 else valid_of(chunk)
         filled = valid & (lengths > 0)
         if not (valid & (lengths == 0)).any():
             if not filled.any():
@@ -1530,10 +1620,24 @@ def _casts(col: pa.ChunkedArray, target: pa.DataType) -> bool:
 
 
 def _drop_empty_unnamed(frame: pd.DataFrame) -> pd.DataFrame:
-    drop = [
-        c for c in frame.columns if re.fullmatch(r"column_\d+", str(c)) and frame[c].isna().all()
-    ]
-    return frame.drop(columns=drop) if drop and len(drop) < len(frame.columns) else frame
+    drop = _empty_unnamed(list(frame.columns), lambda c: bool(frame[c].isna().all()))
+    return frame.drop(columns=drop) if drop else frame
+
+
+def _empty_unnamed(names: list[str], all_missing: Callable[[str], bool]) -> list[str]:
+    """The columns a table leaves out: named by the reader (``column_3``: no header, or an empty
+    name) and without a value (``all_missing``), unless every column is."""
+    drop = [c for c in names if re.fullmatch(r"column_\d+", str(c)) and all_missing(c)]
+    return drop if len(drop) < len(names) else []
+
+
+def _all_missing(column: pa.ChunkedArray) -> bool:
+    """Whether every value of an arrow column is missing (null, or ``NaN`` as pandas has it)."""
+    if column.null_count == len(column):
+        return True
+    if pa.types.is_floating(column.type):
+        return bool(np.isnan(numpy_of(column)).all())
+    return False
 
 
 def _short(exc: BaseException) -> str:

@@ -17,12 +17,18 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Mapping
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 
+from metrics.engine.lazy import LazyModule
 from metrics.errors import InputError
 from metrics.schema import LABEL_NULL_WORDS, NONE_GRADE
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: the command line reads tables in blocks without it
+    pd = LazyModule("pandas")
 
 #: The words of the lowest grade of relevance scales: "none", "irrelevant" and "not relevant"
 #: are judgments (grade 0), never missing labels.

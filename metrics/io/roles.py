@@ -14,11 +14,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, overload
+from typing import TYPE_CHECKING, Any, overload
 
 import numpy as np
-import pandas as pd
 
+from metrics.engine.lazy import LazyModule
 from metrics.errors import InputError
 from metrics.io.direction import lower_is_better_column
 from metrics.io.evidence import FEW_VALUES, Candidate, Fact, Lists, Scorer, Table, name_points
@@ -34,6 +34,11 @@ from metrics.schema import (
     SCORE,
     normalize_name,
 )
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: the command line reads tables in blocks without it
+    pd = LazyModule("pandas")
 
 #: The single-column roles, in the order they are guessed.
 ROLES = (QUERY, ITEM, SCORE, RANK, LABEL, MODEL)
@@ -179,13 +184,14 @@ class RoleMapping:
         return replace(self, **changes)
 
 
-def guess_roles(df: pd.DataFrame, *, judged_elsewhere: bool = False) -> dict[str, Guess]:
+def guess_roles(df: pd.DataFrame | Table, *, judged_elsewhere: bool = False) -> dict[str, Guess]:
     """Guess each column's role from its name and values.
 
     Parameters
     ----------
     df:
-        A loaded table (any column names).
+        A loaded table (any column names), or its values as :class:`~metrics.io.evidence.Table`
+        (the first rows of a table read block by block, without pandas).
     judged_elsewhere:
         A run whose judgments come in a file of their own: its labels are guessed from column
         names only, since a column of a few small whole numbers in such a run (views, a second
@@ -261,8 +267,7 @@ class _Guesser:
     """The guesses of one table, role by role: the query and the model together, then the
     item within their lists, the numbers (score, rank, label), the segments."""
 
-    def __init__(self, df: pd.DataFrame) -> None:
-        self.df = df
+    def __init__(self, df: pd.DataFrame | Table) -> None:
         self.scorer = Scorer(df)
         self.full: Table = self.scorer.full
         self.guesses: dict[str, Guess] = {}
@@ -446,9 +451,9 @@ class _Guesser:
     def _query_reason(self, cand: Candidate) -> tuple[str, str, dict[str, object]]:
         column = cand.column
         repeated = [
-            str(c)
-            for c in self.df.columns
-            if not _is_numeric(self.df[c]) and self.full.columns[str(c)].distinct < self.full.rows
+            name
+            for name, col in self.full.columns.items()
+            if not col.numeric and col.distinct < self.full.rows
         ]
         if repeated[:1] == [column]:
             return "repeated_text", f"'{column}' is the first text column with repeated values", {}

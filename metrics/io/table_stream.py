@@ -31,22 +31,25 @@ import numpy as np
 import pyarrow as pa
 
 from metrics.engine.arrow_calls import compute as pc
+from metrics.engine.ids import arrow_strings, numpy_of
 from metrics.errors import InputError
+from metrics.io.evidence import Table
 from metrics.io.formats import (
     LoadedTable,
-    _arrow_to_pandas,
     _as_text,
     _column_names,
     _excel_chunk,
     _ExcelColumns,
     _filled_rows,
     _looks_like_header,
+    _pandas_ready,
     _sample_lines,
     _sheet_layout,
     _split_rows,
     _stripped_chunk,
     _table_sheet,
-    load_table,
+    _unique_names,
+    load_head,
 )
 from metrics.io.labels import is_missing_label, is_number_text, normalize_label, with_none_grade
 from metrics.io.names import ID_NAMES
@@ -78,6 +81,39 @@ _GZIP = b"\x1f\x8b"
 
 
 @dataclass(frozen=True)
+class Sample:
+    """A table's first rows as :func:`~metrics.io.formats.load_table` reads them.
+
+    Attributes
+    ----------
+    name:
+        The file's name.
+    format:
+        Its format, as :attr:`~metrics.io.formats.LoadedTable.format`.
+    header:
+        Whether its first line names the columns.
+    values:
+        Their values, as role guessing reads them (:class:`~metrics.io.evidence.Table`): read
+        from arrow for text and Parquet, so that pandas is never imported for them.
+    """
+
+    name: str
+    format: str
+    header: bool
+    values: Table
+
+    @property
+    def names(self) -> list[str]:
+        """The column names."""
+        return self.values.names
+
+    @classmethod
+    def of(cls, loaded: LoadedTable) -> Sample:
+        """The sample of a table read into a pandas frame."""
+        return cls(loaded.name, loaded.format, loaded.header, Table.of(loaded.frame))
+
+
+@dataclass(frozen=True)
 class TableStream:
     """A table file read as a stream of rows.
 
@@ -89,8 +125,7 @@ class TableStream:
         ``"csv"``, ``"tsv"``, ``"semicolon"``, ``"pipe"``, ``"parquet"``, ``"jsonl"`` or
         ``"excel"``.
     sample:
-        Its first rows, as :func:`~metrics.io.formats.load_table` reads them (roles are guessed
-        from them).
+        Its first rows (roles are guessed from them).
     read:
         The batches of the given columns; those of the second argument as text, as the whole
         reading writes numbers in them (Excel).
@@ -98,7 +133,7 @@ class TableStream:
 
     name: str
     format: str
-    sample: LoadedTable
+    sample: Sample
     read: Callable[[Sequence[str], Sequence[str]], Iterator[pa.RecordBatch]]
 
     def batches(self, columns: Sequence[str], text: Sequence[str] = ()) -> Iterator[pa.RecordBatch]:
@@ -149,18 +184,22 @@ def _text_stream(path: Path, name: str, packed: bool) -> TableStream | None:
         text = head.decode("utf-8")
     except UnicodeDecodeError:
         return None
-    sample = load_table(head, name)
-    if sample.format == "jsonl":
-        return TableStream(name, "jsonl", sample, _jsonl_reader(path, packed, sample))
-    delimiter = _DELIMITED.get(sample.format)
+    found = load_head(head, name)
+    if isinstance(found, LoadedTable):
+        if found.format == "jsonl":
+            return TableStream(name, "jsonl", Sample.of(found), _jsonl_reader(path, packed))
+        return None
+    delimiter = _DELIMITED.get(found.format)
     if delimiter is None:
         return None
+    columns = pa.Table.from_arrays(list(found.columns.values()), names=list(found.columns))
+    sample = Sample(name, found.format, found.header, Table.of_arrow(columns))
     lines = _sample_lines(text, cut=not whole)
     rows = _split_rows(lines[:50], delimiter)
     header = _looks_like_header(rows)
     width = Counter(len(r) for r in rows).most_common(1)[0][0]
     names = _column_names(rows[0], header, width)
-    if header != sample.header or not set(sample.frame.columns) <= set(names):
+    if header != sample.header or not set(sample.names) <= set(names):
         return None
     reader = _csv_reader(path, packed, delimiter, names, header)
     return TableStream(name, sample.format, sample, reader)
@@ -198,7 +237,7 @@ def _csv_reader(
 
 
 def _jsonl_reader(
-    path: Path, packed: bool, sample: LoadedTable
+    path: Path, packed: bool
 ) -> Callable[[Sequence[str], Sequence[str]], Iterator[pa.RecordBatch]]:
     def read(columns: Sequence[str], text: Sequence[str]) -> Iterator[pa.RecordBatch]:
         import pyarrow.json as pajson
@@ -229,10 +268,10 @@ def _parquet_stream(path: Path, name: str) -> TableStream | None:
     first = next(parquet.iter_batches(batch_size=SAMPLE_ROWS, use_threads=False), None)
     if first is None:
         return None
-    frame = _arrow_to_pandas(pa.Table.from_batches([first]))
-    if list(frame.columns) != [str(c) for c in first.schema.names]:
+    table = _pandas_ready(pa.Table.from_batches([first]))
+    if _unique_names(table.column_names) != [str(c) for c in first.schema.names]:
         return None  # repeated column names: named apart in the frame
-    sample = LoadedTable(name, frame, "parquet", first_line=None)
+    sample = Sample(name, "parquet", True, Table.of_arrow(table))
 
     def read(columns: Sequence[str], text: Sequence[str]) -> Iterator[pa.RecordBatch]:
         yield from pq.ParquetFile(str(path)).iter_batches(
@@ -263,9 +302,7 @@ def _excel_stream(path: Path, name: str) -> TableStream | None:
         frame = columns.frame(layout.names)
     if len(frame.columns) != layout.width:
         return None  # rows wider than the first ones
-    sample = LoadedTable(
-        name, frame, "excel", header=layout.header, first_line=2 if layout.header else 1
-    )
+    sample = Sample(name, "excel", layout.header, Table.of(frame))
     names = layout.names
 
     def read(wanted: Sequence[str], text: Sequence[str]) -> Iterator[pa.RecordBatch]:
@@ -304,7 +341,7 @@ def _excel_array(kind: str, values: Any, as_text: bool) -> pa.Array:
 
 
 def block_roles(
-    sample: LoadedTable,
+    sample: Sample,
     *,
     judged_elsewhere: bool,
     qrels: bool = False,
@@ -323,7 +360,7 @@ def block_roles(
     or more in the whole table (no model's values).
     """
     try:
-        guesses = guess_roles(sample.frame, judged_elsewhere=judged_elsewhere and not qrels)
+        guesses = guess_roles(sample.values, judged_elsewhere=judged_elsewhere and not qrels)
     except (InputError, ValueError, KeyError):
         return None
     single = {role: g for role, g in guesses.items() if not role.startswith("segment:")}
@@ -341,13 +378,9 @@ def block_roles(
         return None
     if roles.model is None:
         taken = set(roles.columns().values())
-        frame = sample.frame
         if any(
-            c not in taken
-            and c not in segments
-            and not _numeric(frame[c])
-            and frame[c].notna().any()
-            for c in frame.columns
+            name not in taken and name not in segments and not column.numeric and column.distinct
+            for name, column in sample.values.columns.items()
         ):
             return None
     return roles
@@ -358,12 +391,6 @@ def _named(role: str, guess: Guess) -> bool:
     if role in (QUERY, ITEM, MODEL):
         sure = sure and normalize_name(guess.column) in ID_NAMES
     return sure
-
-
-def _numeric(values: Any) -> bool:
-    import pandas as pd
-
-    return pd.api.types.is_numeric_dtype(values) and not pd.api.types.is_bool_dtype(values)
 
 
 # --------------------------------------------------------------------------- rows
@@ -420,7 +447,7 @@ def _ids(values: pa.Array, missing: str | None = None) -> pa.ChunkedArray | None
     return _chunked(values)
 
 
-_NULLS = {words: pa.array(list(words), pa.string()) for words in (NULL_WORDS, LABEL_NULL_WORDS)}
+_NULLS = {words: arrow_strings(words) for words in (NULL_WORDS, LABEL_NULL_WORDS)}
 
 
 def _text_numbers(values: pa.Array, nulls: tuple[str, ...]) -> pa.Array | None:
@@ -456,8 +483,7 @@ def _numbers(values: pa.Array, nulls: tuple[str, ...]) -> np.ndarray | None:
             values = found
     else:
         return None
-    out: np.ndarray = values.to_numpy(zero_copy_only=False).astype(np.float64, copy=False)
-    return out
+    return numpy_of(values).astype(np.float64, copy=False)
 
 
 def mapped_labels(values: pa.Array, label_map: Mapping[str, float]) -> np.ndarray | None:
@@ -487,12 +513,12 @@ def mapped_labels(values: pa.Array, label_map: Mapping[str, float]) -> np.ndarra
     for word in words:
         grade = grades.get(normalize_label(word))
         if grade is None:
-            number = _numbers(pa.array([word], pa.string()), LABEL_NULL_WORDS)
+            number = _numbers(arrow_strings([word]), LABEL_NULL_WORDS)
             if number is None:
                 return None
             grade = float(number[0])
         read.append(grade)
-    codes = pc.fill_null(encoded.indices, len(words)).to_numpy(zero_copy_only=False)
+    codes = numpy_of(pc.fill_null(encoded.indices, len(words)))
     out: np.ndarray = np.append(np.array(read, dtype=np.float64), np.nan)[codes]
     return out
 

@@ -13,10 +13,17 @@ so every page, chart, report and export shows the neutralised values; the displa
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
+
+from metrics.engine.lazy import LazyModule
+
+if TYPE_CHECKING:
+    import pandas as pd
+else:  # imported on first use: the command line reads tables in blocks without it
+    pd = LazyModule("pandas")
 
 #: Bidirectional formatting characters (embeddings, overrides, isolates, marks).
 BIDI_CONTROLS = "\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"
