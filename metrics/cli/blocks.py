@@ -20,7 +20,6 @@ its size and the fix (:func:`whole_reading_refusal`).
 
 from __future__ import annotations
 
-import gzip
 import os
 import zipfile
 from collections import Counter
@@ -42,7 +41,14 @@ from metrics.errors import InputError, MetricsError
 from metrics.io.direction import RankAgreement, rank_disagreements, run_direction_counts
 from metrics.io.findings import MAX_EXAMPLES
 from metrics.io.reading_notes import judgments_warnings, label_warnings, notes_warnings
-from metrics.io.source import _size_text, check_file
+from metrics.io.source import (
+    GZIP_ERRORS,
+    BrokenGzip,
+    _size_text,
+    broken_gzip,
+    check_file,
+    open_gzip,
+)
 from metrics.io.trec import (
     CHUNK_BYTES,
     Rows,
@@ -445,7 +451,8 @@ def evaluate_tables(
     _Table
         When the files are read whole instead (why, for :func:`whole_reading_refusal`).
     """
-    from metrics.io.table_stream import open_stream  # deferred: tables are read with pandas
+    # deferred: tables are read with pyarrow.csv (TREC files without)
+    from metrics.io.table_stream import open_stream
 
     if settings.averaging == "micro":
         raise _Table("micro averaging pools every query's counts")
@@ -496,7 +503,7 @@ class _TableReading:
 
     def read(self, stream: TableStream) -> None:
         """Every block of one run table."""
-        # deferred: tables are read with pandas
+        # deferred: tables are read with pyarrow.csv (TREC files without)
         from metrics.io.formats import file_stem
         from metrics.io.table_stream import block_roles, rows_of
 
@@ -520,22 +527,32 @@ class _TableReading:
         try:
             for block, heads, _ in _query_blocks(chunks):
                 found = _table_block(block, heads, self.judged, fixed, seen, self.settings)
-                for model, (lists, counts, held) in found.items():
-                    if model not in mine and model in self.models:
-                        raise _Table("two runs have a model of the same name")
-                    mine.add(model)
-                    fresh = (_Model(self.judged, len(self.specs)), stream.name)
-                    state = self.models.setdefault(model, fresh)[0]
-                    state.add(lists, self.specs, self._judged_at(held))
-                    state.queries.update(held)
-                    state.ascending += counts.ascending
-                    state.descending += counts.descending
+                self._add(found, mine, stream.name)
                 if self.judged is None and block.label is not None:
                     self.labels.append(_labelled(block))
         except _Whole as exc:
             raise _Table("the rows of a query are in more than one place") from exc
+        except BrokenGzip:
+            raise  # the whole reading would say the same
         except (MetricsError, pa.ArrowException) as exc:
             raise _Table("a value does not read as the table's first rows do") from exc
+
+    def _add(
+        self,
+        found: dict[str, tuple[RankedLists, RankAgreement, list[str]]],
+        mine: set[str],
+        name: str,
+    ) -> None:
+        """The values of one block's lists, model by model (``mine``: this run's models)."""
+        for model, (lists, counts, held) in found.items():
+            if model not in mine and model in self.models:
+                raise _Table("two runs have a model of the same name")
+            mine.add(model)
+            state = self.models.setdefault(model, (_Model(self.judged, len(self.specs)), name))[0]
+            state.add(lists, self.specs, self._judged_at(held))
+            state.queries.update(held)
+            state.ascending += counts.ascending
+            state.descending += counts.descending
 
     def _judged_at(self, queries: list[str]) -> np.ndarray:
         """Positions of the judged ones of ``queries`` in the judgments' query ids (known
@@ -606,7 +623,7 @@ def _labelled(block: Rows) -> tuple[pa.Array, pa.Array, np.ndarray]:
 def _table_judgments(path: str, words: LabelWords | None = None) -> TrecColumns:
     """A judgments table read in batches: query, item and label of the rows with a label
     (words read by the mapping of ``words``)."""
-    # deferred: tables are read with pandas
+    # deferred: tables are read with pyarrow.csv (TREC files without)
     from metrics.io.table_stream import block_roles, open_stream, rows_of
 
     stream = open_stream(path)
@@ -911,7 +928,7 @@ class RunSegments:
         self, batches: Iterator[pa.RecordBatch], roles: RoleMapping, stream: TableStream
     ) -> Iterator[Rows | None]:
         """The rows of ``batches``, each query's segment values noted on the way."""
-        # deferred: tables are read with pandas
+        # deferred: tables are read with pyarrow.csv (TREC files without)
         from metrics.io.formats import _stripped
         from metrics.io.table_stream import rows_of
 
@@ -959,7 +976,7 @@ class RunSegments:
         _Table
             As the class docstring says.
         """
-        # deferred: tables are read with pandas
+        # deferred: the segment table is built with pandas
         import pandas as pd
 
         # deferred: they import pandas
@@ -1163,7 +1180,8 @@ def table_text_size(path: str, *, trec: bool = False) -> int | None:
     if head == b"PAR1":  # as CSV: the text of the first rows of the first and last row groups
         import pyarrow.parquet as pq  # deferred: pyarrow.parquet, for Parquet files only
 
-        from metrics.io.formats import text_size  # deferred: tables are read with pandas
+        # deferred: tables are read with pyarrow.csv (TREC files without)
+        from metrics.io.formats import text_size
 
         parquet = pq.ParquetFile(path)
         rows = parquet.metadata.num_rows
@@ -1180,7 +1198,9 @@ def table_text_size(path: str, *, trec: bool = False) -> int | None:
     if head == b"PK\x03\x04":
         with zipfile.ZipFile(path) as book:  # a sheet's XML holds about 6 times its text
             return sum(i.file_size for i in book.infolist() if "worksheets" in i.filename) // 6
-    opener = gzip.open if head[:2] == b"\x1f\x8b" else open
-    with opener(path, "rb") as handle:
-        lines = sample_lines(handle.read(1 << 16))
+    try:
+        with open_gzip(path) if head[:2] == b"\x1f\x8b" else open(path, "rb") as handle:
+            lines = sample_lines(handle.read(1 << 16))
+    except GZIP_ERRORS as exc:
+        raise broken_gzip(Path(path).name, "path", exc) from None
     return None if not trec and lines is not None and detect_trec(lines) is not None else size

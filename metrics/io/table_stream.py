@@ -18,14 +18,14 @@ file is then read whole, and explained, as before.
 from __future__ import annotations
 
 import gc
-import gzip
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 from itertools import islice
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 import numpy as np
 import pyarrow as pa
@@ -54,6 +54,7 @@ from metrics.io.formats import (
 from metrics.io.labels import is_missing_label, is_number_text, normalize_label, with_none_grade
 from metrics.io.names import ID_NAMES
 from metrics.io.roles import SURE, Guess, RoleMapping, guess_roles
+from metrics.io.source import GZIP_ERRORS, BrokenGzip, broken_gzip, open_gzip
 from metrics.io.text_safety import utf8_has_bidi
 from metrics.io.trec import Rows
 from metrics.io.workbook import open_workbook
@@ -149,8 +150,9 @@ def open_stream(path: str | Path, name: str | None = None) -> TableStream | None
 
     Raises
     ------
-    InputError
-        Never for the content: a reading that fails gives ``None``.
+    BrokenGzip
+        For a gzip file that breaks off in its first rows; else never for the content: a
+        reading that fails gives ``None``.
     """
     path = Path(path)
     name = name or path.name
@@ -162,6 +164,8 @@ def open_stream(path: str | Path, name: str | None = None) -> TableStream | None
         if magic == b"PK\x03\x04":
             return _excel_stream(path, name)
         return _text_stream(path, name, magic[:2] == _GZIP)
+    except BrokenGzip:
+        raise
     except (InputError, OSError, ValueError, EOFError, pa.ArrowException):
         return None
 
@@ -170,8 +174,7 @@ def open_stream(path: str | Path, name: str | None = None) -> TableStream | None
 
 
 def _text_stream(path: Path, name: str, packed: bool) -> TableStream | None:
-    opener: Any = gzip.open if packed else open
-    with opener(path, "rb") as handle:
+    with _opened(path, packed) as handle, _broken_gzip(path, packed):
         head = handle.read(SAMPLE_BYTES + 1)
     whole = len(head) <= SAMPLE_BYTES
     if not whole:
@@ -211,29 +214,46 @@ def _csv_reader(
     def read(columns: Sequence[str], text: Sequence[str]) -> Iterator[pa.RecordBatch]:
         import pyarrow.csv as pacsv
 
-        stream = pa.input_stream(str(path), compression="gzip" if packed else None)
-        reader = pacsv.open_csv(
-            stream,
-            read_options=pacsv.ReadOptions(
-                column_names=names,
-                skip_rows=1 if header else 0,
-                block_size=BATCH_BYTES,
-                use_threads=False,
-            ),
-            parse_options=pacsv.ParseOptions(
-                delimiter=delimiter, quote_char='"', ignore_empty_lines=True
-            ),
-            convert_options=pacsv.ConvertOptions(
-                column_types={n: pa.string() for n in columns},
-                include_columns=list(columns),
-                strings_can_be_null=True,
-                null_values=[""],
-                quoted_strings_can_be_null=True,
-            ),
-        )
-        yield from reader
+        with _opened(path, packed) as stream, _broken_gzip(path, packed):
+            yield from pacsv.open_csv(
+                stream,
+                read_options=pacsv.ReadOptions(
+                    column_names=names,
+                    skip_rows=1 if header else 0,
+                    block_size=BATCH_BYTES,
+                    use_threads=False,
+                ),
+                parse_options=pacsv.ParseOptions(
+                    delimiter=delimiter, quote_char='"', ignore_empty_lines=True
+                ),
+                convert_options=pacsv.ConvertOptions(
+                    column_types={n: pa.string() for n in columns},
+                    include_columns=list(columns),
+                    strings_can_be_null=True,
+                    null_values=[""],
+                    quoted_strings_can_be_null=True,
+                ),
+            )
 
     return read
+
+
+def _opened(path: Path, packed: bool) -> BinaryIO:
+    """The file's bytes, decompressed when ``packed`` (gzip)."""
+    opened: BinaryIO = open_gzip(path) if packed else pa.input_stream(str(path))
+    return opened
+
+
+@contextmanager
+def _broken_gzip(path: Path, packed: bool) -> Iterator[None]:
+    """A gzip stream (``packed``) that breaks off while it is read: the error that names the
+    file and the fix, as the whole reading gives it (readers of blocks let it through)."""
+    try:
+        yield
+    except GZIP_ERRORS as exc:
+        if not packed:
+            raise
+        raise broken_gzip(path.name, "path", exc) from None
 
 
 def _jsonl_reader(
@@ -242,15 +262,14 @@ def _jsonl_reader(
     def read(columns: Sequence[str], text: Sequence[str]) -> Iterator[pa.RecordBatch]:
         import pyarrow.json as pajson
 
-        stream = pa.input_stream(str(path), compression="gzip" if packed else None)
         # one thread: arrow's JSON reader on several took 1.6 times the CPU time, for the
         # same rows, on two processors
         options = pajson.ReadOptions(block_size=BATCH_BYTES, use_threads=False)
-        reader = pajson.open_json(stream, read_options=options)
-        for batch in reader:
-            if any(c not in batch.schema.names for c in columns):
-                raise InputError("a column is missing from some lines.")
-            yield batch.select(list(columns))
+        with _opened(path, packed) as stream, _broken_gzip(path, packed):
+            for batch in pajson.open_json(stream, read_options=options):
+                if any(c not in batch.schema.names for c in columns):
+                    raise InputError("a column is missing from some lines.")
+                yield batch.select(list(columns))
 
     return read
 
