@@ -155,6 +155,9 @@ def evaluate_blocks(
                 found = run_direction_counts(starts, block.rank, block.score)
                 ascending += found.ascending
                 descending += found.descending
+            # this block's rows and ranked lists are let go before the next chunk is read,
+            # so that their memory serves it
+            del block, lists, jq, ji, jrel
         missing = np.flatnonzero(~seen)
         if len(missing):  # judged queries the run does not have: noted, or scored 0 (-c)
             jq, ji, jrel = judged.of(missing)
@@ -168,7 +171,7 @@ def evaluate_blocks(
     if merged.dropped_duplicates or values.table is None:
         return None
     ranks = RankAgreement(ascending, descending) if ascending + descending else None
-    return BlockResult(judged.ids[values.written], values.kept(), merged, ranks)
+    return BlockResult(values.ids(), values.kept(), merged, ranks)
 
 
 def read_judgments(path: str, chunk_bytes: int = CHUNK_BYTES) -> TrecColumns | None:
@@ -208,9 +211,12 @@ def _query_blocks(
         starts, heads = _runs(chunk)
         cut = _last_query(heads)
         last = int(starts[cut]) if len(starts) else 0
-        if last:
-            yield _rows(chunk, 0, last), heads.slice(0, cut), starts[:cut]
         carried = _rows(chunk, last, len(chunk))
+        if last:
+            block = _rows(chunk, 0, last)
+            del chunk  # the block and the carried rows hold what is needed of it
+            yield block, heads.slice(0, cut), starts[:cut]
+            del block
         heads = heads.slice(cut)
     if carried is not None and len(carried):
         starts, heads = _runs(carried)
@@ -278,14 +284,17 @@ def _trec_rows(chunks: Iterator[TrecColumns | None]) -> Iterator[Rows | None]:
 
 
 class _Values:
-    """The per-query values of every judged query that is evaluated, one row per judged query
-    in ascending byte order of the ids, column by column."""
+    """The per-query values of every judged query that is evaluated, column by column: each
+    block's rows written one after another as they come (straight into the table), put in
+    ascending byte order of the ids once at the end (:meth:`kept`)."""
 
     def __init__(self, judged: Judgments, n_columns: int) -> None:
         self.judged = judged
         self.n_columns = n_columns
         self.table: np.ndarray | None = None
-        self.written = np.zeros(len(judged.ids), dtype=bool)
+        self.filled = 0
+        #: Each block's judged query rows (ascending byte order of the ids), as written.
+        self.rows: list[np.ndarray] = []
 
     def add(self, lists: RankedLists, specs: list[MeasureSpec], judged: np.ndarray) -> None:
         """The rows of the values of ``specs`` for the evaluated queries of ``lists``, ranked
@@ -293,38 +302,40 @@ class _Values:
         ids = lists.query_ids
         if not len(ids):
             return
-        if self.table is None and len(ids) == len(self.judged.ids):
-            # every judged query, in the same order: the whole table
-            self.table = compute_matrix(lists, specs)
-            self.written[:] = True
-            return
-        if self.table is None:
-            self.table = np.empty((len(self.judged.ids), self.n_columns), order="F")
-        if len(ids) == len(judged):  # all evaluated: their rows in ascending byte order
+        if len(ids) == len(judged):  # all evaluated: in ascending byte order
             rows = np.sort(self.judged.row[judged])
         else:
             found = arrow_calls.index_in(arrow_strings(ids.tolist()), self.judged.heads)
             rows = self.judged.row[found]
-        if len(rows) and rows[-1] - rows[0] + 1 == len(rows) and (np.diff(rows) == 1).all():
-            # consecutive rows (the usual case: a sorted run): the values are written straight
-            # into that slice of the table
-            compute_matrix(lists, specs, out=self.table[rows[0] : rows[-1] + 1])
-            self.written[rows[0] : rows[-1] + 1] = True
-            return
-        self.table[rows] = compute_matrix(lists, specs)
-        self.written[rows] = True
+        if self.table is None and len(rows) == len(self.judged.ids):
+            # every judged query at once: the whole table
+            self.table = compute_matrix(lists, specs)
+        else:
+            if self.table is None:
+                self.table = np.empty((len(self.judged.ids), self.n_columns), order="F")
+            end = self.filled + len(rows)
+            compute_matrix(lists, specs, out=self.table[self.filled : end])
+        self.filled += len(rows)
+        self.rows.append(rows)
+
+    def ids(self) -> np.ndarray:
+        """The ids of the rows written, in ascending byte order."""
+        rows = np.concatenate(self.rows) if self.rows else np.zeros(0, dtype=np.int64)
+        ids: np.ndarray = self.judged.ids[np.sort(rows)]
+        return ids
 
     def kept(self) -> np.ndarray:
-        """The table of the rows written, moved up in place (no second table)."""
-        table, keep = self.table, self.written
+        """The rows written, in ascending byte order of their ids, in place (no second table):
+        column by column, each put in order through a copy of one column."""
+        table = self.table
         assert table is not None
-        n, m = len(keep), int(keep.sum())
-        if m == n:
-            return table
-        flat = table.reshape(-1, order="F")
-        for j in range(table.shape[1]):
-            flat[j * m : (j + 1) * m] = flat[j * n : (j + 1) * n][keep]
-        kept: np.ndarray = flat[: m * table.shape[1]].reshape((m, table.shape[1]), order="F")
+        rows = np.concatenate(self.rows)
+        m = len(rows)
+        kept: np.ndarray = table[:m]
+        if m > 1 and not (rows[1:] > rows[:-1]).all():
+            order = np.argsort(rows, kind="stable")
+            for j in range(table.shape[1]):
+                kept[:, j] = kept[order, j]
         return kept
 
 
@@ -417,8 +428,7 @@ class _Model:
         if self.table is not None:
             if self.table.table is None:
                 return BlockResult(np.zeros(0, dtype=object), np.zeros((0, n_columns)), notes)
-            ids = self.table.judged.ids[self.table.written]
-            return BlockResult(ids, self.table.kept(), notes, agreement)
+            return BlockResult(self.table.ids(), self.table.kept(), notes, agreement)
         ids = np.concatenate(self.ids) if self.ids else np.zeros(0, dtype=object)
         order = numpy_of(arrow_calls.sort_indices(arrow_strings(ids.tolist())))
         place = np.empty(len(order), dtype=np.int64)
