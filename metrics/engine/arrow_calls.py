@@ -59,3 +59,55 @@ def index_in(values: pa.Array, value_set: pa.Array) -> np.ndarray:
     return np.frombuffer(found.buffers()[1], dtype=np.int32)[
         found.offset : found.offset + len(found)
     ].astype(np.int64)
+
+
+# ----------------------------------------------------------------- what the table reader calls
+
+
+def null_of(kind: pa.DataType) -> pa.Scalar:
+    """A null scalar of ``kind`` (``pa.scalar(None, kind)`` without the pandas shim)."""
+    return pa.nulls(1, kind)[0]
+
+
+def cast(values: pa.Array | pa.ChunkedArray, target: pa.DataType, *, safe: bool = True) -> Any:
+    """As ``pyarrow.compute.cast`` (``safe``: a value that does not convert exactly raises)."""
+    options = _kernels.CastOptions.safe(target) if safe else _kernels.CastOptions.unsafe(target)
+    return call_function("cast", [values], options)
+
+
+def all_true(values: pa.Array | pa.ChunkedArray) -> bool:
+    """Whether ``pyarrow.compute.all(values).as_py()`` is true (nulls skipped; false when no
+    value is left)."""
+    options = _kernels.ScalarAggregateOptions(skip_nulls=True, min_count=1)
+    return bool(call_function("all", [values], options).as_py())
+
+
+def any_true(values: pa.Array | pa.ChunkedArray) -> bool:
+    """Whether ``pyarrow.compute.any(values).as_py()`` is true (nulls skipped)."""
+    options = _kernels.ScalarAggregateOptions(skip_nulls=True, min_count=1)
+    return bool(call_function("any", [values], options).as_py())
+
+
+def matches(values: pa.Array | pa.ChunkedArray, pattern: str) -> Any:
+    """As ``pyarrow.compute.match_substring_regex``."""
+    return call_function("match_substring_regex", [values], _kernels.MatchSubstringOptions(pattern))
+
+
+def is_in(values: pa.Array | pa.ChunkedArray, value_set: pa.Array) -> Any:
+    """As ``pyarrow.compute.is_in`` (a null is in the set only if the set holds one)."""
+    return call_function("is_in", [values], _kernels.SetLookupOptions(value_set))
+
+
+def drop_null(values: pa.Array | pa.ChunkedArray) -> Any:
+    """As ``pyarrow.compute.drop_null``."""
+    return call_function("drop_null", [values])
+
+
+def lower(values: pa.Array | pa.ChunkedArray) -> Any:
+    """As ``pyarrow.compute.utf8_lower``."""
+    return call_function("utf8_lower", [values])
+
+
+def trimmed(values: pa.Array | pa.ChunkedArray) -> Any:
+    """As ``pyarrow.compute.utf8_trim_whitespace``."""
+    return call_function("utf8_trim_whitespace", [values])

@@ -178,7 +178,7 @@ def numpy_of(values: pa.Array | pa.ChunkedArray) -> np.ndarray:
         return data[values.offset : values.offset + len(values)]
     if (pa.types.is_integer(t) or pa.types.is_floating(t)) and len(values):
         # with nulls: as float64 with NaN in their place, as to_numpy() gives them
-        floats = values if t == pa.float64() else values.cast(pa.float64(), safe=False)
+        floats = values if t == pa.float64() else arrow_calls.cast(values, pa.float64(), safe=False)
         data = np.frombuffer(floats.buffers()[1], dtype=np.float64)
         data = data[floats.offset : floats.offset + len(floats)]
         return np.where(valid_of(floats), data, np.nan)

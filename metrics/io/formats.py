@@ -31,9 +31,10 @@ from typing import TYPE_CHECKING, Any, Literal, overload
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 
+from metrics.engine import arrow_calls
+from metrics.engine.arrow_calls import compute as pc
 from metrics.engine.ids import arrow_numbers, arrow_strings, numpy_of, valid_of
 from metrics.engine.lazy import LazyModule
 from metrics.errors import InputError, file_line
@@ -434,10 +435,22 @@ def text_size(table: pa.Table | pa.RecordBatch) -> int:
             if pa.types.is_dictionary(chunk.type):
                 chunk = chunk.dictionary_decode()
             if pa.types.is_string(chunk.type) or pa.types.is_large_string(chunk.type):
-                size += int(pc.sum(pc.binary_length(chunk)).as_py() or 0)
+                size += _text_bytes(chunk)
             else:
                 size += _NUMBER_CHARACTERS * len(chunk)
     return size
+
+
+def _text_bytes(chunk: pa.Array) -> int:
+    """The bytes of a string array's values (nulls hold none), from its offsets."""
+    if not len(chunk):
+        return 0
+    width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
+    offsets = np.frombuffer(chunk.buffers()[1], dtype=width)[
+        chunk.offset : chunk.offset + len(chunk) + 1
+    ]
+    lengths = np.diff(offsets)
+    return int(lengths[valid_of(chunk)].sum()) if chunk.null_count else int(lengths.sum())
 
 
 def _arrow_to_pandas(table: pa.Table) -> pd.DataFrame:
@@ -672,7 +685,7 @@ class _ExcelColumns:
             cells = len(rows) if kind != "text" else 0
             self.size += len(rows) + _NUMBER_CHARACTERS * cells
             if kind == "text":
-                self.size += int(pc.sum(pc.binary_length(chunk)).as_py() or 0)
+                self.size += _text_bytes(chunk)
         self.rows += len(rows)
 
     def _lengths(self) -> list[tuple[str, int]]:
@@ -1425,7 +1438,7 @@ def _typed_columns(
 
 def _none_rows(col: pa.ChunkedArray) -> np.ndarray:
     """The rows of a text column that hold the word ``none`` (any case)."""
-    found = pc.fill_null(pc.equal(pc.utf8_lower(col), pa.scalar(NONE_GRADE, pa.string())), False)
+    found = pc.fill_null(pc.equal(arrow_calls.lower(col), arrow_strings([NONE_GRADE])[0]), False)
     return np.flatnonzero(found.to_numpy(zero_copy_only=False))
 
 
@@ -1457,7 +1470,7 @@ def _typed_column(
     if (
         converted is None
         and delimiter == ";"
-        and pc.all(pc.match_substring_regex(numeric_src, decimal_commas)).as_py()
+        and arrow_calls.all_true(arrow_calls.matches(numeric_src, decimal_commas))
     ):
         converted = _try_cast(pc.replace_substring(numeric_src, ",", "."))
     if converted is None:
@@ -1486,8 +1499,9 @@ def _frame_of(columns: dict[str, pa.ChunkedArray], rows: int) -> pd.DataFrame:
 
 def _without_null_words(col: pa.ChunkedArray, nulls: pa.Array) -> pa.ChunkedArray:
     """``col`` with the words for a missing value (``na``, ``null``, ...) made missing."""
-    return pc.if_else(
-        pc.is_in(pc.utf8_lower(col), value_set=nulls), pa.scalar(None, pa.string()), col
+    return arrow_calls.call_function(
+        "if_else",
+        [arrow_calls.is_in(arrow_calls.lower(col), nulls), arrow_calls.null_of(pa.string()), col],
     )
 
 
@@ -1497,11 +1511,11 @@ def _numbers_in(sample: pa.ChunkedArray, nulls: pa.Array, delimiter: str) -> boo
     values = _without_null_words(sample, nulls)
     if values.null_count == len(values):
         return True
-    if _casts(values.drop_null(), pa.float64()):
+    if _casts(arrow_calls.drop_null(values), pa.float64()):
         return True
     decimal_commas = r"^[+-]?\d*,\d+$|^[+-]?\d+$"
-    return delimiter == ";" and bool(
-        pc.all(pc.match_substring_regex(values.drop_null(), decimal_commas)).as_py()
+    return delimiter == ";" and arrow_calls.all_true(
+        arrow_calls.matches(arrow_calls.drop_null(values), decimal_commas)
     )
 
 
@@ -1511,17 +1525,14 @@ def _leading_zeros(col: pa.ChunkedArray) -> bool:
     for chunk in col.chunks:
         first = _first_bytes(chunk)
         if first is None:
-            if pc.any(pc.match_substring_regex(chunk, r"^[+-]?0\d")).as_py():
+            if arrow_calls.any_true(arrow_calls.matches(chunk, r"^[+-]?0\d")):
                 return True
             continue
         positions, heads = first
         maybe = positions[(heads == ord("0")) | (heads == ord("+")) | (heads == ord("-"))]
         del positions, heads
-        if (
-            len(maybe)
-            and pc.any(
-                pc.match_substring_regex(chunk.take(arrow_numbers(maybe)), r"^[+-]?0\d")
-            ).as_py()
+        if len(maybe) and arrow_calls.any_true(
+            arrow_calls.matches(arrow_calls.take(chunk, arrow_numbers(maybe)), r"^[+-]?0\d")
         ):
             return True
     return False
@@ -1560,7 +1571,7 @@ def _plain_numbers(col: pa.ChunkedArray) -> pa.ChunkedArray | None:
     converted = _try_cast(col)
     if converted is None or converted.null_count == len(converted):
         return None
-    if pa.types.is_floating(converted.type) and pc.all(pc.is_nan(converted)).as_py():
+    if pa.types.is_floating(converted.type) and np.isnan(numpy_of(converted)).all():
         return None
     return converted
 
@@ -1590,8 +1601,9 @@ def _stripped_chunk(chunk: pa.Array) -> pa.Array:
             first, last = data[offsets[:-1][filled]], data[offsets[1:][filled] - 1]
             if not ((first <= 32) | (first >= 128) | (last <= 32) | (last >= 128)).any():
                 return chunk
-    trimmed = pc.utf8_trim_whitespace(chunk)
-    return pc.if_else(pc.equal(trimmed, ""), pa.scalar(None, pa.string()), trimmed)
+    trimmed = arrow_calls.trimmed(chunk)
+    empty = arrow_calls.call_function("equal", [trimmed, arrow_strings([""])[0]])
+    return arrow_calls.call_function("if_else", [empty, arrow_calls.null_of(pa.string()), trimmed])
 
 
 def _try_cast(col: pa.ChunkedArray) -> pa.ChunkedArray | None:
@@ -1599,7 +1611,7 @@ def _try_cast(col: pa.ChunkedArray) -> pa.ChunkedArray | None:
         if not _casts(_sample(col), target):
             continue  # a cast fails when one value fails: the whole column would fail too
         try:
-            return pc.cast(col, target)
+            return arrow_calls.cast(col, target)
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             continue
     return None
@@ -1607,13 +1619,13 @@ def _try_cast(col: pa.ChunkedArray) -> pa.ChunkedArray | None:
 
 def _sample(col: pa.ChunkedArray, size: int = 1024) -> pa.ChunkedArray:
     """The first non-missing values of a column (a cheap check before converting it all)."""
-    present = col.slice(0, size * 4).drop_null()
+    present = arrow_calls.drop_null(col.slice(0, size * 4))
     return present.slice(0, size)
 
 
 def _casts(col: pa.ChunkedArray, target: pa.DataType) -> bool:
     try:
-        pc.cast(col, target)
+        arrow_calls.cast(col, target)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return False
     return True

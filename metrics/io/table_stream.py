@@ -30,6 +30,7 @@ from typing import Any, BinaryIO
 import numpy as np
 import pyarrow as pa
 
+from metrics.engine import arrow_calls
 from metrics.engine.arrow_calls import compute as pc
 from metrics.engine.ids import arrow_strings, numpy_of
 from metrics.errors import InputError
@@ -452,7 +453,7 @@ def _ids(values: pa.Array, missing: str | None = None) -> pa.ChunkedArray | None
     if pa.types.is_dictionary(values.type):
         values = values.dictionary_decode()
     if pa.types.is_integer(values.type) or pa.types.is_large_string(values.type):
-        values = values.cast(pa.string())
+        values = arrow_calls.cast(values, pa.string())
     elif pa.types.is_null(values.type):
         values = pa.nulls(len(values), pa.string())
     if not pa.types.is_string(values.type):
@@ -462,7 +463,7 @@ def _ids(values: pa.Array, missing: str | None = None) -> pa.ChunkedArray | None
     if data is not None and utf8_has_bidi(data):
         return None
     if missing is not None:
-        values = pc.fill_null(values, missing)
+        values = arrow_calls.call_function("coalesce", [values, arrow_strings([missing])[0]])
     return _chunked(values)
 
 
@@ -474,11 +475,11 @@ def _text_numbers(values: pa.Array, nulls: tuple[str, ...]) -> pa.Array | None:
     missing, the rest numbers; ``None`` when one is not. A text that reads as a number as it
     stands reads as the same number here (white space aside, none of the words is one, and
     ``nan`` is missing either way), so plain numbers may skip these steps."""
-    text = _stripped_chunk(values.cast(pa.string()))
-    lower = pc.utf8_lower(text)
-    text = pc.if_else(pc.is_in(lower, value_set=_NULLS[nulls]), None, text)
+    text = _stripped_chunk(arrow_calls.cast(values, pa.string()))
+    missing = arrow_calls.is_in(arrow_calls.lower(text), _NULLS[nulls])
+    text = arrow_calls.call_function("if_else", [missing, arrow_calls.null_of(pa.string()), text])
     try:
-        return pc.cast(text, pa.float64())
+        return arrow_calls.cast(text, pa.float64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
 
@@ -489,12 +490,12 @@ def _numbers(values: pa.Array, nulls: tuple[str, ...]) -> np.ndarray | None:
     if pa.types.is_dictionary(values.type):
         values = values.dictionary_decode()
     if pa.types.is_integer(values.type) or pa.types.is_floating(values.type):
-        values = values.cast(pa.float64())
+        values = arrow_calls.cast(values, pa.float64())
     elif pa.types.is_null(values.type):
         values = pa.nulls(len(values), pa.float64())
     elif pa.types.is_string(values.type) or pa.types.is_large_string(values.type):
         try:  # plain numbers, the usual case: read as they are, without the steps below
-            values = pc.cast(values, pa.float64())
+            values = arrow_calls.cast(values, pa.float64())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
             found = _text_numbers(values, nulls)
             if found is None:
