@@ -330,13 +330,18 @@ class _Values:
         table = self.table
         assert table is not None
         rows = np.concatenate(self.rows)
-        m = len(rows)
-        kept: np.ndarray = table[:m]
-        if m > 1 and not (rows[1:] > rows[:-1]).all():
-            order = np.argsort(rows, kind="stable")
-            for j in range(table.shape[1]):
-                kept[:, j] = kept[order, j]
+        kept: np.ndarray = table[: len(rows)]
+        if len(rows) > 1 and not (rows[1:] > rows[:-1]).all():
+            _put_in_order(kept, np.argsort(rows, kind="stable"))
         return kept
+
+
+def _put_in_order(table: np.ndarray, order: np.ndarray) -> None:
+    """``table``'s rows put in ``order`` in place (the row ``order[i]`` becomes row ``i``),
+    column by column through a copy of one column: far fewer cache misses than writing each
+    block's rows where they belong, and no second table."""
+    for j in range(table.shape[1]):
+        table[:, j] = table[order, j]
 
 
 def _merged(notes: list[RankingNotes], settings: Settings) -> RankingNotes:
@@ -431,14 +436,13 @@ class _Model:
             return BlockResult(self.table.ids(), self.table.kept(), notes, agreement)
         ids = np.concatenate(self.ids) if self.ids else np.zeros(0, dtype=object)
         order = numpy_of(arrow_calls.sort_indices(arrow_strings(ids.tolist())))
-        place = np.empty(len(order), dtype=np.int64)
-        place[order] = np.arange(len(order))
         values = np.empty((len(ids), n_columns), order="F")
         start = 0
-        while self.values:  # each block's values into place, each let go once placed
+        while self.values:  # each block's values one after another, each let go once copied
             block = self.values.pop(0)
-            values[place[start : start + len(block)]] = block
+            values[start : start + len(block)] = block
             start += len(block)
+        _put_in_order(values, order)
         return BlockResult(ids[order], values, notes, agreement)
 
 
