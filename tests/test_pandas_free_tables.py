@@ -2,8 +2,8 @@
 
 Importing pandas costs about a quarter of a CPU second, as much as the rest of a 1M-row CSV
 evaluation beyond reading the same rows as TREC files. The block reader therefore reads the
-first rows of CSV, TSV and Parquet runs as arrow columns: the text is typed by the whole
-reading's own functions (``_typed_columns``), and role guessing reads the values through
+first rows of CSV, TSV, JSON Lines and Parquet runs as arrow columns: the text is typed by the
+whole reading's own functions (``_typed_columns``), and role guessing reads the values through
 :meth:`metrics.io.evidence.Table.of_arrow`, which must hold exactly what
 :meth:`~metrics.io.evidence.Table.of` holds for the pandas frame the whole reading builds of
 the same columns: the same codes, counts, numbers, flags and label words, so the same roles.
@@ -12,6 +12,7 @@ the same columns: the same codes, counts, numbers, flags and label words, so the
 from __future__ import annotations
 
 import gzip
+import json
 import os
 import subprocess
 import sys
@@ -173,6 +174,68 @@ def test_first_rows_of_text_hold_the_whole_readings_values(head):
         assert_same_values(*found)
 
 
+JSON_VALUES = st.one_of(
+    st.none(),
+    st.booleans(),
+    st.integers(-5, 5),
+    st.integers(-(2**60), 2**60),
+    st.floats(allow_nan=False, allow_infinity=False),
+    st.sampled_from(["q1", "007", "relevant", "", "none", "2.5"]),
+    st.lists(st.integers(0, 3), max_size=2),
+    st.dictionaries(st.sampled_from(["a", "b"]), st.integers(0, 3), max_size=1),
+)
+
+
+@st.composite
+def json_lines(draw) -> bytes:
+    """JSON Lines whose keys hold one kind of value each (or any kind, which arrow refuses and
+    the whole reading reads record by record), some keys missing from some lines."""
+    keys = draw(
+        st.lists(
+            st.sampled_from(["query", "item", "score", "label", "x"]),
+            min_size=1,
+            max_size=4,
+            unique=True,
+        )
+    )
+    kinds = {k: draw(st.sampled_from(["same", "any"])) for k in keys}
+    first = {k: draw(JSON_VALUES) for k in keys}
+    lines = []
+    for _ in range(draw(st.integers(1, 12))):
+        record = {}
+        for k in keys:
+            if draw(st.integers(0, 5)) == 0:
+                continue
+            value = draw(JSON_VALUES)
+            if kinds[k] == "same" and value is not None and type(value) is not type(first[k]):
+                value = first[k]
+            record[k] = value
+        lines.append(json.dumps(record))
+    return ("\n".join(lines) + "\n").encode()
+
+
+@given(json_lines())
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(b'{"query": "q1", "item": "d1", "label": true}\n{"query": "q1", "item": "d2"}\n')
+@example(b'{"query": 1, "item": "d1", "score": [1]}\n{"query": 2, "item": "d2", "score": null}\n')
+def test_first_rows_of_json_lines_hold_the_whole_readings_values(head):
+    try:
+        whole = load_table(head, "run.jsonl")
+    except Exception:
+        whole = None
+    try:
+        found = load_head(head, "run.jsonl")
+    except Exception:
+        found = None
+    assert (whole is None) == (found is None)
+    if whole is None or not isinstance(found, TextColumns):
+        return
+    assert found.format == whole.format == "jsonl"
+    table = pa.Table.from_arrays(list(found.columns.values()), names=list(found.columns))
+    assert_same_values(Table.of_arrow(table), Table.of(whole.frame))
+    assert found.skipped_lines == whole.skipped_lines
+
+
 def _role_text(table: RoleTable) -> bytes:
     return table.frame.to_csv(index=False).encode()
 
@@ -227,13 +290,13 @@ def _evaluated(*paths: Path, whole_mb: str) -> tuple[bool, str]:
     return imported == "True", output
 
 
-def test_csv_gzip_and_parquet_runs_are_evaluated_in_blocks_without_pandas_or_compute(tmp_path):
+def test_csv_gzip_parquet_and_json_lines_runs_are_read_in_blocks_without_pandas(tmp_path):
     run, qrels = generate(60, depth=20, directory=tmp_path)
-    files = write_formats(run, qrels, tmp_path, formats=("csv", "csv.gz", "parquet"))
+    files = write_formats(run, qrels, tmp_path, formats=("csv", "csv.gz", "parquet", "jsonl"))
     judgments = files["csv"][0]
     _, expected = _evaluated(judgments, files["csv"][1], whole_mb="64")
     assert expected.strip()
-    for name in ("csv", "csv.gz", "parquet"):
+    for name in ("csv", "csv.gz", "parquet", "jsonl"):
         imported, output = _evaluated(judgments, files[name][1], whole_mb="0")
         assert not imported, name
         assert output == expected, name

@@ -236,8 +236,9 @@ def load_table(
 
 def load_head(head: bytes, name: str) -> LoadedTable | TextColumns:
     """The first rows of a file (``head``: whole lines of its text, decompressed) read as
-    :func:`load_table` reads them, but delimited text as its typed arrow columns: their roles
-    are guessed without pandas (:meth:`~metrics.io.evidence.Table.of_arrow`).
+    :func:`load_table` reads them, but delimited text and JSON Lines as their typed arrow
+    columns: their roles are guessed without pandas
+    (:meth:`~metrics.io.evidence.Table.of_arrow`).
 
     Raises
     ------
@@ -315,7 +316,10 @@ def _dispatch(
         text = bytes(utf8).decode("utf-8")
         held.release()
         del utf8
-        table = _read_json(text, source, kind)
+        read = _read_json(text, source, kind, text_columns=text_columns)
+        if isinstance(read, TextColumns):
+            return read
+        table = read
     else:
         del utf8
         found = _text_columns(held, source) if text_columns else _read_text(held, source)
@@ -773,13 +777,17 @@ def _excel_column(values: list[object]) -> pd.Series:
 # --------------------------------------------------------------------------- JSON
 
 
-def _read_json(text: str, source: str, kind: Kind | None) -> LoadedTable:
+def _read_json(
+    text: str, source: str, kind: Kind | None, *, text_columns: bool = False
+) -> LoadedTable | TextColumns:
+    """A JSON table: JSON Lines (as :class:`TextColumns` with ``text_columns``), an array of
+    records, or an object of queries."""
     stripped = text.strip()
     try:
         obj = json.loads(stripped)
     except json.JSONDecodeError as exc:
         if exc.msg == "Extra data" and stripped.startswith("{"):
-            return _read_jsonl(text, source)
+            return _jsonl_columns(text, source) if text_columns else _read_jsonl(text, source)
         raise InputError(
             f"Invalid JSON: {exc.msg} (column {exc.colno}).",
             source=source,
@@ -844,16 +852,36 @@ def _json_array_table(obj: list[Any], source: str) -> LoadedTable:
     return _records_table(pd.DataFrame.from_records(obj), source, "json_records")
 
 
-def _read_jsonl(text: str, source: str) -> LoadedTable:
+def _jsonl_table(text: str) -> pa.Table:
+    """JSON Lines parsed by arrow (one type per key), or an arrow or value error."""
     import pyarrow.json as pajson
 
     data = text.encode("utf-8")
+    return pajson.read_json(
+        io.BytesIO(data),
+        read_options=pajson.ReadOptions(block_size=max(1 << 20, min(len(data) + 1, 1 << 26))),
+    )
+
+
+def _jsonl_columns(text: str, source: str) -> TextColumns | LoadedTable:
+    """The first rows of JSON Lines as arrow columns, as a frame holds them (the frame
+    :func:`_read_jsonl` builds of the same arrow table differs from them in nothing role
+    guessing reads); what arrow does not parse, or repeated keys, as :func:`_read_jsonl` reads
+    it."""
     try:
-        table = pajson.read_json(
-            io.BytesIO(data),
-            read_options=pajson.ReadOptions(block_size=max(1 << 20, min(len(data) + 1, 1 << 26))),
-        )
-        frame = _arrow_to_pandas(table)
+        table = _pandas_ready(_jsonl_table(text))
+    except (pa.ArrowException, ValueError, TypeError):
+        return _read_jsonl(text, source)
+    if _unique_names(table.column_names) != table.column_names:
+        return _read_jsonl(text, source)
+    columns = dict(zip(table.column_names, table.columns))
+    skipped = _blank_lines(text, 1, whitespace=True)
+    return TextColumns(source, columns, table.num_rows, "jsonl", True, 1, (), skipped, {})
+
+
+def _read_jsonl(text: str, source: str) -> LoadedTable:
+    try:
+        frame = _arrow_to_pandas(_jsonl_table(text))
         loaded = _records_table(frame, source, "jsonl")
     except (pa.ArrowException, ValueError, TypeError):
         loaded = None
@@ -1007,8 +1035,9 @@ def _read_text(held: _Held, source: str) -> LoadedTable:
 
 @dataclass
 class TextColumns:
-    """A delimited text's columns, typed as :func:`load_table` types them, before they become a
-    pandas frame (:meth:`loaded`); the other attributes as :class:`LoadedTable`'s."""
+    """A delimited text's (or JSON Lines') columns, typed as :func:`load_table` types them,
+    before they become a pandas frame (:meth:`loaded`); the other attributes as
+    :class:`LoadedTable`'s."""
 
     name: str
     columns: dict[str, pa.ChunkedArray]

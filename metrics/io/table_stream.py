@@ -190,14 +190,16 @@ def _text_stream(path: Path, name: str, packed: bool) -> TableStream | None:
         return None
     found = load_head(head, name)
     if isinstance(found, LoadedTable):
-        if found.format == "jsonl":
+        if found.format == "jsonl":  # keys arrow does not parse alike: the sample via pandas
             return TableStream(name, "jsonl", Sample.of(found), _jsonl_reader(path, packed))
-        return None
-    delimiter = _DELIMITED.get(found.format)
-    if delimiter is None:
         return None
     columns = pa.Table.from_arrays(list(found.columns.values()), names=list(found.columns))
     sample = Sample(name, found.format, found.header, Table.of_arrow(columns))
+    if found.format == "jsonl":
+        return TableStream(name, "jsonl", sample, _jsonl_reader(path, packed))
+    delimiter = _DELIMITED.get(found.format)
+    if delimiter is None:
+        return None
     lines = _sample_lines(text, cut=not whole)
     rows = _split_rows(lines[:50], delimiter)
     header = _looks_like_header(rows)
