@@ -146,14 +146,15 @@ def delimited_texts(draw) -> bytes:
     return ("\n".join(lines) + "\n").encode()
 
 
-def _first_rows(head: bytes) -> tuple[Table, Table] | None:
-    """The values of ``head`` as the block reader and as the whole reading take them."""
+def _first_rows(head: bytes, name: str = "run.csv") -> tuple[Table, Table] | None:
+    """The values of ``head`` as the block reader and as the whole reading take them (``None``
+    when both refuse it, or the block reader reads it as the whole reading does)."""
     try:
-        whole = load_table(head, "run.csv")
+        whole = load_table(head, name)
     except Exception:
         whole = None
     try:
-        found = load_head(head, "run.csv")
+        found = load_head(head, name)
     except Exception:
         found = None
     assert (whole is None) == (found is None)
@@ -161,6 +162,7 @@ def _first_rows(head: bytes) -> tuple[Table, Table] | None:
         return None
     table = pa.Table.from_arrays(list(found.columns.values()), names=list(found.columns))
     assert (found.format, found.header) == (whole.format, whole.header)
+    assert found.skipped_lines == whole.skipped_lines
     return Table.of_arrow(table), Table.of(whole.frame)
 
 
@@ -219,21 +221,9 @@ def json_lines(draw) -> bytes:
 @example(b'{"query": "q1", "item": "d1", "label": true}\n{"query": "q1", "item": "d2"}\n')
 @example(b'{"query": 1, "item": "d1", "score": [1]}\n{"query": 2, "item": "d2", "score": null}\n')
 def test_first_rows_of_json_lines_hold_the_whole_readings_values(head):
-    try:
-        whole = load_table(head, "run.jsonl")
-    except Exception:
-        whole = None
-    try:
-        found = load_head(head, "run.jsonl")
-    except Exception:
-        found = None
-    assert (whole is None) == (found is None)
-    if whole is None or not isinstance(found, TextColumns):
-        return
-    assert found.format == whole.format == "jsonl"
-    table = pa.Table.from_arrays(list(found.columns.values()), names=list(found.columns))
-    assert_same_values(Table.of_arrow(table), Table.of(whole.frame))
-    assert found.skipped_lines == whole.skipped_lines
+    found = _first_rows(head, "run.jsonl")
+    if found is not None:
+        assert_same_values(*found)
 
 
 def _role_text(table: RoleTable) -> bytes:
