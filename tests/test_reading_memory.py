@@ -35,6 +35,9 @@ def _measured(path: Path, code: str) -> dict[str, str]:
     Python's allocations (tracemalloc) plus the peak of arrow's (its memory pool)."""
     start = f"""
 import tracemalloc
+# modules the readers import on first use: their objects are not the reading's memory
+import pandas
+import pyarrow.compute
 import pyarrow as pa
 pa.set_memory_pool(pa.system_memory_pool())
 from metrics.io.formats import load_table
