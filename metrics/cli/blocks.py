@@ -1184,7 +1184,13 @@ _SIZE_SAMPLE_ROWS = 8_192
 def table_text_size(path: str, *, trec: bool = False) -> int | None:
     """About how many bytes of text a table file holds (decompressed; for Parquet and Excel,
     as CSV: from the first rows of its row groups, and from the size of the sheets' XML);
-    ``None`` for a TREC file, or its text with ``trec``."""
+    ``None`` for a TREC file, or its text with ``trec``.
+
+    Raises
+    ------
+    BrokenGzip
+        For a gzip file that breaks off in the first rows it looks at.
+    """
     with open(path, "rb") as handle:
         head = handle.read(4)
         size = os.fstat(handle.fileno()).st_size
