@@ -530,7 +530,8 @@ class _TableReading:
         ids = [c for c in (roles.query, roles.item, roles.model) if c is not None]
         if segments is not None:
             wanted += segments.wanted(stream, wanted)
-        batches = _graded(self.words, stream, wanted, ids, roles.label)
+        numbers = [c for c in (roles.score, roles.rank, roles.label) if c is not None]
+        batches = _graded(self.words, stream, wanted, ids, roles.label, numbers)
         if segments is None:
             chunks = (_read_as_rows(rows_of(b, roles)) for b in batches)
         else:
@@ -540,10 +541,11 @@ class _TableReading:
         seen: set[str] = set()
         try:
             for block, heads, _ in _query_blocks(chunks):
-                found = _table_block(block, heads, self.judged, fixed, seen, self.settings)
+                labels = _labelled(block) if block.label is not None else None
+                found = _table_block(block, heads, self.judged, fixed, seen, self.settings, labels)
                 self._add(found, mine, stream.name)
-                if self.judged is None and block.label is not None:
-                    self.labels.append(_labelled(block))
+                if self.judged is None and labels is not None:
+                    self.labels.append(labels)
         except _Whole as exc:
             raise _Table("the rows of a query are in more than one place") from exc
         except BrokenGzip:
@@ -626,12 +628,15 @@ def _labelled(block: Rows) -> tuple[pa.Array, pa.Array, np.ndarray]:
     judgment = ~np.isnan(block.label)
     if judgment.all():  # a judgments table: every row
         return block.query.combine_chunks(), block.item.combine_chunks(), block.label
-    rows = arrow_numbers(np.flatnonzero(judgment))
-    return (
-        arrow_calls.take(block.query, rows).combine_chunks(),
-        arrow_calls.take(block.item, rows).combine_chunks(),
-        block.label[judgment],
-    )
+    rows = np.flatnonzero(judgment)
+    return _taken(block.query, rows), _taken(block.item, rows), block.label[judgment]
+
+
+def _taken(values: pa.ChunkedArray, rows: np.ndarray) -> pa.Array:
+    """The values at ``rows`` (ascending positions) as one array: no copy when they are all."""
+    if len(rows) == len(values):
+        return values.combine_chunks()
+    return arrow_calls.take(values, arrow_numbers(rows)).combine_chunks()
 
 
 def _table_judgments(path: str, words: LabelWords | None = None) -> TrecColumns:
@@ -651,7 +656,8 @@ def _table_judgments(path: str, words: LabelWords | None = None) -> TrecColumns:
     parts = []
     try:
         ids = [roles.query, roles.item]
-        for batch in _graded(words, stream, [*ids, roles.label], ids, roles.label):
+        labels = [roles.label]
+        for batch in _graded(words, stream, [*ids, roles.label], ids, roles.label, labels):
             rows = rows_of(batch, read)
             if rows is None:
                 raise _Table("a label of the judgments reads otherwise")
@@ -673,10 +679,11 @@ def _table_block(
     fixed: str | None,
     seen: set[str],
     settings: Settings,
+    labels: tuple[pa.Array, pa.Array, np.ndarray] | None = None,
 ) -> dict[str, tuple[RankedLists, RankAgreement, list[str]]]:
     """Each model's lists of one block of whole queries, ranked with their judgments (those
-    of ``judged``, else the block's labels), how its scores go with its ranks, and the queries
-    its rows hold."""
+    of ``judged``, else ``labels``: the block's labelled rows, see :func:`_labelled`), how its
+    scores go with its ranks, and the queries its rows hold."""
     queries = set(heads.to_pylist())
     if seen.intersection(queries):
         raise _Whole  # a query's rows are in more than one place
@@ -686,19 +693,11 @@ def _table_block(
         models = dict.fromkeys(model_of.unique().to_pylist())
     else:
         model_of, models = None, {fixed: None}
-    if block.label is not None:
-        labelled = np.flatnonzero(~np.isnan(block.label))
-        taken = arrow_numbers(labelled)
-        label_query = arrow_calls.take(block.query, taken).combine_chunks()
-        label_item = arrow_calls.take(block.item, taken).combine_chunks()
-        label_value = block.label[labelled]
     out = {}
     for model in models:
         rows = np.arange(len(block)) if model_of is None else _rows_of_model(model_of, model)
         rows = rows[~np.isnan(block.score[rows])]  # rows without a score only judge
-        taken = arrow_numbers(rows)
-        query = arrow_calls.take(block.query, taken).combine_chunks()
-        item = arrow_calls.take(block.item, taken).combine_chunks()
+        query, item = _taken(block.query, rows), _taken(block.item, rows)
         m_starts, m_heads = runs_of(query)
         if len(set(m_heads.to_pylist())) < len(m_heads):
             raise _Whole  # a model's rows of one query are in two places of the block
@@ -706,6 +705,8 @@ def _table_block(
             at = arrow_calls.index_in(m_heads, judged.heads)
             jq, ji, jrel = judged.of(at[at >= 0])
         else:
+            assert labels is not None
+            label_query, label_item, label_value = labels
             keep = arrow_calls.index_in(label_query, m_heads) >= 0
             kept = arrow_numbers(np.flatnonzero(keep))
             jq = arrow_calls.take(label_query, kept)
@@ -1037,12 +1038,15 @@ def _graded(
     columns: list[str],
     text: list[str],
     label: str | None,
+    numbers: Sequence[str] = (),
 ) -> Iterator[pa.RecordBatch]:
-    """The batches of ``columns`` of ``stream`` (those of ``text`` as text), the ``label``
-    column read as grades when label words are read by a mapping (``words``: read as text)."""
+    """The batches of ``columns`` of ``stream`` (those of ``text`` as text, those of
+    ``numbers`` read as numbers where the format can), the ``label`` column read as grades
+    when label words are read by a mapping (``words``: read as text)."""
     if words is None or label is None:
-        return stream.batches(columns, text)
-    return words.graded(stream.batches(columns, [*text, label]), label, stream.name)
+        return stream.batches(columns, text, numbers)
+    numbers = [c for c in numbers if c != label]
+    return words.graded(stream.batches(columns, [*text, label], numbers), label, stream.name)
 
 
 def _trec_judgments(qrels_path: str | None, run_paths: list[str]) -> TrecColumns | None:

@@ -23,7 +23,6 @@ from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from itertools import islice
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -39,12 +38,11 @@ from metrics.io.formats import (
     LoadedTable,
     _as_text,
     _column_names,
-    _excel_chunk,
     _ExcelColumns,
-    _filled_rows,
     _looks_like_header,
     _pandas_ready,
     _sample_lines,
+    _sheet_chunks,
     _sheet_layout,
     _split_rows,
     _stripped_chunk,
@@ -115,6 +113,10 @@ class Sample:
         return cls(loaded.name, loaded.format, loaded.header, Table.of(loaded.frame))
 
 
+#: Batches of the columns of the first argument (those of the second read as they say).
+_Reader = Callable[[Sequence[str], Sequence[str]], Iterator[pa.RecordBatch]]
+
+
 @dataclass(frozen=True)
 class TableStream:
     """A table file read as a stream of rows.
@@ -131,15 +133,26 @@ class TableStream:
     read:
         The batches of the given columns; those of the second argument as text, as the whole
         reading writes numbers in them (Excel).
+    read_numbers:
+        For text (CSV, TSV): the batches of the given columns, those of the second argument
+        read straight as numbers while every value of a block is one (see
+        :func:`_csv_reader`); ``None`` for the other formats.
     """
 
     name: str
     format: str
     sample: Sample
-    read: Callable[[Sequence[str], Sequence[str]], Iterator[pa.RecordBatch]]
+    read: _Reader
+    read_numbers: _Reader | None = None
 
-    def batches(self, columns: Sequence[str], text: Sequence[str] = ()) -> Iterator[pa.RecordBatch]:
-        """Every row of ``columns``, batch by batch."""
+    def batches(
+        self, columns: Sequence[str], text: Sequence[str] = (), numbers: Sequence[str] = ()
+    ) -> Iterator[pa.RecordBatch]:
+        """Every row of ``columns``, batch by batch. Those of ``text`` come as text; those of
+        ``numbers``, which the caller reads as numbers (:func:`rows_of`), may come as float64
+        holding the numbers it would read of their text."""
+        if numbers and self.read_numbers is not None:
+            return self.read_numbers(list(columns), list(numbers))
         return self.read(list(columns), list(text))
 
 
@@ -207,16 +220,29 @@ def _text_stream(path: Path, name: str, packed: bool) -> TableStream | None:
     names = _column_names(rows[0], header, width)
     if header != sample.header or not set(sample.names) <= set(names):
         return None
-    reader = _csv_reader(path, packed, delimiter, names, header)
-    return TableStream(name, sample.format, sample, reader)
+    read, read_numbers = _csv_reader(path, packed, delimiter, names, header)
+    return TableStream(name, sample.format, sample, read, read_numbers)
 
 
 def _csv_reader(
     path: Path, packed: bool, delimiter: str, names: list[str], header: bool
-) -> Callable[[Sequence[str], Sequence[str]], Iterator[pa.RecordBatch]]:
-    def read(columns: Sequence[str], text: Sequence[str]) -> Iterator[pa.RecordBatch]:
+) -> tuple[_Reader, _Reader]:
+    """The batches of a delimited text file: every column as text, and with some read
+    straight as numbers.
+
+    Read as numbers, a column skips its text: ``pyarrow.csv`` trims spaces and tabs and reads
+    the number with the parser of the cast from text that :func:`rows_of` applies, and an
+    empty value is missing, as in the text. A value it does not read as a number (a word for
+    a missing value, a decimal comma, text) ends that reading: the file is read again as
+    text, from the first row not yet given, and :func:`rows_of` applies its rules to the
+    text, as it would have without this step."""
+
+    def text_batches(
+        columns: Sequence[str], numbers: Sequence[str] = ()
+    ) -> Iterator[pa.RecordBatch]:
         import pyarrow.csv as pacsv
 
+        types = {n: pa.float64() if n in numbers else pa.string() for n in columns}
         with _opened(path, packed) as stream, _broken_gzip(path, packed):
             yield from pacsv.open_csv(
                 stream,
@@ -230,7 +256,7 @@ def _csv_reader(
                     delimiter=delimiter, quote_char='"', ignore_empty_lines=True
                 ),
                 convert_options=pacsv.ConvertOptions(
-                    column_types={n: pa.string() for n in columns},
+                    column_types=types,
                     include_columns=list(columns),
                     strings_can_be_null=True,
                     null_values=[""],
@@ -238,7 +264,22 @@ def _csv_reader(
                 ),
             )
 
-    return read
+    def read(columns: Sequence[str], text: Sequence[str]) -> Iterator[pa.RecordBatch]:
+        return text_batches(columns)
+
+    def read_numbers(columns: Sequence[str], numbers: Sequence[str]) -> Iterator[pa.RecordBatch]:
+        given = 0
+        try:
+            for batch in text_batches(columns, numbers):
+                yield batch
+                given += len(batch)
+        except pa.ArrowInvalid:  # a value that is no plain number: the rest read as text
+            for batch in text_batches(columns):
+                if given < len(batch):
+                    yield batch.slice(given) if given else batch
+                given = max(given - len(batch), 0)
+
+    return read, read_numbers
 
 
 def _opened(path: Path, packed: bool) -> BinaryIO:
@@ -313,11 +354,8 @@ def _excel_stream(path: Path, name: str) -> TableStream | None:
         if not sheet.head:
             return None
         layout = _sheet_layout(sheet)
-        rows = _filled_rows(sheet.sheet)
-        if layout.header:
-            next(rows, None)
-        first = list(islice(rows, SAMPLE_ROWS))
-        if not first:
+        first = next(_sheet_chunks(sheet.sheet, layout.header, SAMPLE_ROWS), None)
+        if first is None:
             return None
         columns = _ExcelColumns(layout.width)
         columns.add(first)
@@ -330,14 +368,11 @@ def _excel_stream(path: Path, name: str) -> TableStream | None:
     def read(wanted: Sequence[str], text: Sequence[str]) -> Iterator[pa.RecordBatch]:
         with open_workbook(path) as book:
             sheet = _table_sheet(book.worksheets)
-            rows = _filled_rows(sheet.sheet)
-            if layout.header:
-                next(rows, None)
             at = [names.index(c) for c in wanted]
-            while chunk := list(islice(rows, BATCH_ROWS // 4)):
+            for chunk in _sheet_chunks(sheet.sheet, layout.header, BATCH_ROWS // 4):
                 arrays = []
                 for j, column in zip(at, wanted):
-                    kind, values = _excel_chunk([r[j] if j < len(r) else None for r in chunk])
+                    kind, values, _ = chunk.column(j)
                     arrays.append(_excel_array(kind, values, column in text))
                 del chunk
                 if not gc.isenabled():
