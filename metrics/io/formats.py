@@ -51,7 +51,7 @@ from metrics.io.source import (
     unify_line_ends,
 )
 from metrics.io.trec import TrecKind, detect_trec, parse_trec
-from metrics.io.workbook import open_workbook
+from metrics.io.workbook import Piece, block_part, open_workbook
 from metrics.schema import (
     ITEM,
     MODEL,
@@ -507,7 +507,7 @@ def _read_excel(raw: bytes, source: str, limits: UploadLimits | None = None) -> 
         _stated_rows(sheet, layout, source, limits)
         columns = _ExcelColumns(layout.width)
         with _excel_errors(source):
-            for rows in _sheet_chunks(sheet, layout):
+            for rows in _sheet_chunks(sheet.sheet, layout.header, _SHEET_CHUNK):
                 columns.add(rows)
                 if limits is not None:
                     if columns.rows > limits.rows:
@@ -589,8 +589,13 @@ _EXCEL_MAX_ROWS = 1_048_576
 def _filled_rows(sheet: Any) -> Iterator[tuple[Any, ...]]:
     """A worksheet's rows that hold at least one value, one at a time."""
     for row in sheet.iter_rows(values_only=True):
-        if any(v is not None and str(v).strip() != "" for v in row):
+        if _filled(row):
             yield tuple(row)
+
+
+def _filled(row: tuple[Any, ...]) -> bool:
+    """Whether a row holds a value (white space is none)."""
+    return any(v is not None and str(v).strip() != "" for v in row)
 
 
 def _head_rows(sheet: Any) -> list[tuple[Any, ...]]:
@@ -646,13 +651,101 @@ def _stated_rows(sheet: _Sheet, layout: _Layout, source: str, limits: UploadLimi
         )
 
 
-def _sheet_chunks(sheet: _Sheet, layout: _Layout) -> Iterator[list[tuple[Any, ...]]]:
-    """The data rows of the sheet (the header left out), in chunks of :data:`_SHEET_CHUNK`."""
-    rows = _filled_rows(sheet.sheet)
-    if layout.header:
-        next(rows, None)
-    while chunk := list(islice(rows, _SHEET_CHUNK)):
-        yield chunk
+def _sheet_chunks(sheet: Any, header: bool, size: int, by_rows: bool = False) -> Iterator[_Chunk]:
+    """The filled rows of a worksheet (the first left out when it is a ``header``), in chunks
+    of ``size``: the rows calamine read kept as its columns where every row of a piece holds a
+    value (else, and ``by_rows``, row by row)."""
+    if by_rows:
+        rows = _filled_rows(sheet)
+        if header:
+            next(rows, None)
+        while chunk := list(islice(rows, size)):
+            yield _Chunk([chunk])
+        return
+    parts: list[Piece | list[tuple[Any, ...]]] = []
+    count = 0
+    for block in _filled_blocks(sheet, header):
+        at = 0
+        while at < len(block):
+            taken = block_part(block, at, at + size - count)
+            parts.append(taken)
+            count += len(taken)
+            at += len(taken)
+            if count == size:
+                yield _Chunk(parts)
+                parts, count = [], 0
+    if count:
+        yield _Chunk(parts)
+
+
+def _filled_blocks(sheet: Any, header: bool) -> Iterator[Piece | list[tuple[Any, ...]]]:
+    """The filled rows of a worksheet (the first left out when it is a ``header``): pieces
+    whose every row holds a value, and lists of rows."""
+    for block in sheet.iter_blocks():
+        if isinstance(block, Piece):
+            while header and len(block):
+                header = not _filled(block.part(0, 1).rows()[0])
+                block = block.part(1, len(block))
+            if not len(block):
+                continue
+            if _every_row_filled(block):
+                yield block
+                continue
+            block = block.rows()
+        rows = [row for row in block if _filled(row)]
+        if header and rows:
+            rows, header = rows[1:], False
+        if rows:
+            yield rows
+
+
+def _every_row_filled(piece: Piece) -> bool:
+    """Whether a column holds a value in every row of ``piece``: numbers, or text other than
+    white space."""
+    for j in range(piece.width):
+        kind, values = piece.column(j)
+        if kind == "number" or (kind == "text" and all(map(str.strip, values))):
+            return True
+    return False
+
+
+class _Chunk:
+    """Filled rows of a sheet, read column by column: pieces and lists of rows."""
+
+    def __init__(self, parts: list[Piece | list[tuple[Any, ...]]]) -> None:
+        self._parts = parts
+        self.rows = sum(len(part) for part in parts)
+        self.width = max(
+            part.width if isinstance(part, Piece) else max((len(r) for r in part), default=0)
+            for part in parts
+        )
+
+    def column(self, j: int) -> tuple[str, Any, bool]:
+        """Column ``j`` as :func:`_excel_chunk` reads its values, and whether one is empty."""
+        found: list[tuple[str, Any]] = [
+            part.column(j) if isinstance(part, Piece) else ("rows", None) for part in self._parts
+        ]
+        kinds = {kind for kind, _ in found}
+        if kinds == {"number"}:
+            return "number", np.concatenate([values for _, values in found]), False
+        if kinds == {"text"}:
+            return (
+                "text",
+                pa.array(list(chain.from_iterable(v for _, v in found)), pa.string()),
+                False,
+            )
+        if kinds == {"empty"}:
+            return "empty", self.rows, self.rows > 0
+        values: list[Any] = []
+        for part, (kind, found_values) in zip(self._parts, found):
+            if isinstance(part, list):
+                values += [r[j] if j < len(r) else None for r in part]
+            elif kind == "values":
+                values += found_values
+            else:
+                values += part.values(j)
+        kind, chunk = _excel_chunk(values)
+        return kind, chunk, any(v is None for v in values)
 
 
 def _sheet_notes(sheet: _Sheet) -> tuple[str, ...]:
@@ -677,20 +770,19 @@ class _ExcelColumns:
         self.size = 0
         self.gaps = False  # an empty cell within the rows
 
-    def add(self, rows: list[tuple[Any, ...]]) -> None:
-        width = max(len(self.chunks), max(len(r) for r in rows))
+    def add(self, rows: _Chunk) -> None:
+        width = max(len(self.chunks), rows.width)
         while len(self.chunks) < width:  # a row wider than the first ones: a new column
             self.chunks.append([("empty", n) for _, n in self._lengths()])
         for j in range(width):
-            values = [r[j] if j < len(r) else None for r in rows]
-            kind, chunk = _excel_chunk(values)
-            self.gaps = self.gaps or any(v is None for v in values)
+            kind, chunk, gaps = rows.column(j)
+            self.gaps = self.gaps or gaps
             self.chunks[j].append((kind, chunk))
-            cells = len(rows) if kind != "text" else 0
-            self.size += len(rows) + _NUMBER_CHARACTERS * cells
+            cells = rows.rows if kind != "text" else 0
+            self.size += rows.rows + _NUMBER_CHARACTERS * cells
             if kind == "text":
                 self.size += _text_bytes(chunk)
-        self.rows += len(rows)
+        self.rows += rows.rows
 
     def _lengths(self) -> list[tuple[str, int]]:
         return [(kind, _chunk_length(kind, chunk)) for kind, chunk in self.chunks[0]]

@@ -30,7 +30,7 @@ import datetime as dt
 import io
 import re
 import zipfile
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from itertools import islice
 from pathlib import Path, PurePosixPath
 from typing import IO, Any
@@ -41,6 +41,8 @@ from xml.etree import ElementTree
 _PIECE_BYTES = 1 << 20
 #: The grid a piece may span beyond its cells: cells over twice theirs plus this.
 _SPARE_CELLS = 1 << 20
+#: Empty rows (before a piece's first) given at a time.
+_GAP_ROWS = 1 << 16
 
 _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _RELS = "http://schemas.openxmlformats.org/package/2006/relationships"
@@ -189,21 +191,34 @@ class Sheet:
         """The sheet's rows as openpyxl's ``iter_rows(values_only=True)`` gives them."""
         if not values_only:
             raise ValueError("only values are read")
+        for block in self.iter_blocks(openpyxl_rows=1):
+            yield from block.rows() if isinstance(block, Piece) else block
+
+    def iter_blocks(self, openpyxl_rows: int = 4096) -> Iterator[Piece | list[tuple[Any, ...]]]:
+        """The rows :meth:`iter_rows` gives, a block at a time: a :class:`Piece` for the rows
+        calamine read from one piece of the sheet (its values also column by column), else a
+        list of rows (empty rows between pieces; ``openpyxl_rows`` at a time where openpyxl
+        reads the sheet)."""
         self.calamine_rows = 0
         stated = self.stated
         if not self._book._parts.otherwise:
-            for row in self._calamine_rows():
-                if stated and self.calamine_rows >= stated[0]:
-                    return
-                self.calamine_rows += 1
-                yield _shaped(row, stated)
+            for block in self._calamine_blocks():
+                if stated and self.calamine_rows + len(block) > stated[0]:
+                    left = stated[0] - self.calamine_rows
+                    if left > 0:
+                        self.calamine_rows += left
+                        yield block_part(block, 0, left)
+                    return  # no row past the stated last one
+                self.calamine_rows += len(block)
+                yield block
         if self.calamine_rows < 0:
             return  # the whole sheet read by calamine
         sheet = self._book.openpyxl_sheet(self._index)
-        for row in islice(sheet.iter_rows(values_only=True), self.calamine_rows, None):
-            yield tuple(row)
+        rows = islice(sheet.iter_rows(values_only=True), self.calamine_rows, None)
+        while block := [tuple(row) for row in islice(rows, openpyxl_rows)]:
+            yield block
 
-    def _calamine_rows(self) -> Iterator[tuple[Any, ...]]:
+    def _calamine_blocks(self) -> Iterator[Piece | list[tuple[Any, ...]]]:
         """Rows from row 1 read by calamine, piece by piece, up to the first piece it could
         read otherwise than openpyxl (``calamine_rows`` is then left at the rows given);
         ``calamine_rows`` is -1 when every piece was read."""
@@ -230,11 +245,15 @@ class Sheet:
             del rows
             if not start:
                 continue
-            first, lead = start[0], (None,) * start[1]
-            for _ in range(at, first):
-                yield ()
-            for row in values:
-                yield lead + _values(row)
+            first, lead = start[0], start[1]
+            empty = _shaped((), stated)
+            for gap in range(at, first, _GAP_ROWS):
+                yield [empty] * (min(first, gap + _GAP_ROWS) - gap)
+            widths = set(map(len, values))
+            if len(widths) == 1 and 0 not in widths:
+                yield Piece(list(zip(*values)), len(values), lead, stated)
+            elif values:  # rows of unlike widths: one by one
+                yield [_shaped((None,) * lead + _values(row), stated) for row in values]
             at = first + len(values)
         self.calamine_rows = -1
 
@@ -273,6 +292,115 @@ class Sheet:
                     return
                 yield buffer[:cut]
                 buffer = buffer[cut:]
+
+
+class Piece:
+    """Rows of a sheet that calamine read from one piece (rows ``start`` to ``stop`` of it):
+    as :meth:`Sheet.iter_rows` gives them (:meth:`rows`), or column by column
+    (:meth:`column`), without a Python step for each row where a column's values are all
+    numbers or all text."""
+
+    def __init__(
+        self,
+        grid: list[tuple[Any, ...]],
+        length: int,
+        lead: int,
+        stated: tuple[int, int] | None,
+        start: int = 0,
+        stop: int | None = None,
+    ) -> None:
+        self._grid = grid  # calamine's values, a tuple for each column from the first cell's
+        self._length = length
+        self._lead = lead  # empty columns before the first cell's
+        self._stated = stated
+        self.start = start
+        self.stop = length if stop is None else stop
+        self._read: dict[int, tuple[str, Any]] = {}
+
+    def __len__(self) -> int:
+        return self.stop - self.start
+
+    def part(self, start: int, stop: int) -> Piece:
+        """Its rows ``start`` to ``stop`` (counted from its first)."""
+        stop = min(stop, len(self))
+        return Piece(
+            self._grid,
+            self._length,
+            self._lead,
+            self._stated,
+            self.start + start,
+            self.start + max(start, stop),
+        )
+
+    @property
+    def width(self) -> int:
+        """The length of its longest row."""
+        if self._stated:
+            return self._stated[1]
+        n = len(self)
+        for k in range(len(self._grid) - 1, -1, -1):
+            if self._raw(k).count("") < n:
+                return self._lead + k + 1
+        return 0
+
+    def rows(self) -> list[tuple[Any, ...]]:
+        lead, stated = (None,) * self._lead, self._stated
+        columns = [self._raw(k) for k in range(len(self._grid))]
+        return [_shaped(lead + _values(row), stated) for row in zip(*columns)]
+
+    def column(self, j: int) -> tuple[str, Any]:
+        """Column ``j``'s values (from 0): ``("number", float64 array)`` when every one is a
+        number (an ``int`` or a ``float`` in the rows), ``("text", its texts)`` when every one
+        is a text (not empty), ``("empty", None)`` when none has a value, else
+        ``("values", the values as the rows have them)``."""
+        if j not in self._read:
+            self._read[j] = self._typed(j)
+        return self._read[j]
+
+    def _typed(self, j: int) -> tuple[str, Any]:
+        import numpy as np
+
+        raw = self._column(j)
+        if raw is None:
+            return "empty", None
+        kinds = set(map(type, raw))
+        if kinds and kinds <= {float, int}:
+            # + 0.0: -0.0 read as the int 0, like every whole number below 10**16
+            return "number", np.array(raw, dtype=np.float64) + 0.0
+        if kinds == {str}:
+            empty = raw.count("")
+            if not empty:
+                return "text", raw
+            if empty == len(raw):
+                return "empty", None
+        return "values", list(_values(raw))
+
+    def values(self, j: int) -> list[Any]:
+        """Column ``j``'s values as the rows have them."""
+        raw = self._column(j)
+        return [None] * len(self) if raw is None else list(_values(raw))
+
+    def _column(self, j: int) -> tuple[Any, ...] | None:
+        """calamine's values of column ``j`` (``None``: no cell there)."""
+        k = j - self._lead
+        if k < 0 or k >= len(self._grid) or (self._stated and j >= self._stated[1]):
+            return None
+        return self._raw(k)
+
+    def _raw(self, k: int) -> tuple[Any, ...]:
+        column = self._grid[k]
+        return (
+            column
+            if self.start == 0 and self.stop == self._length
+            else column[self.start : self.stop]
+        )
+
+
+def block_part(
+    block: Piece | list[tuple[Any, ...]], start: int, stop: int
+) -> Piece | list[tuple[Any, ...]]:
+    """Rows ``start`` to ``stop`` of a block of rows."""
+    return block.part(start, stop) if isinstance(block, Piece) else block[start:stop]
 
 
 def formulas_without_values(source: bytes | str | Path, limit: int = 1_000_000) -> int:
@@ -384,7 +512,7 @@ def _shaped(row: tuple[Any, ...], stated: tuple[int, int] | None) -> tuple[Any, 
     return row[:end] if end < len(row) else row
 
 
-def _values(row: list[Any]) -> tuple[Any, ...]:
+def _values(row: Sequence[Any]) -> tuple[Any, ...]:
     """calamine's values as openpyxl's: ``""`` is an empty cell, a whole number below 10**16
     an ``int`` (it was stored without a fraction or an exponent: the others are read by
     openpyxl), a date a ``datetime`` at midnight."""
@@ -576,4 +704,12 @@ def _calamine_date(code: str) -> bool:
     return False
 
 
-__all__ = ["Sheet", "UnreadableWorkbook", "Workbook", "formulas_without_values", "open_workbook"]
+__all__ = [
+    "Piece",
+    "Sheet",
+    "UnreadableWorkbook",
+    "Workbook",
+    "block_part",
+    "formulas_without_values",
+    "open_workbook",
+]
