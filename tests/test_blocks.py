@@ -6,17 +6,20 @@ from __future__ import annotations
 
 import gzip
 import io
+import os
 from pathlib import Path
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from benchmarks.generate import generate
 from metrics.cli import evaluate
 from metrics.cli.blocks import Judgments, evaluate_blocks, read_judgments
 from metrics.engine.results import compute_matrix
 from metrics.engine.settings import Settings
-from metrics.io.trec import read_trec
+from metrics.io.trec import plain_chunks, read_trec
 
 SMALL_CHUNK = 1 << 17  # the smallest chunk: several blocks from a few hundred queries
 SETTINGS = [
@@ -71,6 +74,85 @@ def test_judgments_read_in_chunks_are_those_read_whole(files):
     assert chunked.query.to_pylist() == read.query.to_pylist()
     assert chunked.item.to_pylist() == read.item.to_pylist()
     assert np.array_equal(chunked.value, read.value)
+
+
+@settings(
+    max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    lines=st.integers(6_000, 14_000),
+    width=st.integers(0, 40),
+    newline=st.booleans(),
+    cut=st.sampled_from(["smallest", "size", "size - 1", "size + 1", "line end"]),
+)
+def test_chunks_cut_anywhere_hold_the_records_read_whole(tmp_path, lines, width, newline, cut):
+    """Chunks of the mapped file, cut before, on and after the end of the file and at a line's
+    end, hold the records of the whole reading, each chunk's tag its own first line's."""
+    text = "".join(
+        f"q{n // 40} Q0 d{n}{'x' * (n * width % 41)} {n % 40 + 1} {1000 - n % 40}.5 t{n // 1000}\n"
+        for n in range(lines)
+    )
+    path = tmp_path / "cut.run"
+    path.write_bytes(text.encode() if newline else text.encode()[:-1])
+    size = path.stat().st_size
+    first_end = text.index("\n", SMALL_CHUNK - 200) + 1
+    chunk = {
+        "smallest": SMALL_CHUNK,
+        "size": size,
+        "size - 1": size - 1,
+        "size + 1": size + 1,
+        "line end": max(first_end, SMALL_CHUNK),
+    }[cut]
+    chunks = list(plain_chunks(path, "run", chunk))
+    whole = read_trec(path)
+    assert all(c is not None for c in chunks) and whole is not None
+    assert [x for c in chunks for x in c.query.to_pylist()] == whole.query.to_pylist()
+    assert [x for c in chunks for x in c.item.to_pylist()] == whole.item.to_pylist()
+    assert np.concatenate([c.value for c in chunks]).tobytes() == whole.value.tobytes()
+    assert np.concatenate([c.rank for c in chunks]).tobytes() == whole.rank.tobytes()
+    at = 0
+    for c in chunks:
+        assert c.tag == f"t{at // 1000}"
+        at += len(c.value)
+
+
+def _mapped_pages(path: Path) -> list[int] | None:
+    """The pages of the file at ``path`` (their numbers in the file) the process holds through
+    its memory map (present in ``/proc/self/pagemap``); ``None`` when it is not mapped."""
+    found = None
+    for line in Path("/proc/self/maps").read_text().splitlines():
+        fields = line.split()
+        if fields[-1] != str(path):
+            continue
+        low, high = (int(x, 16) for x in fields[0].split("-"))
+        page = os.sysconf("SC_PAGE_SIZE")
+        with open("/proc/self/pagemap", "rb") as handle:
+            handle.seek(low // page * 8)
+            entries = np.frombuffer(handle.read((high - low) // page * 8), dtype="<u8")
+        first = int(fields[2], 16) // page  # the map's offset in the file
+        found = (found or []) + (first + np.flatnonzero(entries >> np.uint64(63))).tolist()
+    return found
+
+
+@pytest.mark.skipif(not Path("/proc/self/pagemap").exists(), reason="Linux's /proc")
+def test_a_parsed_chunk_s_pages_are_let_go(tmp_path):
+    """The file is mapped, not copied, and each chunk's pages are let go once it is parsed:
+    when a chunk is given, the process holds no page of the file before its end (those after
+    it, which the kernel maps ahead of the pages read, are the next chunk's)."""
+    path = tmp_path / "long.run"
+    lines = [f"q{n // 100} Q0 d{n} {n % 100 + 1} {100 - n % 100} run\n" for n in range(60_000)]
+    path.write_text("".join(lines))
+    ends = np.cumsum([len(line) for line in lines])
+    page = os.sysconf("SC_PAGE_SIZE")
+    read, chunks = 0, 0
+    for chunk in plain_chunks(path, "run", SMALL_CHUNK):
+        assert chunk is not None
+        read, chunks = read + len(chunk.value), chunks + 1
+        held = _mapped_pages(path)
+        assert held is not None  # read through the map
+        assert not held or min(held) >= ends[read - 1] // page, (read, held[:5])
+    assert chunks > 5 and read == len(lines)
+    assert _mapped_pages(path) is None  # the map is closed at the end
 
 
 def output(args: list[str], blocks: bool) -> tuple[str, str]:

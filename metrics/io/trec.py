@@ -19,6 +19,7 @@ Plain files (one space or one tab between exactly six or four fields) are parsed
 
 from __future__ import annotations
 
+import contextlib
 import math
 import mmap
 import os
@@ -383,13 +384,13 @@ def _sample_delimiter(lines: list[str] | None, kind: TrecKind) -> str | None:
 
 
 def _plain_bytes(
-    data: bytes | bytearray | mmap.mmap, delimiter: str, end: int | None = None
+    data: bytes | bytearray | mmap.mmap, delimiter: str, end: int | None = None, start: int = 0
 ) -> bool:
-    """No byte (before ``end``) that the ``pyarrow.csv`` reader would read otherwise than
-    trec_eval: the other delimiter, a carriage return or a ``#``."""
+    """No byte (from ``start`` to ``end``) that the ``pyarrow.csv`` reader would read otherwise
+    than trec_eval: the other delimiter, a carriage return or a ``#``."""
     other = b" " if delimiter == "\t" else b"\t"
     end = len(data) if end is None else end
-    return all(data.find(byte, 0, end) < 0 for byte in (other, b"\r", b"#"))
+    return all(data.find(byte, start, end) < 0 for byte in (other, b"\r", b"#"))
 
 
 #: Bytes of a file read at a time by :func:`plain_chunks` (about 250,000 lines of a run): small
@@ -404,14 +405,18 @@ def plain_chunks(
     :func:`parse_trec` reads with ``pyarrow.csv``), read in chunks of whole lines, each parsed
     on its own: memory holds one chunk, not the file.
 
+    The file is memory-mapped (:func:`_map_file`) and each chunk parsed where it lies in the
+    page cache, without a copy; its pages are let go once it is parsed, so the process holds
+    one chunk of the file's pages at a time.
+
     Yields ``None`` (and stops) as soon as the file is anything else: compressed, not of
     ``kind``, with a header, another layout, a NUL byte, a line ``pyarrow.csv`` refuses. Read
     such a file whole with :func:`read_trec`, which reads or explains it; the records of the
     chunks are the same as :func:`read_trec`'s (lines are not numbered).
     """
     chunk_bytes = max(chunk_bytes, 2 * _SAMPLE_BYTES)  # the first chunk holds the sample
-    with open(path, "rb") as handle:
-        data = handle.read(chunk_bytes)
+    data = _map_file(Path(path))
+    try:
         if data[:2] == b"\x1f\x8b" or data[:3] == b"\xef\xbb\xbf":
             yield None
             return
@@ -420,23 +425,52 @@ def plain_chunks(
         if delimiter is None or detect_trec(lines or []) != (kind, 0):
             yield None
             return
-        while data:
-            cut = len(data)
-            more = len(data) == chunk_bytes
-            if more:  # the last line may go on: read it with the next chunk
-                cut = data.rfind(b"\n") + 1
-                handle.seek(cut - len(data), os.SEEK_CUR)
-            chunk = memoryview(data)[:cut]  # no copy
-            plain = cut and _plain_bytes(data, delimiter, cut) and data.find(b"\x00", 0, cut) < 0
-            columns = (
-                _plain_table(chunk, kind, delimiter, False, False, known_ascii=data.isascii())
-                if plain
-                else None
+        start, size = 0, len(data)
+        while start < size:
+            end = min(start + chunk_bytes, size)
+            if end - start == chunk_bytes:  # the last line may go on: read it with the next chunk
+                end = data.rfind(b"\n", start, end) + 1
+            plain = (
+                end > start
+                and _plain_bytes(data, delimiter, end, start)
+                and data.find(b"\x00", start, end) < 0
             )
+            columns = None
+            if plain:
+                chunk = memoryview(data)[start:end]  # no copy
+                columns = _plain_table(chunk, kind, delimiter, False, False, _ascii(chunk))
+                del chunk
+                _let_go(data, start, end)
             yield columns
             if columns is None:
                 return
-            data = handle.read(chunk_bytes) if more else b""
+            start = end
+    finally:
+        if isinstance(data, mmap.mmap):
+            with contextlib.suppress(BufferError):  # a view still held: closed when let go
+                data.close()
+
+
+def _ascii(chunk: memoryview) -> bool:
+    """Whether every byte of ``chunk`` is ASCII (read in place, not copied)."""
+    return not len(chunk) or int(np.frombuffer(chunk, dtype=np.uint8).max()) < 0x80
+
+
+#: The most of a file the kernel maps at one fault: a huge page (a chunk's first page can map
+#: the last ones of the chunks before it, when the page cache holds the file in large pieces).
+_MAPPED_AT_ONCE = 1 << 21
+
+
+def _let_go(data: bytes | bytearray | mmap.mmap, start: int, end: int) -> None:
+    """Drop the pages of a memory-mapped file before ``end`` from the process (the page cache
+    keeps them): a chunk's pages are not held once it is parsed. The chunk is from ``start``;
+    pages up to :data:`_MAPPED_AT_ONCE` before it, which its first faults may have mapped again,
+    are dropped with it."""
+    if isinstance(data, mmap.mmap) and hasattr(mmap, "MADV_DONTNEED"):
+        first = max(start - _MAPPED_AT_ONCE, 0)
+        first -= first % mmap.PAGESIZE
+        with contextlib.suppress(OSError, ValueError):
+            data.madvise(mmap.MADV_DONTNEED, first, end - first)
 
 
 def _read_plain(
@@ -498,13 +532,15 @@ def _plain_table(
 
 
 def _first_line(data: bytes | bytearray | mmap.mmap | memoryview) -> bytes:
-    """The first line of ``data`` (a memoryview of the start of a bytes object: of its bytes),
-    found without copying the rest."""
-    whole = data.obj if isinstance(data, memoryview) else data
-    if not isinstance(whole, (bytes, bytearray, mmap.mmap)):
-        whole = bytes(data)
-    end = whole.find(b"\n", 0, len(data))
-    return bytes(whole[: end if end >= 0 else len(data)])
+    """The first line of ``data`` (of a memoryview: of the bytes it shows), found without
+    copying the rest."""
+    probe = 1 << 12
+    while True:
+        head = bytes(data[:probe])
+        end = head.find(b"\n")
+        if end >= 0 or len(head) == len(data):
+            return head[: end if end >= 0 else len(head)]
+        probe *= 16
 
 
 def _csv_table(
