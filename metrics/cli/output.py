@@ -8,7 +8,6 @@ directly: ``pa.array()`` would import pandas through pyarrow's pandas shim.
 
 from __future__ import annotations
 
-import json
 import math
 import os
 from collections.abc import Iterator
@@ -288,6 +287,7 @@ def write_csv(results: Results, per_query: bool, digits: int, out: TextIO) -> No
 def write_json(results: Results, per_query: bool, digits: int, out: TextIO) -> None:
     """One JSON document: settings, measures, and per model the query count, the means and
     (with ``per_query``) every query's values. Left-out values are ``null``."""
+    import json  # deferred: only this output format needs it
 
     def number(v: float) -> float | None:
         return None if np.isnan(v) else round(float(v), digits)

@@ -30,7 +30,6 @@ from pathlib import Path
 from typing import Any, BinaryIO, Literal, TypeVar
 
 from metrics.errors import InputError
-from metrics.io.workbook import formulas_without_values
 
 #: Largest decompressed size read (bytes).
 MAX_BYTES = 2 * 1024**3
@@ -692,6 +691,9 @@ def excel_formulas_without_values(raw: bytes, limit: int = 1_000_000) -> int:
     Such cells read as empty (nothing is ever computed from a workbook); a workbook written by a
     program other than Excel often has them. Only the first ``limit`` cells are looked at.
     """
+    # deferred: the workbook reader (openpyxl's XML) is for Excel files only
+    from metrics.io.workbook import formulas_without_values
+
     try:
         return formulas_without_values(raw, limit)
     except Exception:  # the reader reports broken workbooks
