@@ -53,7 +53,6 @@ _EMPTY_SHEET = f'<worksheet xmlns="{_MAIN}"><sheetData/></worksheet>'.encode()
 #: digits or more), and numbers with an exponent, looked at one by one.
 _NUMBER = re.compile(rb"<v>[+-]?(?:\d{16}|[\d.]*[eE]|\d*\.0*</v>)")
 _EXPONENT = re.compile(rb"<v>([+-]?[\d.]+[eE][+-]?\d+)</v>")
-_WIDE_CELL = re.compile(rb'<c r="([A-Z]{2,3})\d')
 _ROW_NUMBER = re.compile(rb'<row r="(\d+)"')
 _ROW = re.compile(rb"<row\b([^>]*?)(?:/>|>(.*?)</row>)", re.DOTALL)
 _ROW_NUMBER_ATTR = re.compile(rb'\br="(\d+)"')
@@ -486,17 +485,66 @@ def _like_openpyxl(piece: bytes, stated: bool) -> bool:
     docstring), within a grid not much larger than its cells."""
     if b't="e"' in piece or b't="d"' in piece or _other_number(piece):
         return False
-    if b"<t/>" in piece or b"></t>" in piece:
+    tags = _Tags(piece)
+    if tags.count(b"t/>") or tags.after_tag(b"/t>"):
         return False  # an empty text: openpyxl's "", calamine's empty cell
-    cells = piece.count(b"<c ") + piece.count(b"<c>")
-    values = piece.count(b"<v>") - piece.count(b"<v></v>") + piece.count(b"<is>")
+    cells = tags.count(b"c ") + tags.count(b"c>")
+    values = tags.count(b"v>") - tags.count(b"v></v>") + tags.count(b"is>")
     if not stated and cells != values:
         return False  # cells without a value: openpyxl's rows reach them, calamine's not
     numbers = _ROW_NUMBER.findall(piece)
-    if len(numbers) != piece.count(b"<row"):
+    if len(numbers) != tags.count(b"row"):
         return False  # rows numbered by their place
     span = int(numbers[-1]) - int(numbers[0]) + 1 if numbers else 0
-    return span * _widest(piece) <= 2 * cells + _SPARE_CELLS
+    return span * tags.widest() <= 2 * cells + _SPARE_CELLS
+
+
+class _Tags:
+    """Where the tags of a piece of a sheet's XML start (every ``<``), found at once: how many
+    of a kind there are (as ``bytes.count`` tells, none of the names counted overlapping
+    itself), and the last column a cell names."""
+
+    def __init__(self, piece: bytes) -> None:
+        import numpy as np
+
+        self._bytes = np.frombuffer(piece + bytes(16), dtype=np.uint8)
+        self._at = np.flatnonzero(self._bytes[: len(piece)] == ord("<"))
+        self._first = self._bytes[self._at + 1]
+        self._second = self._bytes[self._at + 2]
+
+    def starts(self, name: bytes) -> Any:
+        """Where ``<`` and ``name`` (two bytes or more, up to 12) start."""
+        at = self._at[(self._first == name[0]) & (self._second == name[1])]
+        for offset, char in enumerate(name[2:], start=3):
+            at = at[self._bytes[at + offset] == char]
+        return at
+
+    def count(self, name: bytes) -> int:
+        """How many times ``<`` and ``name`` occur."""
+        return len(self.starts(name))
+
+    def after_tag(self, name: bytes) -> bool:
+        """Whether ``>``, ``<`` and ``name`` occur."""
+        at = self.starts(name)
+        return bool((self._bytes[at - 1] == ord(">")).any())  # before 0: a byte of padding
+
+    def widest(self) -> int:
+        """The last column a cell names (``<c r="`` and one to three letters and a digit), at
+        least 1."""
+        import numpy as np
+
+        at = self.starts(b'c r="') + 6
+        chars = [self._bytes[at + k].astype(np.int64) for k in range(4)]
+        letter = [(c >= ord("A")) & (c <= ord("Z")) for c in chars[:3]]
+        digit = [(c >= ord("0")) & (c <= ord("9")) for c in chars[1:]]
+        widest, column, named = 1, np.zeros(len(at), dtype=np.int64), np.ones(len(at), bool)
+        for k in range(3):
+            column = column * 26 + chars[k] - 64
+            named = named & letter[k]
+            found = column[named & digit[k]]
+            if len(found):
+                widest = max(widest, int(found.max()))
+        return widest
 
 
 def _shaped(row: tuple[Any, ...], stated: tuple[int, int] | None) -> tuple[Any, ...]:
@@ -560,17 +608,6 @@ def _other_number(text: bytes) -> bool:
         if value.is_integer() and abs(value) < 1e16:
             return True
     return False
-
-
-def _widest(text: bytes) -> int:
-    """The last column of a cell in ``text``."""
-    widest = max((_column(letters) for letters in set(_WIDE_CELL.findall(text))), default=1)
-    while widest < 26:
-        found = re.search(rb'<c r="[%c-Z]\d' % (65 + widest), text)
-        if found is None:
-            break
-        widest = text[found.start() + 6] - 64
-    return widest
 
 
 def _column(letters: bytes) -> int:
