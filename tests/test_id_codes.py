@@ -206,7 +206,13 @@ def test_an_upload_keeps_its_encoded_ids_through_cleaning_and_ranks_as_before():
 @hsettings(deadline=None)
 @given(
     st.lists(
-        st.one_of(st.none(), st.text(alphabet=[" ", "\t", "\u3000", "\xa0", "a", "é"], max_size=4)),
+        st.one_of(
+            st.none(),
+            st.text(
+                alphabet=[" ", "\t", "\u3000", "\xa0", "a", "é", "!", "~", "\x7f", "\x1f", "\x85"],
+                max_size=4,
+            ),
+        ),
         max_size=30,
     ),
     st.integers(0, 5),

@@ -1713,18 +1713,31 @@ def _stripped_chunk(chunk: pa.Array) -> pa.Array:
             chunk.offset : chunk.offset + len(chunk) + 1
         ]
         lengths = np.diff(offsets)
-        valid = np.ones(len(chunk), dtype=bool) if chunk.null_count == 0 else valid_of(chunk)
-        filled = valid & (lengths > 0)
-        if not (valid & (lengths == 0)).any():
-            if not filled.any():
-                return chunk
-            data = np.frombuffer(data_buffer, dtype=np.uint8)
-            first, last = data[offsets[:-1][filled]], data[offsets[1:][filled] - 1]
-            if not ((first <= 32) | (first >= 128) | (last <= 32) | (last >= 128)).any():
-                return chunk
+        if chunk.null_count == 0:  # the usual case: no mask to build
+            if lengths.min() > 0:
+                data = np.frombuffer(data_buffer, dtype=np.uint8)
+                if not (_edge(data[offsets[:-1]]) or _edge(data[offsets[1:] - 1])):
+                    return chunk
+        else:
+            valid = valid_of(chunk)
+            filled = valid & (lengths > 0)
+            if not (valid & (lengths == 0)).any():
+                if not filled.any():
+                    return chunk
+                data = np.frombuffer(data_buffer, dtype=np.uint8)
+                first, last = data[offsets[:-1][filled]], data[offsets[1:][filled] - 1]
+                if not (_edge(first) or _edge(last)):
+                    return chunk
     trimmed = arrow_calls.trimmed(chunk)
     empty = arrow_calls.call_function("equal", [trimmed, arrow_strings([""])[0]])
     return arrow_calls.call_function("if_else", [empty, arrow_calls.null_of(pa.string()), trimmed])
+
+
+def _edge(heads: np.ndarray) -> bool:
+    """Whether a byte (first or last of a value) may be white space or part of a non-ASCII
+    character: outside the printable ASCII range ``!`` (33) to DEL (127). Unsigned bytes wrap
+    around, so ``byte - 33`` is below 95 exactly for that range."""
+    return bool(((heads - np.uint8(33)) >= 95).any())
 
 
 def _try_cast(col: pa.ChunkedArray) -> pa.ChunkedArray | None:
