@@ -11,7 +11,9 @@ left out (openpyxl gives them empty, or not, by the sheet's XML).
 
 calamine holds a whole sheet in memory, as a dense grid from its first to its last cell; so the
 sheet's XML is decompressed a piece at a time (whole rows, :data:`_PIECE_BYTES` or more), and
-each piece is read by calamine as a small workbook of its own: memory holds one piece.
+each piece is read by calamine as a small workbook of its own: memory holds one piece. Its rows
+are also given as its grid's columns (:meth:`Sheet.iter_blocks`, :class:`Piece`): a column of
+numbers as one float64 array, a column of text as its texts, without a Python step per row.
 
 calamine keeps neither the text a number was stored as nor error cells, and decides by its own
 rules which formats are dates; so each piece is looked through first (bytes only), and the rest
@@ -336,10 +338,9 @@ class Piece:
         """The length of its longest row."""
         if self._stated:
             return self._stated[1]
-        n = len(self)
-        for k in range(len(self._grid) - 1, -1, -1):
-            if self._raw(k).count("") < n:
-                return self._lead + k + 1
+        for j in range(self._lead + len(self._grid) - 1, self._lead - 1, -1):
+            if self.column(j)[0] != "empty":
+                return j + 1
         return 0
 
     def rows(self) -> list[tuple[Any, ...]]:
@@ -360,10 +361,10 @@ class Piece:
         import numpy as np
 
         raw = self._column(j)
-        if raw is None:
+        if not raw:
             return "empty", None
         kinds = set(map(type, raw))
-        if kinds and kinds <= {float, int}:
+        if kinds <= {float, int}:
             # + 0.0: -0.0 read as the int 0, like every whole number below 10**16
             return "number", np.array(raw, dtype=np.float64) + 0.0
         if kinds == {str}:
