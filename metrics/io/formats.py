@@ -720,6 +720,11 @@ class _Chunk:
             for part in parts
         )
 
+    @property
+    def by_rows(self) -> bool:
+        """Whether some of its rows were read one by one (openpyxl's, if it read the sheet)."""
+        return any(isinstance(part, list) for part in self._parts)
+
     def column(self, j: int) -> tuple[str, Any, bool]:
         """Column ``j`` as :func:`_excel_chunk` reads its values, and whether one is empty."""
         found: list[tuple[str, Any]] = [

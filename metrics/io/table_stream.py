@@ -374,8 +374,9 @@ def _excel_stream(path: Path, name: str) -> TableStream | None:
                 for j, column in zip(at, wanted):
                     kind, values, _ = chunk.column(j)
                     arrays.append(_excel_array(kind, values, column in text))
+                by_rows = chunk.by_rows
                 del chunk
-                if not gc.isenabled():
+                if by_rows and not gc.isenabled():
                     gc.collect(0)  # openpyxl's rows, where it reads the sheet, hold cycles
                 yield pa.RecordBatch.from_arrays(arrays, names=list(wanted))
 
