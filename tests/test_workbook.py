@@ -290,6 +290,10 @@ _XML = st.sampled_from(
     [
         b'<row r="1">',
         b'<row r="1048576">',
+        b'<row r="12345678901234567890123456789">',
+        b'<row r="7>',
+        b'<row r="">',
+        b'<row  r="3">',
         b"<row>",
         b"</row>",
         b'<c r="A1">',
@@ -300,6 +304,7 @@ _XML = st.sampled_from(
         b'<c r="B',
         b"<c>",
         b'<c r="C2" t="s">',
+        b'<c r="C2" t="e">',
         b"</c>",
         b"<v>1</v>",
         b"<v>2.5</v>",
@@ -320,11 +325,40 @@ _XML = st.sampled_from(
         b"7",
     ]
 )
+#: Values as a sheet may store them, or not: digits, points, signs, exponents.
+_VALUES = st.builds(
+    lambda text, end: b"<v>" + text + end,
+    st.lists(st.sampled_from(b"0000123456789..++--eE<"), max_size=30).map(bytes),
+    st.sampled_from([b"</v>", b"</v", b"", b"<v>"]),
+)
 
 
-@given(parts=st.lists(_XML, max_size=30), stated=st.booleans(), spare=st.integers(0, 40))
+@given(
+    parts=st.lists(st.one_of(_XML, _VALUES), max_size=30),
+    stated=st.booleans(),
+    spare=st.integers(0, 40),
+)
 def test_tags_counted_at_once_decide_as_counted_one_by_one(parts, stated, spare):
     piece = b"".join(parts)
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(workbook, "_SPARE_CELLS", spare)
         assert workbook._like_openpyxl(piece, stated) == _counted_like_openpyxl(piece, stated)
+    tags = workbook._Tags(piece)
+    if tags.plain_numbers():
+        assert workbook._NUMBER.search(piece) is None
+    found = re.findall(rb'<row r="(\d+)"', piece)
+    numbers = tags.row_numbers()
+    if numbers is not None:
+        assert len(found) == piece.count(b"<row")
+        assert numbers == ([int(found[0]), int(found[-1])] if found else [])
+
+
+def test_plain_values_and_rows_are_told_at_once():
+    """Values and row numbers no regular expression needs to look at."""
+    piece = b'<row r="8"><c r="A8"><v>29.85</v></c><c r="B8"><v>-7</v></c></row>'
+    piece += b'<row r="1000"><c r="A1000"><v>0.5</v></c><c r="B1000"><v>1E-3</v></c></row>'
+    tags = workbook._Tags(piece)
+    assert tags.row_numbers() == [8, 1000]
+    assert not tags.plain_numbers()  # an exponent
+    tags = workbook._Tags(piece.replace(b"1E-3", b"12"))
+    assert tags.plain_numbers()

@@ -56,6 +56,7 @@ _EMPTY_SHEET = f'<worksheet xmlns="{_MAIN}"><sheetData/></worksheet>'.encode()
 _NUMBER = re.compile(rb"<v>[+-]?(?:\d{16}|[\d.]*[eE]|\d*\.0*</v>)")
 _EXPONENT = re.compile(rb"<v>([+-]?[\d.]+[eE][+-]?\d+)</v>")
 _ROW_NUMBER = re.compile(rb'<row r="(\d+)"')
+_ERROR_OR_DATE = re.compile(rb't="[ed]"')
 _ROW = re.compile(rb"<row\b([^>]*?)(?:/>|>(.*?)</row>)", re.DOTALL)
 _ROW_NUMBER_ATTR = re.compile(rb'\br="(\d+)"')
 _CELL = re.compile(rb"<c\b([^>]*?)(?:/>|>(.*?)</c>)", re.DOTALL)
@@ -64,6 +65,8 @@ _FORMULA = re.compile(rb"<f\b[^>]*")
 _CELL_VALUE = re.compile(rb"<v>(.*?)</v>", re.DOTALL)
 _EMPTY_STRING = re.compile(rb"<si><t(?: [^>]*)?(?:/>|></t>)</si>|<si/>|<si></si>")
 _DIMENSION_TAG = re.compile(rb"<dimension [^>]*>")
+#: Bytes looked at after a value's or a row number's start, at once.
+_LOOK = 24
 _DIMENSION = re.compile(rb'<dimension ref="([A-Z]*)(\d*)(?::([A-Z]+)(\d+))?"')
 
 
@@ -484,19 +487,23 @@ def _head(stream: IO[bytes]) -> bytes:
 def _like_openpyxl(piece: bytes, stated: bool) -> bool:
     """Whether calamine reads every value of ``piece`` as openpyxl does (see the module's
     docstring), within a grid not much larger than its cells."""
-    if b't="e"' in piece or b't="d"' in piece or _other_number(piece):
+    if _ERROR_OR_DATE.search(piece):
         return False
     tags = _Tags(piece)
+    if not tags.plain_numbers() and _other_number(piece):
+        return False
     if tags.count(b"t/>") or tags.after_tag(b"/t>"):
         return False  # an empty text: openpyxl's "", calamine's empty cell
     cells = tags.count(b"c ") + tags.count(b"c>")
     values = tags.count(b"v>") - tags.count(b"v></v>") + tags.count(b"is>")
     if not stated and cells != values:
         return False  # cells without a value: openpyxl's rows reach them, calamine's not
-    numbers = _ROW_NUMBER.findall(piece)
-    if len(numbers) != tags.count(b"row"):
-        return False  # rows numbered by their place
-    span = int(numbers[-1]) - int(numbers[0]) + 1 if numbers else 0
+    numbers = tags.row_numbers()
+    if numbers is None:
+        numbers = [int(n) for n in _ROW_NUMBER.findall(piece)]
+        if len(numbers) != tags.count(b"row"):
+            return False  # rows numbered by their place
+    span = numbers[-1] - numbers[0] + 1 if numbers else 0
     return span * tags.widest() <= 2 * cells + _SPARE_CELLS
 
 
@@ -508,7 +515,8 @@ class _Tags:
     def __init__(self, piece: bytes) -> None:
         import numpy as np
 
-        self._bytes = np.frombuffer(piece + bytes(16), dtype=np.uint8)
+        self._piece = piece
+        self._bytes = np.frombuffer(piece + bytes(_LOOK + 8), dtype=np.uint8)
         self._at = np.flatnonzero(self._bytes[: len(piece)] == ord("<"))
         self._first = self._bytes[self._at + 1]
         self._second = self._bytes[self._at + 2]
@@ -528,6 +536,62 @@ class _Tags:
         """Whether ``>``, ``<`` and ``name`` occur."""
         at = self.starts(name)
         return bool((self._bytes[at - 1] == ord(">")).any())  # before 0: a byte of padding
+
+    def _ahead(self, at: Any) -> Any:
+        """The :data:`_LOOK` bytes from each of ``at``, a row for each (from the ``at``)."""
+        import numpy as np
+
+        return np.stack([self._bytes[at + k] for k in range(_LOOK)])
+
+    def plain_numbers(self) -> bool:
+        """Whether no value (``<v>``) begins as :data:`_NUMBER` matches: a sign or none, then
+        16 digits, or digits and points and an exponent, or digits, a point, zeros and the
+        value's end. ``False`` also where unsure: a run of digits and points too long to see
+        its end."""
+        import numpy as np
+
+        at = self.starts(b"v>") + 3
+        if not len(at):
+            return True
+        at = at + ((self._bytes[at] == ord("+")) | (self._bytes[at] == ord("-")))
+        chars = self._ahead(at)
+        digit = (chars >= ord("0")) & (chars <= ord("9"))
+        number = digit | (chars == ord("."))
+        if number.all(axis=0).any() or digit[:16].all(axis=0).any():
+            return False
+        every = np.arange(len(at))
+        run = number.argmin(axis=0)  # the first byte neither a digit nor a point
+        after = chars[run, every]
+        if ((after == ord("e")) | (after == ord("E"))).any():
+            return False
+        digits = digit.argmin(axis=0)
+        place = np.arange(_LOOK)[:, None]
+        other = (chars != ord("0")) & (place > digits) & (place < run)  # not a zero after it
+        whole = (chars[digits, every] == ord(".")) & ~other.any(axis=0)
+        end = at + run
+        for offset, char in enumerate(b"</v>"):
+            whole &= self._bytes[end + offset] == char
+        return not whole.any()
+
+    def row_numbers(self) -> list[int] | None:
+        """The first and last row's numbers when every row states its number (``<row r="``,
+        digits and ``"``; none when there are no rows); ``None`` when one may not, or its
+        digits run too long to see their end."""
+        at = self.starts(b"row")
+        if not len(at):
+            return []
+        for offset, char in enumerate(b' r="', start=4):
+            if not (self._bytes[at + offset] == char).all():
+                return None
+        chars = self._ahead(at + 8)
+        digit = (chars >= ord("0")) & (chars <= ord("9"))
+        run = digit.argmin(axis=0)
+        if not digit[0].all() or digit.all(axis=0).any():
+            return None
+        if not (chars[run, range(len(at))] == ord('"')).all():
+            return None
+        first, last = int(at[0]) + 8, int(at[-1]) + 8
+        return [int(self._piece[first : first + run[0]]), int(self._piece[last : last + run[-1]])]
 
     def widest(self) -> int:
         """The last column a cell names (``<c r="`` and one to three letters and a digit), at
