@@ -196,7 +196,7 @@ class Sheet:
         if not values_only:
             raise ValueError("only values are read")
         for block in self.iter_blocks(openpyxl_rows=1):
-            yield from block.rows() if isinstance(block, Piece) else block
+            yield from block.iter_rows() if isinstance(block, Piece) else block
 
     def iter_blocks(self, openpyxl_rows: int = 4096) -> Iterator[Piece | list[tuple[Any, ...]]]:
         """The rows :meth:`iter_rows` gives, a block at a time: a :class:`Piece` for the rows
@@ -347,9 +347,14 @@ class Piece:
         return 0
 
     def rows(self) -> list[tuple[Any, ...]]:
+        return list(self.iter_rows())
+
+    def iter_rows(self) -> Iterator[tuple[Any, ...]]:
+        """Its rows as :meth:`Sheet.iter_rows` gives them, one at a time."""
         lead, stated = (None,) * self._lead, self._stated
         columns = [self._raw(k) for k in range(len(self._grid))]
-        return [_shaped(lead + _values(row), stated) for row in zip(*columns)]
+        for row in zip(*columns):
+            yield _shaped(lead + _values(row), stated)
 
     def column(self, j: int) -> tuple[str, Any]:
         """Column ``j``'s values (from 0): ``("number", float64 array)`` when every one is a
