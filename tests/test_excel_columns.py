@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import datetime as dt
 import functools
+import io
+import zipfile
 from typing import Any
 
 import numpy as np
@@ -88,7 +90,24 @@ _EXAMPLES = hsettings(
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture],
 )
-_WRITERS = st.sampled_from([_openpyxl_book, _xlsxwriter_book, _write_only_book])
+
+
+def _dates_from_1904(rows: list[list[Any]], at: tuple[int, int]) -> bytes:
+    """A workbook that counts its dates from 1904: read by openpyxl throughout."""
+    out = io.BytesIO()
+    with (
+        zipfile.ZipFile(io.BytesIO(_openpyxl_book(rows, at))) as saved,
+        zipfile.ZipFile(out, "w") as made,
+    ):
+        for name in saved.namelist():
+            part = saved.read(name)
+            if name == "xl/workbook.xml":
+                part = part.replace(b"<workbookPr/>", b'<workbookPr date1904="1"/>')
+            made.writestr(name, part)
+    return out.getvalue()
+
+
+_WRITERS = st.sampled_from([_openpyxl_book, _xlsxwriter_book, _write_only_book, _dates_from_1904])
 _AT = st.tuples(st.integers(0, 2), st.integers(0, 1))
 #: Bytes of a sheet's XML in a piece: a few rows, or all of them.
 _PIECES = st.sampled_from([150, 400, 1500, 1 << 20])

@@ -45,6 +45,8 @@ _PIECE_BYTES = 1 << 20
 _SPARE_CELLS = 1 << 20
 #: Empty rows (before a piece's first) given at a time.
 _GAP_ROWS = 1 << 16
+#: Bytes looked at after the start of each value and each row number, at once.
+_LOOK = 24
 
 _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _RELS = "http://schemas.openxmlformats.org/package/2006/relationships"
@@ -65,8 +67,6 @@ _FORMULA = re.compile(rb"<f\b[^>]*")
 _CELL_VALUE = re.compile(rb"<v>(.*?)</v>", re.DOTALL)
 _EMPTY_STRING = re.compile(rb"<si><t(?: [^>]*)?(?:/>|></t>)</si>|<si/>|<si></si>")
 _DIMENSION_TAG = re.compile(rb"<dimension [^>]*>")
-#: Bytes looked at after a value's or a row number's start, at once.
-_LOOK = 24
 _DIMENSION = re.compile(rb'<dimension ref="([A-Z]*)(\d*)(?::([A-Z]+)(\d+))?"')
 
 
@@ -347,6 +347,7 @@ class Piece:
         return 0
 
     def rows(self) -> list[tuple[Any, ...]]:
+        """Its rows as :meth:`Sheet.iter_rows` gives them."""
         return list(self.iter_rows())
 
     def iter_rows(self) -> Iterator[tuple[Any, ...]]:
