@@ -280,9 +280,14 @@ def _counted_like_openpyxl(piece: bytes, stated: bool) -> bool:
     if len(numbers) != piece.count(b"<row"):
         return False
     span = int(numbers[-1]) - int(numbers[0]) + 1 if numbers else 0
+    return span * _widest(piece) <= 2 * cells + workbook._SPARE_CELLS
+
+
+def _widest(piece: bytes) -> int:
+    """The last column a cell names, found by regular expressions."""
     wide = {workbook._column(c) for c in re.findall(rb'<c r="([A-Z]{2,3})\d', piece)}
     narrow = {c[0] - 64 for c in re.findall(rb'<c r="([A-Z])\d', piece)}
-    return span * max(wide | narrow | {1}) <= 2 * cells + workbook._SPARE_CELLS
+    return max(wide | narrow | {1})
 
 
 #: Bits of a sheet's XML, well formed or not, in any order.
@@ -344,6 +349,7 @@ def test_tags_counted_at_once_decide_as_counted_one_by_one(parts, stated, spare)
         patch.setattr(workbook, "_SPARE_CELLS", spare)
         assert workbook._like_openpyxl(piece, stated) == _counted_like_openpyxl(piece, stated)
     tags = workbook._Tags(piece)
+    assert tags.widest() == _widest(piece)
     if tags.plain_numbers():
         assert workbook._NUMBER.search(piece) is None
     found = re.findall(rb'<row r="(\d+)"', piece)

@@ -524,18 +524,30 @@ class _Tags:
         self._piece = piece
         self._bytes = np.frombuffer(piece + bytes(_LOOK + 8), dtype=np.uint8)
         self._at = np.flatnonzero(self._bytes[: len(piece)] == ord("<"))
-        self._first = self._bytes[self._at + 1]
-        self._second = self._bytes[self._at + 2]
+        # the two bytes after each "<" as one number, the first the low byte
+        self._code = self._bytes[self._at + 1].astype(np.uint16)
+        self._code |= self._bytes[self._at + 2].astype(np.uint16) << 8
+        self._found: dict[bytes, Any] = {}
 
     def starts(self, name: bytes) -> Any:
-        """Where ``<`` and ``name`` (two bytes or more, up to 12) start."""
-        at = self._at[(self._first == name[0]) & (self._second == name[1])]
-        for offset, char in enumerate(name[2:], start=3):
-            at = at[self._bytes[at + offset] == char]
+        """Where ``<`` and ``name`` (two bytes or more) start."""
+        if name in self._found:
+            return self._found[name]
+        if len(name) == 2:
+            at = self._at[self._code == name[0] | name[1] << 8]
+        else:
+            at = self.starts(name[:2])
+            for offset, char in enumerate(name[2:], start=3):
+                at = at[self._bytes[at + offset] == char]
+        self._found[name] = at
         return at
 
     def count(self, name: bytes) -> int:
         """How many times ``<`` and ``name`` occur."""
+        import numpy as np
+
+        if len(name) == 2 and name not in self._found:
+            return int(np.count_nonzero(self._code == name[0] | name[1] << 8))
         return len(self.starts(name))
 
     def after_tag(self, name: bytes) -> bool:
@@ -543,11 +555,13 @@ class _Tags:
         at = self.starts(name)
         return bool((self._bytes[at - 1] == ord(">")).any())  # before 0: a byte of padding
 
-    def _ahead(self, at: Any) -> Any:
-        """The :data:`_LOOK` bytes from each of ``at``, a row for each (from the ``at``)."""
+    def _ahead(self, at: Any, size: int = _LOOK) -> Any:
+        """The ``size`` bytes from each of ``at``, a row for each byte (a column for each
+        of ``at``)."""
         import numpy as np
+        from numpy.lib.stride_tricks import sliding_window_view
 
-        return np.stack([self._bytes[at + k] for k in range(_LOOK)])
+        return np.ascontiguousarray(sliding_window_view(self._bytes, size)[at].T)
 
     def plain_numbers(self) -> bool:
         """Whether no value (``<v>``) begins as :data:`_NUMBER` matches: a sign or none, then
@@ -561,20 +575,26 @@ class _Tags:
             return True
         at = at + ((self._bytes[at] == ord("+")) | (self._bytes[at] == ord("-")))
         chars = self._ahead(at)
-        digit = (chars >= ord("0")) & (chars <= ord("9"))
+        digit = chars - np.uint8(ord("0")) <= 9
         number = digit | (chars == ord("."))
         if number.all(axis=0).any() or digit[:16].all(axis=0).any():
             return False
         every = np.arange(len(at))
         run = number.argmin(axis=0)  # the first byte neither a digit nor a point
-        after = chars[run, every]
-        if ((after == ord("e")) | (after == ord("E"))).any():
+        if (chars[run, every] | 0x20 == ord("e")).any():  # e or E
             return False
         digits = digit.argmin(axis=0)
+        # a point after the first digits, and a zero or the point before the run's end
+        point = np.flatnonzero(chars[digits, every] == ord("."))
+        last = chars[run[point] - 1, point]
+        point = point[(last == ord("0")) | (last == ord("."))]
+        if not len(point):
+            return True
+        chars, digits, run = chars[:, point], digits[point], run[point]
         place = np.arange(_LOOK)[:, None]
         other = (chars != ord("0")) & (place > digits) & (place < run)  # not a zero after it
-        whole = (chars[digits, every] == ord(".")) & ~other.any(axis=0)
-        end = at + run
+        whole = ~other.any(axis=0)
+        end = at[point] + run
         for offset, char in enumerate(b"</v>"):
             whole &= self._bytes[end + offset] == char
         return not whole.any()
@@ -583,6 +603,8 @@ class _Tags:
         """The first and last row's numbers when every row states its number (``<row r="``,
         digits and ``"``; none when there are no rows); ``None`` when one may not, or its
         digits run too long to see their end."""
+        import numpy as np
+
         at = self.starts(b"row")
         if not len(at):
             return []
@@ -590,11 +612,11 @@ class _Tags:
             if not (self._bytes[at + offset] == char).all():
                 return None
         chars = self._ahead(at + 8)
-        digit = (chars >= ord("0")) & (chars <= ord("9"))
+        digit = chars - np.uint8(ord("0")) <= 9
         run = digit.argmin(axis=0)
         if not digit[0].all() or digit.all(axis=0).any():
             return None
-        if not (chars[run, range(len(at))] == ord('"')).all():
+        if not (chars[run, np.arange(len(at))] == ord('"')).all():
             return None
         first, last = int(at[0]) + 8, int(at[-1]) + 8
         return [int(self._piece[first : first + run[0]]), int(self._piece[last : last + run[-1]])]
@@ -605,13 +627,17 @@ class _Tags:
         import numpy as np
 
         at = self.starts(b'c r="') + 6
+        first, second = self._bytes[at], self._bytes[at + 1]
+        letter = first - np.uint8(ord("A")) <= 25
+        if letter.all() and (second - np.uint8(ord("0")) <= 9).all():
+            return max(1, int(first.max(initial=0)) - 64)  # every cell in columns A to Z
         chars = [self._bytes[at + k].astype(np.int64) for k in range(4)]
-        letter = [(c >= ord("A")) & (c <= ord("Z")) for c in chars[:3]]
+        letters = [(c >= ord("A")) & (c <= ord("Z")) for c in chars[:3]]
         digit = [(c >= ord("0")) & (c <= ord("9")) for c in chars[1:]]
         widest, column, named = 1, np.zeros(len(at), dtype=np.int64), np.ones(len(at), bool)
         for k in range(3):
             column = column * 26 + chars[k] - 64
-            named = named & letter[k]
+            named = named & letters[k]
             found = column[named & digit[k]]
             if len(found):
                 widest = max(widest, int(found.max()))
