@@ -368,3 +368,22 @@ def test_plain_values_and_rows_are_told_at_once():
     assert not tags.plain_numbers()  # an exponent
     tags = workbook._Tags(piece.replace(b"1E-3", b"12"))
     assert tags.plain_numbers()
+
+
+@given(
+    parts=st.dictionaries(
+        st.text(st.sampled_from("ab/é日.xml"), min_size=1, max_size=12),
+        st.binary(max_size=40),
+        max_size=4,
+    ),
+    name=st.text(st.sampled_from("xl/sheté日.xml"), min_size=1, max_size=12),
+    data=st.lists(st.binary(max_size=60), max_size=4),
+)
+def test_a_part_added_to_the_rest_is_read_back_by_zipfile(parts, name, data):
+    parts.pop(name, None)
+    archive = zipfile.ZipFile(io.BytesIO(workbook._Rest(parts).with_part(name, data)))
+    assert archive.testzip() is None  # every part's CRC
+    assert {info.filename: archive.read(info) for info in archive.infolist()} == {
+        **parts,
+        name: b"".join(data),
+    }

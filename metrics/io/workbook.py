@@ -31,7 +31,9 @@ from __future__ import annotations
 import datetime as dt
 import io
 import re
+import struct
 import zipfile
+import zlib
 from collections.abc import Iterator, Sequence
 from itertools import islice
 from pathlib import Path, PurePosixPath
@@ -52,6 +54,11 @@ _MAIN = "http://schemas.openxmlformats.org/spreadsheetml/2006/main"
 _RELS = "http://schemas.openxmlformats.org/package/2006/relationships"
 _DOC_RELS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 _EMPTY_SHEET = f'<worksheet xmlns="{_MAIN}"><sheetData/></worksheet>'.encode()
+_SHEET_DATA_END = b"</sheetData>"
+_SHEET_END = _SHEET_DATA_END + b"</worksheet>"
+#: A zip archive's local file header, central directory entry and end record, as zipfile
+#: writes them (each begins with its signature).
+_LOCAL, _CENTRAL, _END = "<4s2B4HL2L2H", "<4s4B4HL2L5H2L", "<4s4H2LH"
 
 #: Stored numbers calamine reads otherwise than openpyxl (a whole number with a fraction, 16
 #: digits or more), and numbers with an exponent, looked at one by one.
@@ -101,7 +108,7 @@ class Workbook:
         self._source = source
         self._zip = zipfile.ZipFile(self._open())
         self._parts = _Parts(self._zip)
-        self._others: dict[str, bytes] | None = None
+        self._rest: dict[str, _Rest] = {}
         self._openpyxl: dict[bool, Any] = {}
         self.worksheets = [
             Sheet(self, index, title, state, path)
@@ -127,26 +134,18 @@ class Workbook:
 
     def piece_book(self, index: int, head: bytes, rows: bytes) -> IO[bytes]:
         """The workbook with ``rows`` as the rows of its worksheet ``index`` (``head`` its XML
-        before them) and every other sheet empty."""
-        if self._others is None:
+        before them) and every other sheet empty: its other parts written once (:class:`_Rest`),
+        the sheet stored after them."""
+        target = self._parts.sheets[index][2]
+        if target not in self._rest:
             sheets = {path for _, _, path in self._parts.sheets}
-            self._others = {
+            parts = {
                 name: _EMPTY_SHEET if name in sheets else self._zip.read(name)
                 for name in self._zip.namelist()
+                if name != target
             }
-        out = io.BytesIO()
-        target = self._parts.sheets[index][2]
-        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as book:
-            for name, data in self._others.items():
-                if name != target:
-                    book.writestr(name, data)
-                    continue
-                with book.open(name, "w") as sheet:
-                    sheet.write(head)
-                    sheet.write(rows)
-                    sheet.write(b"</sheetData></worksheet>")
-        out.seek(0)
-        return out
+            self._rest[target] = _Rest(parts)
+        return io.BytesIO(self._rest[target].with_part(target, (head, rows, _SHEET_END)))
 
     def close(self) -> None:
         self._zip.close()
@@ -158,6 +157,44 @@ class Workbook:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+class _Rest:
+    """A zip archive of some parts (stored), to which one more is added at a time: the parts'
+    bytes and their central directory are written once."""
+
+    def __init__(self, parts: dict[str, bytes]) -> None:
+        out = io.BytesIO()
+        with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as book:
+            for name, data in parts.items():
+                book.writestr(name, data)
+        whole = out.getvalue()
+        *_, self._count, directory_size, self._start, _ = struct.unpack(_END, whole[-22:])
+        self._parts = whole[: self._start]
+        self._directory = whole[self._start : self._start + directory_size]
+
+    def with_part(self, name: str, data: Sequence[bytes]) -> bytes:
+        """The archive with a part ``name`` of the bytes in ``data`` added (stored, dated
+        1980-01-01)."""
+        try:
+            encoded, flags = name.encode("ascii"), 0
+        except UnicodeEncodeError:
+            encoded, flags = name.encode("utf-8"), 0x800
+        size = sum(map(len, data))
+        if self._start + size >= 0xFFFFFFFF:
+            raise UnreadableWorkbook("a sheet too large to read in pieces")
+        crc = 0
+        for chunk in data:
+            crc = zlib.crc32(chunk, crc)
+        fields = (flags, zipfile.ZIP_STORED, 0, 33, crc, size, size, len(encoded), 0)
+        local = struct.pack(_LOCAL, b"PK\x03\x04", 20, 0, *fields)
+        made = (20, 3, 20, 0)  # by zip 2.0 on Unix, for zip 2.0
+        attributes = (0, 0, 0, 0o600 << 16)  # no comment, disk 0, file mode rw-------
+        entry = struct.pack(_CENTRAL, b"PK\x01\x02", *made, *fields, *attributes, self._start)
+        start = self._start + len(local) + len(encoded) + size
+        count, directory_size = self._count + 1, len(self._directory) + len(entry) + len(encoded)
+        end = struct.pack(_END, b"PK\x05\x06", 0, 0, count, count, directory_size, start, 0)
+        return b"".join([self._parts, local, encoded, *data, self._directory, entry, encoded, end])
 
 
 class Sheet:
@@ -277,6 +314,7 @@ class Sheet:
                 return
             yield _DIMENSION_TAG.sub(b"", text[:begin]) + b"<sheetData>"
             buffer, ended = text[end:], False
+            searched = 0  # no closing tag starts before
             while True:
                 if not ended and (len(buffer) < size or buffer.find(b"<row", size) < 0):
                     step = stream.read(size)
@@ -284,7 +322,8 @@ class Sheet:
                     buffer += step
                     del step
                     continue
-                over = buffer.find(b"</sheetData>")
+                over = buffer.find(_SHEET_DATA_END, searched)
+                searched = max(len(buffer) - len(_SHEET_DATA_END) + 1, 0)
                 if over >= 0:
                     buffer, ended = buffer[:over], True
                 cut = buffer.rfind(b"<row", 0, size + 1)
@@ -296,6 +335,7 @@ class Sheet:
                     return
                 yield buffer[:cut]
                 buffer = buffer[cut:]
+                searched = max(searched - cut, 0)
 
 
 class Piece:
