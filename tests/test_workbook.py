@@ -387,3 +387,31 @@ def test_a_part_added_to_the_rest_is_read_back_by_zipfile(parts, name, data):
         **parts,
         name: b"".join(data),
     }
+
+
+def test_the_general_format_is_a_date_to_neither_reader():
+    """Why openpyxl's date rules are left unimported for styles of the format General."""
+    from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format, is_timedelta_format
+
+    code = BUILTIN_FORMATS[workbook._GENERAL]
+    assert code == "General"
+    assert not is_date_format(code) and not is_timedelta_format(code) and "[" not in code
+    assert not workbook._calamine_date(code)
+
+
+@pytest.mark.parametrize(
+    ("cells", "imported"), [([1, "a", 2.5], False), ([1, "a", dt.date(2024, 1, 2)], True)]
+)
+def test_openpyxl_is_imported_only_for_formats_other_than_general(tmp_path, cells, imported):
+    import subprocess
+    import sys
+
+    path = tmp_path / "book.xlsx"
+    path.write_bytes(_xlsxwriter_book([cells], (0, 0)))
+    code = (
+        "import sys\nfrom metrics.io.workbook import open_workbook\n"
+        f"book = open_workbook({str(path)!r})\nprint(list(book.worksheets[0].iter_rows()))\n"
+        "print('openpyxl' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.splitlines()[-1] == str(imported)

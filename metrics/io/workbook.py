@@ -73,6 +73,8 @@ _CELL_REF = re.compile(rb'\br="([A-Z]+)\d+"')
 _FORMULA = re.compile(rb"<f\b[^>]*")
 _CELL_VALUE = re.compile(rb"<v>(.*?)</v>", re.DOTALL)
 _EMPTY_STRING = re.compile(rb"<si><t(?: [^>]*)?(?:/>|></t>)</si>|<si/>|<si></si>")
+#: The built-in number format General.
+_GENERAL = 0
 _DIMENSION_TAG = re.compile(rb"<dimension [^>]*>")
 _DIMENSION = re.compile(rb'<dimension ref="([A-Z]*)(\d*)(?::([A-Z]+)(\d+))?"')
 
@@ -834,9 +836,9 @@ def _joined(folder: PurePosixPath, target: str) -> str:
 
 def _dates_differ(archive: zipfile.ZipFile, styles_path: str) -> bool:
     """Whether a cell style's number format is a date to one of calamine and openpyxl but not
-    to the other, or a duration, or has brackets (the two read those otherwise)."""
-    from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format, is_timedelta_format
-
+    to the other, or a duration, or has brackets (the two read those otherwise). openpyxl's
+    rules are imported only for a style other than the built-in General (format 0, a date to
+    neither)."""
     root = ElementTree.fromstring(archive.read(styles_path))
     codes = {
         int(f.get("numFmtId", "0")): f.get("formatCode", "")
@@ -845,6 +847,10 @@ def _dates_differ(archive: zipfile.ZipFile, styles_path: str) -> bool:
     xfs = root.find(f"{{{_MAIN}}}cellXfs")
     for xf in xfs.iter(f"{{{_MAIN}}}xf") if xfs is not None else ():
         number = int(xf.get("numFmtId", "0"))
+        if number == _GENERAL and number not in codes:
+            continue
+        from openpyxl.styles.numbers import BUILTIN_FORMATS, is_date_format, is_timedelta_format
+
         code = codes.get(number, BUILTIN_FORMATS.get(number))
         if code is None:
             return True  # a format openpyxl does not know (calamine may know it)
