@@ -71,3 +71,10 @@ def test_numbers_with_nulls_read_as_to_numpy_reads_them(values, offset):
     unsafe = arrow_calls.cast(array, pa.float64(), safe=False)
     assert same(unsafe, pc.cast(array, pa.float64(), safe=False))
     assert arrow_calls.null_of(pa.string()).equals(pa.scalar(None, pa.string()))
+
+
+@given(st.lists(st.sampled_from(["", "d12", "q 7", "ÄB", "日本", "\x00"]) | st.text(max_size=6)))
+def test_strings_built_from_buffers_are_pyarrows_strings(texts):
+    built = arrow_strings(texts)
+    built.validate(full=True)
+    assert built.equals(pa.array(texts, pa.string()))

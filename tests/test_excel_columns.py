@@ -276,3 +276,58 @@ def test_a_plain_table_is_read_column_by_column(monkeypatch):
     kind, items, _ = chunks[0].column(1)
     assert kind == "text"
     assert items.equals(pa.array([f"d{i}" for i in range(1000)], pa.string()))
+
+
+def _same_column(new: Any, old: Any) -> None:
+    assert (new.name, new.distinct, new.flags, new.text_labels) == (
+        old.name,
+        old.distinct,
+        old.flags,
+        old.text_labels,
+    )
+    assert new.codes.tolist() == old.codes.tolist()
+    if old.numbers is None:
+        assert new.numbers is None
+    else:
+        assert new.numbers.tobytes() == old.numbers.tobytes()
+
+
+@pytest.mark.slow
+@_EXAMPLES
+@given(rows=_sheets(), writer=_WRITERS, piece=_PIECES, names=st.booleans())
+def test_an_excel_stream_s_sample_is_read_from_its_frame_without_pandas(
+    monkeypatch, tmp_path_factory, rows, writer, piece, names
+):
+    """The first rows' values as role guessing reads them: from arrow, as from the frame that
+    pandas makes of them."""
+    monkeypatch.setattr(workbook, "_PIECE_BYTES", piece)
+    path = tmp_path_factory.mktemp("book") / "t.xlsx"
+    path.write_bytes(writer([["query", "item", "column_4"] if names else [], *rows], (0, 0)))
+    with monkeypatch.context() as patch:
+        patch.setattr(formats._ExcelColumns, "arrow", lambda self, names: None)
+        old = table_stream.open_stream(path)
+    new = table_stream.open_stream(path)
+    assert (new is None) == (old is None)
+    if new is None:
+        return
+    assert new.sample.names == old.sample.names
+    assert new.sample.values.rows == old.sample.values.rows
+    for name in old.sample.names:
+        _same_column(new.sample.values.columns[name], old.sample.values.columns[name])
+
+
+@pytest.mark.slow
+def test_an_excel_run_is_read_in_blocks_without_pandas(tmp_path):
+    """A workbook of text and numbers: its sample read from arrow, its batches built from
+    buffers; the evaluation the same as of its CSV."""
+    from benchmarks.formats import write_formats
+    from benchmarks.generate import generate
+    from tests.test_pandas_free_tables import _evaluated
+
+    run, qrels = generate(30, depth=10, directory=tmp_path)
+    files = write_formats(run, qrels, tmp_path, formats=("csv", "xlsx"))
+    _, expected = _evaluated(files["csv"][0], files["csv"][1], whole_mb="64")
+    assert expected.strip()
+    imported, output = _evaluated(files["xlsx"][0], files["xlsx"][1], whole_mb="0")
+    assert not imported
+    assert output == expected

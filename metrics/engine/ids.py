@@ -209,12 +209,19 @@ def arrow_numbers(values: np.ndarray) -> pa.Array:
 
 def arrow_strings(texts: Sequence[str]) -> pa.Array:
     """Python strings as an arrow string array, built from buffers (``pa.array()`` would import
-    pandas through pyarrow's pandas shim)."""
-    encoded = [t.encode("utf-8") for t in texts]
-    offsets = np.zeros(len(encoded) + 1, dtype=np.int32)
-    np.cumsum([len(e) for e in encoded], out=offsets[1:])
+    pandas through pyarrow's pandas shim): their characters encoded at once, and their
+    lengths counted as characters when every one is a byte (ASCII)."""
+    joined = "".join(texts)
+    data = joined.encode("utf-8")
+    count = len(texts)
+    if len(data) == len(joined):
+        lengths = np.fromiter(map(len, texts), np.int64, count)
+    else:
+        lengths = np.fromiter((len(t.encode("utf-8")) for t in texts), np.int64, count)
+    offsets = np.zeros(count + 1, dtype=np.int32)
+    np.cumsum(lengths, out=offsets[1:])
     return pa.Array.from_buffers(
-        pa.string(), len(encoded), [None, pa.py_buffer(offsets), pa.py_buffer(b"".join(encoded))]
+        pa.string(), count, [None, pa.py_buffer(offsets), pa.py_buffer(data)]
     )
 
 

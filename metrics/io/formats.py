@@ -736,7 +736,7 @@ class _Chunk:
         if kinds == {"text"}:
             return (
                 "text",
-                pa.array(list(chain.from_iterable(v for _, v in found)), pa.string()),
+                arrow_strings(list(chain.from_iterable(v for _, v in found))),
                 False,
             )
         if kinds == {"empty"}:
@@ -792,12 +792,32 @@ class _ExcelColumns:
     def _lengths(self) -> list[tuple[str, int]]:
         return [(kind, _chunk_length(kind, chunk)) for kind, chunk in self.chunks[0]]
 
-    def frame(self, names: list[str]) -> pd.DataFrame:
-        names = names + _unique_names(
+    def _names(self, names: list[str]) -> list[str]:
+        """The columns' names: ``names``, then ``column_<n>`` for columns past them."""
+        return names + _unique_names(
             [f"column_{j + 1}" for j in range(len(names), len(self.chunks))]
         )
-        columns = {name: _excel_merged(self.chunks[j]) for j, name in enumerate(names)}
+
+    def frame(self, names: list[str]) -> pd.DataFrame:
+        columns = {name: _excel_merged(self.chunks[j]) for j, name in enumerate(self._names(names))}
         return pd.DataFrame(columns, index=pd.RangeIndex(self.rows))
+
+    def arrow(self, names: list[str]) -> pa.Table | None:
+        """The columns as arrow, that ``to_pandas`` turns into :meth:`frame` (its columns of
+        numbers and of text: ``None`` when a column holds true/false values, which the frame
+        holds as Python objects, or two columns have one name)."""
+        columns: dict[str, pa.ChunkedArray] = {}
+        for j, name in enumerate(self._names(names)):
+            chunks = self.chunks[j]
+            kind = _merged_kind(chunks)
+            if kind == "bool" or name in columns:
+                return None
+            columns[name] = (
+                pa.chunked_array([arrow_numbers(_merged_numbers(chunks))])
+                if kind == "number"
+                else _merged_text(chunks)
+            )
+        return pa.Table.from_arrays(list(columns.values()), names=list(columns))
 
 
 def _chunk_length(kind: str, chunk: Any) -> int:
@@ -824,23 +844,36 @@ def _excel_chunk(values: list[object]) -> tuple[str, Any]:
 
 def _excel_merged(chunks: list[tuple[str, Any]]) -> pd.Series:
     """A column of chunks as :func:`_excel_column` reads all its values at once."""
-    kinds = {kind for kind, _ in chunks} - {"empty"}
-    if kinds == {"number"}:
-        return pd.Series(
-            np.concatenate(
-                [np.full(c, np.nan) if k == "empty" else c for k, c in chunks] or [np.zeros(0)]
-            ),
-            dtype="float64",
-        )
-    if kinds == {"bool"}:
+    kind = _merged_kind(chunks)
+    if kind == "number":
+        return pd.Series(_merged_numbers(chunks), dtype="float64")
+    if kind == "bool":
         return pd.Series(
             np.concatenate(
                 [np.full(c, None, dtype=object) if k == "empty" else c for k, c in chunks]
             ),
             dtype="object",
         )
-    parts = [_as_text(kind, chunk) for kind, chunk in chunks]
-    return _strings(pa.chunked_array(parts, type=pa.string()))
+    return _strings(_merged_text(chunks))
+
+
+def _merged_kind(chunks: list[tuple[str, Any]]) -> str:
+    """What a column of chunks holds: ``"number"`` or ``"bool"`` (and empty chunks), else
+    ``"text"``."""
+    kinds = {kind for kind, _ in chunks} - {"empty"}
+    return kinds.pop() if kinds in ({"number"}, {"bool"}) else "text"
+
+
+def _merged_numbers(chunks: list[tuple[str, Any]]) -> np.ndarray:
+    """A column of chunks of numbers (``NaN`` for the empty ones)."""
+    return np.concatenate(
+        [np.full(c, np.nan) if k == "empty" else c for k, c in chunks] or [np.zeros(0)]
+    )
+
+
+def _merged_text(chunks: list[tuple[str, Any]]) -> pa.ChunkedArray:
+    """A column of chunks as text."""
+    return pa.chunked_array([_as_text(kind, chunk) for kind, chunk in chunks], type=pa.string())
 
 
 def _as_text(kind: str, chunk: Any) -> pa.Array:

@@ -31,7 +31,7 @@ import pyarrow as pa
 
 from metrics.engine import arrow_calls
 from metrics.engine.arrow_calls import compute as pc
-from metrics.engine.ids import arrow_strings, numpy_of
+from metrics.engine.ids import arrow_numbers, arrow_strings, numpy_of
 from metrics.errors import InputError
 from metrics.io.evidence import Table
 from metrics.io.formats import (
@@ -359,10 +359,11 @@ def _excel_stream(path: Path, name: str) -> TableStream | None:
             return None
         columns = _ExcelColumns(layout.width)
         columns.add(first)
-        frame = columns.frame(layout.names)
-    if len(frame.columns) != layout.width:
-        return None  # rows wider than the first ones
-    sample = Sample(name, "excel", layout.header, Table.of(frame))
+    arrow = columns.arrow(layout.names)  # without pandas, but for true/false values
+    values = Table.of(columns.frame(layout.names)) if arrow is None else Table.of_arrow(arrow)
+    if len(values.names) != layout.width:
+        return None  # rows wider than the first ones, or two columns of one name
+    sample = Sample(name, "excel", layout.header, values)
     names = layout.names
 
     def read(wanted: Sequence[str], text: Sequence[str]) -> Iterator[pa.RecordBatch]:
@@ -389,7 +390,7 @@ def _excel_array(kind: str, values: Any, as_text: bool) -> pa.Array:
     if as_text or kind == "text":
         return _as_text(kind, values)
     if kind == "number":
-        return pa.array(values, pa.float64())
+        return arrow_numbers(values)
     if kind == "bool":
         return pa.array(values.tolist(), pa.bool_(), from_pandas=True)
     return pa.nulls(int(values), pa.float64())
