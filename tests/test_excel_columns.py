@@ -331,3 +331,22 @@ def test_an_excel_run_is_read_in_blocks_without_pandas(tmp_path):
     imported, output = _evaluated(files["xlsx"][0], files["xlsx"][1], whole_mb="0")
     assert not imported
     assert output == expected
+
+
+def test_an_excel_stream_reads_the_sheet_its_sample_came_from(tmp_path):
+    """The batches come from the sheet the first rows were read from: here the second, the
+    first holding no table."""
+    import openpyxl
+
+    book = openpyxl.Workbook()
+    book.active.append(["notes"])
+    table = book.create_sheet("run")
+    rows = [["query", "item", "score"]] + [[f"q{i % 3}", f"d{i}", i / 4] for i in range(30)]
+    for row in rows:
+        table.append(row)
+    path = tmp_path / "two.xlsx"
+    book.save(path)
+    stream = table_stream.open_stream(path)
+    assert stream is not None
+    read = pa.Table.from_batches(list(stream.batches(stream.sample.names))).to_pydict()
+    assert read == {name: list(values) for name, values in zip(rows[0], zip(*rows[1:]))}

@@ -701,12 +701,11 @@ def _filled_blocks(sheet: Any, header: bool) -> Iterator[Piece | list[tuple[Any,
 
 def _every_row_filled(piece: Piece) -> bool:
     """Whether a column holds a value in every row of ``piece``: numbers, or text other than
-    white space."""
-    for j in range(piece.width):
-        kind, values = piece.column(j)
-        if kind == "number" or (kind == "text" and all(map(str.strip, values))):
-            return True
-    return False
+    white space (the columns of numbers looked at first: their values need no look)."""
+    columns = [piece.column(j) for j in range(piece.width)]
+    if any(kind == "number" for kind, _ in columns):
+        return True
+    return any(kind == "text" and all(map(str.strip, values)) for kind, values in columns)
 
 
 class _Chunk:

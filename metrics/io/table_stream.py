@@ -360,17 +360,17 @@ def _excel_stream(path: Path, name: str) -> TableStream | None:
         columns = _ExcelColumns(layout.width)
         columns.add(first)
     arrow = columns.arrow(layout.names)  # without pandas, but for true/false values
-    values = Table.of(columns.frame(layout.names)) if arrow is None else Table.of_arrow(arrow)
-    if len(values.names) != layout.width:
+    evidence = Table.of(columns.frame(layout.names)) if arrow is None else Table.of_arrow(arrow)
+    if len(evidence.names) != layout.width:
         return None  # rows wider than the first ones, or two columns of one name
-    sample = Sample(name, "excel", layout.header, values)
-    names = layout.names
+    sample = Sample(name, "excel", layout.header, evidence)
+    names, position = layout.names, sheet.position
 
     def read(wanted: Sequence[str], text: Sequence[str]) -> Iterator[pa.RecordBatch]:
         with open_workbook(path) as book:
-            sheet = _table_sheet(book.worksheets)
             at = [names.index(c) for c in wanted]
-            for chunk in _sheet_chunks(sheet.sheet, layout.header, BATCH_ROWS // 4):
+            table = book.worksheets[position]  # the sheet _table_sheet found
+            for chunk in _sheet_chunks(table, layout.header, BATCH_ROWS // 4):
                 arrays = []
                 for j, column in zip(at, wanted):
                     kind, values, _ = chunk.column(j)
