@@ -702,10 +702,14 @@ def _filled_blocks(sheet: Any, header: bool) -> Iterator[Piece | list[tuple[Any,
 def _every_row_filled(piece: Piece) -> bool:
     """Whether a column holds a value in every row of ``piece``: numbers, or text other than
     white space (the columns of numbers looked at first: their values need no look)."""
-    columns = [piece.column(j) for j in range(piece.width)]
-    if any(kind == "number" for kind, _ in columns):
-        return True
-    return any(kind == "text" and all(map(str.strip, values)) for kind, values in columns)
+    texts = []
+    for j in range(piece.width):
+        kind, values = piece.column(j)
+        if kind == "number":
+            return True
+        if kind == "text":
+            texts.append(values)
+    return any(all(map(str.strip, values)) for values in texts)
 
 
 class _Chunk:
