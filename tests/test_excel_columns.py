@@ -350,3 +350,13 @@ def test_an_excel_stream_reads_the_sheet_its_sample_came_from(tmp_path):
     assert stream is not None
     read = pa.Table.from_batches(list(stream.batches(stream.sample.names))).to_pydict()
     assert read == {name: list(values) for name, values in zip(rows[0], zip(*rows[1:]))}
+
+
+def test_a_piece_s_part_of_all_its_rows_is_the_piece_itself():
+    """Its columns, read once to tell its rows filled, are not read again for its chunk."""
+    piece = Piece([(1.0, 2.5), ("a", "b")], 2, 0, None)
+    assert piece.part(0, 2) is piece
+    assert piece.part(0, 9) is piece
+    assert piece.part(1, 2) is not piece
+    assert piece.part(1, 2).rows() == [(2.5, "b")]
+    assert piece.part(0, 1).rows() == [(1, "a")]

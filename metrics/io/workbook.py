@@ -367,8 +367,11 @@ class Piece:
         return self.stop - self.start
 
     def part(self, start: int, stop: int) -> Piece:
-        """Its rows ``start`` to ``stop`` (counted from its first)."""
+        """Its rows ``start`` to ``stop`` (counted from its first): itself when they are all
+        of them (its columns read once)."""
         stop = min(stop, len(self))
+        if start == 0 and stop == len(self):
+            return self
         return Piece(
             self._grid,
             self._length,
