@@ -600,13 +600,14 @@ class _Tags:
         at = self.starts(name)
         return bool((self._bytes[at - 1] == ord(">")).any())  # before 0: a byte of padding
 
-    def _ahead(self, at: Any, size: int = _LOOK) -> Any:
-        """The ``size`` bytes from each of ``at``, a row for each byte (a column for each
+    def _ahead(self, at: Any) -> Any:
+        """The :data:`_LOOK` bytes from each of ``at``, a row for each byte (a column for each
         of ``at``)."""
         import numpy as np
-        from numpy.lib.stride_tricks import sliding_window_view
 
-        return np.ascontiguousarray(sliding_window_view(self._bytes, size)[at].T)
+        every = (len(self._bytes) - _LOOK + 1, _LOOK)  # the bytes from each byte, a view
+        windows = np.ndarray(every, np.uint8, self._bytes, 0, (1, 1))
+        return np.ascontiguousarray(windows[at].T)
 
     def plain_numbers(self) -> bool:
         """Whether no value (``<v>``) begins as :data:`_NUMBER` matches: a sign or none, then
