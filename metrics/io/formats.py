@@ -1753,22 +1753,16 @@ def _stripped_chunk(chunk: pa.Array) -> pa.Array:
         offsets = np.frombuffer(offsets_buffer, dtype=np.int32)[
             chunk.offset : chunk.offset + len(chunk) + 1
         ]
-        lengths = np.diff(offsets)
-        if chunk.null_count == 0:  # the usual case: no mask to build
-            if lengths.min() > 0:
-                data = np.frombuffer(data_buffer, dtype=np.uint8)
-                if not (_edge(data[offsets[:-1]]) or _edge(data[offsets[1:] - 1])):
-                    return chunk
-        else:
+        starts, ends = offsets[:-1], offsets[1:]
+        if chunk.null_count:  # only the values present (the usual case needs no mask)
             valid = valid_of(chunk)
-            filled = valid & (lengths > 0)
-            if not (valid & (lengths == 0)).any():
-                if not filled.any():
-                    return chunk
-                data = np.frombuffer(data_buffer, dtype=np.uint8)
-                first, last = data[offsets[:-1][filled]], data[offsets[1:][filled] - 1]
-                if not (_edge(first) or _edge(last)):
-                    return chunk
+            if not valid.any():
+                return chunk
+            starts, ends = starts[valid], ends[valid]
+        if (ends > starts).all():  # no empty value
+            data = np.frombuffer(data_buffer, dtype=np.uint8)
+            if not (_edge(data[starts]) or _edge(data[ends - 1])):
+                return chunk
     trimmed = arrow_calls.trimmed(chunk)
     empty = arrow_calls.call_function("equal", [trimmed, arrow_strings([""])[0]])
     return arrow_calls.call_function("if_else", [empty, arrow_calls.null_of(pa.string()), trimmed])
