@@ -40,6 +40,8 @@ from pathlib import Path, PurePosixPath
 from typing import IO, Any
 from xml.etree import ElementTree
 
+import numpy as np
+
 #: Bytes of a sheet's XML read by calamine at a time (more where the shared strings are many:
 #: each piece reads them again).
 _PIECE_BYTES = 1 << 20
@@ -412,8 +414,6 @@ class Piece:
         return self._read[j]
 
     def _typed(self, j: int) -> tuple[str, Any]:
-        import numpy as np
-
         raw = self._column(j)
         if not raw:
             return "empty", None
@@ -564,8 +564,6 @@ class _Tags:
     itself), and the last column a cell names."""
 
     def __init__(self, piece: bytes) -> None:
-        import numpy as np
-
         self._piece = piece
         self._bytes = np.frombuffer(piece + bytes(_LOOK + 8), dtype=np.uint8)
         self._at = np.flatnonzero(self._bytes[: len(piece)] == ord("<"))
@@ -589,8 +587,6 @@ class _Tags:
 
     def count(self, name: bytes) -> int:
         """How many times ``<`` and ``name`` occur."""
-        import numpy as np
-
         if len(name) == 2 and name not in self._found:
             return int(np.count_nonzero(self._code == name[0] | name[1] << 8))
         return len(self.starts(name))
@@ -603,8 +599,6 @@ class _Tags:
     def _ahead(self, at: Any) -> Any:
         """The :data:`_LOOK` bytes from each of ``at``, a row for each byte (a column for each
         of ``at``)."""
-        import numpy as np
-
         every = (len(self._bytes) - _LOOK + 1, _LOOK)  # the bytes from each byte, a view
         windows = np.ndarray(every, np.uint8, self._bytes, 0, (1, 1))
         return np.ascontiguousarray(windows[at].T)
@@ -614,8 +608,6 @@ class _Tags:
         16 digits, or digits and points and an exponent, or digits, a point, zeros and the
         value's end. ``False`` also where unsure: a run of digits and points too long to see
         its end."""
-        import numpy as np
-
         at = self.starts(b"v>") + 3
         if not len(at):
             return True
@@ -649,8 +641,6 @@ class _Tags:
         """The first and last row's numbers when every row states its number (``<row r="``,
         digits and ``"``; none when there are no rows); ``None`` when one may not, or its
         digits run too long to see their end."""
-        import numpy as np
-
         at = self.starts(b"row")
         if not len(at):
             return []
@@ -670,8 +660,6 @@ class _Tags:
     def widest(self) -> int:
         """The last column a cell names (``<c r="`` and one to three letters and a digit), at
         least 1."""
-        import numpy as np
-
         at = self.starts(b'c r="') + 6
         first, second = self._bytes[at], self._bytes[at + 1]
         letter = first - np.uint8(ord("A")) <= 25
