@@ -344,6 +344,13 @@ def test_a_line_of_another_shape_is_read_by_pyarrow_json(tmp_path, monkeypatch, 
         assert spy.fast_rows == 8 and spy.json_opened == 1
 
 
+@pytest.mark.parametrize("packed", [False, True])
+def test_an_empty_file_is_read_by_pyarrow_json(tmp_path, monkeypatch, packed):
+    path = write(tmp_path / ("run.jsonl.gz" if packed else "run.jsonl"), [])
+    found, expected = readings(path, monkeypatch)
+    assert found == expected == ("error", "ArrowInvalid")
+
+
 def test_a_byte_order_mark_is_read_by_pyarrow_json(tmp_path, monkeypatch):
     path = tmp_path / "run.jsonl"
     path.write_bytes(b"\xef\xbb\xbf" + "".join(plain_line(n) + "\n" for n in range(8)).encode())

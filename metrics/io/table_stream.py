@@ -18,6 +18,7 @@ file is then read whole, and explained, as before.
 from __future__ import annotations
 
 import gc
+import mmap
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -421,30 +422,67 @@ def _jsonl_fast(
     The blocks are whole lines, cut where arrow's JSON reader cuts them (:func:`_line_blocks`),
     one at a time (arrow's CSV stream reader reads several blocks ahead). A block holding a
     carriage return is not read: lines end at line feeds only."""
-    with _opened(path, packed) as stream, _broken_gzip(path, packed):
-        layout = None
-        for block in _line_blocks(stream):
+    layout = None
+    with _broken_gzip(path, packed):
+        for source, start, end in _line_blocks(path, packed):
             if layout is None:
-                end = block.find(b"\n")
-                layout = _jsonl_layout(bytes(block[: end if end >= 0 else len(block)]))
+                line = source.find(b"\n", start, end)
+                layout = _jsonl_layout(bytes(source[start : line if line >= 0 else end]))
                 if layout is None or not layout.reads(columns, text):
                     break
             batch = None
-            if block.find(b"\r") < 0:
+            if source.find(b"\r", start, end) < 0:
+                block = pa.py_buffer(source).slice(start, end - start)
                 batch = _jsonl_batch(_pieces(block, len(layout.keys)), layout, columns)
             if batch is None:
                 break
             yield batch
         else:
+            if layout is not None:
+                return
+    yield None  # arrow's JSON reader reads the rest (an empty file: it fails)
+
+
+def _line_blocks(path: Path, packed: bool) -> Iterator[tuple[bytearray | mmap.mmap, int, int]]:
+    """The file's bytes (decompressed when ``packed``) in blocks of whole lines, as arrow's
+    JSON reader cuts them: read :data:`BATCH_BYTES` at a time, each block up to the last line
+    feed of what was read, the rest carried into the next one (a read without a line feed
+    ends them with an empty block; the last block may lack its line end). Each block as the
+    bytes that hold it, where it starts and where it ends: a plain file's are mapped to
+    memory (read in place, not copied)."""
+    if packed:
+        with open_gzip(path) as stream:
+            yield from _read_blocks(stream)
+        return
+    with open(path, "rb") as handle:
+        try:
+            mapped = mmap.mmap(handle.fileno(), 0, access=mmap.ACCESS_READ)
+        except (ValueError, OSError):  # an empty file, or one that cannot be mapped
+            yield from _read_blocks(handle)
             return
-    yield None
+    start, size = 0, len(mapped)  # unmapped once the last block is freed
+    for window in range(0, size - BATCH_BYTES + 1, BATCH_BYTES):  # every whole read
+        cut = mapped.rfind(b"\n", window, window + BATCH_BYTES) + 1
+        yield mapped, start, max(cut, start)
+        if not cut:
+            return
+        _read_pages(mapped, start, cut)
+        start = cut
+    if start < size:
+        yield mapped, start, size
 
 
-def _line_blocks(stream: BinaryIO) -> Iterator[bytearray]:
-    """The stream's bytes in blocks of whole lines, as arrow's JSON reader cuts them: the
-    stream read :data:`BATCH_BYTES` at a time, each block up to the last line feed of what was
-    read, the rest carried into the next one (a read without a line feed ends them with an
-    empty block; the last block may lack its line end)."""
+def _read_pages(mapped: mmap.mmap, start: int, end: int) -> None:
+    """Unmaps the pages of a mapped file between ``start`` and ``end`` once they are read:
+    memory then holds a block of the file, not the part already read (the pages stay in the
+    system's cache; read again, they would be mapped again)."""
+    first = start - start % mmap.PAGESIZE
+    if hasattr(mmap, "MADV_DONTNEED") and end - first >= mmap.PAGESIZE:
+        mapped.madvise(mmap.MADV_DONTNEED, first, end - end % mmap.PAGESIZE - first)
+
+
+def _read_blocks(stream: BinaryIO) -> Iterator[tuple[bytearray, int, int]]:
+    """The blocks of :func:`_line_blocks` read from a stream, carried over in a copy."""
     block = bytearray()
     while True:
         start, wanted = len(block), BATCH_BYTES
@@ -453,18 +491,16 @@ def _line_blocks(stream: BinaryIO) -> Iterator[bytearray]:
             wanted -= len(step)
         if wanted > 0:  # the end
             if block:
-                yield block
+                yield block, 0, len(block)
             return
         cut = block.rfind(b"\n", start) + 1
-        carry = block[cut:]
-        del block[cut:]
-        yield block
+        yield block, 0, cut
         if not cut:
             return
-        block = carry
+        block = block[cut:]
 
 
-def _pieces(block: bytearray, width: int) -> pa.RecordBatch | None:
+def _pieces(block: pa.Buffer, width: int) -> pa.RecordBatch | None:
     """The lines of ``block`` cut at their commas by ``pyarrow.csv``, each piece as bytes:
     ``None`` when a line has not ``width`` pieces (a blank line has one)."""
     import pyarrow.csv as pacsv
@@ -472,9 +508,9 @@ def _pieces(block: bytearray, width: int) -> pa.RecordBatch | None:
     names = [str(j) for j in range(width)]
     try:
         table = pacsv.read_csv(
-            pa.py_buffer(block),
+            pa.BufferReader(block),
             read_options=pacsv.ReadOptions(
-                column_names=names, block_size=len(block) + 1, use_threads=False
+                column_names=names, block_size=block.size + 1, use_threads=False
             ),
             parse_options=pacsv.ParseOptions(
                 delimiter=",",
@@ -541,15 +577,14 @@ def _jsonl_batch(
         pieces = block.column(j)
         if pieces.null_count or len(pieces) == 0:
             return None
-        offsets = _offsets(pieces)
-        if int(np.diff(offsets).min()) < len(head) + len(tail):
-            return None
         if not arrow_calls.all_true(pc.starts_with(pieces, head.decode())):
             return None
         if tail and not arrow_calls.all_true(pc.ends_with(pieces, tail.decode())):
             return None
         # an explicit end: arrow's default one fails ("Negative buffer resize")
         values = pc.binary_slice(pieces, len(head), -len(tail) if tail else 1 << 31)
+        if _size(values) != _size(pieces) - len(pieces) * (len(head) + len(tail)):
+            return None  # a piece shorter than its head and tail (their bytes overlap)
         read = _jsonl_text(values) if kind == _TEXT else _jsonl_numbers(values, kind == _INT)
         if read is None:
             return None
@@ -564,6 +599,12 @@ def _offsets(values: pa.Array) -> np.ndarray:
         values.offset : values.offset + len(values) + 1
     ]
     return found
+
+
+def _size(values: pa.Array) -> int:
+    """The bytes of a binary array's values, in all."""
+    offsets = _offsets(values)
+    return int(offsets[-1] - offsets[0])
 
 
 def _value_bytes(values: pa.Array, offsets: np.ndarray) -> np.ndarray:
@@ -588,38 +629,34 @@ def _jsonl_numbers(values: pa.Array, integers: bool) -> pa.Array | None:
     """JSON numbers in arrow's JSON types, float64 or ``integers`` as int64 (see
     :func:`_jsonl_batch`); ``None`` for a value that is not one, and for one the JSON reader
     could read otherwise."""
-    offsets = _offsets(values)
-    data = _value_bytes(values, offsets)
-    starts, ends = offsets[:-1] - offsets[0], offsets[1:] - offsets[0]
-    if not len(data) or int((ends - starts).min()) < 1:
-        return None
     try:
         read: pa.Array = arrow_calls.cast(values.view(pa.string()), pa.float64())
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError):
         return None
-    numbers = numpy_of(read)
-    # the cast took it: [+-], digits with a point or not, an exponent, or nan/inf words
-    last = len(data) - 1
-    sign = data[starts] == _MINUS
-    first = np.minimum(starts + sign, last)
-    digit = data[first] - _ZERO < _DIGITS
-    after = data[np.minimum(first + 1, last)]
-    zero_led = (data[first] == _ZERO) & (first + 1 < ends) & (after - _ZERO < _DIGITS)
-    if not digit.all() or zero_led.any() or not (data[ends - 1] - _ZERO < _DIGITS).all():
+    # the cast took each: not empty, a sign, digits with a point or not, an exponent, or a
+    # word (nan, inf); JSON takes no "+", no point without a digit on either side, no digit
+    # after a leading zero
+    offsets = _offsets(values)
+    data = _value_bytes(values, offsets)
+    starts, ends = offsets[:-1] - offsets[0], offsets[1:] - offsets[0]
+    first = starts + (data[starts] == _MINUS)  # within the value: the cast took no lone "-"
+    lead = data[first]
+    if not ((lead - _ZERO < _DIGITS).all() and (data[ends - 1] - _ZERO < _DIGITS).all()):
         return None
-    dot = data[:-1] == _DOT
-    if dot.any() and (dot & ((data[1:] | 32) == _LOWER_E)).any():
-        return None  # a point with no digit after it
+    zeros = np.flatnonzero(lead == _ZERO)
+    after = first[zeros] + 1
+    if (data[after[after < ends[zeros]]] - _ZERO < _DIGITS).any():
+        return None
+    numbers = numpy_of(read)
     if integers:
-        fraction = (data == _DOT) | ((data | 32) == _LOWER_E)
-        if fraction.any() or (np.abs(numbers) >= _EXACT).any():
-            return None
-        if (np.signbit(numbers) & (numbers == 0)).any():
+        if (data == _DOT).any() or ((data | 32) == _LOWER_E).any():
+            return None  # a fraction or an exponent: arrow may type the column double
+        if (np.abs(numbers) >= _EXACT).any() or (np.signbit(numbers) & (numbers == 0)).any():
             return None  # -0: 0 as an integer, -0.0 as a double
         integral: pa.Array = arrow_calls.cast(read, pa.int64())
         return integral
-    if np.isinf(numbers).any():
-        return None
+    if ((data[:-1] == _DOT) & ((data[1:] | 32) == _LOWER_E)).any() or np.isinf(numbers).any():
+        return None  # a point before the exponent; a number too large for a double
     return read
 
 
