@@ -93,6 +93,21 @@ def matches(values: pa.Array | pa.ChunkedArray, pattern: str) -> Any:
     return call_function("match_substring_regex", [values], _kernels.MatchSubstringOptions(pattern))
 
 
+def starts_with(values: pa.Array | pa.ChunkedArray, pattern: str) -> Any:
+    """As ``pyarrow.compute.starts_with``."""
+    return call_function("starts_with", [values], _kernels.MatchSubstringOptions(pattern))
+
+
+def ends_with(values: pa.Array | pa.ChunkedArray, pattern: str) -> Any:
+    """As ``pyarrow.compute.ends_with``."""
+    return call_function("ends_with", [values], _kernels.MatchSubstringOptions(pattern))
+
+
+def binary_slice(values: pa.Array | pa.ChunkedArray, start: int, stop: int) -> Any:
+    """As ``pyarrow.compute.binary_slice`` (bytes ``start`` to ``stop`` of each value)."""
+    return call_function("binary_slice", [values], _kernels.SliceOptions(start, stop))
+
+
 def is_in(values: pa.Array | pa.ChunkedArray, value_set: pa.Array) -> Any:
     """As ``pyarrow.compute.is_in`` (a null is in the set only if the set holds one)."""
     return call_function("is_in", [values], _kernels.SetLookupOptions(value_set))

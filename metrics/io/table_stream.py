@@ -577,12 +577,12 @@ def _jsonl_batch(
         pieces = block.column(j)
         if pieces.null_count or len(pieces) == 0:
             return None
-        if not arrow_calls.all_true(pc.starts_with(pieces, head.decode())):
+        if not arrow_calls.all_true(arrow_calls.starts_with(pieces, head.decode())):
             return None
-        if tail and not arrow_calls.all_true(pc.ends_with(pieces, tail.decode())):
+        if tail and not arrow_calls.all_true(arrow_calls.ends_with(pieces, tail.decode())):
             return None
         # an explicit end: arrow's default one fails ("Negative buffer resize")
-        values = pc.binary_slice(pieces, len(head), -len(tail) if tail else 1 << 31)
+        values = arrow_calls.binary_slice(pieces, len(head), -len(tail) if tail else 1 << 31)
         if _size(values) != _size(pieces) - len(pieces) * (len(head) + len(tail)):
             return None  # a piece shorter than its head and tail (their bytes overlap)
         read = _jsonl_text(values) if kind == _TEXT else _jsonl_numbers(values, kind == _INT)
