@@ -62,6 +62,19 @@ def test_text_calls_are_pyarrow_computes(values, offset):
     assert valid_of(array).tolist() == array.is_valid().to_pylist()
 
 
+@given(TEXT, st.integers(0, 3), st.text(max_size=3), st.integers(0, 4), st.integers(-4, 6))
+@settings(max_examples=200, deadline=None)
+def test_piece_calls_are_pyarrow_computes(values, offset, pattern, start, stop):
+    """The calls the JSON Lines reader makes on each piece of a line, as bytes and as text."""
+    for kind in (pa.binary(), pa.string()):
+        array = pa.array(values, pa.string()).cast(kind).slice(min(offset, len(values)))
+        assert same(arrow_calls.starts_with(array, pattern), pc.starts_with(array, pattern))
+        assert same(arrow_calls.ends_with(array, pattern), pc.ends_with(array, pattern))
+        if kind == pa.binary():
+            found = arrow_calls.binary_slice(array, start, stop)
+            assert same(found, pc.binary_slice(array, start, stop))
+
+
 @given(st.lists(st.none() | st.integers(-(2**62), 2**62), max_size=20), st.integers(0, 3))
 @settings(max_examples=200, deadline=None)
 def test_numbers_with_nulls_read_as_to_numpy_reads_them(values, offset):
