@@ -56,7 +56,7 @@ from metrics.io.names import ID_NAMES
 from metrics.io.roles import SURE, Guess, RoleMapping, guess_roles
 from metrics.io.source import GZIP_ERRORS, BrokenGzip, broken_gzip, open_gzip
 from metrics.io.text_safety import utf8_has_bidi
-from metrics.io.trec import Rows
+from metrics.io.trec import Rows, _let_go
 from metrics.io.workbook import open_workbook
 from metrics.schema import (
     DEFAULT_MODEL,
@@ -466,19 +466,10 @@ def _line_blocks(path: Path, packed: bool) -> Iterator[tuple[bytearray | mmap.mm
         yield mapped, start, max(cut, start)
         if not cut:
             return
-        _read_pages(mapped, start, cut)
+        _let_go(mapped, start, cut)  # the block's pages, once read (the cache keeps them)
         start = cut
     if start < size:
         yield mapped, start, size
-
-
-def _read_pages(mapped: mmap.mmap, start: int, end: int) -> None:
-    """Unmaps the pages of a mapped file between ``start`` and ``end`` once they are read:
-    memory then holds a block of the file, not the part already read (the pages stay in the
-    system's cache; read again, they would be mapped again)."""
-    first = start - start % mmap.PAGESIZE
-    if hasattr(mmap, "MADV_DONTNEED") and end - first >= mmap.PAGESIZE:
-        mapped.madvise(mmap.MADV_DONTNEED, first, end - end % mmap.PAGESIZE - first)
 
 
 def _read_blocks(stream: BinaryIO) -> Iterator[tuple[bytearray, int, int]]:
