@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from metrics.engine import arrow_calls
-from metrics.engine.ids import arrow_strings, numpy_of, valid_of
+from metrics.engine.ids import arrow_strings, numpy_of, valid_of, value_offsets
 
 TEXT = st.lists(
     st.none()
@@ -91,3 +91,16 @@ def test_strings_built_from_buffers_are_pyarrows_strings(texts):
     built = arrow_strings(texts)
     built.validate(full=True)
     assert built.equals(pa.array(texts, pa.string()))
+
+
+@given(TEXT, st.integers(0, 3), st.sampled_from(["string", "large_string", "binary"]))
+@settings(max_examples=100, deadline=None)
+def test_value_offsets_are_arrows_own(values, offset, kind):
+    array = pa.array(values, pa.string()).cast(getattr(pa, kind)())
+    array = array.slice(min(offset, len(values)))
+    offsets = value_offsets(array)
+    data = array.buffers()[2].to_pybytes() if array.buffers()[2] is not None else b""
+    assert len(offsets) == len(array) + 1
+    for value, start, end in zip(array.to_pylist(), offsets[:-1], offsets[1:]):
+        expected = b"" if value is None else value if isinstance(value, bytes) else value.encode()
+        assert data[start:end] == expected

@@ -198,6 +198,14 @@ def valid_of(values: pa.Array) -> np.ndarray:
     return found.astype(bool)
 
 
+def value_offsets(values: pa.Array) -> np.ndarray:
+    """Where each value of a string or binary array starts and the last one ends (``len + 1``
+    offsets into its data buffer, 64-bit ones for the large types), read from its buffers."""
+    large = pa.types.is_large_string(values.type) or pa.types.is_large_binary(values.type)
+    offsets: np.ndarray = np.frombuffer(values.buffers()[1], dtype=np.int64 if large else np.int32)
+    return offsets[values.offset : values.offset + len(values) + 1]
+
+
 def arrow_numbers(values: np.ndarray) -> pa.Array:
     """A numeric numpy array as an arrow array, built from its buffer (``pa.array()`` would
     import pandas through pyarrow's pandas shim)."""
@@ -259,4 +267,5 @@ __all__ = [
     "runs_of",
     "string_chunks",
     "valid_of",
+    "value_offsets",
 ]

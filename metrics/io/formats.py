@@ -35,7 +35,7 @@ import pyarrow.csv as pacsv
 
 from metrics.engine import arrow_calls
 from metrics.engine.arrow_calls import compute as pc
-from metrics.engine.ids import arrow_numbers, arrow_strings, numpy_of, valid_of
+from metrics.engine.ids import arrow_numbers, arrow_strings, numpy_of, valid_of, value_offsets
 from metrics.engine.lazy import LazyModule
 from metrics.errors import InputError, file_line
 from metrics.io.names import ID_NAMES, KNOWN_NAMES
@@ -449,11 +449,7 @@ def _text_bytes(chunk: pa.Array) -> int:
     """The bytes of a string array's values (nulls hold none), from its offsets."""
     if not len(chunk):
         return 0
-    width = np.int64 if pa.types.is_large_string(chunk.type) else np.int32
-    offsets = np.frombuffer(chunk.buffers()[1], dtype=width)[
-        chunk.offset : chunk.offset + len(chunk) + 1
-    ]
-    lengths = np.diff(offsets)
+    lengths = np.diff(value_offsets(chunk))
     return int(lengths[valid_of(chunk)].sum()) if chunk.null_count else int(lengths.sum())
 
 

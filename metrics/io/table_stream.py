@@ -32,7 +32,7 @@ import pyarrow as pa
 
 from metrics.engine import arrow_calls
 from metrics.engine.arrow_calls import compute as pc
-from metrics.engine.ids import arrow_numbers, arrow_strings, numpy_of
+from metrics.engine.ids import arrow_numbers, arrow_strings, numpy_of, value_offsets
 from metrics.errors import InputError
 from metrics.io.evidence import Table
 from metrics.io.formats import (
@@ -584,17 +584,9 @@ def _jsonl_batch(
     return pa.RecordBatch.from_arrays([out[c] for c in columns], names=list(columns))
 
 
-def _offsets(values: pa.Array) -> np.ndarray:
-    """The offsets of a binary or string array's values (``len + 1`` of them)."""
-    found: np.ndarray = np.frombuffer(values.buffers()[1], dtype=np.int32)[
-        values.offset : values.offset + len(values) + 1
-    ]
-    return found
-
-
 def _size(values: pa.Array) -> int:
     """The bytes of a binary array's values, in all."""
-    offsets = _offsets(values)
+    offsets = value_offsets(values)
     return int(offsets[-1] - offsets[0])
 
 
@@ -610,7 +602,7 @@ def _value_bytes(values: pa.Array, offsets: np.ndarray) -> np.ndarray:
 def _jsonl_text(values: pa.Array) -> pa.Array | None:
     """Values cut from inside a JSON string's quotes as its text; ``None`` when one holds a
     quote, a backslash or a control byte."""
-    data = _value_bytes(values, _offsets(values))
+    data = _value_bytes(values, value_offsets(values))
     if ((data < _CONTROL) | (data == _QUOTE) | (data == _BACKSLASH)).any():
         return None
     return values.view(pa.string())
@@ -627,7 +619,7 @@ def _jsonl_numbers(values: pa.Array, integers: bool) -> pa.Array | None:
     # the cast took each: not empty, a sign, digits with a point or not, an exponent, or a
     # word (nan, inf); JSON takes no "+", no point without a digit on either side, no digit
     # after a leading zero
-    offsets = _offsets(values)
+    offsets = value_offsets(values)
     data = _value_bytes(values, offsets)
     starts, ends = offsets[:-1] - offsets[0], offsets[1:] - offsets[0]
     first = starts + (data[starts] == _MINUS)  # within the value: the cast took no lone "-"

@@ -36,6 +36,7 @@ import pyarrow as pa
 import pyarrow.csv as pacsv
 
 from metrics.engine.arrow_calls import compute as pc
+from metrics.engine.ids import value_offsets
 from metrics.errors import InputError
 from metrics.io.messages import READING_TEXTS
 from metrics.io.source import unify_line_ends
@@ -669,9 +670,7 @@ def _read_fields(
 def _first_bytes(strings: pa.Array) -> tuple[np.ndarray, np.ndarray]:
     """The first byte of every string (0 for empty ones) and which strings are empty, read from
     the arrow buffers (``pc.starts_with`` costs ten times more)."""
-    large = pa.types.is_large_string(strings.type)
-    offsets = np.frombuffer(strings.buffers()[1], dtype=np.int64 if large else np.int32)
-    offsets = offsets[strings.offset : strings.offset + len(strings) + 1]
+    offsets = value_offsets(strings)
     values = np.frombuffer(strings.buffers()[2], dtype=np.uint8) if len(strings) else None
     empty = offsets[1:] == offsets[:-1]
     first = np.zeros(len(strings), dtype=np.uint8)
