@@ -275,12 +275,18 @@ def _csv_reader(
                 yield batch
                 given += len(batch)
         except pa.ArrowInvalid:  # a value that is no plain number: the rest read as text
-            for batch in text_batches(columns):
-                if given < len(batch):
-                    yield batch.slice(given) if given else batch
-                given = max(given - len(batch), 0)
+            yield from _after(text_batches(columns), given)
 
     return read, read_numbers
+
+
+def _after(batches: Iterator[pa.RecordBatch], given: int) -> Iterator[pa.RecordBatch]:
+    """The rows of ``batches`` from row ``given`` on (those before it were given by a reading
+    that stopped there)."""
+    for batch in batches:
+        if given < len(batch):
+            yield batch.slice(given) if given else batch
+        given = max(given - len(batch), 0)
 
 
 def _opened(path: Path, packed: bool) -> BinaryIO:
@@ -337,10 +343,7 @@ def _jsonl_reader(
             given += len(batch)
         else:
             return
-        for batch in json_batches(columns):
-            if given < len(batch):
-                yield batch.slice(given) if given else batch
-            given = max(given - len(batch), 0)
+        yield from _after(json_batches(columns), given)
 
     return read
 
